@@ -1,0 +1,5 @@
+"""Allow ``python -m sysdrill``."""
+
+from sysdrill.cli.app import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The audit: rules with codes and severities, findings with file:line."""

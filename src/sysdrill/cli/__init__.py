@@ -1,0 +1,1 @@
+"""Typer commands: parse arguments, call one service function, render with Rich."""

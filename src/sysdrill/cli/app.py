@@ -1,0 +1,107 @@
+"""The ``sysdrill`` command: one Typer app, one error handler.
+
+Each command module exposes ``register(app)``; modules import heavy libraries
+inside their command functions so that ``sysdrill --help`` stays fast.
+Any :class:`~sysdrill.errors.SysdrillError` becomes one ``Error: <message>``
+line on stderr and exit code 1; usage mistakes exit 2; Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+import typer
+
+from sysdrill import __version__
+from sysdrill.errors import SysdrillError
+
+__all__ = ["COMMAND_MODULES", "build_app", "main"]
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "sysdrill.cli.check_cmd",
+    "sysdrill.cli.vault_cmds",
+    "sysdrill.cli.napkin_cmd",
+    "sysdrill.cli.calc_cmd",
+    "sysdrill.cli.hw_cmd",
+    "sysdrill.cli.study_cmds",
+    "sysdrill.cli.session_cmds",
+    "sysdrill.cli.import_cmd",
+    "sysdrill.cli.export_cmd",
+)
+"""Modules whose ``register(app)`` adds commands, in the order help lists them."""
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sysdrill {__version__}")
+        raise typer.Exit()
+
+
+def build_app() -> typer.Typer:
+    """Create the Typer app with every command registered."""
+    app = typer.Typer(
+        name="sysdrill",
+        help=(
+            "Drill ML-systems interview questions: check a question vault, verify "
+            "napkin math, and practise with spaced repetition."
+        ),
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+        rich_markup_mode="rich",
+    )
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Show the version."
+        ),
+        debug: bool = typer.Option(
+            False, "--debug", help="Show a traceback instead of a one-line error."
+        ),
+    ) -> None:
+        if debug:
+            os.environ["SYSDRILL_DEBUG"] = "1"
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code.
+
+    Args:
+        argv: Arguments without the program name; ``sys.argv[1:]`` when None.
+
+    Returns:
+        0 on success, 1 on a :class:`SysdrillError`, 2 on misuse, 130 on Ctrl-C.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    command = typer.main.get_command(build_app())
+    try:
+        result = command.main(args=args, prog_name="sysdrill", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("Aborted.", err=True)
+        return 130
+    except SysdrillError as exc:
+        if debug:
+            raise
+        click.echo(f"Error: {exc}", err=True)
+        return 1
+    finally:
+        os.environ.pop("SYSDRILL_DEBUG", None)
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,1 @@
+"""Pydantic models of items, decks, chains and taxonomy; YAML vault loading."""

@@ -1,0 +1,278 @@
+"""Pydantic models of vault items: the StaffML question schema 1.0 plus our additions.
+
+One YAML file holds one item. Every model allows extra keys so that fields we do
+not know survive a load/save round trip (``check`` reports them as info).
+Required fields depend on the kind of item (``format``): a StaffML scenario
+question needs the full classification, a flashcard only a front and a back.
+Which fields each kind requires is :data:`REQUIRED_FIELDS`, enforced by
+:func:`validate_item` so that every missing field is its own error.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NewType
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from sysdrill.content.enums import (
+    BloomLevel,
+    CompetencyArea,
+    ItemKind,
+    Level,
+    Phase,
+    Provenance,
+    ReviewStatus,
+    Status,
+    Track,
+    Zone,
+)
+
+__all__ = [
+    "REQUIRED_FIELDS",
+    "Details",
+    "HumanReview",
+    "Item",
+    "ItemSource",
+    "Part",
+    "QuestionId",
+    "Resource",
+    "dump_item",
+    "validate_item",
+]
+
+QuestionId = NewType("QuestionId", str)
+
+_STRING_STAMPS = ("schema_version", "created_at", "updated_at", "validation_date", "math_date")
+
+
+class _Open(BaseModel):
+    """Base for vault models: unknown keys are kept, not rejected."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False)
+
+
+class Resource(_Open):
+    """A further-reading link."""
+
+    name: str
+    url: str
+
+
+class Details(_Open):
+    """The answer side of an item."""
+
+    realistic_solution: str | None = None
+    """Model answer (the back of a flashcard, the answer of a quiz question)."""
+    common_mistake: str | None = None
+    """Markdown with **The Pitfall:**, **The Rationale:**, **The Consequence:**."""
+    napkin_math: str | None = None
+    """Markdown with an Assumptions header, **Calculations:**, a Conclusion header."""
+    options: list[Any] | None = None
+    """Multiple-choice options; ``check`` requires exactly four distinct strings."""
+    correct_index: int | None = None
+    """0-based index of the correct option."""
+    resources: list[Resource] | None = None
+
+
+class HumanReview(_Open):
+    """Stamp of a human review."""
+
+    status: ReviewStatus = ReviewStatus.NOT_REVIEWED
+    by: str | None = None
+    date: str | None = None
+    notes: str | None = None
+
+
+class Part(_Open):
+    """A sub-part of an exercise, such as "(a)"."""
+
+    label: str
+    text: str
+    answer: str | None = None
+
+
+class ItemSource(_Open):
+    """Where an imported item came from (our addition)."""
+
+    format: str
+    """Importer that read it, such as ``quiz-text`` or ``apkg``."""
+    path: str | None = None
+    """Source file name as given at import time."""
+    key: str
+    """Stable key of the item within the source; re-imports update the same item."""
+    digest: str | None = None
+    """SHA-256 of the item's source text, to tell updated from unchanged."""
+
+
+class Item(_Open):
+    """One vault item: a StaffML question or one of our other kinds.
+
+    Fields up to ``chains`` are StaffML schema 1.0; the rest are our additions.
+    All classification fields are optional at the type level because flashcards,
+    quiz questions and exercises may lack them; :func:`validate_item` applies the
+    per-kind requirements of :data:`REQUIRED_FIELDS`.
+    """
+
+    schema_version: str = "1.0"
+    id: QuestionId
+    track: Track | None = None
+    level: Level | None = None
+    zone: Zone | None = None
+    topic: str | None = None
+    competency_area: CompetencyArea | None = None
+    bloom_level: BloomLevel | None = None
+    phase: Phase | None = None
+    title: str | None = None
+    scenario: str | None = None
+    question: str | None = None
+    details: Details = Field(default_factory=Details)
+    status: Status = Status.DRAFT
+    provenance: Provenance = Provenance.HUMAN
+    requires_explanation: bool | None = None
+    expected_time_minutes: float | None = None
+    validated: bool | None = None
+    validation_status: str | None = None
+    validation_date: str | None = None
+    validation_model: str | None = None
+    math_verified: bool | None = None
+    math_status: str | None = None
+    math_date: str | None = None
+    math_model: str | None = None
+    human_reviewed: HumanReview | None = None
+    tags: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list)
+    created_at: str | None = None
+    updated_at: str | None = None
+    chains: list[Any] | None = None
+
+    # Our additions (documented in docs/vault-format.md).
+    format: ItemKind = ItemKind.QUESTION
+    deck: str | None = None
+    difficulty: int | None = Field(default=None, ge=1, le=4)
+    """Difficulty in stars, 1 to 4 (exercise sets mark it with asterisks)."""
+    section: str | None = None
+    parts: list[Part] | None = None
+    has_reference_answer: bool | None = None
+    answer_value: float | None = None
+    """Expected numeric answer, in ``answer_unit``."""
+    answer_unit: str | None = None
+    """Unit of ``answer_value`` (any pint-readable unit, ``""`` for a pure number)."""
+    answer_tolerance: float | None = Field(default=None, ge=0)
+    """Accepted relative error of a numeric answer, as a fraction (0.05 is 5 %)."""
+    source: ItemSource | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _coerce_scalars(cls, data: Any) -> Any:
+        # YAML reads unquoted dates and versions as date / float objects; the
+        # schema keeps them as the strings authors wrote.
+        if isinstance(data, dict):
+            for key in _STRING_STAMPS:
+                value = data.get(key)
+                if value is not None and not isinstance(value, str | bool | list | dict):
+                    data = {**data, key: str(value)}
+        return data
+
+    @property
+    def kind(self) -> ItemKind:
+        """Kind of item (``format``, defaulting to a StaffML question)."""
+        return self.format
+
+    @property
+    def answer_text(self) -> str | None:
+        """Model answer: ``details.realistic_solution``."""
+        return self.details.realistic_solution
+
+    @property
+    def is_multiple_choice(self) -> bool:
+        """Whether the item carries options to choose from."""
+        return bool(self.details.options)
+
+    @property
+    def is_numeric(self) -> bool:
+        """Whether the item declares an expected numeric answer."""
+        return self.answer_value is not None
+
+
+REQUIRED_FIELDS: dict[ItemKind, tuple[str, ...]] = {
+    ItemKind.QUESTION: (
+        "track",
+        "level",
+        "zone",
+        "topic",
+        "competency_area",
+        "bloom_level",
+        "phase",
+        "title",
+        "scenario",
+        "question",
+        "details.realistic_solution",
+    ),
+    ItemKind.FLASHCARD: ("question", "details.realistic_solution"),
+    ItemKind.QUIZ: ("question",),
+    ItemKind.EXERCISE: ("question",),
+    ItemKind.NUMERIC: ("question", "answer_value", "answer_unit"),
+}
+"""Fields (dotted paths) each kind of item must have, non-empty."""
+
+
+def _lookup(data: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def validate_item(data: Any) -> Item:
+    """Validate one item's raw YAML mapping, reporting every problem at once.
+
+    Args:
+        data: The mapping read from one item file.
+
+    Returns:
+        The validated item.
+
+    Raises:
+        pydantic.ValidationError: With one error per problem, type errors and
+            per-kind missing fields together; each error's ``loc`` is the field path.
+    """
+    errors: list[InitErrorDetails] = []
+    item: Item | None = None
+    try:
+        item = Item.model_validate(data)
+    except ValidationError as exc:
+        errors.extend(exc.errors())  # type: ignore[arg-type]
+    if isinstance(data, dict):
+        kind_value = data.get("format", ItemKind.QUESTION.value)
+        try:
+            kind = ItemKind(kind_value)
+        except ValueError:
+            kind = None
+        if kind is not None:
+            for dotted in REQUIRED_FIELDS[kind]:
+                value = _lookup(data, dotted)
+                if value is None or (isinstance(value, str) and not value.strip()):
+                    errors.append(
+                        InitErrorDetails(
+                            type=PydanticCustomError(
+                                "missing",
+                                "Field required for a {kind} item",
+                                {"kind": kind.value},
+                            ),
+                            loc=tuple(dotted.split(".")),
+                            input=data,
+                        )
+                    )
+    if errors or item is None:
+        raise ValidationError.from_exception_data("Item", errors)
+    return item
+
+
+def dump_item(item: Item) -> dict[str, Any]:
+    """Return the item as a plain mapping for YAML, keeping only keys that were set.
+
+    Enum values become their strings; unknown keys are kept in place at the end.
+    """
+    return item.model_dump(mode="json", exclude_unset=True, by_alias=True)

@@ -1,0 +1,122 @@
+"""The exception tree of sysdrill.
+
+Every error the library raises on purpose derives from :class:`SysdrillError`.
+The CLI turns any of them into one ``Error: <message>`` line and exit code 1;
+the web app maps them to status codes in its single exception handler.
+Foreign exceptions (sqlite3, psycopg, zipfile, yaml, pint) are translated at
+the boundary with ``raise ... from exc``.
+
+    SysdrillError
+    ├── UsageError               bad arguments that the CLI parser could not catch
+    ├── VaultNotFound            a vault path that does not exist
+    ├── ContentInvalid           content that cannot be loaded or validated
+    │   └── DuplicateQuestion    two items with one id
+    ├── QuestionNotFound         no item with that id
+    ├── DeckNotFound             no deck with that name
+    ├── ChainNotFound            no chain with that id
+    ├── NapkinError              napkin-math parse or evaluation failure
+    │   ├── ExpressionSyntax     text that is not an expression
+    │   └── UnitMismatch         quantities whose dimensions do not agree
+    ├── HardwareNotFound         no catalogue entry with that name
+    ├── StorageError             database failure
+    │   └── MigrationError       schema migration failure
+    ├── SchedulingError          invalid scheduler settings or state
+    ├── ImportFailed             a source that cannot be imported (nothing written)
+    │   └── HostileInput         a source that is too big, escapes its folder, or lies
+    └── ExportFailed             an export that cannot be written (nothing written)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ChainNotFound",
+    "ContentInvalid",
+    "DeckNotFound",
+    "DuplicateQuestion",
+    "ExportFailed",
+    "ExpressionSyntax",
+    "HardwareNotFound",
+    "HostileInput",
+    "ImportFailed",
+    "MigrationError",
+    "NapkinError",
+    "QuestionNotFound",
+    "SchedulingError",
+    "StorageError",
+    "SysdrillError",
+    "UnitMismatch",
+    "UsageError",
+    "VaultNotFound",
+]
+
+
+class SysdrillError(Exception):
+    """Root of every error sysdrill raises on purpose; its message names the fix."""
+
+
+class UsageError(SysdrillError):
+    """Arguments that are well-formed but cannot be used together or as given."""
+
+
+class VaultNotFound(SysdrillError):
+    """A vault path that does not exist or is not a directory."""
+
+
+class ContentInvalid(SysdrillError):
+    """Content that cannot be loaded or does not validate."""
+
+
+class DuplicateQuestion(ContentInvalid):
+    """Two items share one id."""
+
+
+class QuestionNotFound(SysdrillError):
+    """No item has the requested id."""
+
+
+class DeckNotFound(SysdrillError):
+    """No deck has the requested name."""
+
+
+class ChainNotFound(SysdrillError):
+    """No chain has the requested id."""
+
+
+class NapkinError(SysdrillError):
+    """A napkin-math expression could not be parsed or evaluated."""
+
+
+class ExpressionSyntax(NapkinError):
+    """Text that is not a napkin-math expression."""
+
+
+class UnitMismatch(NapkinError):
+    """Quantities whose dimensions do not agree."""
+
+
+class HardwareNotFound(SysdrillError):
+    """No hardware catalogue entry has the requested name."""
+
+
+class StorageError(SysdrillError):
+    """The database failed or holds something unexpected."""
+
+
+class MigrationError(StorageError):
+    """A schema migration failed; the database was left as it was."""
+
+
+class SchedulingError(SysdrillError):
+    """Scheduler settings or card state that are out of range."""
+
+
+class ImportFailed(SysdrillError):
+    """A source that cannot be imported; nothing was written."""
+
+
+class HostileInput(ImportFailed):
+    """A source that is too large, escapes its folder, or is not what it claims."""
+
+
+class ExportFailed(SysdrillError):
+    """An export that cannot be written; nothing was written."""

@@ -1,0 +1,1 @@
+"""Importers and exporters: seed text formats, StaffML, Anki, CSV, JSON, Markdown."""

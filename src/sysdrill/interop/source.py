@@ -1,0 +1,52 @@
+"""What every importer returns: parsed items plus what it had to say about them.
+
+A parser reads one source and returns a :class:`ParsedSource`; it never writes.
+The import service allocates ids, compares with the vault, and writes every
+file or none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ImportNote", "ParsedItem", "ParsedSource"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportNote:
+    """A warning or remark about the source (a rebuilt structure, a skipped card)."""
+
+    message: str
+    location: str = ""
+    """Where in the source, such as ``quiz.txt:412`` or ``card 17``."""
+    skipped: bool = False
+    """True when the note explains an item that was not imported."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedItem:
+    """One item read from a source, as a raw vault mapping without an ``id`` yet.
+
+    ``key`` identifies the item within the source stably across re-imports
+    (for example the question number, an Anki note GUID, or a StaffML id).
+    """
+
+    key: str
+    data: dict[str, Any]
+    preferred_id: str | None = None
+    """Id to keep when the source has one (StaffML), else None to allocate."""
+    notes: tuple[ImportNote, ...] = ()
+
+
+@dataclass(slots=True)
+class ParsedSource:
+    """Everything one parser read from one source."""
+
+    format: str
+    """Format name, such as ``quiz-text``, ``apkg`` or ``staffml-yaml``."""
+    path: str
+    items: list[ParsedItem] = field(default_factory=list)
+    notes: list[ImportNote] = field(default_factory=list)
+    deck: str | None = None
+    """Deck the source implies (a chapter title, an Anki deck name)."""

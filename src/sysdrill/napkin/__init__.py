@@ -1,0 +1,1 @@
+"""Unit-aware napkin-math parser and claim checker, calculators and hardware data."""

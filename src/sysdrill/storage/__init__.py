@@ -1,0 +1,1 @@
+"""Persistence through SQLAlchemy (SQLite or PostgreSQL) and the compiled vault database."""

@@ -1,0 +1,1 @@
+"""Scheduling with FSRS, practice sessions, grading and progress."""

@@ -1,0 +1,1 @@
+"""FastAPI and Jinja2 server-rendered pages and a JSON API."""

@@ -1,0 +1,69 @@
+"""Shared fixtures: run the CLI the way a user would, and fresh vault folders."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sysdrill.cli.app import main
+
+SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+"""The shared seed documents (read at test time, never copied into the repo)."""
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """Outcome of one CLI run."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+RunCli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def run_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> RunCli:
+    """Run ``sysdrill ARGS`` through the real entry point, capturing its output.
+
+    The user's data directory is redirected into the test's temporary folder.
+    """
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "userdata"))
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    def run(*args: str, input: str | bytes | None = None) -> CliResult:
+        runner = CliRunner()
+        with runner.isolation(input=input) as (out, err, _):
+            code = main(list(args))
+        return CliResult(
+            code,
+            out.getvalue().decode("utf-8", "replace"),
+            err.getvalue().decode("utf-8", "replace"),
+        )
+
+    return run
+
+
+@pytest.fixture
+def seeds_dir() -> Path:
+    """The shared seeds folder; tests that need it are skipped where it is absent."""
+    if not SEEDS_DIR.is_dir():
+        pytest.skip("../shared/seeds is not beside this checkout")
+    return SEEDS_DIR
+
+
+@pytest.fixture
+def sample_vault_copy(tmp_path: Path) -> Iterator[Path]:
+    """A writable copy of the bundled sample vault."""
+    from sysdrill.content.sample import sample_vault_path
+
+    target = tmp_path / "vault"
+    shutil.copytree(sample_vault_path(), target)
+    yield target
