@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from typer.testing import CliRunner
 
 from sysdrill.cli.app import main
 
@@ -42,11 +43,11 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> RunCli:
         runner = CliRunner()
         with runner.isolation(input=input) as (out, err, _):
             code = main(list(args))
-        return CliResult(
-            code,
-            out.getvalue().decode("utf-8", "replace"),
-            err.getvalue().decode("utf-8", "replace"),
-        )
+            sys.stdout.flush()
+            sys.stderr.flush()
+            stdout = out.getvalue().decode("utf-8", "replace")
+            stderr = err.getvalue().decode("utf-8", "replace")
+        return CliResult(code, stdout, stderr)
 
     return run
 

@@ -13,8 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-import click
 import typer
+from typer._click.exceptions import ClickException
 
 from sysdrill import __version__
 from sysdrill.errors import SysdrillError
@@ -72,35 +72,34 @@ def build_app() -> typer.Typer:
     return app
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -> int:
     """Run the CLI and return its exit code.
 
     Args:
         argv: Arguments without the program name; ``sys.argv[1:]`` when None.
+        app: The Typer app to run; the full ``sysdrill`` app when None.
 
     Returns:
         0 on success, 1 on a :class:`SysdrillError`, 2 on misuse, 130 on Ctrl-C.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    command = typer.main.get_command(build_app())
+    command = typer.main.get_command(app or build_app())
     try:
         result = command.main(args=args, prog_name="sysdrill", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("Aborted.", err=True)
         return 130
-    except click.ClickException as exc:
+    except ClickException as exc:
+        # Usage mistakes (unknown options, bad values): click's own message, exit 2.
         exc.show()
-        return exc.exit_code
-    except KeyboardInterrupt:
-        click.echo("Aborted.", err=True)
-        return 130
+        return int(exc.exit_code)
     except SysdrillError as exc:
         if debug:
             raise
-        click.echo(f"Error: {exc}", err=True)
+        typer.echo(f"Error: {exc}", err=True)
         return 1
     finally:
         os.environ.pop("SYSDRILL_DEBUG", None)

@@ -1,0 +1,90 @@
+"""Helpers shared by the calculators: unit checks, range checks and display.
+
+pint has no type stubs, so quantities are typed as ``Quantity`` (an alias of
+``Any``) to keep signatures readable.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, TypeAlias
+
+from sysdrill.errors import UnitMismatch, UsageError
+from sysdrill.napkin.units import get_registry
+
+__all__ = [
+    "Quantity",
+    "as_unit",
+    "describe",
+    "quantity",
+    "require_count",
+    "require_fraction",
+    "require_positive",
+]
+
+Quantity: TypeAlias = Any
+"""A ``pint.Quantity`` from :func:`sysdrill.napkin.units.get_registry`."""
+
+
+def quantity(value: float, unit: str) -> Quantity:
+    """Build a quantity in the shared registry."""
+    return get_registry().Quantity(value, unit)
+
+
+def as_unit(value: Quantity, unit: str, *, name: str) -> Quantity:
+    """Return ``value`` converted to ``unit``, or raise if its dimension differs.
+
+    Args:
+        value: A pint quantity.
+        unit: The unit the calculator works in (for example ``"byte / second"``).
+        name: The argument's name, for the error message.
+
+    Raises:
+        UnitMismatch: ``value`` is not a quantity, or not convertible to ``unit``.
+    """
+    registry = get_registry()
+    if not isinstance(value, registry.Quantity):
+        raise UnitMismatch(f"{name} needs a unit compatible with {unit}, got the bare number {value!r}")
+    if not value.is_compatible_with(unit):
+        raise UnitMismatch(
+            f"{name} is {format(value.units, '~P') or 'dimensionless'}, "
+            f"which cannot be converted to {unit}"
+        )
+    return value.to(unit)
+
+
+def require_count(value: int, *, name: str, minimum: int = 1) -> int:
+    """Return ``value`` if it is an integer of at least ``minimum``, else raise UsageError."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise UsageError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
+    return value
+
+
+def require_positive(value: Quantity, *, name: str) -> Quantity:
+    """Return ``value`` if its magnitude is finite and above zero, else raise UsageError."""
+    magnitude = float(getattr(value, "magnitude", value))
+    if not (math.isfinite(magnitude) and magnitude > 0):
+        raise UsageError(f"{name} must be greater than zero, got {value}")
+    return value
+
+
+def require_fraction(value: float, *, name: str, allow_zero: bool = True, allow_one: bool = True) -> float:
+    """Return ``value`` if it lies in [0, 1] (ends as allowed), else raise UsageError."""
+    low_ok = value > 0 or (allow_zero and value == 0)
+    high_ok = value < 1 or (allow_one and value == 1)
+    if not (math.isfinite(value) and low_ok and high_ok):
+        low = "[" if allow_zero else "("
+        high = "]" if allow_one else ")"
+        raise UsageError(f"{name} must lie in {low}0, 1{high}, got {value!r}")
+    return value
+
+
+def describe(value: Quantity, *, digits: int = 4) -> str:
+    """Render a quantity compactly with ``digits`` significant figures (``3.5 ms``)."""
+    registry = get_registry()
+    if not isinstance(value, registry.Quantity):
+        return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+    compact = value.to_compact() if value.magnitude != 0 else value
+    unit = format(compact.units, "~P")
+    text = f"{compact.magnitude:.{digits}g}"
+    return f"{text} {unit}" if unit else text
