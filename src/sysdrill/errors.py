@@ -19,7 +19,9 @@ the boundary with ``raise ... from exc``.
     │   └── UnitMismatch         quantities whose dimensions do not agree
     ├── HardwareNotFound         no catalogue entry with that name
     ├── StorageError             database failure
-    │   └── MigrationError       schema migration failure
+    │   ├── MigrationError       schema migration failure
+    │   ├── StorageUnavailable   database that cannot be reached or opened
+    │   └── StorageConflict      write that clashes with stored data (duplicate key)
     ├── SchedulingError          invalid scheduler settings or state
     ├── ImportFailed             a source that cannot be imported (nothing written)
     │   └── HostileInput         a source that is too big, escapes its folder, or lies
@@ -42,7 +44,9 @@ __all__ = [
     "NapkinError",
     "QuestionNotFound",
     "SchedulingError",
+    "StorageConflict",
     "StorageError",
+    "StorageUnavailable",
     "SysdrillError",
     "UnitMismatch",
     "UsageError",
@@ -104,6 +108,14 @@ class StorageError(SysdrillError):
 
 class MigrationError(StorageError):
     """A schema migration failed; the database was left as it was."""
+
+
+class StorageUnavailable(StorageError):
+    """The database cannot be reached, opened or locked (server down, bad path, busy)."""
+
+
+class StorageConflict(StorageError):
+    """A write clashes with stored data (duplicate key, broken reference); nothing was written."""
 
 
 class SchedulingError(SysdrillError):

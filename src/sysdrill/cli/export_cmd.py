@@ -1,9 +1,189 @@
-"""Commands registered by this module (placeholder until implemented)."""
+"""``sysdrill export``: write a vault out as an Anki package, Anki text, CSV, JSON or Markdown."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
 import typer
+
+if TYPE_CHECKING:
+    from sysdrill.interop.export import ExportFilters, ExportReport
+
+__all__ = ["EXPORT_FORMATS", "register", "render_report"]
+
+EXPORT_FORMATS: tuple[str, ...] = ("apkg", "anki-text", "csv", "staffml-json", "markdown")
+"""Values of ``--format`` (the same as :class:`~sysdrill.interop.export.ExportFormat`)."""
+
+_MAX_LISTED = 20
+"""Most decks or skipped files listed one by one; the rest are counted."""
+
+
+def _size(size_bytes: int) -> str:
+    if size_bytes < 1024:
+        return f"{size_bytes} B"
+    if size_bytes < 1024 * 1024:
+        return f"{size_bytes / 1024:.1f} KiB"
+    return f"{size_bytes / 1_048_576:.1f} MiB"
+
+
+def render_report(report: ExportReport, vault: Path) -> list[str]:
+    """Lines of the human-readable summary of an export.
+
+    Args:
+        report: What the export wrote.
+        vault: The vault exported (named in the hint about skipped files).
+
+    Returns:
+        Plain-text lines, ready to print.
+    """
+    noun = "item" if report.items == 1 else "items"
+    lines = [
+        f"Exported {report.items} {noun} to {report.out} "
+        f"({report.format.value}, {_size(report.size_bytes)})"
+    ]
+    lines.append("  " + ", ".join(f"{kind} {count}" for kind, count in report.by_kind.items()))
+    if report.decks:
+        shown = report.decks[:_MAX_LISTED]
+        more = len(report.decks) - len(shown)
+        lines.append("  decks: " + ", ".join(shown) + (f" and {more} more" if more else ""))
+    if report.filtered_out:
+        lines.append(f"  {report.filtered_out} items left out by the filters")
+    if report.skipped:
+        count = len(report.skipped)
+        files = "file that does" if count == 1 else "files that do"
+        lines.append(f"Skipped {count} {files} not validate (run `sysdrill check {vault}`):")
+        lines.extend(f"  - {entry}" for entry in report.skipped[:_MAX_LISTED])
+        if count > _MAX_LISTED:
+            lines.append(f"  ... and {count - _MAX_LISTED} more")
+    return lines
+
+
+_Choice = TypeVar("_Choice", bound=StrEnum)
+
+
+def _parse_choices(values: list[str], enum: type[_Choice], option: str) -> tuple[_Choice, ...]:
+    parsed = []
+    for value in values:
+        try:
+            parsed.append(enum(value))
+        except ValueError:
+            choices = ", ".join(member.value for member in enum)
+            raise typer.BadParameter(
+                f"'{value}' is not one of {choices}", param_hint=option
+            ) from None
+    return tuple(parsed)
+
+
+def _filters(
+    tracks: list[str], levels: list[str], decks: list[str], tags: list[str], statuses: list[str]
+) -> ExportFilters:
+    from sysdrill.content.enums import Level, Status, Track
+    from sysdrill.interop.export import ExportFilters
+
+    return ExportFilters(
+        tracks=_parse_choices(tracks, Track, "--track"),
+        levels=_parse_choices(levels, Level, "--level"),
+        decks=tuple(decks),
+        tags=tuple(tags),
+        statuses=_parse_choices(statuses, Status, "--status"),
+    )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add ``sysdrill export`` to the app."""
+
+    @app.command("export")
+    def export_command(
+        vault: Annotated[Path, typer.Argument(help="Vault folder to export.", show_default=False)],
+        format: Annotated[
+            str,
+            typer.Option(
+                "--format",
+                "-f",
+                help="Output format: " + ", ".join(EXPORT_FORMATS) + ".",
+                show_default=False,
+            ),
+        ],
+        out: Annotated[
+            Path,
+            typer.Option(
+                "--out",
+                "-o",
+                help="File to write (replaced atomically if it exists).",
+                show_default=False,
+            ),
+        ],
+        track: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--track", help="Only items of this track (repeatable).", show_default=False
+            ),
+        ] = None,
+        level: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--level",
+                help="Only items of this level, e.g. L3 (repeatable).",
+                show_default=False,
+            ),
+        ] = None,
+        deck: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--deck",
+                help="Only items of this deck or its subdecks (repeatable).",
+                show_default=False,
+            ),
+        ] = None,
+        tag: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--tag", help="Only items with this tag (repeatable).", show_default=False
+            ),
+        ] = None,
+        status: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--status",
+                help="Only items with this status (repeatable); default: all but deleted.",
+                show_default=False,
+            ),
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    ) -> None:
+        """Export a vault to Anki (.apkg or text), CSV, StaffML JSON or Markdown.
+
+        Anki notes keep stable GUIDs derived from item ids, so importing a newer
+        export into Anki updates the notes instead of adding copies.
+        """
+        if format not in EXPORT_FORMATS:
+            raise typer.BadParameter(
+                f"'{format}' is not one of {', '.join(EXPORT_FORMATS)}", param_hint="--format"
+            )
+        filters = _filters(track or [], level or [], deck or [], tag or [], status or [])
+        from sysdrill.interop.export import export_vault
+
+        report = export_vault(vault, format=format, out=out, filters=filters, now=datetime.now(UTC))
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    {
+                        "format": report.format.value,
+                        "out": str(report.out),
+                        "items": report.items,
+                        "by_kind": report.by_kind,
+                        "decks": report.decks,
+                        "filtered_out": report.filtered_out,
+                        "skipped": report.skipped,
+                        "size_bytes": report.size_bytes,
+                    },
+                    indent=2,
+                )
+            )
+            return
+        for line in render_report(report, vault):
+            typer.echo(line)

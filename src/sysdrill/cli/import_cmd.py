@@ -1,9 +1,130 @@
-"""Commands registered by this module (placeholder until implemented)."""
+"""``sysdrill import``: bring a quiz, exercise set, flashcard deck, StaffML or Anki source in."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from sysdrill.interop.formats import FORMAT_NAMES
+
+if TYPE_CHECKING:
+    from sysdrill.interop.importer import ImportReport
+
+__all__ = ["register", "render_report"]
+
+_FORMAT_HELP = "Source format: auto (detect), " + ", ".join(FORMAT_NAMES) + "."
+_MAX_LISTED = 50
+"""Most items listed one by one in the summary; the rest are counted."""
+
+
+def render_report(report: ImportReport) -> list[str]:
+    """Lines of the human-readable summary of an import.
+
+    Args:
+        report: What the import did.
+
+    Returns:
+        Plain-text lines (no markup), ready to print.
+    """
+    verb = "Would import" if report.dry_run else "Imported"
+    lines = [f"{verb} {report.source} ({report.format}) into {report.vault}"]
+    if report.created_vault:
+        lines.append("  (a new vault)" if not report.dry_run else "  (would create a new vault)")
+    if report.deck:
+        lines.append(f"  deck: {report.deck}")
+    lines.append(
+        f"  added {len(report.added)}, updated {len(report.updated)}, "
+        f"unchanged {len(report.unchanged)}, skipped {len(report.skipped)}"
+    )
+    marks = {"added": "+", "updated": "~"}
+    changed = [o for o in report.outcomes if o.action.value in marks]
+    for outcome in changed[:_MAX_LISTED]:
+        lines.append(f"  {marks[outcome.action.value]} {outcome.id}  {outcome.path}")
+    if len(changed) > _MAX_LISTED:
+        lines.append(f"  ... and {len(changed) - _MAX_LISTED} more")
+    if report.skipped:
+        lines.append("Skipped:")
+        for outcome in report.skipped:
+            lines.append(f"  - {outcome.key}: {outcome.reason}")
+    notes = [note for note in report.notes if not note.skipped]
+    if notes:
+        lines.append("Notes:")
+        for note in notes:
+            where = f"{note.location}: " if note.location else ""
+            lines.append(f"  - {where}{note.message}")
+    if report.defects:
+        lines.append("Source defects `sysdrill check` will report:")
+        lines.extend(f"  - {defect}" for defect in report.defects)
+    if report.dry_run:
+        lines.append("Dry run: nothing was written.")
+    return lines
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add ``sysdrill import`` to the app."""
+
+    @app.command("import")
+    def import_command(
+        source: Annotated[
+            Path,
+            typer.Argument(
+                help="File or folder to import (quiz or exercise text, flashcard text, "
+                "StaffML YAML/folder/corpus.json, Anki .apkg or text, CSV, Markdown).",
+                show_default=False,
+            ),
+        ],
+        into: Annotated[
+            Path,
+            typer.Option(
+                "--into",
+                help="Vault folder to import into; created as a new vault if missing.",
+                show_default=False,
+            ),
+        ],
+        format: Annotated[
+            str,
+            typer.Option("--format", "-f", help=_FORMAT_HELP),
+        ] = "auto",
+        deck: Annotated[
+            str | None,
+            typer.Option("--deck", help="Put every item in this deck (default: the source's)."),
+        ] = None,
+        dry_run: Annotated[
+            bool,
+            typer.Option("--dry-run", help="Show what would change without writing anything."),
+        ] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        audit: Annotated[
+            bool,
+            typer.Option(
+                "--audit/--no-audit",
+                help="List the source defects `sysdrill check` will report on the imported "
+                "items (item rules and napkin math); --no-audit is faster.",
+            ),
+        ] = True,
+    ) -> None:
+        """Import a source into a vault: one YAML file per item, all or nothing.
+
+        Re-importing the same source changes nothing; a changed source updates
+        the same items.
+        """
+        from sysdrill.interop.importer import import_source
+
+        report = import_source(
+            source,
+            into=into,
+            format=format.strip().lower(),
+            deck=deck,
+            dry_run=dry_run,
+            audit=audit,
+            now=datetime.now(UTC),
+        )
+        if as_json:
+            typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+            return
+        for line in render_report(report):
+            typer.echo(line)

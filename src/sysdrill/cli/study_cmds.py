@@ -1,9 +1,307 @@
-"""Commands registered by this module (placeholder until implemented)."""
+"""Study-state commands: progress, workload, state export/import, settings, optimize.
+
+Each command parses its options, calls one method of the study service and
+renders the result; scheduling and storage live in ``sysdrill.study`` and
+``sysdrill.storage``.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+if TYPE_CHECKING:
+    from sysdrill.content.models import Item
+    from sysdrill.study.deadline import DayWorkload
+    from sysdrill.study.progress import ProgressReport
+
+__all__ = ["register"]
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help=(
+            "Study database URL (sqlite:///file or postgresql+psycopg://...); default "
+            "$SYSDRILL_DATABASE_URL, else a SQLite file in the user data folder."
+        ),
+    ),
+]
+VaultOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        help="Vault folder the progress is measured against (default: the bundled sample vault).",
+        file_okay=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+class ImportSource(StrEnum):
+    """Formats ``state import`` reads."""
+
+    SYSDRILL = "sysdrill"
+    STAFFML = "staffml"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _items(vault: Path | None) -> list[Item]:
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.sample import sample_vault_path
+
+    return load_vault(vault or sample_vault_path()).items
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.0%}"
+
+
+def _render_progress(report: ProgressReport) -> None:
+    from rich.table import Table
+
+    from sysdrill.cli.console import out_console
+
+    console = out_console()
+    console.print(
+        f"Items: {report.items_total}  seen: {report.items_seen}  "
+        f"mastered: {report.items_mastered}  reviews: {report.reviews_total}  "
+        f"streak: {report.streak_days} day(s)"
+    )
+    coverage = Table(title="Coverage (seen / mastered of items)")
+    for column in ("Competency area", "Track", "Items", "Seen", "Mastered"):
+        coverage.add_column(column)
+    for cell in report.coverage:
+        coverage.add_row(
+            cell.competency_area, cell.track, str(cell.items), str(cell.seen), str(cell.mastered)
+        )
+    console.print(coverage)
+    console.print(
+        "True retention (first review of the day): "
+        f"young {_percent(report.retention_young.rate)} "
+        f"of {report.retention_young.reviews}, "
+        f"mature {_percent(report.retention_mature.rate)} "
+        f"of {report.retention_mature.reviews}; last 30 days: "
+        f"young {_percent(report.recent_retention_young.rate)}, "
+        f"mature {_percent(report.recent_retention_mature.rate)}"
+    )
+    recent = [d.count for d in report.reviews_per_day]
+    console.print(f"Reviews per day, last 30 days: {' '.join(str(n) for n in recent)}")
+    console.print(
+        f"Due, next 30 days from today: {' '.join(str(d.count) for d in report.forecast)}"
+    )
+    if report.weakest_topics:
+        weak = Table(title="Weakest topics")
+        for column in ("Topic", "Seen", "Mean recall", "Lapses"):
+            weak.add_column(column)
+        for topic in report.weakest_topics:
+            weak.add_row(
+                topic.topic, str(topic.seen), f"{topic.mean_recall:.0%}", str(topic.lapses)
+            )
+        console.print(weak)
+    if report.deadline:
+        console.print(f"Deadline: {report.deadline.isoformat()} (see `sysdrill workload`).")
+    for note in report.notes:
+        console.print(note)
+
+
+def _render_workload(days: list[DayWorkload]) -> None:
+    from rich.table import Table
+
+    from sysdrill.cli.console import out_console
+
+    table = Table(title="Expected workload until the deadline (if every review passes)")
+    for column in ("Day", "Reviews", "New items"):
+        table.add_column(column)
+    for day in days:
+        table.add_row(day.day.isoformat(), str(day.reviews), str(day.new_items))
+    out_console().print(table)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    from sysdrill.errors import ExportFailed
+
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise ExportFailed(
+            f"{path}: cannot write ({exc.strerror}). Choose a writable location."
+        ) from exc
+
+
+def _read_json(path: Path) -> Any:
+    from sysdrill.errors import ImportFailed
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFailed(f"{path}: cannot read ({exc}). Check the file name.") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFailed(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}).") from exc
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add the study-state commands to the app."""
+    state_app = typer.Typer(
+        help="Export or import all of a learner's study state as one JSON file.",
+        no_args_is_help=True,
+    )
+    settings_app = typer.Typer(
+        help="Show or change scheduler settings (see docs/study.md).", no_args_is_help=True
+    )
+    app.add_typer(state_app, name="state")
+    app.add_typer(settings_app, name="settings")
+
+    @app.command("progress")
+    def progress_cmd(
+        as_json: JsonOption = False,
+        db: DbOption = None,
+        vault: VaultOption = None,
+    ) -> None:
+        """Show coverage, true retention, reviews per day, streak, forecast and weak topics."""
+        from sysdrill.study.service import open_study
+
+        items = _items(vault)
+        with open_study(db) as study:
+            report = study.progress(items, now=_now())
+        if as_json:
+            typer.echo(json.dumps(report.to_dict(), indent=2))
+        else:
+            _render_progress(report)
+
+    @app.command("workload")
+    def workload_cmd(
+        as_json: JsonOption = False,
+        db: DbOption = None,
+        vault: VaultOption = None,
+    ) -> None:
+        """Show the expected reviews per day until the deadline (deadline mode)."""
+        from sysdrill.study.service import open_study
+
+        items = _items(vault)
+        with open_study(db) as study:
+            days = study.deadline_workload(items, now=_now())
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    [
+                        {"day": d.day.isoformat(), "reviews": d.reviews, "new_items": d.new_items}
+                        for d in days
+                    ],
+                    indent=2,
+                )
+            )
+        else:
+            _render_workload(days)
+
+    @state_app.command("export")
+    def export_cmd(
+        file: Annotated[Path, typer.Argument(help="JSON file to write ('-' for stdout).")],
+        db: DbOption = None,
+    ) -> None:
+        """Write all of the learner's cards, reviews, sessions and settings to FILE."""
+        from sysdrill.study.service import open_study
+
+        with open_study(db) as study:
+            data = study.export_state(now=_now())
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        if str(file) == "-":
+            typer.echo(text, nl=False)
+            return
+        _write_atomically(file, text)
+        typer.echo(
+            f"Exported {len(data['cards'])} cards and {len(data['reviews'])} reviews to {file}."
+        )
+
+    @state_app.command("import")
+    def import_cmd(
+        file: Annotated[Path, typer.Argument(help="JSON file to read.")],
+        source: Annotated[
+            ImportSource,
+            typer.Option(
+                "--from",
+                help="sysdrill: a `state export` file; staffml: the StaffML app's browser export.",
+            ),
+        ] = ImportSource.SYSDRILL,
+        replace: Annotated[
+            bool, typer.Option("--replace", help="Overwrite the learner's existing state.")
+        ] = False,
+        db: DbOption = None,
+    ) -> None:
+        """Load study state from FILE, all or nothing."""
+        from sysdrill.errors import ImportFailed
+        from sysdrill.study.service import open_study
+
+        data = _read_json(file)
+        if not isinstance(data, dict):
+            raise ImportFailed(f"{file}: expected a JSON object at the top level.")
+        with open_study(db) as study:
+            if source is ImportSource.STAFFML:
+                count = study.import_staffml(data, now=_now(), replace=replace)
+            else:
+                count = study.import_state(data, replace=replace)
+        typer.echo(f"Imported {count} reviews from {file}.")
+
+    @settings_app.command("show")
+    def settings_show_cmd(as_json: JsonOption = False, db: DbOption = None) -> None:
+        """List every setting with its value and meaning."""
+        from rich.table import Table
+
+        from sysdrill.cli.console import out_console
+        from sysdrill.study.service import open_study
+        from sysdrill.study.settings import SETTING_DOCS
+
+        with open_study(db) as study:
+            values = study.settings.to_mapping()
+        if as_json:
+            typer.echo(json.dumps(values, indent=2))
+            return
+        table = Table()
+        for column in ("Setting", "Value", "Meaning"):
+            table.add_column(column)
+        for key, meaning in SETTING_DOCS.items():
+            value = values[key]
+            shown = ",".join(f"{v:g}" for v in value) if isinstance(value, list) else str(value)
+            table.add_row(key, shown if value is not None else "none", meaning)
+        out_console().print(table)
+
+    @settings_app.command("set")
+    def settings_set_cmd(
+        key: Annotated[str, typer.Argument(help="Setting name (see `sysdrill settings show`).")],
+        value: Annotated[str, typer.Argument(help="New value, e.g. 0.92, 1,10, true, none.")],
+        db: DbOption = None,
+    ) -> None:
+        """Change one setting; the value is validated before it is stored."""
+        from sysdrill.study.service import open_study
+
+        with open_study(db) as study:
+            updated = study.set_setting(key, value).to_mapping()[key]
+        typer.echo(f"{key} = {json.dumps(updated)}")
+
+    @app.command("optimize")
+    def optimize_cmd(db: DbOption = None) -> None:
+        """Fit FSRS parameters to your review history (needs the optimizer extra)."""
+        from sysdrill.study.service import open_study
+
+        with open_study(db) as study:
+            result = study.optimize()
+        typer.echo(
+            f"Fitted FSRS parameters to {result.reviews_used} reviews and saved them; "
+            "reset with `sysdrill settings set fsrs_parameters none`."
+        )

@@ -1,15 +1,44 @@
-"""The pint unit registry with our definitions (bytes and bits, FLOPs, tokens, GPU-hours...).
+"""Units: the pint registry with our definitions, and the compiled form the checker uses.
 
-pint is imported lazily: building the registry takes a while, and most commands
-never need it.
+pint is imported lazily: building the registry takes about half a second, and most
+commands never need it.
+
+Conventions (see docs/napkin.md):
+
+* ``KB``, ``MB``, ``GB``, ``TB``, ``PB`` are decimal (10^3, 10^6, 10^9 ... bytes);
+  ``KiB``, ``MiB``, ``GiB``, ``TiB``, ``PiB`` are binary (2^10, 2^20, 2^30 ... bytes).
+* ``b``-spellings are bits: ``Gb`` is 10^9 bits, ``Gbps`` is 10^9 bits per second;
+  ``GB/s`` is 10^9 bytes per second. Information is its own dimension here (pint
+  itself treats bits as dimensionless), measured in bytes.
+* ``FLOP`` and ``FLOPs`` count operations; ``FLOPS`` (capital S) and ``TFLOP/s`` are
+  rates. ``MAC`` is 2 FLOP; ``TOPS`` is 10^12 operations per second.
+* A bare ``B`` after a number is *billion* (``70B params``), never bytes; ``K``,
+  ``M``, ``T`` likewise are thousand, million, trillion.
+
+The compiled form maps a unit spelling to a float scale (in our base units: byte,
+second, FLOP, dollar, kg, m, A, K and the counting units) and a dimension vector,
+computed once per spelling through pint and cached, so that claims are evaluated
+with float arithmetic instead of pint Quantities.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["get_registry"]
+__all__ = [
+    "COUNT_DIMENSIONS",
+    "Dims",
+    "UnitSpec",
+    "dims_div",
+    "dims_mul",
+    "dims_pow",
+    "format_dims",
+    "get_registry",
+    "is_unit_spelling",
+    "resolve_unit",
+]
 
 _DEFINITIONS = """
 FLOP = [flop]
@@ -20,8 +49,229 @@ token = [token] = tokens
 sample = [sample] = samples
 GPU = [gpu] = GPUs
 request = [request] = req = requests
+node = [node] = nodes
 USD = [currency] = dollar = _ = $
 """
+
+Dims = tuple[tuple[str, int], ...]
+"""A dimension vector: sorted ``(dimension, exponent)`` pairs without zero exponents."""
+
+COUNT_DIMENSIONS = frozenset({"flop", "param", "token", "sample", "gpu", "request", "node"})
+"""Dimensions of counted things; napkin math often writes them on one side only."""
+
+_SI = {"k": "kilo", "K": "kilo", "M": "mega", "G": "giga", "T": "tera", "P": "peta", "E": "exa"}
+_BIN = {"Ki": "kibi", "Mi": "mebi", "Gi": "gibi", "Ti": "tebi", "Pi": "pebi", "Ei": "exbi"}
+_SMALL = {"m": "milli", "u": "micro", "µ": "micro", "μ": "micro", "n": "nano", "p": "pico"}
+
+
+def _spellings() -> dict[str, tuple[str, int]]:
+    """Spelling -> (pint expression, information exponent to add)."""
+    table: dict[str, tuple[str, int]] = {}
+
+    def add(names: str, expr: str, info: int = 0) -> None:
+        for name in names.split():
+            table[name] = (expr, info)
+
+    add("byte bytes Byte Bytes", "byte", 1)
+    add("bit bits", "bit", 1)
+    add("bps", "bit / second", 1)
+    for short, long in _SI.items():
+        add(f"{short}B {short}Byte {short}Bytes", f"{long}byte", 1)
+        add(f"{short}b {short}bit {short}bits", f"{long}bit", 1)
+        add(f"{short}bps", f"{long}bit / second", 1)
+        add(f"{short}Bps", f"{long}byte / second", 1)
+        add(f"{short}FLOP {short}FLOPs {short}flop {short}flops", f"{long}FLOP")
+        add(f"{short}FLOPS", f"{long}FLOP / second")
+        add(f"{short}OPS", f"{long}FLOP / second")
+        add(f"{short}MAC {short}MACs", f"{long}MAC")
+        add(f"{short}Hz", f"{long}hertz")
+        add(f"{short}W", f"{long}watt")
+        add(f"{short}Wh", f"{long}watt * hour")
+        add(f"{short}J", f"{long}joule")
+    for short, long in _BIN.items():
+        add(f"{short}B", f"{long}byte", 1)
+        add(f"{short}b {short}bit", f"{long}bit", 1)
+    for short, long in _SMALL.items():
+        add(f"{short}W", f"{long}watt")
+        add(f"{short}J", f"{long}joule")
+        add(f"{short}s", f"{long}second")
+        add(f"{short}Wh", f"{long}watt * hour")
+    add("FLOP FLOPs flop flops", "FLOP")
+    add("FLOPS", "FLOP / second")
+    add("OPS", "FLOP / second")
+    add("MAC MACs", "MAC")
+    add("Hz", "hertz")
+    add("W watt watts", "watt")
+    add("Wh", "watt * hour")
+    add("J joule joules", "joule")
+    add("mAh", "milliampere * hour")
+    add("Ah", "ampere * hour")
+    add("mA", "milliampere")
+    add("V volt volts", "volt")
+    add("mV", "millivolt")
+    add("s sec secs second seconds", "second")
+    add("msec", "millisecond")
+    add("min mins minute minutes", "minute")
+    add("h hr hrs hour hours", "hour")
+    add("day days", "day")
+    add("week weeks wk", "week")
+    add("month months", "month")
+    add("year years yr yrs", "year")
+    add("°C degC", "kelvin")
+    add("$ USD dollar dollars", "USD")
+    add("param params parameter parameters", "param")
+    add("token tokens tok", "token")
+    add("sample samples", "sample")
+    add("GPU GPUs gpu gpus", "GPU")
+    add("request requests req reqs query queries", "request")
+    add("QPS RPS", "request / second")
+    add("node nodes", "node")
+    for spelt, unit in (("GPU", "GPU"), ("gpu", "GPU"), ("node", "node")):
+        add(f"{spelt}-hour {spelt}-hours {spelt}-hr {spelt}-hrs {spelt}-h", f"{unit} * hour")
+        add(f"{spelt}-day {spelt}-days", f"{unit} * day")
+    add("km", "kilometer")
+    return table
+
+
+_SPELLINGS = _spellings()
+
+
+def is_unit_spelling(name: str) -> bool:
+    """Whether ``name`` is a unit spelling the napkin parser knows (``"GB"``, ``"tokens"``)."""
+    return name in _SPELLINGS
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSpec:
+    """A unit spelling compiled to float arithmetic.
+
+    Attributes:
+        scale: Size of one unit in base units (bytes, seconds, FLOP, dollars...).
+        dims: Dimension vector.
+        alt_scale: The scale with 1000- and 1024-based prefixes swapped (KB <-> KiB),
+            used to detect prefix-ambiguous claims; equal to ``scale`` otherwise.
+    """
+
+    scale: float
+    dims: Dims
+    alt_scale: float
+
+
+def _dims_from(mapping: dict[str, float], info: int) -> Dims:
+    merged: dict[str, int] = {}
+    for key, exp in mapping.items():
+        name = key.strip("[]")
+        merged[name] = merged.get(name, 0) + round(exp)
+    if info:
+        merged["information"] = merged.get("information", 0) + info
+    return tuple(sorted((k, v) for k, v in merged.items() if v))
+
+
+def _alt_spelling(name: str) -> str | None:
+    """The same unit with its decimal/binary information prefix swapped, if any."""
+    for short in ("K", "k", "M", "G", "T", "P", "E"):
+        if name in (f"{short}B", f"{short}b"):
+            return f"{short.upper()}i{name[-1]}"
+    if len(name) == 3 and name[1] == "i" and name[:2] in _BIN:
+        return f"{name[0]}{name[2]}"
+    return None
+
+
+@cache
+def _compile(name: str) -> tuple[float, Dims]:
+    expr, info = _SPELLINGS[name]
+    quantity = get_registry().Quantity(1, expr).to_base_units()
+    scale = float(quantity.magnitude)
+    if info:
+        scale /= 8  # pint's base is the bit; ours is the byte
+    if name in ("°C", "degC"):
+        scale = 1.0  # a temperature, not an offset: compare like with like
+    return scale, _dims_from(dict(quantity.dimensionality), info)
+
+
+@cache
+def resolve_unit(name: str) -> UnitSpec:
+    """Compile a unit spelling (``"GB"``, ``"µs"``, ``"GPU-hour"``) through pint, once.
+
+    Args:
+        name: A spelling for which :func:`is_unit_spelling` is true.
+
+    Returns:
+        Its scale in base units, dimension vector and prefix-swapped scale.
+
+    Raises:
+        KeyError: ``name`` is not a known spelling.
+    """
+    scale, dims = _compile(name)
+    alt = _alt_spelling(name)
+    return UnitSpec(scale, dims, _compile(alt)[0] if alt is not None else scale)
+
+
+def dims_mul(a: Dims, b: Dims) -> Dims:
+    """Dimension vector of a product."""
+    if not b:
+        return a
+    if not a:
+        return b
+    merged = dict(a)
+    for key, exp in b:
+        merged[key] = merged.get(key, 0) + exp
+    return tuple(sorted((k, v) for k, v in merged.items() if v))
+
+
+def dims_div(a: Dims, b: Dims) -> Dims:
+    """Dimension vector of a quotient."""
+    if not b:
+        return a
+    return dims_mul(a, tuple((k, -v) for k, v in b))
+
+
+def dims_pow(a: Dims, power: int) -> Dims:
+    """Dimension vector of an integer power."""
+    return tuple((k, v * power) for k, v in a if v * power)
+
+
+_DIM_SYMBOLS: dict[str, str] = {
+    "information": "B",
+    "time": "s",
+    "flop": "FLOP",
+    "currency": "$",
+    "param": "params",
+    "token": "tokens",
+    "sample": "samples",
+    "gpu": "GPU",
+    "request": "req",
+    "node": "nodes",
+    "length": "m",
+    "mass": "kg",
+    "current": "A",
+    "temperature": "°C",
+}
+
+
+_NAMED_DIMS: dict[Dims, str] = {
+    (("length", 2), ("mass", 1), ("time", -2)): "J",
+    (("length", 2), ("mass", 1), ("time", -3)): "W",
+}
+
+
+def format_dims(dims: Dims) -> str:
+    """A readable unit for a dimension vector in base units (``"B/s"``, ``"FLOP/B"``)."""
+    if dims in _NAMED_DIMS:
+        return _NAMED_DIMS[dims]
+    num = [k for k, v in dims if v > 0]
+    den = [k for k, v in dims if v < 0]
+    exps = dict(dims)
+
+    def term(key: str) -> str:
+        exp = abs(exps[key])
+        symbol = _DIM_SYMBOLS.get(key, key)
+        return symbol if exp == 1 else f"{symbol}^{exp}"
+
+    text = "·".join(term(k) for k in num) or "1"
+    for key in den:
+        text += "/" + term(key)
+    return text
 
 
 @cache

@@ -7,6 +7,7 @@ pint has no type stubs, so quantities are typed as ``Quantity`` (an alias of
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, TypeAlias
 
 from sysdrill.errors import UnitMismatch, UsageError
@@ -44,13 +45,28 @@ def as_unit(value: Quantity, unit: str, *, name: str) -> Quantity:
     """
     registry = get_registry()
     if not isinstance(value, registry.Quantity):
-        raise UnitMismatch(f"{name} needs a unit compatible with {unit}, got the bare number {value!r}")
-    if not value.is_compatible_with(unit):
+        raise UnitMismatch(
+            f"{name} needs a unit compatible with {unit}, got the bare number {value!r}"
+        )
+    if not value.is_compatible_with(unit) or _information_power(value) != _information_power(
+        registry.Quantity(1, unit)
+    ):
         raise UnitMismatch(
             f"{name} is {format(value.units, '~P') or 'dimensionless'}, "
             f"which cannot be converted to {unit}"
         )
     return value.to(unit)
+
+
+def _information_power(value: Quantity) -> int:
+    """Net power of bits and bytes in a quantity's units.
+
+    pint's default bit and byte are dimensionless, so ``50 /s`` would pass as a
+    bandwidth; counting them keeps bytes from mixing with plain numbers.
+    """
+    return sum(
+        int(power) for name, power in value.unit_items() if str(name).endswith(("bit", "byte"))
+    )
 
 
 def require_count(value: int, *, name: str, minimum: int = 1) -> int:
@@ -62,13 +78,15 @@ def require_count(value: int, *, name: str, minimum: int = 1) -> int:
 
 def require_positive(value: Quantity, *, name: str) -> Quantity:
     """Return ``value`` if its magnitude is finite and above zero, else raise UsageError."""
-    magnitude = float(getattr(value, "magnitude", value))
+    magnitude = float(value.magnitude if hasattr(value, "magnitude") else value)
     if not (math.isfinite(magnitude) and magnitude > 0):
         raise UsageError(f"{name} must be greater than zero, got {value}")
     return value
 
 
-def require_fraction(value: float, *, name: str, allow_zero: bool = True, allow_one: bool = True) -> float:
+def require_fraction(
+    value: float, *, name: str, allow_zero: bool = True, allow_one: bool = True
+) -> float:
     """Return ``value`` if it lies in [0, 1] (ends as allowed), else raise UsageError."""
     low_ok = value > 0 or (allow_zero and value == 0)
     high_ok = value < 1 or (allow_one and value == 1)
@@ -79,12 +97,63 @@ def require_fraction(value: float, *, name: str, allow_zero: bool = True, allow_
     return value
 
 
+def _count_text(magnitude: float, digits: int) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(magnitude) >= scale:
+            return f"{magnitude / scale:.{digits}g}{suffix}"
+    return f"{magnitude:.{digits}g}"
+
+
+def _time_text(seconds: float, digits: int) -> str:
+    # Long spans read better in minutes, hours or days than in kiloseconds.
+    spans = ((86400 * 365, 86400 * 365, "years"), (86400 * 2, 86400, "days"), (7200, 3600, "hours"))
+    for threshold, size, unit in (*spans, (120, 60, "min")):
+        if abs(seconds) >= threshold:
+            return f"{seconds / size:.{digits}g} {unit}"
+    return describe(quantity(seconds, "s").to_compact(), digits=digits)
+
+
 def describe(value: Quantity, *, digits: int = 4) -> str:
-    """Render a quantity compactly with ``digits`` significant figures (``3.5 ms``)."""
+    """Render a value for people with ``digits`` significant figures.
+
+    Times use ms/us/s up to two minutes, then min, hours, days, years;
+    FLOP counts use scientific notation; params and tokens use K/M/B/T;
+    dollars and GPU-hours use thousands separators; other quantities take the
+    nearest SI prefix (``3.5 ms``, ``175 MB``, ``28.57 GB/s``).
+    """
     registry = get_registry()
+    if isinstance(value, bool) or not isinstance(value, float | int | registry.Quantity):
+        return str(value)
     if not isinstance(value, registry.Quantity):
-        return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
-    compact = value.to_compact() if value.magnitude != 0 else value
-    unit = format(compact.units, "~P")
+        return f"{value:.{digits}g}" if isinstance(value, float) else f"{value:,}"
+    names = dict(value.unit_items())
+    magnitude = float(value.magnitude)
+    if value.dimensionless and not names:
+        return f"{magnitude:.{digits}g}"
+    if value.check("[time]") and len(names) == 1:
+        seconds = float(value.to("s").magnitude)
+        if abs(seconds) >= 120:
+            return _time_text(seconds, digits)
+    if names == {"USD": 1}:
+        return f"${magnitude:,.2f}" if abs(magnitude) < 1e6 else f"${magnitude:,.0f}"
+    if names == {"GPU": 1, "hour": 1}:
+        return (
+            f"{magnitude:,.0f} GPU-hours" if abs(magnitude) >= 100 else f"{magnitude:.3g} GPU-hours"
+        )
+    if names == {"FLOP": 1}:
+        return f"{magnitude:.{min(digits, 3)}g} FLOP"
+    if (
+        len(names) == 1
+        and next(iter(names)) in ("param", "token")
+        and names[next(iter(names))] == 1
+    ):
+        return f"{_count_text(magnitude, digits)} {next(iter(names))}s"
+    compact = value.to_compact() if magnitude != 0 else value
+    # pint's symbols for our count units are plural ("tokens"); per-unit rates read singular.
+    unit = re.sub(
+        r"/(tokens|params|samples|GPUs)\b",
+        lambda m: "/" + m.group(1)[:-1],
+        format(compact.units, "~P"),
+    )
     text = f"{compact.magnitude:.{digits}g}"
     return f"{text} {unit}" if unit else text

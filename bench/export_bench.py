@@ -1,0 +1,71 @@
+"""Benchmark: export 10,000 items to an Anki package (target <= 10 s).
+
+Generates a synthetic vault with H2's ``bench/synthetic_vault.py`` (every
+StaffML field, 2.5-4 KB an item), then times ``export_vault`` for each
+format. The ``.apkg`` time includes loading and validating the vault, which
+is part of what a user waits for.
+
+Usage: ``python bench/export_bench.py [COUNT] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic_vault import generate_vault  # noqa: E402
+
+from sysdrill.content.loader import load_vault  # noqa: E402
+from sysdrill.interop.export import ExportFormat, export_vault  # noqa: E402
+
+TARGET_APKG_SECONDS = 10.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("count", nargs="?", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    now = datetime(2026, 11, 21, tzinfo=UTC)
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "vault"
+        generate_vault(root, args.count, seed=0)
+        start = time.perf_counter()
+        items = len(load_vault(root).items)
+        load_s = time.perf_counter() - start
+        print(f"vault: {items} valid items; load_vault alone {load_s:.2f} s")
+        apkg_s = 0.0
+        for fmt in ExportFormat:
+            out = Path(folder) / f"out.{fmt.value}"
+            times = []
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                report = export_vault(root, format=fmt, out=out, now=now)
+                times.append(time.perf_counter() - start)
+            median = statistics.median(times)
+            if fmt == ExportFormat.APKG:
+                apkg_s = median
+            print(
+                f"{fmt.value:13s} {report.items} items  median {median:.2f} s "
+                f"(min {min(times):.2f}, max {max(times):.2f}, n={args.repeat})  "
+                f"{report.size_bytes / 1_048_576:.1f} MiB"
+            )
+        tracemalloc.start()
+        export_vault(root, format=ExportFormat.APKG, out=Path(folder) / "m.apkg", now=now)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(f"apkg peak traced memory: {peak / 1_048_576:.0f} MiB")
+        verdict = "PASS" if apkg_s <= TARGET_APKG_SECONDS else "FAIL"
+        print(f"apkg target <= {TARGET_APKG_SECONDS:.0f} s: {verdict} ({apkg_s:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Import speed: the 89-card flashcard deck and the 20-question quiz, each <= 1 s.
+
+Each seed is imported into a fresh temporary vault, five times, through the
+library (``import_source``: detect, parse, validate, audit, write) and through
+the ``sysdrill import`` command in a new process (start-up included). A
+re-import of the same source (nothing to write) is timed too.
+
+Usage: .venv/bin/python bench/import_bench.py [--seeds ../shared/seeds] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = {
+    "flashcards (89 cards)": "004_8c6267489fed25a8.txt",
+    "quiz (20 questions)": "002_150ee555f9dec9d2.txt",
+}
+TARGET_S = 1.0
+
+
+def _time_library(
+    source: Path, repeat: int, *, audit: bool
+) -> tuple[list[float], list[float], int]:
+    from sysdrill.interop.importer import import_source
+
+    first: list[float] = []
+    again: list[float] = []
+    count = 0
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as scratch:
+            vault = Path(scratch) / "vault"
+            start = time.perf_counter()
+            report = import_source(source, into=vault, audit=audit, now=datetime.now(UTC))
+            first.append(time.perf_counter() - start)
+            count = len(report.added)
+            start = time.perf_counter()
+            import_source(source, into=vault, audit=audit, now=datetime.now(UTC))
+            again.append(time.perf_counter() - start)
+    return first, again, count
+
+
+def _time_cli(source: Path, repeat: int, *flags: str) -> list[float]:
+    command = ROOT / ".venv" / "bin" / "sysdrill"
+    runs: list[float] = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as scratch:
+            start = time.perf_counter()
+            done = subprocess.run(
+                [str(command), "import", str(source), "--into", str(Path(scratch) / "v"), *flags],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
+                raise SystemExit(f"`sysdrill import` failed: {tail[0]}")
+            runs.append(time.perf_counter() - start)
+    return runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=Path, default=ROOT.parent / "shared" / "seeds")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    failed = False
+    print(f"import benchmark: {args.repeat} runs each, target <= {TARGET_S:.1f} s")
+    for label, name in SEEDS.items():
+        source = args.seeds / name
+        plain, again, count = _time_library(source, args.repeat, audit=False)
+        audited, _, _ = _time_library(source, args.repeat, audit=True)
+        cli = _time_cli(source, args.repeat, "--no-audit")
+        cli_audit = _time_cli(source, args.repeat)
+        worst = max(max(plain[1:] or plain), max(cli))
+        failed |= worst > TARGET_S
+        print(f"{label}: {count} items")
+        for what, runs in (
+            ("library import (parse, validate, write)", plain),
+            ("library re-import (all unchanged)", again),
+            ("library import + check audit", audited),
+            ("`sysdrill import --no-audit` process", cli),
+            ("`sysdrill import` process (with audit)", cli_audit),
+        ):
+            print(
+                f"  {what}: median {statistics.median(runs) * 1000:.0f} ms, "
+                f"min {min(runs) * 1000:.0f} ms, max {max(runs) * 1000:.0f} ms"
+            )
+        print(f"  target <= {TARGET_S:.1f} s: {'OK' if worst <= TARGET_S else 'TOO SLOW'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

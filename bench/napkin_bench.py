@@ -1,0 +1,77 @@
+"""Benchmark the napkin tier of ``sysdrill check`` over the synthetic vault.
+
+Generates the 10,711-item synthetic vault (bench/synthetic_vault.py), loads it
+once with the real loader (not timed here: that is the vault benchmark), then
+times ``napkin_findings`` over every item file that validated, in a fresh process
+so the pint registry build and the unit compilation are included.
+
+Usage: ``python bench/napkin_bench.py [COUNT] [--vault DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic_vault import generate_vault  # noqa: E402
+
+from sysdrill.content.loader import load_vault  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("count", type=int, nargs="?", default=10_711)
+    parser.add_argument("--vault", type=Path, help="reuse (or create) the vault here")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = args.vault or Path(tmp) / "vault"
+        if not (root / "questions").is_dir():
+            started = time.perf_counter()
+            generate_vault(root, args.count, seed=0)
+            print(f"generated {args.count} items in {time.perf_counter() - started:.1f} s")
+        vault = load_vault(root)
+        files = [f for f in vault.files if f.item is not None]
+        print(f"items that validated: {len(files)}")
+
+        started = time.perf_counter()
+        import sysdrill.napkin  # noqa: F401  (cheap: no pint yet)
+
+        import_s = time.perf_counter() - started
+        from sysdrill.check.napkin_rules import napkin_findings
+        from sysdrill.napkin.claims import check_claims
+
+        started = time.perf_counter()
+        findings = [finding for f in files for finding in napkin_findings(f)]
+        tier_s = time.perf_counter() - started
+
+        texts = [
+            text
+            for f in files
+            for text in (f.item.details.napkin_math, f.item.details.realistic_solution)
+            if f.item is not None and text
+        ]
+        started = time.perf_counter()
+        verdicts = [v for text in texts for v in check_claims(text)]
+        warm_s = time.perf_counter() - started
+
+        tally: dict[str, int] = {}
+        for verdict in verdicts:
+            tally[verdict.verdict.value] = tally.get(verdict.verdict.value, 0) + 1
+        print(f"import sysdrill.napkin: {import_s * 1000:.1f} ms")
+        print(f"napkin tier, first run (includes pint registry): {tier_s:.2f} s")
+        print(f"napkin tier, warm second run: {warm_s:.2f} s")
+        print(f"claims judged: {len(verdicts)} ({', '.join(f'{n} {k}' for k, n in tally.items())})")
+        print(f"findings: {len(findings)}")
+        for finding in findings[:5]:
+            print("  ", finding.render())
+        print(f"target <= 1.5 s: {'met' if tier_s <= 1.5 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""The napkin tier of ``sysdrill check``: wrong arithmetic and units in item text.
+
+The check runner calls :func:`napkin_findings` for every item file that validated.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from sysdrill.content.diagnostics import Finding, Severity
+from sysdrill.content.loader import ItemFile
+from sysdrill.napkin.claims import check_claims
+from sysdrill.napkin.filecheck import YAML_LOADER, item_fields, node_at, yaml_line
+from sysdrill.napkin.results import Verdict
+
+__all__ = ["RULES", "napkin_findings"]
+
+RULES: dict[str, tuple[Severity, str, str]] = {
+    "napkin-arithmetic": (
+        Severity.ERROR,
+        "a claim in napkin_math, realistic_solution or an answer does not hold",
+        "correct the right-hand side to the computed value, or fix the left-hand side",
+    ),
+    "napkin-units": (
+        Severity.ERROR,
+        "the two sides of a claim have different dimensions",
+        "make both sides the same kind of quantity (e.g. bytes on both sides)",
+    ),
+    "napkin-prefix-ambiguous": (
+        Severity.INFO,
+        "a claim holds with 1024-based prefixes but not 1000-based ones, or the reverse",
+        "write KiB/MiB/GiB for 1024-based sizes and KB/MB/GB for 1000-based ones",
+    ),
+}
+"""Rule code -> (severity, meaning, fix)."""
+
+
+_CODES = {
+    Verdict.WRONG: "napkin-arithmetic",
+    Verdict.UNIT_MISMATCH: "napkin-units",
+    Verdict.PREFIX_AMBIGUOUS: "napkin-prefix-ambiguous",
+}
+
+
+def _texts(loaded: ItemFile) -> list[tuple[tuple[str | int, ...], str]]:
+    if isinstance(loaded.raw, dict):
+        return item_fields(loaded.raw)
+    assert loaded.item is not None
+    return item_fields(loaded.item.model_dump(mode="json"))
+
+
+def napkin_findings(loaded: ItemFile) -> list[Finding]:
+    """Check the claims in one validated item file.
+
+    The checked fields are ``details.napkin_math``, ``details.realistic_solution``
+    and each part's ``answer``.
+
+    Args:
+        loaded: An item file whose ``item`` validated.
+
+    Returns:
+        One finding per wrong claim, unit mismatch or prefix ambiguity, with the
+        line of the claim in the YAML file.
+    """
+    if loaded.item is None:
+        return []
+    findings: list[Finding] = []
+    document: str | None = None
+    root: yaml.Node | None = None
+    for loc, text in _texts(loaded):
+        for verdict in check_claims(text):
+            code = _CODES.get(verdict.verdict)
+            if code is None:
+                continue
+            if document is None:
+                document = loaded.text if loaded.text is not None else _read(loaded)
+                root = _compose(document)
+            node = node_at(root, loc) if root is not None else None
+            line, column = yaml_line(document, node, text, verdict.line)
+            severity, _, fix = RULES[code]
+            field = ".".join(str(part) for part in loc)
+            message = f"{field}: '{verdict.claim}': {verdict.message}"
+            if verdict.verdict is Verdict.WRONG and verdict.suggestion:
+                fix = f"write: {verdict.suggestion}"
+            findings.append(Finding(code, severity, loaded.rel, line, column, message, fix))
+    return findings
+
+
+def _read(loaded: ItemFile) -> str:
+    try:
+        return loaded.path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _compose(document: str) -> yaml.Node | None:
+    try:
+        node: yaml.Node | None = yaml.compose(document, Loader=YAML_LOADER)
+    except yaml.YAMLError:
+        return None
+    return node

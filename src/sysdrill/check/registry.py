@@ -1,0 +1,188 @@
+"""The catalogue of ``check`` rules: code, severity, meaning, fix, and the kinds it covers.
+
+Every finding ``check`` can report has its code here (the loader's codes too),
+so the docs (docs/check-rules.md, kept in step by a test) and ``--rule`` come
+from one place. The napkin tier's codes come from
+:data:`sysdrill.check.napkin_rules.RULES` and are merged in by :func:`all_rules`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from enum import StrEnum
+from types import ModuleType
+
+from sysdrill.content.diagnostics import Severity
+from sysdrill.content.enums import ItemKind
+
+__all__ = ["RULES", "Rule", "Scope", "all_rules", "napkin_module"]
+
+
+class Scope(StrEnum):
+    """What a rule looks at."""
+
+    FILE = "file"
+    """The bytes and YAML of one file (reported by the loader)."""
+    ITEM = "item"
+    """One item on its own."""
+    VAULT = "vault"
+    """Several items, or the taxonomy, chains and decks."""
+    NAPKIN = "napkin"
+    """The arithmetic and units of one item (the napkin tier)."""
+
+
+_ALL = frozenset(ItemKind)
+_NOT_FLASHCARD = _ALL - {ItemKind.FLASHCARD}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the audit."""
+
+    code: str
+    severity: Severity
+    meaning: str
+    """What a finding with this code says is wrong."""
+    fix: str
+    """How to fix it."""
+    scope: Scope
+    kinds: frozenset[ItemKind] = _ALL
+    """Kinds of item the rule applies to."""
+
+
+def _rule(
+    code: str,
+    severity: Severity,
+    scope: Scope,
+    meaning: str,
+    fix: str,
+    kinds: frozenset[ItemKind] = _ALL,
+) -> Rule:
+    return Rule(code, severity, meaning, fix, scope, kinds)
+
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+
+_DEFINED = (
+    # Reported by the loader (sysdrill.content.loader).
+    _rule("file-unreadable", E, Scope.FILE, "the file cannot be opened or read",
+          "check that the file exists and is readable"),
+    _rule("file-too-large", E, Scope.FILE, "the file is larger than 256 KiB and was not read",
+          "split it or remove what does not belong in one item"),
+    _rule("file-not-text", E, Scope.FILE, "the file is binary or its bytes are not UTF-8",
+          "save the file as UTF-8 YAML text"),
+    _rule("yaml-syntax", E, Scope.FILE,
+          "the file is not valid YAML (or nests deeper than 50 levels, or holds several documents)",
+          "fix the YAML at the given line and column"),
+    _rule("yaml-duplicate-key", E, Scope.FILE,
+          "a key appears twice in one mapping (YAML keeps only the last)",
+          "remove or rename one of the two keys"),
+    _rule("yaml-anchor", E, Scope.FILE, "the file uses a YAML anchor (&a) or alias (*a)",
+          "write the value out in full"),
+    _rule("schema", E, Scope.FILE,
+          "a field is missing, has the wrong type or a value outside its vocabulary "
+          "(one finding per field)",
+          "see docs/vault-format.md for the field's allowed values"),
+    # One item on its own.
+    _rule("unknown-field", I, Scope.ITEM, "a field the schema does not know (it is kept as is)",
+          "check the spelling, or leave it if a tool of yours reads it"),
+    _rule("kind-field-unused", W, Scope.ITEM,
+          "a flashcard carries a scenario, markers or options, which flashcards never show",
+          "remove the field, or make the item a `question`"),
+    _rule("option-parsed-as-mapping", E, Scope.ITEM,
+          "an unquoted option such as `- Peak: 28 GB` was read by YAML as a mapping",
+          "quote the option: `- 'Peak: 28 GB'`"),
+    _rule("id-format", E, Scope.ITEM,
+          "the id is not `<track>-<suffix>` (a track name, a hyphen, then letters, digits, "
+          "`-`, `_` or `.`), or its track prefix differs from the item's track",
+          "rename the id, for example `cloud-1013`"),
+    _rule("id-matches-filename", E, Scope.ITEM, "the file name is not `<id>.yaml`",
+          "rename the file after the id (or the id after the file)"),
+    _rule("track-matches-folder", E, Scope.ITEM,
+          "the item sits under `questions/<track>/` but declares another track",
+          "move the file to its track's folder or correct `track`"),
+    _rule("zone-bloom", E, Scope.ITEM,
+          "the Bloom level is not one the zone allows (see the zone-bloom table)",
+          "pick a Bloom level the zone allows, or a zone that fits the Bloom level",
+          _NOT_FLASHCARD),
+    _rule("zone-level", W, Scope.ITEM,
+          "the level is outside the zone's usual range (see the zone-level table)",
+          "check the level and the zone; change one if the item was misfiled",
+          _NOT_FLASHCARD),
+    _rule("question-length", E, Scope.ITEM,
+          "the question is longer than 200 characters or does not end with `?`",
+          "move context into the scenario and end the question with `?`",
+          frozenset({ItemKind.QUESTION, ItemKind.NUMERIC})),
+    _rule("title", E, Scope.ITEM,
+          "the title is longer than 120 characters, ends with a period, holds Markdown, "
+          "LaTeX or underscores, or is a placeholder such as `Question 12`",
+          "write a short, concrete plain-text title"),
+    _rule("scenario-length", E, Scope.ITEM, "the scenario is shorter than 30 characters",
+          "describe the situation: system, scale and constraint", _NOT_FLASHCARD),
+    _rule("common-mistake-markers", E, Scope.ITEM,
+          "common_mistake lacks `**The Pitfall:**`, `**The Rationale:**` or "
+          "`**The Consequence:**`, or has them out of order",
+          "write the three markers, in that order, each starting its paragraph",
+          _NOT_FLASHCARD),
+    _rule("napkin-markers", E, Scope.ITEM,
+          "napkin_math lacks an Assumptions header, the canonical `**Calculations:**` "
+          "marker or a Conclusion header, or has them out of order",
+          "use `**Assumptions & Constraints:**`, `**Calculations:**` and "
+          "`**Conclusion & Interpretation:**`, in that order",
+          _NOT_FLASHCARD),
+    _rule("mcq", E, Scope.ITEM,
+          "multiple-choice options are not exactly 4 distinct strings, or correct_index "
+          "is missing, present without options, or out of range",
+          "give four distinct quoted options and a 0-based correct_index"),
+    _rule("unsafe-markup", E, Scope.ITEM,
+          "a text field holds a script or embedding tag, a `javascript:` or "
+          "`data:text/html` URL, or an event-handler attribute such as `onclick=`",
+          "remove the markup; write plain Markdown"),
+    _rule("resource-url", E, Scope.ITEM, "a resource URL is not an absolute https URL",
+          "link the https address of the page"),
+    # Several items and the shared files.
+    _rule("id-unique", E, Scope.VAULT, "two item files use the same id",
+          "give each item its own id"),
+    _rule("topic-in-taxonomy", E, Scope.VAULT,
+          "the item's topic is not a topic of taxonomy.yaml",
+          "use a topic id from taxonomy.yaml or add the topic there"),
+    _rule("taxonomy-acyclic", E, Scope.VAULT,
+          "taxonomy prerequisites form a cycle",
+          "remove one prerequisite edge of the cycle"),
+    _rule("taxonomy-ref-exists", E, Scope.VAULT,
+          "a prerequisite names a topic that taxonomy.yaml does not define, "
+          "or a topic id is defined twice",
+          "define the topic or correct the name"),
+    _rule("chain-ref-exists", E, Scope.VAULT, "a chain lists an item id that no file defines",
+          "correct the id or remove it from the chain"),
+    _rule("chain-levels-monotonic", E, Scope.VAULT,
+          "a chain steps down in level (chains go from L1 towards L6+)",
+          "reorder the chain so that levels never decrease"),
+    _rule("chain-duplicate", E, Scope.VAULT,
+          "an item appears twice in one chain, or two chains share an id",
+          "keep one occurrence, or rename one chain"),
+    _rule("deck-ref-exists", E, Scope.VAULT, "a deck in decks.yaml lists an unknown item id",
+          "correct the id or remove it from the deck"),
+)
+
+RULES: dict[str, Rule] = {rule.code: rule for rule in _DEFINED}
+"""The rules defined here, by code (without the napkin tier)."""
+
+
+def napkin_module() -> ModuleType | None:
+    """The napkin tier module, or None while it is not installed."""
+    try:
+        return importlib.import_module("sysdrill.check.napkin_rules")
+    except ImportError:
+        return None
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every rule, the napkin tier's included, by code."""
+    rules = dict(RULES)
+    module = napkin_module()
+    if module is not None:
+        for code, (severity, meaning, fix) in getattr(module, "RULES", {}).items():
+            rules[code] = Rule(code, Severity(severity), meaning, fix, Scope.NAPKIN)
+    return rules

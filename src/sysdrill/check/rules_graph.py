@@ -1,0 +1,191 @@
+"""Vault rules: ids across files, the taxonomy graph, chains and decks.
+
+These rules see a short summary of each item (:class:`ItemSummary`), which the
+runner caches, so a warm ``check`` need not parse unchanged files to run them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from sysdrill.check.registry import RULES
+from sysdrill.content.diagnostics import Finding
+from sysdrill.content.enums import LEVEL_ORDER, Level
+from sysdrill.content.loader import Locator, Vault
+
+__all__ = ["ItemSummary", "vault_findings"]
+
+_LEVELS = frozenset(level.value for level in Level)
+
+
+class ItemSummary(NamedTuple):
+    """What the vault rules need of one item (plain data, kept in the cache)."""
+
+    rel: str
+    id: str
+    level: str | None
+    topic: str | None
+
+    @classmethod
+    def of(cls, rel: str, raw: Any) -> ItemSummary | None:
+        """Summarise an item from its raw mapping (valid or not); None without an id."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str | int):
+            return None
+        level = raw.get("level")
+        topic = raw.get("topic")
+        return cls(
+            rel,
+            str(raw["id"]),
+            level if level in _LEVELS else None,
+            topic if isinstance(topic, str) else None,
+        )
+
+
+@dataclass(slots=True)
+class _Reporter:
+    """Builds findings, parsing each file for line numbers at most once."""
+
+    root: Path
+    findings: list[Finding]
+    _locators: dict[str, Locator]
+
+    def add(
+        self, code: str, rel: str, loc: Sequence[str | int], message: str, fix: str | None = None
+    ) -> None:
+        locator = self._locators.get(rel)
+        if locator is None:
+            locator = self._locators[rel] = Locator(self.root / rel)
+        line, column = locator.locate(loc)
+        rule = RULES[code]
+        self.findings.append(
+            Finding(code, rule.severity, rel, line, column, message, fix or rule.fix)
+        )
+
+
+def _ids(report: _Reporter, summaries: Sequence[ItemSummary]) -> dict[str, ItemSummary]:
+    by_id: dict[str, list[ItemSummary]] = {}
+    for summary in summaries:
+        by_id.setdefault(summary.id, []).append(summary)
+    for item_id, group in by_id.items():
+        for summary in group if len(group) > 1 else ():
+            others = ", ".join(s.rel for s in group if s is not summary)
+            report.add("id-unique", summary.rel, ("id",), f"id '{item_id}' is also used by {others}")
+    return {item_id: group[0] for item_id, group in by_id.items()}
+
+
+def _taxonomy(report: _Reporter, vault: Vault, summaries: Sequence[ItemSummary]) -> None:
+    taxonomy = vault.taxonomy
+    if taxonomy is None:
+        return
+    name = "taxonomy.yaml"
+    known: dict[str, int] = {}
+    for index, topic in enumerate(taxonomy.topics):
+        if topic.id in known:
+            report.add("taxonomy-ref-exists", name, ("topics", index, "id"),
+                       f"topic '{topic.id}' is defined twice", fix="merge the two definitions")
+        known.setdefault(topic.id, index)
+    edges: dict[str, list[str]] = {}
+    for index, topic in enumerate(taxonomy.topics):
+        for position, prerequisite in enumerate(topic.prerequisites):
+            if prerequisite not in known:
+                report.add("taxonomy-ref-exists", name,
+                           ("topics", index, "prerequisites", position),
+                           f"topic '{topic.id}' names unknown prerequisite '{prerequisite}'")
+            else:
+                edges.setdefault(topic.id, []).append(prerequisite)
+    for cycle in _cycles(edges):
+        index = known[cycle[0]]
+        report.add("taxonomy-acyclic", name, ("topics", index, "prerequisites"),
+                   "prerequisites form a cycle: " + " -> ".join([*cycle, cycle[0]]))
+    for summary in summaries:
+        if summary.topic is not None and summary.topic not in known:
+            report.add("topic-in-taxonomy", summary.rel, ("topic",),
+                       f"topic '{summary.topic}' is not in taxonomy.yaml")
+
+
+def _cycles(edges: dict[str, list[str]]) -> list[list[str]]:
+    """One cycle per strongly connected knot, found by iterative depth-first search."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    cycles: list[list[str]] = []
+    for start in sorted(edges):
+        if start in state:
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, Any]] = [(start, iter(edges.get(start, ())))]
+        state[start] = 1
+        path.append(start)
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                path.pop()
+                state[node] = 2
+            elif state.get(child) == 1:
+                cycles.append(path[path.index(child) :])
+            elif child not in state:
+                state[child] = 1
+                path.append(child)
+                stack.append((child, iter(edges.get(child, ()))))
+    return cycles
+
+
+def _chains(report: _Reporter, vault: Vault, by_id: dict[str, ItemSummary]) -> None:
+    name = "chains.yaml"
+    seen_chains: set[str] = set()
+    for index, chain in enumerate(vault.chains):
+        if chain.id in seen_chains:
+            report.add("chain-duplicate", name, ("chains", index, "id"),
+                       f"chain id '{chain.id}' is used by two chains")
+        seen_chains.add(chain.id)
+        seen_items: set[str] = set()
+        previous: tuple[str, int] | None = None
+        for position, item_id in enumerate(chain.items):
+            loc = ("chains", index, "items", position)
+            if item_id in seen_items:
+                report.add("chain-duplicate", name, loc,
+                           f"chain '{chain.id}' lists '{item_id}' twice")
+                continue
+            seen_items.add(item_id)
+            summary = by_id.get(item_id)
+            if summary is None:
+                report.add("chain-ref-exists", name, loc,
+                           f"chain '{chain.id}' lists unknown item '{item_id}'")
+                continue
+            if summary.level is None:
+                continue
+            rank = LEVEL_ORDER.index(Level(summary.level))
+            if previous is not None and rank < previous[1]:
+                report.add("chain-levels-monotonic", name, loc,
+                           f"chain '{chain.id}' steps down from {previous[0]} "
+                           f"to {item_id} ({summary.level})")
+            previous = (f"{item_id} ({summary.level})", rank)
+
+
+def _decks(report: _Reporter, vault: Vault, by_id: dict[str, ItemSummary]) -> None:
+    for index, deck in enumerate(vault.decks):
+        for position, item_id in enumerate(deck.items):
+            if item_id not in by_id:
+                report.add("deck-ref-exists", "decks.yaml", ("decks", index, "items", position),
+                           f"deck '{deck.name}' lists unknown item '{item_id}'")
+
+
+def vault_findings(vault: Vault, summaries: Sequence[ItemSummary]) -> list[Finding]:
+    """Run every vault rule over the item summaries and the vault's shared files.
+
+    Args:
+        vault: The loaded vault (its taxonomy, chains and decks are used).
+        summaries: One summary per validated item, in path order.
+
+    Returns:
+        The findings, lines located only for files that have one.
+    """
+    report = _Reporter(vault.root, [], {})
+    by_id = _ids(report, summaries)
+    _taxonomy(report, vault, summaries)
+    _chains(report, vault, by_id)
+    _decks(report, vault, by_id)
+    return report.findings

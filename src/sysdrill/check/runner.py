@@ -1,0 +1,304 @@
+"""Run the whole audit over a vault and collect every finding at once.
+
+The runner loads the vault (the loader reports file, YAML and schema findings),
+runs the item rules and the napkin tier on every validated item, then the vault
+rules over short item summaries. With a cache folder, each unchanged file's
+item and napkin findings and its summary come from the cache, so a warm run
+reads and hashes the files but parses none of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sysdrill.check import rules_graph
+from sysdrill.check.context import FileContext
+from sysdrill.check.registry import Rule, all_rules, napkin_module
+from sysdrill.check.rules_graph import ItemSummary, vault_findings
+from sysdrill.check.rules_identity import check_identity, check_shape
+from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
+from sysdrill.check.rules_style import check_classification, check_wording
+from sysdrill.content.cache import (
+    CachedFile,
+    VaultCache,
+    findings_from_data,
+    findings_to_data,
+)
+from sysdrill.content.diagnostics import Finding, Severity
+from sysdrill.content.loader import (
+    PARSER,
+    ItemFile,
+    Vault,
+    check_vault_root,
+    list_item_files,
+    load_shared_files,
+    read_file,
+    read_item_file,
+)
+from sysdrill.errors import UsageError
+
+__all__ = ["ITEM_CHECKS", "CheckReport", "audit_file", "run_check"]
+
+ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
+    check_shape,
+    check_identity,
+    check_classification,
+    check_wording,
+    check_answer_text,
+    check_options,
+    check_links_and_markup,
+)
+"""Item rules, run in this order on every validated item."""
+
+PARALLEL_MIN_FILES = 400
+"""Fewer files than this are audited in one process (a worker costs more than it saves)."""
+
+RULESET_VERSION = 1
+"""Bumped when a rule changes what it reports, so cached findings are recomputed."""
+
+NapkinHook = Callable[[ItemFile], list[Finding]]
+
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass(slots=True)
+class CheckReport:
+    """Outcome of ``check``: every finding, sorted by file, line and column."""
+
+    root: Path
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    """Item files looked at."""
+    items: int = 0
+    """Item files that validated."""
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of findings per severity (``error``, ``warning``, ``info``)."""
+        counted = Counter(f.severity.value for f in self.findings)
+        return {severity.value: counted.get(severity.value, 0) for severity in Severity}
+
+    def exit_code(self, *, strict: bool = False) -> int:
+        """1 when there are errors (or warnings with ``strict``), else 0."""
+        counts = self.counts
+        failing = counts["error"] + (counts["warning"] if strict else 0)
+        return 1 if failing else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document ``check --json`` prints."""
+        return {
+            "vault": str(self.root),
+            "files": self.files,
+            "items": self.items,
+            "counts": self.counts,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def _ruleset_key(rules: dict[str, Rule]) -> str:
+    """Identify the rules in force, so cached findings of other rule code are not reused."""
+    digest = hashlib.sha256(f"{RULESET_VERSION}/{PARSER}/{sorted(rules)}".encode())
+    # During development the rule code changes without a version bump: include the
+    # size and mtime of the modules that make findings.
+    folders = [Path(rules_graph.__file__).parent]
+    module = napkin_module()
+    if module is not None and module.__file__:
+        folders.append(Path(module.__file__).parent.parent / "napkin")
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            stat = path.stat()
+            digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    return digest.hexdigest()
+
+
+def _napkin_hook() -> NapkinHook | None:
+    module = napkin_module()
+    hook = getattr(module, "napkin_findings", None) if module is not None else None
+    return hook if callable(hook) else None
+
+
+def audit_file(loaded: ItemFile, napkin: NapkinHook | None = None) -> list[Finding]:
+    """Run the item rules (and the napkin tier) on one loaded file.
+
+    Args:
+        loaded: A file from the loader; nothing is checked unless its item validated.
+        napkin: The napkin tier's ``napkin_findings``, or None to skip it.
+
+    Returns:
+        The findings of item rules and the napkin tier (not the loader's own).
+    """
+    if loaded.item is None:
+        return []
+    context = FileContext(loaded, loaded.item)
+    for check in ITEM_CHECKS:
+        check(context)
+    if napkin is not None:
+        context.findings.extend(napkin(loaded))
+    return context.findings
+
+
+_Result = tuple[str, bool, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]
+"""Per file: rel, validated?, loader findings, rule findings, summary (all plain data)."""
+
+_Fresh = tuple[_Result, int, int, str]
+"""A freshly audited file: its result, size, mtime_ns and digest (for the cache)."""
+
+
+def _audit_files(files: list[tuple[Path, str]]) -> list[_Fresh]:
+    """Load and audit files from scratch (in this process or a worker)."""
+    napkin = _napkin_hook()
+    fresh: list[_Fresh] = []
+    for path, rel in files:
+        loaded = read_item_file(path, rel)
+        found = audit_file(loaded, napkin)
+        summary = ItemSummary.of(rel, loaded.raw)
+        result: _Result = (
+            rel,
+            loaded.item is not None,
+            findings_to_data(loaded.findings),
+            findings_to_data(found),
+            tuple(summary) if summary is not None else None,
+        )
+        fresh.append((result, loaded.size, loaded.mtime_ns, loaded.digest))
+    return fresh
+
+
+def _audit_in_parallel(files: list[tuple[Path, str]], workers: int) -> list[_Fresh]:
+    """Audit files, handing half to a forked worker when there are enough of them.
+
+    Parsing and validation are CPU-bound Python, so a second process is what
+    makes use of a second core; forking shares the imported modules for free.
+    """
+    if workers < 2 or len(files) < PARALLEL_MIN_FILES:
+        return _audit_files(files)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _audit_files(files)
+    half = len(files) // 2
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            future = pool.submit(_audit_files, files[half:])
+            first = _audit_files(files[:half])
+            return first + future.result()
+    except (OSError, BrokenProcessPool):
+        return _audit_files(files)
+
+
+def _sort_key(finding: Finding) -> tuple[Any, ...]:
+    return (
+        finding.path,
+        finding.line,
+        finding.column,
+        _SEVERITY_ORDER[finding.severity],
+        finding.code,
+        finding.message,
+    )
+
+
+def _check_codes(codes: Iterable[str] | None, rules: dict[str, Rule]) -> set[str] | None:
+    if codes is None:
+        return None
+    selected = set(codes)
+    unknown = sorted(selected - set(rules))
+    if unknown:
+        raise UsageError(
+            f"unknown rule code {', '.join(unknown)}; see docs/check-rules.md for the codes"
+        )
+    return selected
+
+
+def _reuse_cached(
+    files: list[tuple[Path, str]], cache: VaultCache, key: str
+) -> tuple[list[_Result], list[tuple[Path, str]]]:
+    """Results of unchanged files from the cache, and the files that need auditing."""
+    reused: list[_Result] = []
+    stale: list[tuple[Path, str]] = []
+    for path, rel in files:
+        data, size, mtime_ns, _ = read_file(path, rel)
+        entry = None
+        if data is not None:
+            digest = hashlib.sha256(data).hexdigest()
+            entry = cache.lookup(rel, size=size, mtime_ns=mtime_ns, digest=digest)
+        extra = entry.extra if entry is not None else None
+        if isinstance(extra, tuple) and len(extra) == 3 and extra[0] == key:
+            assert entry is not None
+            reused.append((rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2]))
+        else:
+            stale.append((path, rel))
+    return reused, stale
+
+
+def run_check(
+    root: Path,
+    *,
+    codes: Iterable[str] | None = None,
+    cache_dir: Path | None = None,
+    workers: int | None = None,
+) -> CheckReport:
+    """Audit a vault and report every finding at once.
+
+    Args:
+        root: The vault folder.
+        codes: Report only these rule codes (all rules still run).
+        cache_dir: Folder of the check cache; None checks everything afresh.
+        workers: Processes to use for files that need parsing (default: up to 2,
+            one per CPU); 1 keeps everything in this process.
+
+    Returns:
+        The report, findings sorted by path, line and column.
+
+    Raises:
+        VaultNotFound: If ``root`` is not an existing folder.
+        UsageError: If ``codes`` names a code no rule has.
+    """
+    rules = all_rules()
+    selected = _check_codes(codes, rules)
+    check_vault_root(root)
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1)
+    files = list_item_files(root)
+    cache = None
+    if cache_dir is not None:
+        cache = VaultCache(cache_dir, root, salt=PARSER, keeps_raw=False)
+    results: list[_Result] = []
+    stale = files
+    key = ""
+    if cache is not None:
+        key = _ruleset_key(rules)
+        if cache.has_entries:
+            results, stale = _reuse_cached(files, cache, key)
+    for result, size, mtime_ns, digest in _audit_in_parallel(stale, workers):
+        results.append(result)
+        if cache is not None and digest:
+            rel, valid, loader_findings, found, summary = result
+            entry = CachedFile(size, mtime_ns, digest, valid, findings_from_data(loader_findings))
+            cache.store(rel, entry)
+            cache.attach(rel, (key, found, summary))
+    vault = Vault(root=root)
+    load_shared_files(vault)
+    report = CheckReport(root=root, files=len(files))
+    summaries: list[ItemSummary] = []
+    for _, valid, loader_findings, found, summary in results:
+        report.items += valid
+        report.findings.extend(findings_from_data(loader_findings))
+        report.findings.extend(findings_from_data(found))
+        if summary is not None:
+            summaries.append(ItemSummary(*summary))
+    summaries.sort()
+    report.findings.extend(vault.findings)
+    report.findings.extend(vault_findings(vault, summaries))
+    if selected is not None:
+        report.findings = [f for f in report.findings if f.code in selected]
+    report.findings.sort(key=_sort_key)
+    if cache is not None:
+        cache.save()
+    return report

@@ -1,0 +1,44 @@
+"""The interactive terminal interface of the study sessions (Textual).
+
+Importing this package loads Textual, so the CLI imports it only inside the
+command that opens the interface.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sysdrill.cli.tui.app import StudyApp
+from sysdrill.study.sessions.report import build_report, report_lines
+from sysdrill.study.sessions.runner import EMPTY_MESSAGES, open_session
+
+if TYPE_CHECKING:
+    from sysdrill.study.service import StudyService
+    from sysdrill.study.sessions.chains import ChainIndex
+    from sysdrill.study.sessions.engine import Clock, SessionPlan
+
+__all__ = ["StudyApp", "run_tui"]
+
+
+def run_tui(
+    plan: SessionPlan,
+    *,
+    study: StudyService,
+    clock: Clock,
+    chains: ChainIndex | None = None,
+) -> list[str]:
+    """Run ``plan`` in the terminal interface, recording every review in ``study``.
+
+    Returns:
+        The report as text lines, to print once the interface has closed.
+    """
+    if not plan.items:
+        return [EMPTY_MESSAGES[plan.kind]]
+    session, recorder = open_session(plan, study=study, clock=clock, chains=chains)
+    try:
+        StudyApp(session).run()
+    finally:
+        if session.ended_at is None:
+            session.quit()
+        recorder.finish(build_report(session), now=clock())
+    return report_lines(build_report(session))

@@ -1,0 +1,349 @@
+"""The Textual app that runs one study session from the keyboard.
+
+Keys (also shown at the bottom of the screen):
+
+- multiple choice: ``a``-``d`` pick an option;
+- numeric and free-text answers: type in the box, Enter submits
+  (typing ``skip`` or ``quit`` works as in the answers format);
+- flashcards: space or Enter shows the back;
+- rating: ``a``/``h``/``g``/``e`` for Again/Hard/Good/Easy, or ``1``-``5`` confidence;
+- gauntlet rubric: ``1``-``9`` tick key points, Enter confirms;
+- next in chain: ``y`` or ``n``;
+- after an automatic grade: space or Enter goes on;
+- anywhere: ``s`` skips the item, ``q`` or Escape twice ends the session;
+- up/down and page keys scroll a long item.
+
+The app never reads the wall clock itself: the session's injected clock drives
+the countdown, and :meth:`StudyApp.refresh_timer` is what the one-second
+interval calls (tests call it after moving their fake clock).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.events import Key
+from textual.widgets import Footer, Header, Input, Markdown, Static
+
+from sysdrill.errors import UsageError
+from sysdrill.study.ratings import Rating, rating_from_text
+from sysdrill.study.sessions.answers import Command, command_of
+from sysdrill.study.sessions.engine import AnswerMode, ItemResult, Phase, Session
+from sysdrill.study.sessions.line_mode import format_interval
+from sysdrill.study.sessions.report import build_report, format_duration, report_lines
+from sysdrill.study.sessions.text import readable_math
+from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
+
+__all__ = ["RATING_KEYS", "StudyApp"]
+
+RATING_KEYS: dict[str, Rating] = {
+    key: rating_from_text(key) for key in ("a", "h", "g", "e", "1", "2", "3", "4", "5")
+}
+"""Keys that rate a recall: a/h/g/e for Again/Hard/Good/Easy, 1-5 for confidence."""
+
+_HINTS: dict[str, str] = {
+    "choice": "a-{last} choose   s skip   q quit",
+    "input": "type your answer, Enter submits (skip / quit work too)   Esc quit",
+    "reveal": "space show answer   s skip   q quit",
+    "rate": "a again  h hard  g good  e easy  (or 1-5 confidence)   s skip   q quit",
+    "rubric": "1-{last} tick key points   Enter confirm   s skip   q quit",
+    "chain": "y take the next item of the chain   n go on   q quit",
+    "continue": "space / Enter next   q quit",
+    "done": "q / Enter / Esc close",
+}
+
+
+class StudyApp(App[list[str]]):
+    """Runs a :class:`~sysdrill.study.sessions.engine.Session`; returns the report lines."""
+
+    TITLE = "sysdrill"
+    CSS = """
+    #status { height: auto; padding: 0 1; background: $boost; }
+    #timer { height: auto; padding: 0 1; color: $warning; }
+    #body { height: 1fr; padding: 0 1; }
+    #feedback { height: auto; padding: 0 1; }
+    #hint { height: auto; padding: 0 1; color: $text-muted; }
+    #answer { margin: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "end_session", "Quit", show=True),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.revealed = False
+        """Whether the back of the current flashcard is shown."""
+        self.ticked: set[int] = set()
+        """Rubric points ticked so far (0-based)."""
+        self.pending: ItemResult | None = None
+        """An automatically graded result shown until the learner goes on."""
+        self.finished = False
+        self.note = ""
+        self.quitting = False
+        """Whether the learner pressed q once and must confirm."""
+        self.sub_title = session.plan.title
+
+    def compose(self) -> ComposeResult:
+        """Lay out status, countdown, item text, feedback, answer box and key hints."""
+        yield Header()
+        yield Static(id="status")
+        yield Static(id="timer")
+        with VerticalScroll(id="body"):
+            yield Markdown(id="item")
+        yield Static(id="feedback")
+        yield Input(id="answer", placeholder="Your answer")
+        yield Static(id="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Show the first item and start the countdown of a timed session."""
+        if self.session.deadline is not None:
+            self.set_interval(1.0, self.refresh_timer)
+        self.refresh_timer()
+        self.render_state()
+
+    # -- drawing ---------------------------------------------------------------
+
+    def _state(self) -> str:
+        session = self.session
+        if self.finished or session.phase is Phase.DONE:
+            return "done"
+        if self.pending is not None:
+            return "continue"
+        if session.phase is Phase.CHAIN:
+            return "chain"
+        if session.phase is Phase.RUBRIC:
+            return "rubric"
+        if session.phase is Phase.RATE:
+            if session.mode is AnswerMode.FLASHCARD and not self.revealed:
+                return "reveal"
+            return "rate"
+        if session.mode is AnswerMode.MULTIPLE_CHOICE:
+            return "choice"
+        return "input"
+
+    def _item_markdown(self) -> str:
+        session = self.session
+        item = self.pending.item if self.pending is not None else session.current
+        if item is None:
+            return ""
+        view = item_view(item)
+        parts = [f"## {view.heading}", f"*{view.meta}*"]
+        if view.scenario:
+            parts.append(view.scenario)
+        parts.append(f"**{view.question}**")
+        for index, option in enumerate(view.options):
+            parts.append(f"- **{option_label(index)})** {option}")
+        if view.unit_hint:
+            parts.append(f"*Answer with a number and a unit (e.g. in {view.unit_hint}).*")
+        state = self._state()
+        if state in ("rubric", "rate") and session.given_answer:
+            parts.append(f"### Your answer\n\n{session.given_answer}")
+        if state in ("rate", "rubric", "continue"):
+            for name, text in reveal_sections(item):
+                parts.append(f"### {name}\n\n{text}")
+        if state == "rubric" and session.rubric is not None:
+            lines = []
+            for index, point in enumerate(session.rubric.points):
+                mark = "x" if index in self.ticked else " "
+                lines.append(f"{index + 1}. [{mark}] {point}")
+            parts.append("### Key points\n\n" + "\n".join(lines))
+        return readable_math("\n\n".join(parts))
+
+    def render_state(self) -> None:
+        """Redraw every part of the screen from the session's state."""
+        session = self.session
+        state = self._state()
+        status = self.query_one("#status", Static)
+        feedback = self.query_one("#feedback", Static)
+        answer = self.query_one("#answer", Input)
+        hint = self.query_one("#hint", Static)
+        markdown = self.query_one("#item", Markdown)
+        if state == "done":
+            self.finished = True
+            status.update(f"{session.plan.title}: finished")
+            markdown.update("\n\n".join(report_lines(build_report(session))))
+            feedback.update(self.note)
+            answer.display = False
+            hint.update(_HINTS["done"])
+            return
+        shown = self.pending.item if self.pending is not None else session.current
+        warm = " - warm-up" if shown is not None and shown.id in session.plan.warmup_ids else ""
+        status.update(f"[{session.position}/{session.total}]{warm}  {session.plan.title}")
+        markdown.update(self._item_markdown())
+        text = self.note
+        if state == "chain" and session.chain_offer is not None:
+            offer = session.chain_offer
+            text += (
+                f"\nNext in chain '{offer.chain.title or offer.chain.id}': "
+                f"{offer.item.title or offer.item.id}. Take it? (y/n)"
+            )
+        feedback.update(text.strip())
+        answer.display = state == "input"
+        if state == "input":
+            answer.value = ""
+            answer.focus()
+        else:
+            self.set_focus(None)
+        last = len(session.rubric.points) if session.rubric else 0
+        options = len(session.current.details.options or []) if session.current else 0
+        hint.update(
+            _HINTS[state].format(last=last if state == "rubric" else option_label(options - 1))
+        )
+
+    def refresh_timer(self) -> None:
+        """Update the countdown and end the session if time ran out."""
+        left = self.session.remaining()
+        timer = self.query_one("#timer", Static)
+        if left is None:
+            timer.display = False
+            return
+        timer.update(f"Time left: {format_duration(left)}")
+        if not self.finished and self.session.tick():
+            self.note = "Time is up."
+            self.render_state()
+
+    # -- input -----------------------------------------------------------------
+
+    def _recorded(self, before: int) -> None:
+        if len(self.session.results) <= before:
+            return
+        result = self.session.results[-1]
+        if result.rating is None:
+            return
+        self.note = f"Recorded: {result.rating.name.capitalize()}"
+        if result.next_due is not None and result.reviewed_at is not None:
+            self.note += f"; next review in {format_interval(result.next_due - result.reviewed_at)}"
+        self.note += "."
+
+    def _act(self, action: str, value: str = "") -> None:
+        """Apply one learner action to the session and redraw."""
+        session = self.session
+        before = len(session.results)
+        self.note = ""
+        try:
+            if action == "answer":
+                feedback = session.answer(value)
+                self.note = feedback.message
+                if feedback.correct is not None:
+                    self.pending = session.results[-1]
+                    self._recorded(before)
+                    self.note = f"{feedback.message} {self.note}"
+            elif action == "rate":
+                session.rate(RATING_KEYS[value])
+                self._recorded(before)
+            elif action == "rubric":
+                result = session.score_rubric(self.ticked)
+                self._recorded(before)
+                self.note = (
+                    f"Covered {result.rubric_covered} of {result.rubric_total} key points. "
+                    + self.note
+                )
+            elif action == "chain":
+                session.follow_chain(value == "y")
+            elif action == "skip":
+                session.skip()
+            elif action == "quit":
+                session.quit()
+        except UsageError as exc:
+            self.note = str(exc)
+        if action != "answer" or self.pending is None:
+            self.revealed = False
+            self.ticked = set()
+        self.render_state()
+
+    @on(Input.Submitted, "#answer")
+    def submit_answer(self, event: Input.Submitted) -> None:
+        """Grade the typed answer (or obey ``skip`` / ``quit``)."""
+        text = event.value
+        command = command_of(text)
+        if command is Command.QUIT:
+            self.quitting = True
+            self._quit()
+        elif command is Command.SKIP:
+            self._act("skip")
+        else:
+            self._act("answer", text)
+
+    def _quit(self) -> None:
+        """End the session on the second press, so one stray key does not end a gauntlet."""
+        if not self.quitting:
+            self.quitting = True
+            self.query_one("#feedback", Static).update(
+                "End the session? Press q or Escape again to end it, any other key to go on."
+            )
+            return
+        self.quitting = False
+        self.pending = None
+        self._act("quit")
+
+    _SCROLL_KEYS: ClassVar[dict[str, str]] = {
+        "up": "scroll_up",
+        "down": "scroll_down",
+        "pageup": "scroll_page_up",
+        "pagedown": "scroll_page_down",
+    }
+
+    def on_key(self, event: Key) -> None:
+        """Dispatch keys by what the session waits for."""
+        key = event.key
+        if key in self._SCROLL_KEYS:
+            getattr(self.query_one("#body", VerticalScroll), self._SCROLL_KEYS[key])()
+            return
+        if self.query_one("#answer", Input).has_focus or key == "escape":
+            return
+        state = self._state()
+        if state == "done":
+            if key in ("q", "enter", "space"):
+                self.exit(report_lines(build_report(self.session)))
+            return
+        if key == "q":
+            self._quit()
+            return
+        if self.quitting:
+            self.quitting = False
+            self.render_state()
+        if state == "continue":
+            if key in ("enter", "space"):
+                self.pending = None
+                self.note = ""
+                self.render_state()
+            return
+        if key == "s":
+            self._act("chain", "n") if state == "chain" else self._act("skip")
+        elif state == "choice":
+            options = self.session.current.details.options if self.session.current else None
+            letters = "abcdefghijklmnopqrstuvwxyz"[: len(options or [])]
+            if len(key) == 1 and key in letters:
+                self._act("answer", key)
+        elif state == "reveal" and key in ("space", "enter"):
+            self.revealed = True
+            self.render_state()
+        elif state == "rate" and key in RATING_KEYS:
+            self._act("rate", key)
+        elif state == "rubric":
+            self._rubric_key(key)
+        elif state == "chain" and key in ("y", "n"):
+            self._act("chain", key)
+
+    def _rubric_key(self, key: str) -> None:
+        rubric = self.session.rubric
+        if rubric is None:
+            return
+        if key == "enter":
+            self._act("rubric")
+        elif key.isdigit() and 1 <= int(key) <= len(rubric.points):
+            self.ticked ^= {int(key) - 1}
+            self.render_state()
+
+    def action_end_session(self) -> None:
+        """End the session (Escape), or close the report when it is over."""
+        if self._state() == "done":
+            self.exit(report_lines(build_report(self.session)))
+        else:
+            self._quit()

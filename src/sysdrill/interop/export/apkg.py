@@ -1,0 +1,270 @@
+"""Write an Anki package (``.apkg``) with genanki.
+
+Identity is stable, so importing a newer export updates notes instead of
+adding copies:
+
+- each note's GUID is ``genanki.guid_for("sysdrill", item_id)``;
+- each kind of item has its own note type with a fixed model id
+  (:data:`NOTE_TYPES`); changing a note type's fields means a new id;
+- each deck's id is derived from its name (:func:`deck_id`).
+
+Notes carry the item's modification time as ``now``, so Anki's "update if
+newer" rule takes the later export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sqlite3  # noqa: TID251 - genanki writes the collection through sqlite3
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sysdrill.content.enums import ItemKind
+from sysdrill.content.models import Item
+from sysdrill.interop.export.cards import (
+    FieldRenderer,
+    anki_deck_name,
+    anki_tags,
+    back_markdown,
+    correct_option,
+    front_markdown,
+    options_markdown,
+    parts_markdown,
+)
+from sysdrill.interop.export.service import ExportedItem
+
+__all__ = ["NOTE_TYPES", "NoteType", "deck_id", "note_guid", "note_type_for", "write_apkg"]
+
+
+@dataclass(frozen=True, slots=True)
+class NoteType:
+    """An Anki note type sysdrill writes: fixed id, name and fields."""
+
+    key: str
+    model_id: int
+    name: str
+    fields: tuple[str, ...]
+    front: str
+    """Front template body (Anki mustache)."""
+    back: str
+    """Back template body, below the front side."""
+
+
+_META = '{{#Meta}}<div class="meta">{{Meta}}</div>{{/Meta}}'
+_TITLE = '{{#Title}}<div class="title">{{Title}}</div>{{/Title}}'
+_SCENARIO = '{{#Scenario}}<div class="scenario">{{Scenario}}</div>{{/Scenario}}'
+
+
+def _section(field: str, label: str) -> str:
+    return (
+        f'{{{{#{field}}}}}<div class="section"><div class="label">{label}</div>'
+        f"{{{{{field}}}}}</div>{{{{/{field}}}}}"
+    )
+
+
+NOTE_TYPES: dict[str, NoteType] = {
+    note_type.key: note_type
+    for note_type in (
+        NoteType(
+            "question",
+            1_733_400_001,
+            "sysdrill scenario question",
+            (
+                "Title",
+                "Scenario",
+                "Question",
+                "Answer",
+                "Napkin math",
+                "Common mistake",
+                "Meta",
+                "Id",
+            ),
+            _TITLE + _SCENARIO + '<div class="question">{{Question}}</div>',
+            '<div class="answer">{{Answer}}</div>'
+            + _section("Napkin math", "Napkin math")
+            + _section("Common mistake", "Common mistake")
+            + _META,
+        ),
+        NoteType(
+            "multiple-choice",
+            1_733_400_002,
+            "sysdrill multiple choice",
+            ("Title", "Scenario", "Question", "Options", "Answer", "Explanation", "Meta", "Id"),
+            _TITLE
+            + _SCENARIO
+            + '<div class="question">{{Question}}</div><div class="options">{{Options}}</div>',
+            '<div class="answer">{{Answer}}</div>' + _section("Explanation", "Why") + _META,
+        ),
+        NoteType(
+            "flashcard",
+            1_733_400_003,
+            "sysdrill flashcard",
+            ("Front", "Back", "Meta", "Id"),
+            '<div class="question">{{Front}}</div>',
+            '<div class="answer">{{Back}}</div>' + _META,
+        ),
+        NoteType(
+            "exercise",
+            1_733_400_004,
+            "sysdrill exercise",
+            ("Title", "Question", "Parts", "Answer", "Meta", "Id"),
+            f'{_TITLE}<div class="question">{{{{Question}}}}</div>'
+            '{{#Parts}}<div class="parts">{{Parts}}</div>{{/Parts}}',
+            '<div class="answer">{{Answer}}</div>' + _META,
+        ),
+    )
+}
+"""Note types by key; quiz and numeric items use the flashcard type."""
+
+_CSS = """\
+.card { font-family: -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 18px;
+  line-height: 1.45; text-align: left; color: #1d1d1f; background: #fff; max-width: 46em;
+  margin: 0 auto; }
+.nightMode .card, .card.nightMode { color: #e8e8e8; background: #1e1e1e; }
+.title { font-weight: 600; font-size: 1.1em; margin-bottom: .5em; }
+.scenario { color: #444; margin-bottom: .8em; }
+.nightMode .scenario { color: #bbb; }
+.section { margin-top: 1em; }
+.label { font-size: .8em; font-weight: 600; text-transform: uppercase; letter-spacing: .04em;
+  color: #888; }
+.meta { margin-top: 1.2em; font-size: .75em; color: #888; }
+table { border-collapse: collapse; } td, th { border: 1px solid #bbb; padding: .2em .5em; }
+pre { white-space: pre-wrap; }
+"""
+
+
+def note_type_for(item: Item) -> NoteType:
+    """The note type an item is written with."""
+    if item.kind == ItemKind.EXERCISE:
+        return NOTE_TYPES["exercise"]
+    if item.is_multiple_choice:
+        return NOTE_TYPES["multiple-choice"]
+    if item.kind == ItemKind.QUESTION:
+        return NOTE_TYPES["question"]
+    return NOTE_TYPES["flashcard"]
+
+
+def note_guid(item_id: str) -> str:
+    """Anki note GUID of an item: the same id always gives the same GUID."""
+    import genanki
+
+    return str(genanki.guid_for("sysdrill", item_id))
+
+
+def deck_id(name: str) -> int:
+    """Stable Anki deck id for a deck name (a positive 52-bit integer)."""
+    digest = hashlib.sha256(f"sysdrill-deck:{name}".encode()).digest()
+    return (int.from_bytes(digest[:6], "big") | 1 << 40) & ((1 << 52) - 1)
+
+
+def _meta(item: Item) -> str:
+    parts = [
+        item.track.value if item.track else None,
+        item.level.value if item.level else None,
+        item.topic,
+        item.id,
+    ]
+    return " · ".join(part for part in parts if part)
+
+
+def _fields(item: Item, note_type: NoteType, render: FieldRenderer) -> list[str]:
+    details = item.details
+    values: dict[str, str | None] = {
+        "Title": item.title,
+        "Scenario": item.scenario,
+        "Question": item.question,
+        "Meta": None,
+        "Id": None,
+    }
+    if note_type.key == "question":
+        values["Answer"] = details.realistic_solution or back_markdown(item)
+        values["Napkin math"] = details.napkin_math
+        values["Common mistake"] = details.common_mistake
+    elif note_type.key == "multiple-choice":
+        values["Options"] = options_markdown(item)
+        values["Answer"] = correct_option(item) or "*The source marks no correct option.*"
+        values["Explanation"] = details.realistic_solution
+    elif note_type.key == "exercise":
+        values["Parts"] = parts_markdown(item, with_answers=False)
+        values["Answer"] = back_markdown(item)
+    else:
+        values["Front"] = front_markdown(item)
+        values["Back"] = back_markdown(item)
+    rendered = {name: render(value) for name, value in values.items()}
+    # Id and Meta are plain text: escaped, never rendered as Markdown.
+    import html
+
+    rendered["Meta"] = html.escape(_meta(item))
+    rendered["Id"] = html.escape(item.id)
+    return [rendered.get(name, "") for name in note_type.fields]
+
+
+def _model(note_type: NoteType) -> Any:
+    import genanki
+
+    return genanki.Model(
+        note_type.model_id,
+        note_type.name,
+        fields=[{"name": name} for name in note_type.fields],
+        templates=[
+            {
+                "name": "Card 1",
+                "qfmt": note_type.front,
+                "afmt": '{{FrontSide}}<hr id="answer">' + note_type.back,
+            }
+        ],
+        css=_CSS,
+        sort_field_index=0,
+    )
+
+
+def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+    """Write the items as an Anki package at ``path``.
+
+    Args:
+        items: Items to write, in order.
+        path: The file to write (the caller makes this atomic).
+        now: Modification time stamped on notes and cards (UTC).
+
+    Returns:
+        The Anki deck names written, sorted.
+    """
+    import genanki
+
+    render = FieldRenderer()
+    models = {key: _model(note_type) for key, note_type in NOTE_TYPES.items()}
+    decks: dict[str, Any] = {}
+    for exported in items:
+        item = exported.item
+        note_type = note_type_for(item)
+        name = anki_deck_name(item, deck=exported.deck_title)
+        if name not in decks:
+            decks[name] = genanki.Deck(deck_id(name), name)
+        decks[name].add_note(
+            genanki.Note(
+                model=models[note_type.key],
+                fields=_fields(item, note_type, render),
+                tags=anki_tags(item),
+                guid=note_guid(item.id),
+            )
+        )
+    package = genanki.Package([decks[name] for name in sorted(decks)])
+    timestamp = now.timestamp()
+    with tempfile.TemporaryDirectory(prefix="sysdrill-apkg-") as folder:
+        collection = Path(folder) / "collection.anki2"
+        conn = sqlite3.connect(collection)
+        try:
+            package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            conn.commit()
+        finally:
+            conn.close()
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+            archive.write(collection, "collection.anki2")
+            archive.writestr("media", json.dumps({}))
+    return sorted(decks)

@@ -1,0 +1,267 @@
+"""Export a vault: load it, pick items by filters, write one file atomically.
+
+Every format writes to a temporary file beside ``out`` and moves it into
+place with :func:`os.replace` only when the whole file is written, so an
+error (or Ctrl-C) never leaves a half-written export, and a previous export
+at ``out`` survives a failed one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from sysdrill.content.enums import Level, Status, Track
+from sysdrill.content.models import Item
+from sysdrill.errors import ExportFailed
+
+__all__ = [
+    "ExportFilters",
+    "ExportFormat",
+    "ExportReport",
+    "ExportedItem",
+    "export_vault",
+    "write_atomically",
+]
+
+
+class ExportFormat(StrEnum):
+    """File formats ``sysdrill export`` writes."""
+
+    APKG = "apkg"
+    """Anki package, built with genanki: one note type per kind of item."""
+    ANKI_TEXT = "anki-text"
+    """Anki "Notes in Plain Text" with headers, for Anki's File > Import."""
+    CSV = "csv"
+    """CSV with a header row: id, front, back, deck, tags and classification."""
+    STAFFML_JSON = "staffml-json"
+    """A ``corpus.json`` array of items exactly as the vault holds them."""
+    MARKDOWN = "markdown"
+    """Markdown with ``Q:``/``A:`` pairs, readable and importable again."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFilters:
+    """Which items to export; an empty tuple lets everything through.
+
+    Within one filter any value matches; all given filters must match. Without
+    ``statuses``, items with status ``deleted`` are left out.
+    """
+
+    tracks: tuple[Track, ...] = ()
+    levels: tuple[Level, ...] = ()
+    decks: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    statuses: tuple[Status, ...] = ()
+
+    def matches(self, item: Item, *, decks: tuple[str, ...] = ()) -> bool:
+        """Whether the item passes every given filter.
+
+        Args:
+            item: The item.
+            decks: Names and titles of the decks the item belongs to (its
+                ``deck`` field and the decks of ``decks.yaml`` listing it).
+        """
+        if self.tracks and item.track not in self.tracks:
+            return False
+        if self.levels and item.level not in self.levels:
+            return False
+        if self.decks and not any(_deck_matches(deck, self.decks) for deck in decks):
+            return False
+        if self.tags and not {t.casefold() for t in item.tags} & {t.casefold() for t in self.tags}:
+            return False
+        if self.statuses:
+            return item.status in self.statuses
+        return item.status != Status.DELETED
+
+    def describe(self) -> str:
+        """The filters as command-line options, for messages."""
+        given = [
+            *(f"--track {t.value}" for t in self.tracks),
+            *(f"--level {lv.value}" for lv in self.levels),
+            *(f"--deck {d}" for d in self.decks),
+            *(f"--tag {t}" for t in self.tags),
+            *(f"--status {s.value}" for s in self.statuses),
+        ]
+        return " ".join(given)
+
+
+def _deck_matches(deck: str, wanted: tuple[str, ...]) -> bool:
+    # A parent deck selects its subdecks, as in Anki.
+    name = deck.casefold()
+    return any(name == w.casefold() or name.startswith(w.casefold() + "::") for w in wanted)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedItem:
+    """One item chosen for export: the validated model and the mapping as stored."""
+
+    item: Item
+    raw: dict[str, Any]
+    rel: str
+    """Path of its file relative to the vault."""
+    deck: str | None = None
+    """Deck the item belongs to: its ``deck`` field, else the first deck listing it."""
+    deck_title: str | None = None
+    """Title of that deck from ``decks.yaml``, else its name."""
+
+
+@dataclass(slots=True)
+class ExportReport:
+    """What an export wrote."""
+
+    format: ExportFormat
+    out: Path
+    items: int = 0
+    """Items written (notes, rows or array entries)."""
+    by_kind: dict[str, int] = field(default_factory=dict)
+    decks: list[str] = field(default_factory=list)
+    """Decks written (Anki deck names for ``apkg``, vault decks otherwise)."""
+    skipped: list[str] = field(default_factory=list)
+    """Vault files left out because they do not validate, as ``file: reason``."""
+    filtered_out: int = 0
+    """Valid items the filters left out."""
+    size_bytes: int = 0
+    """Size of the written file, in bytes."""
+
+
+Writer = Callable[[list[ExportedItem], Path, datetime], list[str]]
+"""Writes the items to a path and returns the deck names it wrote."""
+
+
+def _writer(fmt: ExportFormat) -> Writer:
+    if fmt == ExportFormat.APKG:
+        from sysdrill.interop.export.apkg import write_apkg
+
+        return write_apkg
+    from sysdrill.interop.export import text_formats
+
+    writers: dict[ExportFormat, Writer] = {
+        ExportFormat.ANKI_TEXT: text_formats.write_anki_text,
+        ExportFormat.CSV: text_formats.write_csv,
+        ExportFormat.STAFFML_JSON: text_formats.write_staffml_json,
+        ExportFormat.MARKDOWN: text_formats.write_markdown,
+    }
+    return writers[fmt]
+
+
+def write_atomically(out: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write`` on a temporary path beside ``out``, then move it into place.
+
+    Raises:
+        ExportFailed: If the folder is missing or the file cannot be written;
+            the temporary file is removed and ``out`` is left as it was.
+    """
+    folder = out.parent
+    if not folder.is_dir():
+        raise ExportFailed(
+            f"folder '{folder}' does not exist; create it first or choose another --out"
+        )
+    if out.is_dir():
+        raise ExportFailed(f"'{out}' is a folder; give a file name, such as '{out / 'deck'}'")
+    try:
+        handle, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise ExportFailed(
+            f"cannot write in '{folder}': {exc.strerror}; choose a folder you can write to"
+        ) from exc
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        write(temporary)
+        os.replace(temporary, out)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise ExportFailed(
+            f"cannot write '{out}': {exc.strerror or exc}; check the space and permissions"
+        ) from exc
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _check_now(now: datetime) -> None:
+    if now.tzinfo is None or now.utcoffset() != timedelta(0):
+        raise ValueError("now must be a timezone-aware UTC datetime")
+
+
+def export_vault(
+    vault: Path,
+    *,
+    format: ExportFormat | str,
+    out: Path,
+    filters: ExportFilters | None = None,
+    now: datetime,
+) -> ExportReport:
+    """Export the vault's valid items that pass the filters into one file.
+
+    Args:
+        vault: The vault folder.
+        format: One of :class:`ExportFormat` (or its value).
+        out: The file to write; replaced atomically if it exists.
+        filters: Which items to export; all but deleted ones when None.
+        now: Current time (UTC), stamped on Anki notes as their modification time.
+
+    Returns:
+        What was written, with the files skipped because they do not validate.
+
+    Raises:
+        VaultNotFound: If the vault folder does not exist.
+        ExportFailed: If no item matches, or the file cannot be written.
+        ValueError: If ``now`` is naive or not UTC, or the format is unknown.
+    """
+    from sysdrill.content.loader import load_vault
+
+    _check_now(now)
+    fmt = ExportFormat(format)
+    filters = filters or ExportFilters()
+    loaded = load_vault(vault)
+    report = ExportReport(format=fmt, out=out)
+    titles = {deck.name: deck.title or deck.name for deck in loaded.decks}
+    listed_in: dict[str, str] = {}
+    for deck in loaded.decks:
+        for item_id in deck.items:
+            listed_in.setdefault(item_id, deck.name)
+    chosen: list[ExportedItem] = []
+    for file in loaded.files:
+        item = file.item
+        if item is None:
+            reason = file.findings[0].message if file.findings else "does not validate"
+            report.skipped.append(f"{file.rel}: {reason}")
+            continue
+        deck_name = item.deck or listed_in.get(item.id)
+        deck_title = titles.get(deck_name, deck_name) if deck_name else None
+        names = tuple(n for n in (deck_name, deck_title) if n)
+        if not filters.matches(item, decks=names):
+            report.filtered_out += 1
+            continue
+        chosen.append(ExportedItem(item, dict(file.raw), file.rel, deck_name, deck_title))
+    if not chosen:
+        if report.filtered_out:
+            raise ExportFailed(
+                f"no item in '{vault}' matches {filters.describe() or 'the filters'}; "
+                "loosen the filters"
+            )
+        raise ExportFailed(
+            f"vault '{vault}' holds no valid items to export; "
+            f"run `sysdrill check {vault}` to see why"
+        )
+    chosen.sort(key=lambda exported: exported.item.id)
+    decks: list[str] = []
+
+    def write(path: Path) -> None:
+        decks.extend(_writer(fmt)(chosen, path, now.astimezone(UTC)))
+
+    write_atomically(out, write)
+    report.items = len(chosen)
+    report.by_kind = dict(sorted(Counter(e.item.kind.value for e in chosen).items()))
+    report.decks = decks
+    report.size_bytes = out.stat().st_size
+    return report

@@ -1,0 +1,169 @@
+r"""Write the text exports: Anki text, CSV, StaffML ``corpus.json`` and Markdown.
+
+Each writer takes the chosen items, writes one file at the given (temporary)
+path and returns the deck names it wrote; :func:`export_vault` makes the
+write atomic. Every file is UTF-8 with ``\n`` line endings.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from sysdrill.interop.export.apkg import note_guid
+from sysdrill.interop.export.cards import (
+    FieldRenderer,
+    anki_deck_name,
+    anki_tags,
+    back_markdown,
+    demote_headings,
+    front_markdown,
+)
+from sysdrill.interop.export.service import ExportedItem
+
+__all__ = [
+    "ANKI_TEXT_COLUMNS",
+    "CSV_COLUMNS",
+    "write_anki_text",
+    "write_csv",
+    "write_markdown",
+    "write_staffml_json",
+]
+
+ANKI_TEXT_COLUMNS: tuple[str, ...] = ("GUID", "Deck", "Tags", "Front", "Back")
+"""Columns of the Anki text export; Front and Back fill Anki's Basic note type."""
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "id",
+    "front",
+    "back",
+    "deck",
+    "tags",
+    "format",
+    "track",
+    "level",
+    "topic",
+    "status",
+)
+"""Columns of the CSV export (``front``/``back`` are Markdown)."""
+
+_BETWEEN_TAGS = re.compile(r">\n+<")
+_MARKER_LINE = re.compile(r"^(\s*)((?:\*\*|__)?(?:Q|A|Question|Answer)\s*[:.])", re.I | re.M)
+
+
+def _vault_decks(items: list[ExportedItem]) -> list[str]:
+    return sorted({e.deck for e in items if e.deck})
+
+
+def write_anki_text(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+    """Write Anki "Notes in Plain Text" (tab-separated, HTML fields, GUID column).
+
+    Importing it into Anki fills the built-in Basic note type; the GUID column
+    is the same as in the ``.apkg`` export, so a re-import updates notes.
+    """
+    del now  # the format has no timestamps
+    render = FieldRenderer()
+    decks: set[str] = set()
+    with path.open("w", encoding="utf-8", newline="") as sink:
+        sink.write("#separator:tab\n#html:true\n#notetype:Basic\n")
+        sink.write("#guid column:1\n#deck column:2\n#tags column:3\n")
+        sink.write("#columns:" + "\t".join(ANKI_TEXT_COLUMNS) + "\n")
+        writer = csv.writer(sink, delimiter="\t", lineterminator="\n")
+        for exported in items:
+            item = exported.item
+            deck = anki_deck_name(item, deck=exported.deck_title)
+            decks.add(deck)
+            writer.writerow(
+                [
+                    note_guid(item.id),
+                    deck,
+                    " ".join(anki_tags(item)),
+                    _BETWEEN_TAGS.sub("><", render(front_markdown(item))),
+                    _BETWEEN_TAGS.sub("><", render(back_markdown(item))),
+                ]
+            )
+    return sorted(decks)
+
+
+def write_csv(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+    """Write a CSV with :data:`CSV_COLUMNS`; ``sysdrill import`` reads it back."""
+    del now
+    with path.open("w", encoding="utf-8", newline="") as sink:
+        writer = csv.writer(sink, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for exported in items:
+            item = exported.item
+            writer.writerow(
+                [
+                    item.id,
+                    front_markdown(item),
+                    back_markdown(item, placeholder=False),
+                    exported.deck or "",
+                    "; ".join(item.tags),
+                    item.kind.value,
+                    item.track.value if item.track else "",
+                    item.level.value if item.level else "",
+                    item.topic or "",
+                    item.status.value,
+                ]
+            )
+    return _vault_decks(items)
+
+
+def _json_value(value: Any) -> Any:
+    # YAML reads unquoted dates as date objects; the item model keeps str(value).
+    if isinstance(value, datetime | date):
+        return str(value)
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def write_staffml_json(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+    """Write a ``corpus.json`` array: each item's mapping exactly as its YAML file holds it."""
+    del now
+    with path.open("w", encoding="utf-8", newline="\n") as sink:
+        json.dump(
+            [exported.raw for exported in items],
+            sink,
+            ensure_ascii=False,
+            indent=2,
+            default=_json_value,
+        )
+        sink.write("\n")
+    return _vault_decks(items)
+
+
+def _guard_markers(text: str) -> str:
+    # A body line that looks like "Q:" would start a new card on re-import.
+    return _MARKER_LINE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", demote_headings(text))
+
+
+def write_markdown(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+    """Write Markdown ``Q:``/``A:`` pairs grouped under deck (or track and level) headings.
+
+    Each question is preceded by an ``<!-- id: ... -->`` comment, so importing
+    the file again keeps the ids.
+    """
+    del now
+    groups: dict[str, list[ExportedItem]] = {}
+    for exported in items:
+        item = exported.item
+        group = exported.deck_title or " ".join(
+            part
+            for part in (item.track and item.track.value, item.level and item.level.value)
+            if part
+        )
+        groups.setdefault(group or "Other", []).append(exported)
+    single = len(groups) == 1
+    with path.open("w", encoding="utf-8", newline="\n") as sink:
+        for name, members in sorted(groups.items()):
+            sink.write(f"# {name}\n\n" if single else f"## {name}\n\n")
+            for exported in members:
+                item = exported.item
+                sink.write(f"<!-- id: {item.id} -->\n")
+                sink.write(f"Q: {_guard_markers(front_markdown(item))}\n\n")
+                sink.write(f"A: {_guard_markers(back_markdown(item, placeholder=False))}\n\n")
+    return _vault_decks(items)

@@ -1,0 +1,324 @@
+"""Helpers the Anki, CSV and Markdown readers share (H8's readers; not a format).
+
+Three concerns live here because every card-shaped source needs them:
+
+- decoding a text file whatever its encoding (UTF-8 with or without a BOM,
+  UTF-16 with a BOM, Windows-1252 / Latin-1), with a size limit and a refusal of
+  binary files;
+- turning Anki's field HTML into readable Markdown-ish text;
+- building the raw vault mapping of a front/back card and its stable key.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from sysdrill.errors import HostileInput, ImportFailed
+from sysdrill.interop.source import ImportNote
+
+__all__ = [
+    "MAX_TEXT_BYTES",
+    "DecodedText",
+    "card_item",
+    "decode_text_file",
+    "html_to_markdown",
+    "split_tags",
+    "text_key",
+]
+
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+"""Largest text source read (CSV, Anki text, Markdown), in bytes."""
+
+_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8-sig", "UTF-8 with a byte order mark"),
+    (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
+)
+_CHUNK_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    """How to read a text source: the codec to open it with and what was noticed."""
+
+    encoding: str
+    """Python codec name to pass to ``open``."""
+    notes: tuple[ImportNote, ...] = ()
+
+
+def _valid_in(path: Path, encoding: str) -> bool:
+    """Whether the whole file decodes with ``encoding``, read in bounded chunks."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        with path.open("rb") as stream:
+            while chunk := stream.read(_CHUNK_BYTES):
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def decode_text_file(path: Path, *, kind: str) -> DecodedText:
+    """Work out how to decode a text source, refusing what is not text.
+
+    A byte order mark decides (UTF-8, UTF-16, UTF-32); otherwise UTF-8 is
+    tried, then Windows-1252, then Latin-1 (which decodes anything), and the
+    fallbacks are reported in a note. Memory stays bounded: the file is checked
+    in 1 MiB chunks.
+
+    Args:
+        path: The source file.
+        kind: What the file should be, for messages ("CSV file").
+
+    Returns:
+        The codec to open the file with and notes about the choice.
+
+    Raises:
+        ImportFailed: If the file is missing, unreadable or binary.
+        HostileInput: If the file is larger than :data:`MAX_TEXT_BYTES`.
+    """
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as stream:
+            head = stream.read(8192)
+    except FileNotFoundError as exc:
+        raise ImportFailed(f"'{path}' does not exist; check the path") from exc
+    except OSError as exc:
+        raise ImportFailed(f"cannot read '{path}': {exc.strerror}; check its permissions") from exc
+    if size > MAX_TEXT_BYTES:
+        raise HostileInput(
+            f"'{path.name}' is {size / 1_048_576:.0f} MiB, more than the "
+            f"{MAX_TEXT_BYTES // 1_048_576} MiB a {kind} may have; split it into smaller files"
+        )
+    for bom, encoding, label in _BOMS:
+        if head.startswith(bom):
+            if not _valid_in(path, encoding):
+                raise ImportFailed(
+                    f"'{path.name}' starts with a {label} byte order mark but is not valid "
+                    f"{label}; save it again as UTF-8"
+                )
+            notes = () if encoding == "utf-8-sig" else (ImportNote(f"read as {label}"),)
+            return DecodedText(encoding, notes)
+    if b"\x00" in head:
+        raise ImportFailed(
+            f"'{path.name}' is a binary file, not a {kind}; pass a text file saved as UTF-8"
+        )
+    if _valid_in(path, "utf-8"):
+        return DecodedText("utf-8")
+    for encoding, label in (("cp1252", "Windows-1252"), ("latin-1", "Latin-1")):
+        if _valid_in(path, encoding):
+            note = ImportNote(
+                f"not UTF-8; read as {label} (save the file as UTF-8 to be sure of accents)"
+            )
+            return DecodedText(encoding, (note,))
+    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+
+
+def read_text(path: Path, *, kind: str) -> tuple[str, tuple[ImportNote, ...]]:
+    r"""Read a whole text source (bounded by :data:`MAX_TEXT_BYTES`) as a string.
+
+    Line endings become ``\n``.
+
+    Raises:
+        ImportFailed: As :func:`decode_text_file`.
+    """
+    decoded = decode_text_file(path, kind=kind)
+    with path.open(encoding=decoded.encoding, newline=None) as stream:
+        return stream.read(), decoded.notes
+
+
+def text_key(prefix: str, text: str) -> str:
+    """Stable key from a card's front: whitespace-insensitive SHA-256, 16 hex digits."""
+    normal = " ".join(text.split()).casefold()
+    return f"{prefix}:{hashlib.sha256(normal.encode('utf-8')).hexdigest()[:16]}"
+
+
+def split_tags(text: str) -> list[str]:
+    """Split a tags cell, dropping repeats.
+
+    Commas or semicolons separate tags when there are any (so a tag may hold
+    a space, as in ``memory bound; serving``); otherwise whitespace does, as
+    in Anki.
+    """
+    parts = re.split(r"[,;]", text) if re.search(r"[,;]", text) else text.split()
+    return unique(tag.strip() for tag in parts if tag.strip())
+
+
+def unique(values: Iterable[str]) -> list[str]:
+    """Values in first-seen order without repeats."""
+    return list(dict.fromkeys(values))
+
+
+def card_item(
+    *, front: str, back: str, deck: str | None = None, tags: Iterable[str] = ()
+) -> tuple[dict[str, Any], list[ImportNote]]:
+    """Raw vault mapping of a front/back card.
+
+    A card with a back is a ``flashcard``; one without a back becomes a
+    ``quiz`` item with no model answer, and a note says so (it is kept, not
+    dropped, so the author can add the answer).
+
+    Returns:
+        The mapping (no ``id``) and notes about it.
+    """
+    data: dict[str, Any] = {"format": "flashcard", "question": front.strip()}
+    notes: list[ImportNote] = []
+    if back.strip():
+        data["details"] = {"realistic_solution": back.strip()}
+    else:
+        data["format"] = "quiz"
+        notes.append(ImportNote("card has no back; imported as a quiz question without an answer"))
+    tag_list = unique(tags)
+    if tag_list:
+        data["tags"] = tag_list
+    if deck:
+        data["deck"] = deck
+    return data, notes
+
+
+# --- HTML to Markdown-ish text -------------------------------------------------
+
+_BLOCKS = frozenset(
+    {"div", "p", "ul", "ol", "table", "tr", "blockquote", "pre", "hr", "section", "article"}
+    | {f"h{n}" for n in range(1, 7)}
+)
+_SKIP_CONTENT = frozenset({"script", "style", "head", "title", "object", "iframe"})
+_MEDIA_REF = re.compile(r"\[sound:([^\]]+)\]")
+_MATH_INLINE = re.compile(r"\\\((.+?)\\\)", re.DOTALL)
+_MATH_DISPLAY = re.compile(r"\\\[(.+?)\\\]", re.DOTALL)
+_LEGACY_LATEX = re.compile(r"\[(\$\$|\$|latex)\](.+?)\[/\1\]", re.DOTALL)
+
+
+class _Converter(HTMLParser):
+    """Collects Markdown-ish text while walking Anki field HTML."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.media: list[str] = []
+        self.skip_depth = 0
+        self.pre_depth = 0
+        self.lists: list[list[int]] = []
+        self.link_href: list[str | None] = []
+
+    def _newlines(self, count: int) -> None:
+        # Extra breaks are collapsed at the end, so over-asking is harmless.
+        self.out.append("\n" * count)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag in _SKIP_CONTENT:
+            self.skip_depth += 1
+        elif tag == "br":
+            self.out.append("\n")
+        elif tag in ("ul", "ol"):
+            self._newlines(1)
+            self.lists.append([0] if tag == "ol" else [-1])
+        elif tag == "li":
+            self._newlines(1)
+            indent = "  " * max(len(self.lists) - 1, 0)
+            counter = self.lists[-1] if self.lists else [-1]
+            if counter[0] >= 0:
+                counter[0] += 1
+                self.out.append(f"{indent}{counter[0]}. ")
+            else:
+                self.out.append(f"{indent}- ")
+        elif tag in _BLOCKS:
+            self._newlines(1 if tag == "div" else 2)
+            if tag == "pre":
+                self.pre_depth += 1
+                self.out.append("```\n")
+            elif tag[0] == "h" and tag[1:].isdigit():
+                self.out.append("#" * int(tag[1:]) + " ")
+            elif tag == "hr":
+                self.out.append("---")
+        elif tag in ("b", "strong"):
+            self.out.append("**")
+        elif tag in ("i", "em"):
+            self.out.append("*")
+        elif tag == "code" and not self.pre_depth:
+            self.out.append("`")
+        elif tag in ("td", "th"):
+            self.out.append(" | ")
+        elif tag == "a":
+            href = values.get("href") or ""
+            self.link_href.append(href if href.startswith(("http://", "https://")) else None)
+            if self.link_href[-1]:
+                self.out.append("[")
+        elif tag == "img":
+            source = values.get("src") or ""
+            if source:
+                self.media.append(source)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP_CONTENT:
+            self.skip_depth = max(self.skip_depth - 1, 0)
+        elif tag in ("ul", "ol"):
+            if self.lists:
+                self.lists.pop()
+            self._newlines(1 if self.lists else 2)
+        elif tag in _BLOCKS:
+            if tag == "pre" and self.pre_depth:
+                self.pre_depth -= 1
+                self._newlines(1)
+                self.out.append("```")
+            self._newlines(1 if tag == "div" else 2)
+        elif tag in ("b", "strong"):
+            self.out.append("**")
+        elif tag in ("i", "em"):
+            self.out.append("*")
+        elif tag == "code" and not self.pre_depth:
+            self.out.append("`")
+        elif tag == "a" and self.link_href:
+            href = self.link_href.pop()
+            if href:
+                self.out.append(f"]({href})")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip_depth:
+            return
+        if not self.pre_depth:
+            data = re.sub(r"[ \t\r\n]+", " ", data)
+        self.out.append(data)
+
+
+def html_to_markdown(text: str) -> tuple[str, list[str]]:
+    r"""Turn an Anki field's HTML into readable Markdown-ish text.
+
+    Line breaks, paragraphs and lists survive; bold, italics, code and links
+    become Markdown; scripts and styles are dropped; MathJax ``\( \)`` and
+    ``\[ \]`` and legacy ``[$]...[/$]`` become ``$...$`` and ``$$...$$``.
+
+    Returns:
+        The text and the media files it referred to (images, sounds), which
+        are not imported.
+    """
+    media = _MEDIA_REF.findall(text)
+    text = _MEDIA_REF.sub("", text)
+    converter = _Converter()
+    converter.feed(text)
+    converter.close()
+    media.extend(converter.media)
+    result = "".join(converter.out).replace("\xa0", " ")
+    result = _MATH_DISPLAY.sub(lambda m: f"$${m.group(1).strip()}$$", result)
+    result = _MATH_INLINE.sub(lambda m: f"${m.group(1).strip()}$", result)
+    result = _LEGACY_LATEX.sub(
+        lambda m: f"${m.group(2).strip()}$" if m.group(1) == "$" else f"$${m.group(2).strip()}$$",
+        result,
+    )
+    lines = [line.rstrip() for line in result.split("\n")]
+    result = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return result, media

@@ -1,0 +1,587 @@
+"""The import service: a source file or folder in, vault YAML files out, all or nothing.
+
+:func:`import_source` detects the format, parses the source into a
+:class:`~sysdrill.interop.source.ParsedSource`, turns each parsed item into a
+vault item (``provenance: imported`` and a ``source`` stamp), matches it with
+what the vault already holds, validates everything, and only then writes.
+
+Identity: every imported item records ``source.format`` and ``source.key``
+(the item's stable key in its source: a StaffML id, a question number, an
+Anki note GUID). Re-importing finds the item with the same format family and
+key and updates it in place; ``source.digest`` (a SHA-256 of the item as
+imported) tells an unchanged item from an updated one, so importing the same
+source twice writes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from sysdrill.content.models import validate_item
+from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
+from sysdrill.interop import vault_writer
+from sysdrill.interop.detect import detect_format
+from sysdrill.interop.formats import FORMAT_NAMES, get_reader, slugify
+from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+
+__all__ = [
+    "ImportReport",
+    "ItemAction",
+    "ItemOutcome",
+    "import_source",
+    "parse_source",
+]
+
+_DEFAULT_TRACK = "global"
+"""Id prefix of items without a track (``check`` wants ids to start with a track)."""
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+
+class ItemAction(StrEnum):
+    """What an import did with one item."""
+
+    ADDED = "added"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemOutcome:
+    """One item of the source and what became of it."""
+
+    action: ItemAction
+    key: str
+    """The item's key in the source (or the source location of a skipped part)."""
+    id: str | None = None
+    path: str | None = None
+    """Vault-relative path of the item file."""
+    reason: str = ""
+    """Why it was skipped."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON shape {action, key, id, path, reason}."""
+        return {
+            "action": self.action.value,
+            "key": self.key,
+            "id": self.id,
+            "path": self.path,
+            "reason": self.reason,
+        }
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What an import found and did (or would do, in a dry run)."""
+
+    source: str
+    format: str
+    vault: str
+    dry_run: bool
+    deck: str | None = None
+    created_vault: bool = False
+    outcomes: list[ItemOutcome] = field(default_factory=list)
+    notes: list[ImportNote] = field(default_factory=list)
+    """Remarks about the source: rebuilt structure, encodings, items without answers."""
+    defects: list[str] = field(default_factory=list)
+    """Problems of the source that ``sysdrill check`` will report on the imported items."""
+    written: list[str] = field(default_factory=list)
+    """Vault-relative paths written (empty in a dry run)."""
+
+    def _of(self, action: ItemAction) -> list[ItemOutcome]:
+        return [outcome for outcome in self.outcomes if outcome.action is action]
+
+    @property
+    def added(self) -> list[ItemOutcome]:
+        """Items new to the vault."""
+        return self._of(ItemAction.ADDED)
+
+    @property
+    def updated(self) -> list[ItemOutcome]:
+        """Items whose source changed since the last import."""
+        return self._of(ItemAction.UPDATED)
+
+    @property
+    def unchanged(self) -> list[ItemOutcome]:
+        """Items the vault already holds as the source has them."""
+        return self._of(ItemAction.UNCHANGED)
+
+    @property
+    def skipped(self) -> list[ItemOutcome]:
+        """Parts of the source not imported, each with its reason."""
+        return self._of(ItemAction.SKIPPED)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON shape printed by ``sysdrill import --json``."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "vault": self.vault,
+            "dry_run": self.dry_run,
+            "deck": self.deck,
+            "created_vault": self.created_vault,
+            "counts": {action.value: len(self._of(action)) for action in ItemAction},
+            "items": [outcome.to_dict() for outcome in self.outcomes],
+            "notes": [
+                {"message": n.message, "location": n.location, "skipped": n.skipped}
+                for n in self.notes
+            ],
+            "defects": list(self.defects),
+            "written": list(self.written),
+        }
+
+
+@dataclass(slots=True)
+class _Existing:
+    """An item file already in the vault."""
+
+    id: str
+    rel: str
+    raw: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _VaultIndex:
+    """What the vault holds: ids, file paths, and imported items by identity."""
+
+    by_id: dict[str, _Existing] = field(default_factory=dict)
+    by_identity: dict[tuple[str, str], _Existing] = field(default_factory=dict)
+    paths: set[str] = field(default_factory=set)
+
+
+def _family(format_name: str) -> str:
+    """Format family for identity: StaffML ids are one namespace however they were copied."""
+    return "staffml" if format_name.startswith("staffml") else format_name
+
+
+def _scan_vault(root: Path) -> _VaultIndex:
+    index = _VaultIndex()
+    questions = root / "questions"
+    if not questions.is_dir():
+        return index
+    for path in sorted(questions.rglob("*")):
+        if path.suffix not in (".yaml", ".yml") or not path.is_file():
+            continue
+        rel = path.relative_to(root).as_posix()
+        index.paths.add(rel.casefold())
+        try:
+            raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+            continue  # `check` reports broken files; the import only needs good ones
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+            continue
+        existing = _Existing(raw["id"], rel, raw)
+        index.by_id.setdefault(existing.id, existing)
+        stamp = raw.get("source")
+        if isinstance(stamp, dict) and stamp.get("format") and stamp.get("key") is not None:
+            identity = (_family(str(stamp["format"])), str(stamp["key"]))
+            index.by_identity.setdefault(identity, existing)
+    return index
+
+
+def _digest(data: dict[str, Any]) -> str:
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _deck_name(title: str) -> str:
+    """Deck name from a title, keeping Anki's ``::`` hierarchy: ``A::B c`` -> ``a::b-c``."""
+    return "::".join(slugify(part) for part in title.split("::") if part.strip()) or "imported"
+
+
+def _require_utc(now: datetime) -> None:
+    if now.tzinfo is None or now.utcoffset() != timedelta(0):
+        raise UsageError("now must be a timezone-aware UTC datetime")
+
+
+def parse_source(source: Path, *, format: str = "auto") -> ParsedSource:
+    """Detect (unless given) the format of a source and parse it, writing nothing.
+
+    Args:
+        source: The file or folder to read.
+        format: A format name, or ``auto`` to detect it.
+
+    Returns:
+        What the format's reader found.
+
+    Raises:
+        UsageError: If ``format`` is not a known format name.
+        ImportFailed: If the source is missing, unreadable, or holds nothing to import.
+    """
+    if format != "auto" and format not in FORMAT_NAMES:
+        raise UsageError(f"unknown format '{format}'; use one of: auto, {', '.join(FORMAT_NAMES)}")
+    if not source.exists():
+        raise ImportFailed(f"source '{source}' does not exist; check the path")
+    name = detect_format(source) if format == "auto" else format
+    parsed = get_reader(name)(source)
+    parsed.format = parsed.format or name
+    if not parsed.items:
+        reasons = "; ".join(note.message for note in parsed.notes if note.skipped)
+        raise ImportFailed(
+            f"nothing to import from '{source.name}' as {name}"
+            + (f" ({reasons})" if reasons else "")
+            + "; check the file, or pass the right --format"
+        )
+    return parsed
+
+
+@dataclass(slots=True)
+class _Plan:
+    """Everything the import will write, decided before anything is written."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    deck_items: dict[str, list[str]] = field(default_factory=dict)
+    deck_titles: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+class _Allocator:
+    """Hands out ``<track>-<kind>-NNNN`` ids that no file in the vault uses."""
+
+    def __init__(self, index: _VaultIndex) -> None:
+        self._taken = {item_id.casefold() for item_id in index.by_id}
+        self._paths = index.paths
+        self._next: dict[str, int] = {}
+
+    def reserve(self, item_id: str) -> None:
+        self._taken.add(item_id.casefold())
+
+    def taken(self, item_id: str) -> bool:
+        return item_id.casefold() in self._taken
+
+    def allocate(self, prefix: str, folder: str) -> str:
+        number = self._next.get(prefix, 1)
+        while True:
+            candidate = f"{prefix}-{number:04d}"
+            rel = f"{folder}/{candidate}.yaml".casefold()
+            if candidate.casefold() not in self._taken and rel not in self._paths:
+                break
+            number += 1
+        self._next[prefix] = number + 1
+        self._taken.add(candidate.casefold())
+        return candidate
+
+
+def _folder(data: dict[str, Any]) -> str:
+    track = data.get("track")
+    if isinstance(track, str) and track:
+        return f"questions/{slugify(track)}"
+    deck = data.get("deck")
+    if isinstance(deck, str) and deck:
+        return "questions/" + "/".join(slugify(part) for part in deck.split("::"))
+    return "questions/imported"
+
+
+def _comparable(raw: dict[str, Any]) -> dict[str, Any]:
+    drop = {"id", "source", "provenance", "created_at", "updated_at"}
+    return {key: value for key, value in raw.items() if key not in drop}
+
+
+def _item_data(parsed_item: ParsedItem, *, deck: str | None, forced_deck: bool) -> dict[str, Any]:
+    data = copy.deepcopy(parsed_item.data)
+    data.pop("id", None)
+    data.pop("source", None)
+    item_deck = data.get("deck")
+    if forced_deck or (deck and not item_deck):
+        data["deck"] = deck
+    elif isinstance(item_deck, str) and item_deck.strip():
+        data["deck"] = _deck_name(item_deck)
+    data.setdefault("status", "draft")
+    return data
+
+
+def _validation_messages(where: str, exc: ValidationError) -> list[str]:
+    return [
+        f"{where}: {'.'.join(str(p) for p in error['loc']) or '(item)'}: {error['msg']}"
+        for error in exc.errors()
+    ]
+
+
+def _load_decks(root: Path) -> dict[str, Any]:
+    path = root / "decks.yaml"
+    if not path.is_file():
+        return {"decks": []}
+    try:
+        raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ImportFailed(
+            f"{path}: cannot read decks.yaml ({exc}); fix it (`sysdrill check` shows where) "
+            "and import again"
+        ) from exc
+    if raw is None:
+        return {"decks": []}
+    if not isinstance(raw, dict) or not isinstance(raw.get("decks", []), list):
+        raise ImportFailed(
+            f"{path}: decks.yaml is not a mapping with a 'decks' list; fix it and import again"
+        )
+    raw.setdefault("decks", [])
+    return raw
+
+
+def _decks_text(root: Path, plan: _Plan) -> str | None:
+    """New text of decks.yaml with this import's decks added or updated, or None if unchanged."""
+    raw = _load_decks(root)
+    before = copy.deepcopy(raw)
+    entries: list[Any] = raw["decks"]
+    for name, ids in plan.deck_items.items():
+        entry = next((e for e in entries if isinstance(e, dict) and e.get("name") == name), None)
+        if entry is None:
+            entry = {"name": name}
+            title = plan.deck_titles.get(name)
+            if title and title != name:
+                entry["title"] = title
+            entries.append(entry)
+        kept = [i for i in entry.get("items") or [] if i not in ids]
+        entry["items"] = ids + kept
+    if raw == before:
+        return None
+    return vault_writer.dump_yaml(raw)
+
+
+def _finalise(
+    data: dict[str, Any],
+    *,
+    item_id: str,
+    parsed: ParsedSource,
+    key: str,
+    digest: str,
+    now: datetime,
+    previous: dict[str, Any] | None,
+) -> dict[str, Any]:
+    original = data.get("provenance")
+    data["provenance"] = "imported"
+    stamp: dict[str, Any] = {
+        "format": parsed.format,
+        "path": Path(parsed.path).name,
+        "key": key,
+        "digest": digest,
+    }
+    if isinstance(original, str) and original != "imported":
+        stamp["provenance"] = original
+    data["source"] = stamp
+    stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
+    if previous is None:
+        data.setdefault("created_at", stamp_time)
+    else:
+        if "created_at" not in data and previous.get("created_at") is not None:
+            data["created_at"] = previous["created_at"]
+        data["updated_at"] = stamp_time
+    data.setdefault("schema_version", "1.0")
+    data["id"] = item_id
+    return vault_writer.order_item(data)
+
+
+def _plan_items(
+    parsed: ParsedSource,
+    index: _VaultIndex,
+    report: ImportReport,
+    *,
+    deck: str | None,
+    forced_deck: bool,
+    now: datetime,
+) -> _Plan:
+    plan = _Plan()
+    allocator = _Allocator(index)
+    family = _family(parsed.format)
+    name = Path(parsed.path).name
+    for parsed_item in parsed.items:
+        own_deck = parsed_item.data.get("deck")
+        if isinstance(own_deck, str) and own_deck.strip() and not forced_deck:
+            plan.deck_titles.setdefault(_deck_name(own_deck), own_deck.strip())
+        data = _item_data(parsed_item, deck=deck, forced_deck=forced_deck)
+        digest = _digest(data)
+        existing = index.by_identity.get((family, parsed_item.key))
+        where = f"{name} ({parsed_item.key})"
+        if existing is not None:
+            item_id, rel = existing.id, existing.rel
+            stamp = existing.raw.get("source") or {}
+            action = ItemAction.UNCHANGED if stamp.get("digest") == digest else ItemAction.UPDATED
+            previous: dict[str, Any] | None = existing.raw
+        elif parsed_item.preferred_id is not None and allocator.taken(parsed_item.preferred_id):
+            item_id = parsed_item.preferred_id
+            other = index.by_id.get(item_id)
+            if other is not None and _comparable(other.raw) == _comparable(data):
+                report.outcomes.append(
+                    ItemOutcome(ItemAction.UNCHANGED, parsed_item.key, item_id, other.rel)
+                )
+                continue
+            held_by = other.rel if other is not None else "another item of this source"
+            report.outcomes.append(
+                ItemOutcome(
+                    ItemAction.SKIPPED,
+                    parsed_item.key,
+                    item_id,
+                    reason=f"id '{item_id}' is already used by {held_by}, which was not "
+                    "imported from this source; rename or remove one of them",
+                )
+            )
+            continue
+        else:
+            folder = _folder(data)
+            if parsed_item.preferred_id is not None:
+                item_id = parsed_item.preferred_id
+                allocator.reserve(item_id)
+            else:
+                track = data.get("track") or _DEFAULT_TRACK
+                kind = data.get("format") or "question"
+                item_id = allocator.allocate(f"{slugify(str(track))}-{slugify(str(kind))}", folder)
+            rel = f"{folder}/{item_id}.yaml"
+            action, previous = ItemAction.ADDED, None
+        for note in parsed_item.notes:
+            report.notes.append(
+                ImportNote(f"{item_id}: {note.message}", note.location or where, note.skipped)
+            )
+        item_deck = data.get("deck")
+        if isinstance(item_deck, str) and item_deck:
+            plan.deck_items.setdefault(item_deck, []).append(item_id)
+        report.outcomes.append(ItemOutcome(action, parsed_item.key, item_id, rel))
+        if action is ItemAction.UNCHANGED:
+            continue
+        final = _finalise(
+            data,
+            item_id=item_id,
+            parsed=parsed,
+            key=parsed_item.key,
+            digest=digest,
+            now=now,
+            previous=previous,
+        )
+        try:
+            validate_item(final)
+        except ValidationError as exc:
+            plan.errors.extend(_validation_messages(where, exc))
+            continue
+        plan.files[rel] = vault_writer.dump_yaml(final)
+    return plan
+
+
+def _audit(path: Path, root: Path) -> list[str]:
+    """Errors and warnings ``check`` reports on one item file (its item and napkin rules)."""
+    try:
+        from sysdrill.check.registry import napkin_module
+        from sysdrill.check.runner import audit_file
+        from sysdrill.content.diagnostics import Severity
+        from sysdrill.content.loader import load_item_file
+    except ImportError:  # pragma: no cover - check is part of the package
+        return []
+    loaded = load_item_file(path, root)
+    module = napkin_module()
+    napkin = getattr(module, "napkin_findings", None) if module is not None else None
+    findings = [*loaded.findings, *audit_file(loaded, napkin if callable(napkin) else None)]
+    return [f.render() for f in findings if f.severity is not Severity.INFO]
+
+
+def _defects(report: ImportReport, plan: _Plan, root: Path) -> None:
+    """List what ``check`` will flag on the imported items: the source's own defects.
+
+    Planned files are audited in a scratch folder laid out like the vault, so
+    the findings name the paths the files will have; unchanged items are
+    audited where they are.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="sysdrill-import-check-") as scratch:
+        scratch_root = Path(scratch)
+        for outcome in report.outcomes:
+            if outcome.path is None or outcome.action is ItemAction.SKIPPED:
+                continue
+            text = plan.files.get(outcome.path)
+            if text is not None:
+                target = scratch_root / outcome.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+                report.defects.extend(_audit(target, scratch_root))
+            elif (root / outcome.path).is_file():
+                report.defects.extend(_audit(root / outcome.path, root))
+
+
+def import_source(
+    source: Path,
+    *,
+    into: Path,
+    format: str = "auto",
+    deck: str | None = None,
+    dry_run: bool = False,
+    audit: bool = True,
+    now: datetime,
+) -> ImportReport:
+    """Import a source into a vault: every file written, or none.
+
+    Args:
+        source: The file or folder to import.
+        into: The vault folder; created (as a new vault) when it does not exist.
+        format: A format name from :data:`~sysdrill.interop.formats.FORMATS`, or
+            ``auto`` to detect it.
+        deck: Deck to put every item in, overriding the deck the source implies.
+        dry_run: Work out and report everything, but write nothing.
+        audit: Run the ``check`` item rules and napkin tier on the imported items
+            and list what they flag in :attr:`ImportReport.defects`. The first
+            napkin check in a process loads the unit registry (about a second).
+        now: Current time (UTC), stamped as ``created_at``/``updated_at``.
+
+    Returns:
+        What was added, updated, left unchanged and skipped, with notes.
+
+    Raises:
+        UsageError: If ``format`` is unknown or ``now`` is not UTC.
+        ImportFailed: If the source cannot be read or holds nothing to import,
+            or the vault cannot be written (then nothing was written).
+        ContentInvalid: If an imported item would not validate (nothing written).
+    """
+    _require_utc(now)
+    if into.exists() and not into.is_dir():
+        raise ImportFailed(f"'{into}' is a file, not a vault folder; pass a folder to --into")
+    parsed = parse_source(source, format=format)
+    forced_deck = deck is not None and deck.strip() != ""
+    deck_title = deck.strip() if forced_deck and deck is not None else parsed.deck
+    deck_name = _deck_name(deck_title) if deck_title else None
+    report = ImportReport(
+        source=str(source),
+        format=parsed.format,
+        vault=str(into),
+        dry_run=dry_run,
+        deck=deck_name,
+        created_vault=not into.exists(),
+    )
+    report.notes.extend(parsed.notes)
+    for note in parsed.notes:
+        if note.skipped:
+            report.outcomes.append(
+                ItemOutcome(ItemAction.SKIPPED, note.location, reason=note.message)
+            )
+    index = _scan_vault(into) if into.is_dir() else _VaultIndex()
+    plan = _plan_items(parsed, index, report, deck=deck_name, forced_deck=forced_deck, now=now)
+    if plan.errors:
+        shown = "; ".join(plan.errors[:3])
+        more = f" (and {len(plan.errors) - 3} more)" if len(plan.errors) > 3 else ""
+        raise ContentInvalid(
+            f"{len(plan.errors)} problem(s) in the imported items, nothing written: "
+            f"{shown}{more}; fix the source or choose another --format"
+        )
+    if deck_name and deck_title:
+        plan.deck_titles.setdefault(deck_name, deck_title)
+    decks = _decks_text(into, plan) if plan.deck_items else None
+    if decks is not None:
+        plan.files["decks.yaml"] = decks
+    if audit:
+        _defects(report, plan, into)
+    if not dry_run:
+        vault_writer.write_files(into, plan.files, create_root=report.created_vault)
+        report.written = list(plan.files)
+        if report.created_vault:
+            (into / "questions").mkdir(parents=True, exist_ok=True)
+    return report

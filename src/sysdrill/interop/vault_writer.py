@@ -1,0 +1,183 @@
+"""Write vault files readably and all or nothing.
+
+Item files are YAML with keys in schema order and multi-line text as ``|``
+block scalars, so that imported files read like hand-written ones and diff
+well in git. A set of files is written to a staging folder inside the vault
+first and then moved into place; if any step fails, every file already moved
+is put back as it was and nothing new is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Part
+from sysdrill.errors import ImportFailed
+
+__all__ = ["STAGING_PREFIX", "dump_yaml", "order_item", "write_files"]
+
+STAGING_PREFIX = ".sysdrill-staging-"
+"""Name prefix of the staging folder created inside the vault while writing."""
+
+_ORDER: dict[str, tuple[str, ...]] = {
+    "": tuple(Item.model_fields),
+    "details": tuple(Details.model_fields),
+    "human_reviewed": tuple(HumanReview.model_fields),
+    "source": tuple(ItemSource.model_fields),
+}
+_PART_ORDER = tuple(Part.model_fields)
+
+
+def _ordered(data: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    known = [key for key in order if key in data]
+    rest = [key for key in data if key not in order]
+    return {key: data[key] for key in known + rest}
+
+
+def order_item(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Return an item mapping with its keys in schema order, unknown keys last.
+
+    Args:
+        data: A raw item mapping.
+
+    Returns:
+        A new mapping; nested ``details``, ``human_reviewed``, ``source`` and
+        ``parts`` are ordered too.
+    """
+    result = _ordered(data, _ORDER[""])
+    for key in ("details", "human_reviewed", "source"):
+        if isinstance(result.get(key), Mapping):
+            result[key] = _ordered(result[key], _ORDER[key])
+    parts = result.get("parts")
+    if isinstance(parts, list):
+        result["parts"] = [
+            _ordered(part, _PART_ORDER) if isinstance(part, Mapping) else part for part in parts
+        ]
+    return result
+
+
+try:
+    _BaseDumper: Any = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _BaseDumper = yaml.SafeDumper
+
+
+class _ReadableDumper(_BaseDumper):  # type: ignore[misc]
+    """Safe dumper (libyaml's emitter when present) writing multi-line strings as ``|`` blocks."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_ReadableDumper.add_representer(str, _represent_str)
+
+
+def dump_yaml(data: Any) -> str:
+    """Serialise to readable YAML: block style, Unicode as is, no line wrapping.
+
+    Args:
+        data: Plain Python data (mappings keep their order).
+
+    Returns:
+        The YAML text.
+    """
+    text: str = yaml.dump(
+        data,
+        Dumper=_ReadableDumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000,
+    )
+    return text
+
+
+def _place(staged: Path, target: Path) -> None:
+    """Move one staged file into place (a seam where tests inject failures)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(staged, target)
+
+
+def _rollback(
+    moved: list[tuple[Path, Path | None]], staging: Path, created_dirs: list[Path]
+) -> None:
+    """Put back every file already moved, then remove what the write created."""
+    for target, backup in reversed(moved):
+        try:
+            if backup is not None:
+                os.replace(backup, target)
+            else:
+                target.unlink(missing_ok=True)
+        except OSError:  # pragma: no cover - best effort on a failing disk
+            continue
+    shutil.rmtree(staging, ignore_errors=True)
+    for folder in sorted(created_dirs, key=lambda p: len(p.parts), reverse=True):
+        try:
+            folder.rmdir()
+        except OSError:
+            continue
+
+
+def write_files(root: Path, files: Mapping[str, str], *, create_root: bool = False) -> None:
+    """Write text files below ``root``, all of them or none.
+
+    Args:
+        root: The vault folder.
+        files: Text of each file, by path relative to ``root`` (forward slashes).
+        create_root: Create ``root`` (and remove it again on failure).
+
+    Raises:
+        ImportFailed: If any file cannot be written; the vault is left as it was.
+    """
+    if not files:
+        return
+    created_dirs: list[Path] = []
+    if create_root:
+        missing = [p for p in [root, *root.parents] if not p.exists()]
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ImportFailed(
+                f"cannot create vault folder '{root}': {exc.strerror}; check the path"
+            ) from exc
+        created_dirs.extend(missing)
+    staging = root / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+    moved: list[tuple[Path, Path | None]] = []
+    try:
+        staging.mkdir()
+        for index, text in enumerate(files.values()):
+            staged = staging / "new" / f"{index}.yaml"
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            staged.write_text(text, encoding="utf-8")
+        for index, rel in enumerate(files):
+            target = root / rel
+            for parent in reversed(target.relative_to(root).parents):
+                folder = root / parent
+                if not folder.exists():
+                    created_dirs.append(folder)
+            backup: Path | None = None
+            if target.exists():
+                backup = staging / "old" / f"{index}.yaml"
+                backup.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, backup)
+            moved.append((target, backup))
+            _place(staging / "new" / f"{index}.yaml", target)
+    except OSError as exc:
+        _rollback(moved, staging, created_dirs)
+        raise ImportFailed(
+            f"cannot write '{exc.filename or root}': {exc.strerror}; nothing was imported, "
+            "fix the problem and run the import again"
+        ) from exc
+    except BaseException:
+        _rollback(moved, staging, created_dirs)
+        raise
+    shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,524 @@
+"""Find and check the claims (``lhs = rhs``, ``≈``, ``~`` chains) in napkin-math text.
+
+Each line is normalised and tokenised; every relation sign splits it into links.
+The left side of a link is the longest expression that ends at the sign, the
+right side the longest one that starts after it. A link is judged only when both
+sides evaluate to numbers; anything symbolic (``16N``, ``Per-GPU Batch``), a
+range (``5-7 W``), a comparison or prose is *skipped*, because a false ``wrong``
+on a correct answer costs more than a missed check.
+
+Tolerances: ``=`` holds within 0.5 % relative, or within the rounding of the
+number written on the right (``= 4.19e8`` accepts 4.185e8 to 4.195e8, capped at
+10 %), and exactly when both sides are integers written in full (``2048 / 128 =
+16``); ``≈`` and ``~`` hold within 5 % (rounding capped at 15 %).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from sysdrill.napkin.lexer import _SUFFIXES, Kind, Token, normalize, tokenize
+from sysdrill.napkin.parser import FUNCTIONS, ParseFailed, Parser, Value
+from sysdrill.napkin.results import ClaimVerdict, Verdict
+from sysdrill.napkin.units import COUNT_DIMENSIONS, Dims, format_dims, is_unit_spelling
+
+__all__ = ["ClaimChecker", "check_claims", "iter_claim_lines"]
+
+EQUAL_TOLERANCE = 0.005
+"""Relative tolerance of ``=``."""
+APPROX_TOLERANCE = 0.05
+"""Relative tolerance of ``≈`` and ``~``."""
+_ROUNDING_CAP = {"=": 0.10, "≈": 0.15, "~": 0.15}
+MAX_LINE_CHARS = 2000
+"""Longer lines are skipped whole (no claim is that long; hostile input might be)."""
+
+_HINT = re.compile(r"[=≈~≃]|\\approx|\\sim")
+_DIGIT = re.compile(r"\d")
+_LIST_MARKER = re.compile(r"^(\s*)(?:[-*+•]|\d{1,2}[.)]|\([a-zA-Z0-9]\))(\s+)")
+_OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
+_STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
+
+
+class _Side:
+    """One side of a link: its token span and value."""
+
+    __slots__ = ("end", "start", "truncated", "value")
+
+    def __init__(self, start: int, end: int, value: Value, *, truncated: bool = False) -> None:
+        self.start = start
+        self.end = end
+        self.value = value
+        self.truncated = truncated
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """Where a link is and what it says, to build its verdict."""
+
+    number: int
+    column: int
+    relation: str
+    lhs: str
+    rhs: str
+
+    def verdict(
+        self,
+        kind: Verdict,
+        message: str,
+        *,
+        computed: float | None = None,
+        claimed: float | None = None,
+        unit: str = "",
+        suggestion: str | None = None,
+    ) -> ClaimVerdict:
+        return ClaimVerdict(
+            self.number,
+            self.column,
+            self.relation,
+            self.lhs,
+            self.rhs,
+            kind,
+            computed=computed,
+            claimed=claimed,
+            unit=unit,
+            message=message,
+            suggestion=suggestion,
+        )
+
+
+class ClaimChecker:
+    """Checks the lines of one block, remembering values defined on earlier lines."""
+
+    def __init__(self) -> None:
+        self.variables: dict[str, Value] = {}
+
+    def check_line(self, line: str, number: int) -> list[ClaimVerdict]:
+        """Verdicts on the links of one line.
+
+        Args:
+            line: The line as written.
+            number: Its 1-based line number, copied into the verdicts.
+
+        Returns:
+            One verdict per relation sign that links two sides, in order.
+        """
+        if len(line) > MAX_LINE_CHARS or not _HINT.search(line) or not _DIGIT.search(line):
+            return []
+        marker = _LIST_MARKER.match(line)
+        source = line
+        if marker is not None:
+            source = " " * marker.end() + line[marker.end() :]
+        norm = normalize(source)
+        tokens = tokenize(norm)
+        tokens = _fold_approximations(self._fold_assignments(_drop_annotations(tokens)))
+        relations = [i for i, t in enumerate(tokens) if t.kind is Kind.REL]
+        if not relations:
+            return []
+        depth = _depths(tokens)
+        boundaries = [
+            i
+            for i, t in enumerate(tokens)
+            if t.kind in (Kind.CMP, Kind.PUNCT) or (t.kind is Kind.COMMA and depth[i] == 0)
+        ]
+        parser = Parser(tokens, self.variables)
+        verdicts = []
+        for rel in relations:
+            left_stop = max([b for b in boundaries if b < rel] + [-1])
+            left_stop = max([r for r in relations if r < rel] + [left_stop])
+            right_stop = min([b for b in boundaries if b > rel] + [len(tokens)])
+            right_stop = min([r for r in relations if r > rel] + [right_stop])
+            lhs = _left_side(parser, tokens, left_stop + 1, rel)
+            rhs = _right_side(parser, tokens, rel + 1, right_stop)
+            verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, left_stop + 1)
+            if verdict is not None:
+                verdicts.append(verdict)
+        return verdicts
+
+    def _fold_assignments(self, tokens: list[Token]) -> list[Token]:
+        """Turn glued ``TP=8``-style settings into one opaque name, defining the value."""
+        if not any(t.kind is Kind.REL and t.text == "=" for t in tokens):
+            return tokens
+        out: list[Token] = []
+        index = 0
+        parser = Parser(tokens, self.variables)
+        while index < len(tokens):
+            token = tokens[index]
+            if (
+                token.kind is Kind.REL
+                and token.text == "="
+                and not token.space_before
+                and out
+                and out[-1].kind is Kind.NAME
+                and index + 1 < len(tokens)
+                and not tokens[index + 1].space_before
+                and not (len(out) > 1 and out[-2].kind is Kind.OP and not out[-1].space_before)
+            ):
+                name = out.pop()
+                try:
+                    value, stop = parser.parse(index + 1, _assignment_end(tokens, index + 1))
+                except ParseFailed:
+                    value, stop = Value.bad("symbolic"), index + 2
+                stop = max(stop, index + 2)
+                if value.why is None:
+                    self._define(name.text, value)
+                text = "".join(t.text for t in tokens[index - 1 : stop])
+                out.append(
+                    Token(Kind.NAME, text, name.start, tokens[stop - 1].end, name.space_before)
+                )
+                index = stop
+                continue
+            out.append(token)
+            index += 1
+        return out
+
+    def _define(self, name: str, value: Value) -> None:
+        if is_unit_spelling(name) or name in FUNCTIONS or name in ("π", "pi", "x"):
+            return
+        self.variables[name] = value
+
+    def _judge(
+        self,
+        line: str,
+        norm: str,
+        number: int,
+        tokens: list[Token],
+        rel: int,
+        lhs: _Side | None,
+        rhs: _Side | None,
+        segment_start: int,
+    ) -> ClaimVerdict | None:
+        relation = tokens[rel].text
+        relation = "=" if relation == "=" else ("≈" if relation == "≈" else "~")
+        column = tokens[rel].start + 1
+        lhs_text = norm[tokens[lhs.start].start : tokens[lhs.end - 1].end] if lhs else ""
+        rhs_text = norm[tokens[rhs.start].start : tokens[rhs.end - 1].end] if rhs else ""
+
+        link = _Link(number, column, relation, lhs_text, rhs_text)
+        verdict = link.verdict
+
+        if lhs is None or rhs is None:
+            return verdict(Verdict.SKIPPED, "one side is not an expression")
+        left, right = lhs.value, rhs.value
+        if lhs.end - lhs.start == 1 and tokens[lhs.start].kind is Kind.NAME:
+            name = tokens[lhs.start].text
+            if relation == "=" and right.why is None and not rhs.truncated:
+                if lhs.start == segment_start or len(name) <= 3:
+                    self._define(name, right)
+            return verdict(Verdict.SKIPPED, f"defines {name}")
+        if rhs.end - rhs.start == 1 and tokens[rhs.start].kind is Kind.NAME:
+            return verdict(Verdict.SKIPPED, "the right side is a name")
+        for side in (left, right):
+            if side.why is not None:
+                return verdict(Verdict.SKIPPED, f"not numeric ({side.why})")
+        if lhs.truncated or rhs.truncated:
+            return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
+        return _compare(link, left, right, line, norm, tokens, rhs)
+
+
+def _assignment_end(tokens: list[Token], start: int) -> int:
+    """End of the value of a ``NAME=value`` setting: the next separator or spaced name."""
+    index = start
+    while index < len(tokens):
+        token = tokens[index]
+        if token.kind in (Kind.COMMA, Kind.PUNCT, Kind.CMP, Kind.REL):
+            break
+        if token.kind is Kind.OP and token.space_before:
+            break
+        if index > start and token.kind is Kind.NAME and not is_unit_spelling(token.text):
+            break
+        index += 1
+    return max(index, start + 1)
+
+
+def _drop_annotations(tokens: list[Token]) -> list[Token]:
+    """Remove spaced parenthetical labels after an operand: ``4 (Micro-Batch)``."""
+    if not any(t.kind is Kind.LP for t in tokens):
+        return tokens
+    out: list[Token] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if (
+            token.kind is Kind.LP
+            and token.space_before
+            and out
+            and out[-1].kind in (Kind.NUM, Kind.NAME, Kind.RP, Kind.PCT)
+        ):
+            close = index + 1
+            while close < len(tokens) and tokens[close].kind is Kind.NAME:
+                close += 1
+            if close > index + 1 and close < len(tokens) and tokens[close].kind is Kind.RP:
+                index = close + 1
+                continue
+        out.append(token)
+        index += 1
+    return out
+
+
+def _fold_approximations(tokens: list[Token]) -> list[Token]:
+    """Drop a ``~`` that means "about" (not after a quantity); ``= ~x`` becomes ``≈``."""
+    out: list[Token] = []
+    for token in tokens:
+        if token.kind is Kind.REL and token.text in ("~", "≈") and out:
+            previous = out[-1]
+            if previous.kind is Kind.REL:
+                previous.text = "≈"
+                continue
+            after_quantity = previous.kind in _OPERAND_END or (
+                previous.kind is Kind.NAME and is_unit_spelling(previous.text)
+            )
+            if token.text == "~" and not after_quantity:
+                continue
+        elif token.kind is Kind.REL and token.text == "~":
+            continue
+        out.append(token)
+    return out
+
+
+def _depths(tokens: list[Token]) -> list[int]:
+    depth = 0
+    out = []
+    for token in tokens:
+        if token.kind is Kind.RP:
+            depth = max(0, depth - 1)
+        out.append(depth)
+        if token.kind is Kind.LP:
+            depth += 1
+    return out
+
+
+def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Side | None:
+    for begin in range(start, rel):
+        if tokens[begin].kind not in _STARTS:
+            continue
+        if tokens[begin].kind is Kind.OP and tokens[begin].text not in ("-", "+"):
+            continue
+        try:
+            value, stop = parser.parse(begin, rel)
+        except (ParseFailed, RecursionError):
+            continue
+        if stop == rel:
+            truncated = begin > start and tokens[begin - 1].kind is Kind.OP
+            return _Side(begin, rel, value, truncated=truncated)
+    return None
+
+
+def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _Side | None:
+    if start >= end:
+        return None
+    try:
+        value, stop = parser.parse(start, end)
+    except (ParseFailed, RecursionError):
+        return None
+    if stop == start:
+        return None
+    truncated = stop < end and tokens[stop].kind in (Kind.OP, Kind.SQRT)
+    return _Side(start, stop, value, truncated=truncated)
+
+
+def _strip_counts(dims: Dims) -> tuple[Dims, Dims]:
+    counts = tuple(d for d in dims if d[0] in COUNT_DIMENSIONS)
+    rest = tuple(d for d in dims if d[0] not in COUNT_DIMENSIONS)
+    return rest, counts
+
+
+def _holds(left: float, right: float, relation: str, right_value: Value, exact: bool) -> bool:
+    """Whether ``left`` and the claimed ``right`` agree under the relation's tolerance."""
+    if exact:
+        return abs(left - right) <= 1e-9 * max(abs(left), abs(right), 1.0)
+    diff = abs(left - right)
+    scale = max(abs(left), abs(right))
+    if scale == 0:
+        return True
+    tolerance = EQUAL_TOLERANCE if relation == "=" else APPROX_TOLERANCE
+    if diff <= tolerance * scale + 1e-12 * scale:
+        return True
+    ulp = right_value.ulp
+    if ulp > 0:
+        allowance = ulp if right_value.sig >= 2 else ulp / 2
+        cap = _ROUNDING_CAP[relation] * scale
+        return diff <= allowance * (1 + 1e-9) and diff <= cap
+    return False
+
+
+def _is_integral(value: float) -> bool:
+    return math.isfinite(value) and value == round(value)
+
+
+def _compare(
+    link: _Link,
+    left: Value,
+    right: Value,
+    line: str,
+    norm: str,
+    tokens: list[Token],
+    rhs: _Side,
+) -> ClaimVerdict:
+    make = link.verdict
+    relation = link.relation
+    exact = (
+        relation == "="
+        and left.exact
+        and right.exact
+        and _is_integral(left.w)
+        and _is_integral(right.w)
+    )
+    unit = right.unit if right.scale else ""
+    if left.dims == right.dims or _strip_counts(left.dims)[0] == _strip_counts(right.dims)[0]:
+        left_rest_counts = _strip_counts(left.dims)[1]
+        right_rest_counts = _strip_counts(right.dims)[1]
+        if left.dims != right.dims and left_rest_counts and right_rest_counts:
+            if _holds(left.v, right.v, relation, right, exact):
+                return _ok(make, left, right, unit)
+            return make(Verdict.SKIPPED, "the sides count different things; not compared")
+        if _holds(left.v, right.v, relation, right, exact):
+            return _ok(make, left, right, unit)
+        if left.dims != right.dims:
+            # Counts on one side only: "at 16 nodes = 2048 / 128" is a label, not a claim.
+            counted = left if _strip_counts(left.dims)[1] else right
+            if counted.scale:
+                return make(Verdict.SKIPPED, "a counted label on one side only; not compared")
+        if (left.a != left.v or right.a != right.v) and _holds(
+            left.a, right.a, relation, right, exact=False
+        ):
+            return make(
+                Verdict.PREFIX_AMBIGUOUS,
+                "holds only if the prefixes are read as powers of 1024 rather than 1000 "
+                "(or the reverse); write KiB/MiB/GiB for 1024-based sizes",
+                computed=_in_unit(left, right),
+                claimed=_in_unit(right, right),
+                unit=unit,
+            )
+        return _wrong(make, left, right, unit, line, norm, tokens, rhs, exact)
+    left_rest = _strip_counts(left.dims)[0]
+    right_rest = _strip_counts(right.dims)[0]
+    if not left_rest or not right_rest:
+        # Units written on one side only: accept either reading, never call it wrong.
+        bare, other = (left, right) if not left_rest else (right, left)
+        if _holds(bare.v, other.v, relation, right, False) or _holds(
+            bare.v, other.w, relation, right, False
+        ):
+            return make(
+                Verdict.OK,
+                "holds (units written on one side only)",
+                computed=left.w,
+                claimed=right.w,
+            )
+        return make(
+            Verdict.SKIPPED, "units are written on one side only and neither reading matches"
+        )
+    if {"flop"} <= {k for k, _ in left.dims} & {k for k, _ in right.dims}:
+        ratio = dict(left.dims).get("time", 0) - dict(right.dims).get("time", 0)
+        if abs(ratio) == 1:
+            return make(Verdict.SKIPPED, "FLOPs and FLOP/s are easily confused here; not compared")
+    return make(
+        Verdict.UNIT_MISMATCH,
+        f"the left side is in {format_dims(left.dims)} but the right side is in "
+        f"{format_dims(right.dims)}",
+    )
+
+
+def _in_unit(value: Value, like: Value) -> float:
+    """``value`` expressed in the unit ``like`` was written in."""
+    if like.scale:
+        return value.v / like.scale
+    return value.v
+
+
+def _ok(make: Callable[..., ClaimVerdict], left: Value, right: Value, unit: str) -> ClaimVerdict:
+    return make(
+        Verdict.OK,
+        "holds",
+        computed=_in_unit(left, right),
+        claimed=_in_unit(right, right),
+        unit=unit,
+    )
+
+
+def _format_like(number: float, token: Token | None, sig: int) -> str:
+    """Format ``number`` in the style of the literal it replaces."""
+    from sysdrill.napkin.expression import format_number
+
+    digits = max(3, sig + 1)
+    if token is not None:
+        text = token.text
+        suffix = text[-1] if text[-1] in _SUFFIXES and not token.unit else ""
+        if suffix:
+            return format_number(number / _SUFFIXES[suffix], digits=digits) + suffix
+        if "e" in text.lower() and not token.unit:
+            mantissa, _, exponent = f"{number:.{digits - 1}e}".partition("e")
+            return f"{mantissa}e{int(exponent)}"
+    if _is_integral(number) and abs(number) < 1e15:
+        grouped = token is not None and "," in token.text
+        return f"{round(number):,}" if grouped else str(round(number))
+    return format_number(number, digits=digits)
+
+
+def _wrong(
+    make: Callable[..., ClaimVerdict],
+    left: Value,
+    right: Value,
+    unit: str,
+    line: str,
+    norm: str,
+    tokens: list[Token],
+    rhs: _Side,
+    exact: bool,
+) -> ClaimVerdict:
+    from sysdrill.napkin.expression import format_value
+
+    computed = _in_unit(left, right)
+    suggestion = None
+    if right.scale:
+        literal = next((t for t in tokens[rhs.start : rhs.end] if t.kind is Kind.NUM), None)
+        if literal is not None:
+            new = _format_like(computed, literal, right.sig)
+            if exact:
+                new = _format_like(round(computed, 9), literal, right.sig)
+            if literal.unit:
+                new += literal.unit
+            old = norm[literal.start : literal.end]
+            if line.count(old) == 1:
+                suggestion = line.replace(old, new, 1)
+            else:
+                suggestion = norm[: literal.start] + new + norm[literal.end :]
+        shown = f"{_format_like(computed, None, right.sig)} {unit}".strip()
+    else:
+        shown = format_value(left)[2]
+    if unit == "%":
+        shown = shown.replace(" %", "%")
+    return make(
+        Verdict.WRONG,
+        f"the left side is {shown}",
+        computed=computed,
+        claimed=_in_unit(right, right),
+        unit=unit,
+        suggestion=suggestion.strip() if suggestion else None,
+    )
+
+
+def iter_claim_lines(text: str) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, line)`` for the lines that may hold a claim."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if _HINT.search(line) and _DIGIT.search(line):
+            yield number, line
+
+
+def check_claims(text: str) -> list[ClaimVerdict]:
+    """Check every ``=`` / ``≈`` / ``~`` link in a text, line by line.
+
+    Args:
+        text: Plain text or Markdown (LaTeX ``$...$`` allowed). Values defined on
+            earlier lines (``N = 8``) are used on later ones.
+
+    Returns:
+        One verdict per link, in order, with 1-based line numbers.
+    """
+    checker = ClaimChecker()
+    verdicts: list[ClaimVerdict] = []
+    for number, line in iter_claim_lines(text):
+        verdicts.extend(checker.check_line(line, number))
+    return verdicts

@@ -1,0 +1,183 @@
+"""Check the claims of a whole document: plain text, or one vault item file (YAML).
+
+For an item file the checked fields are ``details.napkin_math``,
+``details.realistic_solution`` and each part's ``answer``; verdict line numbers
+are mapped back to lines of the YAML file (a literal block's content starts on
+the line after its key).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import yaml
+
+from sysdrill.errors import ContentInvalid
+from sysdrill.napkin.claims import check_claims
+from sysdrill.napkin.results import ClaimVerdict, Verdict
+
+__all__ = [
+    "YAML_LOADER",
+    "DocumentClaims",
+    "FieldVerdict",
+    "check_document",
+    "item_fields",
+    "node_at",
+    "yaml_line",
+]
+
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+"""Largest document checked, in bytes."""
+
+try:
+    YAML_LOADER: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    YAML_LOADER = yaml.SafeLoader
+
+
+@dataclass(frozen=True, slots=True)
+class FieldVerdict:
+    """A verdict with the field it came from and its line in the document.
+
+    Attributes:
+        field: Dotted field path (``details.napkin_math``), ``""`` for plain text.
+        verdict: The verdict; its ``line`` is the document's line.
+    """
+
+    field: str
+    verdict: ClaimVerdict
+
+
+@dataclass(slots=True)
+class DocumentClaims:
+    """Every verdict in one document and a tally by verdict."""
+
+    source: str
+    kind: str
+    """``"text"`` or ``"item"``."""
+    verdicts: list[FieldVerdict] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of verdicts of each kind, every kind present (0 when none)."""
+        tally = Counter(v.verdict.verdict.value for v in self.verdicts)
+        return {kind.value: tally.get(kind.value, 0) for kind in Verdict}
+
+    @property
+    def has_errors(self) -> bool:
+        """Whether any claim is wrong or mixes dimensions."""
+        return any(
+            v.verdict.verdict in (Verdict.WRONG, Verdict.UNIT_MISMATCH) for v in self.verdicts
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape: ``{source, kind, counts, claims: [{field, ...verdict}]}``."""
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "counts": self.counts,
+            "claims": [{"field": v.field, **v.verdict.to_dict()} for v in self.verdicts],
+        }
+
+
+def item_fields(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """The checked text fields of a raw item mapping, as ``(path, text)``."""
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    details = data.get("details")
+    if isinstance(details, dict):
+        for key in ("napkin_math", "realistic_solution"):
+            value = details.get(key)
+            if isinstance(value, str):
+                found.append((("details", key), value))
+    parts = data.get("parts")
+    if isinstance(parts, list):
+        for index, part in enumerate(parts):
+            if isinstance(part, dict) and isinstance(part.get("answer"), str):
+                found.append((("parts", index, "answer"), part["answer"]))
+    return found
+
+
+def node_at(root: yaml.Node, loc: tuple[str | int, ...]) -> yaml.Node | None:
+    """The node at a field path in a composed YAML document (None when missing)."""
+    node: yaml.Node | None = root
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == str(part)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            node = node.value[part] if part < len(node.value) else None
+        else:
+            return None
+    return node
+
+
+def yaml_line(
+    document: str, node: yaml.Node | None, field_text: str, line_in_field: int
+) -> tuple[int, int]:
+    """Line (1-based) in the YAML document of a line of a scalar field, and its column."""
+    if node is None:
+        return 1, 1
+    if isinstance(node, yaml.ScalarNode) and node.style == "|":
+        return node.start_mark.line + 1 + line_in_field, 1
+    lines = field_text.splitlines()
+    needle = lines[line_in_field - 1].strip()[:40] if line_in_field <= len(lines) else ""
+    if needle:
+        index = document.find(needle, node.start_mark.index, node.end_mark.index)
+        if index >= 0:
+            line_start = document.rfind("\n", 0, index) + 1
+            return document.count("\n", 0, index) + 1, index - line_start + 1
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _looks_like_item(data: Any) -> bool:
+    return isinstance(data, dict) and ("details" in data or "parts" in data or "id" in data)
+
+
+def check_document(text: str, *, source: str, as_yaml: bool | None = None) -> DocumentClaims:
+    """Check the claims of a document.
+
+    Args:
+        text: The document's text.
+        source: Its name for reports (a path, or ``-`` for standard input).
+        as_yaml: Read it as a vault item file; by default when ``source`` ends in
+            ``.yaml``/``.yml``, or the text parses as an item mapping.
+
+    Returns:
+        The verdicts, with line numbers in the document.
+
+    Raises:
+        ContentInvalid: A ``.yaml`` document that is not valid YAML, or too large.
+    """
+    if len(text.encode("utf-8", "replace")) > MAX_DOCUMENT_BYTES:
+        raise ContentInvalid(
+            f"{source}: larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB; split it up"
+        )
+    is_yaml_name = source.endswith((".yaml", ".yml"))
+    data: Any = None
+    if as_yaml is not False and (is_yaml_name or as_yaml):
+        try:
+            data = yaml.load(text, Loader=YAML_LOADER)  # noqa: S506 - safe loader
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            where = f":{mark.line + 1}" if mark is not None else ""
+            raise ContentInvalid(
+                f"{source}{where}: invalid YAML ({exc.problem}); fix the YAML or check it "
+                "as plain text with --text"
+            ) from None
+        except yaml.YAMLError as exc:
+            raise ContentInvalid(f"{source}: invalid YAML ({exc}); fix the YAML") from None
+    if not _looks_like_item(data):
+        result = DocumentClaims(source, "text")
+        result.verdicts = [FieldVerdict("", v) for v in check_claims(text)]
+        return result
+    result = DocumentClaims(source, "item")
+    root = yaml.compose(text, Loader=YAML_LOADER)
+    for loc, field_text in item_fields(data):
+        node = node_at(root, loc) if root is not None else None
+        dotted = ".".join(str(part) for part in loc)
+        for verdict in check_claims(field_text):
+            line, _ = yaml_line(text, node, field_text, verdict.line)
+            result.verdicts.append(FieldVerdict(dotted, replace(verdict, line=line)))
+    result.verdicts.sort(key=lambda v: (v.verdict.line, v.verdict.column))
+    return result

@@ -1,0 +1,365 @@
+r"""Normalise napkin-math text (LaTeX, Unicode, Markdown) and split it into tokens.
+
+Normalising first means the parser sees one notation: ``\times``, ``·`` and a
+spaced ``x`` all become ``×``; ``6×10⁻⁵`` becomes ``6e-5``; ``$...$`` math
+delimiters and ``**bold**`` markers disappear, while a ``$`` that prices
+something (``$3.50/GPU-hour``) stays.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["Kind", "Token", "normalize", "tokenize"]
+
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_CHAR_MAP = str.maketrans(
+    {
+        "−": "-",
+        "–": "-",
+        "‑": "-",
+        "·": "×",
+        "⋅": "×",
+        "∙": "×",
+        "✕": "×",
+        "÷": "/",
+        "≃": "≈",
+        "≅": "≈",
+        "∼": "~",
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+        "—": ";",
+        "’": "'",
+        "⇒": "→",
+        "⟹": "→",
+    }
+)
+_LATEX_WORDS = {
+    "times": "×",
+    "cdot": "×",
+    "div": "/",
+    "approx": "≈",
+    "sim": "~",
+    "simeq": "≈",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "neq": "≠",
+    "ne": "≠",
+    "pm": "±",
+    "to": "→",
+    "rightarrow": "→",
+    "Rightarrow": "→",
+    "implies": "→",
+    "pi": "π",
+    "left": "",
+    "right": "",
+    "quad": " ",
+    "qquad": " ",
+    "infty": "∞",
+    "ll": "≪",
+    "gg": "≫",
+    "lt": "<",
+    "gt": ">",
+}
+_TEXT_COMMANDS = ("text", "mathrm", "textbf", "mathbf", "operatorname", "textit", "mathit", "emph")
+
+_SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_SUB_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
+_SCI = re.compile(r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*\(?\s*([-+]?\d+)(?:\s*\))?(?![\d.])")
+_MATH_DOLLAR = re.compile(r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?!\d)")
+_LATEX_CMD = re.compile(r"\\([A-Za-z]+|[,;:!% $#{}])")
+_BOLD = re.compile(r"\*\*|__|`")
+
+
+def _brace_group(text: str, start: int) -> tuple[str, int] | None:
+    """Content of the ``{...}`` group opening at ``start`` and the index after it."""
+    if start >= len(text) or text[start] != "{":
+        return None
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : index], index + 1
+    return None
+
+
+def _latex(text: str) -> str:
+    """Rewrite the LaTeX commands napkin math uses into plain notation."""
+    out: list[str] = []
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char == "\\":
+            match = _LATEX_CMD.match(text, index)
+            if match is None:
+                index += 1
+                continue
+            word = match.group(1)
+            index = match.end()
+            if word in ("frac", "dfrac", "tfrac"):
+                first = _brace_group(text, index)
+                second = _brace_group(text, first[1]) if first else None
+                if first and second:
+                    out.append(f"(({_latex(first[0])})/({_latex(second[0])}))")
+                    index = second[1]
+                continue
+            if word == "sqrt":
+                group = _brace_group(text, index)
+                if group:
+                    out.append(f"sqrt({_latex(group[0])})")
+                    index = group[1]
+                else:
+                    out.append("√")
+                continue
+            if word in _TEXT_COMMANDS:
+                group = _brace_group(text, index)
+                if group:
+                    out.append(_latex(group[0]))
+                    index = group[1]
+                continue
+            if word in _LATEX_WORDS:
+                out.append(_LATEX_WORDS[word])
+            elif word in ("%", "$", "#"):
+                out.append(word)
+            elif len(word) == 1:
+                out.append(" ")
+            else:
+                out.append(word)
+            continue
+        if char in "^_" and index + 1 < length and text[index + 1] == "{":
+            group = _brace_group(text, index + 1)
+            if group:
+                inner = _latex(group[0])
+                out.append(f"^({inner})" if char == "^" else f"_{inner.replace(' ', '')}")
+                index = group[1]
+                continue
+        if char in "{}":
+            index += 1
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def normalize(line: str) -> str:
+    """Rewrite one line into the plain notation the tokenizer reads.
+
+    Args:
+        line: A line of Markdown, plain text or LaTeX.
+
+    Returns:
+        The line with math delimiters, bold markers and LaTeX commands removed,
+        Unicode operators and superscripts replaced, and ``a × 10^b`` written as
+        ``aeb``.
+    """
+    text = line
+    if "$" in text:
+        text = text.replace("$$", " ")
+        text = _MATH_DOLLAR.sub(lambda m: m.group(1), text)
+    if "\\" in text or "{" in text:
+        text = _latex(text)
+    if "*" in text or "_" in text or "`" in text:
+        text = _BOLD.sub(" ", text)
+    if not text.isascii():
+        text = text.translate(_CHAR_MAP)
+        text = _SUPER_RUN.sub(lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text)
+        text = _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_SUBSCRIPTS), text)
+    if "10" in text:
+        text = _SCI.sub(lambda m: f"{m.group(1)}e{m.group(2)}", text)
+    return text
+
+
+class Kind(Enum):
+    """Token kinds."""
+
+    NUM = "num"
+    """A number literal (``65,536``, ``1.5e-7``, ``70B`` with its magnitude suffix)."""
+    NAME = "name"
+    """An identifier, unit spelling, function or model name."""
+    OP = "op"
+    """An arithmetic operator: ``+ - × / ^``."""
+    LP = "("
+    RP = ")"
+    REL = "rel"
+    """A claim relation: ``=``, ``≈``, ``~``."""
+    CMP = "cmp"
+    """A comparison or arrow that ends a chain: ``<``, ``≥``, ``→``, ``≠``, ``±``."""
+    PCT = "%"
+    DOLLAR = "$"
+    COMMA = ","
+    SQRT = "√"
+    PUNCT = "punct"
+    """Anything else; ends an expression."""
+
+
+@dataclass(slots=True)
+class Token:
+    """One token of a normalised line.
+
+    Attributes:
+        kind: Token kind.
+        text: The text as written (``"x"`` for a spaced times, ``"65,536"``).
+        start: Offset of the first character in the normalised line.
+        end: Offset after the last character.
+        space_before: Whether whitespace precedes the token.
+        value: For NUM: the number with its magnitude suffix applied.
+        alt: For NUM: the value with a 1024-based suffix (``16K`` = 16384).
+        exact: For NUM: an integer written in full (no decimals, exponent or suffix).
+        ulp: For NUM: one unit in the last written significant digit.
+        sig: For NUM: count of significant digits written.
+        unit: For NUM: a unit spelling glued to the number (``100MB``).
+    """
+
+    kind: Kind
+    text: str
+    start: int
+    end: int
+    space_before: bool
+    value: float = 0.0
+    alt: float = 0.0
+    exact: bool = False
+    ulp: float = 0.0
+    sig: int = 0
+    unit: str = ""
+
+
+_SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+_ALT_SUFFIXES = {"K": 2.0**10, "k": 2.0**10, "M": 2.0**20, "B": 2.0**30, "T": 2.0**40}
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<num>(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:[eE][-+]?\d+(?![A-Za-z]))?|\.\d+)
+        (?P<glue>[A-Za-zµμ°_](?:[\w°µμ]|\.\d)*(?:-\w+)*|-[A-Za-z]\w*(?:-\w+)*)?
+  | (?P<name>[A-Za-zµμ°_π][\w°µμ']*(?:-(?:[A-Za-z]\w*|\d+[A-Za-z]\w*|\d+(?=-)))*)
+  | (?P<rel>≈|=~|~=|==|!=|<=|>=|->|=>|<<|>>|=|~)
+  | (?P<op>\*\*|[-+×*/^])
+  | (?P<cmp>[<>≤≥≠±→≪≫∞])
+  | (?P<other>.)
+    """,
+    re.VERBOSE,
+)
+_CMP_RELS = {"==", "!=", "<=", ">=", "->", "=>", "<<", ">>"}
+
+
+def _number(text: str) -> tuple[float, bool, float, int]:
+    """Value, exactness, ulp and significant digits of a number literal."""
+    plain = text.replace(",", "")
+    mantissa, _, exponent = plain.lower().partition("e")
+    value = float(plain)
+    scale = 10.0 ** int(exponent) if exponent else 1.0
+    if "." in mantissa:
+        whole, frac = mantissa.split(".")
+        digits = (whole + frac).lstrip("0")
+        ulp = 10.0 ** -len(frac)
+        sig = len(digits) or 1
+    else:
+        stripped = mantissa.rstrip("0")
+        zeros = len(mantissa) - len(stripped) if stripped else 0
+        ulp = 10.0**zeros
+        sig = len(stripped.lstrip("0")) or 1
+    exact = not exponent and "." not in mantissa
+    return value, exact, ulp * scale, sig
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split a normalised line into tokens.
+
+    A number glued to letters is a number with a unit (``100MB``), with a
+    magnitude suffix (``70B``, ``16K``) or both (``1.4Ttokens``); any other glue
+    (``15N``, ``8x22B``, ``1F1B``, ``8-bit``) makes a name, never arithmetic.
+
+    Args:
+        text: Output of :func:`normalize`.
+
+    Returns:
+        The tokens, whitespace dropped (recorded in ``space_before``).
+    """
+    from sysdrill.napkin.units import is_unit_spelling
+
+    tokens: list[Token] = []
+    space = True
+    for match in _TOKEN.finditer(text):
+        group = "num" if match.lastgroup == "glue" else match.lastgroup
+        start, end = match.span()
+        raw = match.group()
+        if group == "ws":
+            space = True
+            continue
+        if group == "num":
+            glue = match.group("glue")
+            number = match.group("num")
+            value, exact, ulp, sig = _number(number)
+            token = Token(Kind.NUM, raw, start, end, space, value, value, exact, ulp, sig)
+            if glue:
+                if glue in _SUFFIXES:
+                    factor = _SUFFIXES[glue]
+                    token.value *= factor
+                    token.alt = value * _ALT_SUFFIXES[glue]
+                    token.ulp *= factor
+                    token.exact = False
+                elif glue in ("x", "×"):
+                    token.exact = False
+                elif is_unit_spelling(glue):
+                    token.unit = glue
+                elif len(glue) > 1 and glue[0] in _SUFFIXES and is_unit_spelling(glue[1:]):
+                    factor = _SUFFIXES[glue[0]]
+                    token.value *= factor
+                    token.alt = value * _ALT_SUFFIXES[glue[0]]
+                    token.ulp *= factor
+                    token.exact = False
+                    token.unit = glue[1:]
+                else:
+                    token = Token(Kind.NAME, raw, start, end, space)
+            tokens.append(token)
+        elif group == "name":
+            tokens.append(Token(Kind.NAME, raw, start, end, space))
+        elif group == "rel":
+            kind = Kind.CMP if raw in _CMP_RELS else Kind.REL
+            tokens.append(Token(kind, "≈" if raw in ("=~", "~=") else raw, start, end, space))
+        elif group == "op":
+            tokens.append(Token(Kind.OP, raw, start, end, space))
+        elif group == "cmp":
+            tokens.append(Token(Kind.CMP, raw, start, end, space))
+        else:
+            kind = {
+                "(": Kind.LP,
+                ")": Kind.RP,
+                "%": Kind.PCT,
+                "$": Kind.DOLLAR,
+                ",": Kind.COMMA,
+                "√": Kind.SQRT,
+            }.get(raw, Kind.PUNCT)
+            if raw == "[":
+                kind = Kind.LP
+            elif raw == "]":
+                kind = Kind.RP
+            tokens.append(Token(kind, raw, start, end, space))
+        space = False
+    _mark_spaced_x(tokens)
+    return tokens
+
+
+def _mark_spaced_x(tokens: list[Token]) -> None:
+    """Turn a spaced ``x`` between operands (``4 x 4``) into the times operator."""
+    for index, token in enumerate(tokens):
+        if (
+            token.kind is Kind.NAME
+            and token.text == "x"
+            and 0 < index < len(tokens) - 1
+            and tokens[index - 1].kind in (Kind.NUM, Kind.RP, Kind.NAME)
+            and tokens[index + 1].kind in (Kind.NUM, Kind.LP, Kind.DOLLAR)
+        ):
+            token.kind = Kind.OP
+            token.text = "×"

@@ -1,0 +1,29 @@
+"""Where the study database lives when no URL is given."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["DATABASE_FILENAME", "data_dir", "default_database_url"]
+
+DATABASE_FILENAME = "study.sqlite3"
+"""File name of the default SQLite database inside the data folder."""
+
+
+def data_dir() -> Path:
+    """Return ``$SYSDRILL_DATA_DIR`` if set, else the platform user data folder for sysdrill."""
+    override = os.environ.get("SYSDRILL_DATA_DIR")
+    if override:
+        return Path(override).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("sysdrill", appauthor=False))
+
+
+def default_database_url() -> str:
+    """Return ``$SYSDRILL_DATABASE_URL`` if set, else a SQLite file in :func:`data_dir`."""
+    override = os.environ.get("SYSDRILL_DATABASE_URL")
+    if override:
+        return override
+    return f"sqlite:///{data_dir() / DATABASE_FILENAME}"

@@ -1,0 +1,180 @@
+"""An in-memory study store for service tests: the StudyStore contract without a database."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from sysdrill.errors import StorageError
+from sysdrill.storage.records import (
+    MATURE_INTERVAL_DAYS,
+    CardRecord,
+    CardState,
+    DailyReviewStats,
+    ReviewRecord,
+    SessionId,
+    SessionRecord,
+    UserId,
+    UserState,
+)
+
+__all__ = ["MemoryStudyStore"]
+
+
+class MemoryStudyStore:
+    """A :class:`~sysdrill.storage.protocol.StudyStore` kept in Python dictionaries."""
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self._users: dict[str, UserId] = {}
+        self._cards: dict[UserId, dict[str, CardRecord]] = {}
+        self._reviews: dict[UserId, list[ReviewRecord]] = {}
+        self._settings: dict[UserId, dict[str, Any]] = {}
+        self._sessions: dict[SessionId, tuple[UserId, SessionRecord]] = {}
+        self._next_review_id = 1
+        self._closed = False
+
+    def _check(self) -> None:
+        if self._closed:
+            raise StorageError("The study store is closed. Open it again with open_study().")
+
+    def ensure_user(self, name: str, *, now: datetime) -> UserId:
+        """Return the id of user ``name``, creating the user on first use."""
+        self._check()
+        if name not in self._users:
+            self._users[name] = UserId(len(self._users) + 1)
+        return self._users[name]
+
+    def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
+        """Return the card of ``item_id``, or None."""
+        self._check()
+        return self._cards.get(user_id, {}).get(item_id)
+
+    def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
+        """Yield every card of the user, in item-id order."""
+        self._check()
+        cards = self._cards.get(user_id, {})
+        return iter([cards[key] for key in sorted(cards)])
+
+    def studied_item_ids(self, user_id: UserId) -> set[str]:
+        """Return the ids of items whose card has left the NEW state."""
+        self._check()
+        cards = self._cards.get(user_id, {}).values()
+        return {card.item_id for card in cards if card.state is not CardState.NEW}
+
+    def due_cards(
+        self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
+    ) -> list[CardRecord]:
+        """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
+        self._check()
+        due = [
+            card
+            for card in self._cards.get(user_id, {}).values()
+            if card.due is not None and card.due <= due_by
+        ]
+        due.sort(key=lambda card: (card.due or due_by, card.item_id))
+        return due[offset : offset + limit]
+
+    def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
+        """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
+        self._check()
+        new = learned = 0
+        for review in self._reviews.get(user_id, []):
+            if review.reviewed_at < since:
+                continue
+            if review.state_before is CardState.NEW:
+                new += 1
+            elif review.state_before is CardState.REVIEW and review.first_of_day:
+                learned += 1
+        return new, learned
+
+    def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
+        """Write the card's new state and append ``review``."""
+        self._check()
+        review_id = self._next_review_id
+        self._next_review_id += 1
+        stored = replace(review, review_id=review_id, settings=copy.deepcopy(review.settings))
+        self._reviews.setdefault(user_id, []).append(stored)
+        self._cards.setdefault(user_id, {})[card.item_id] = card
+        return review_id
+
+    def iter_reviews(self, user_id: UserId) -> Iterator[ReviewRecord]:
+        """Yield the user's review log in the order it was written."""
+        self._check()
+        return iter(list(self._reviews.get(user_id, [])))
+
+    def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
+        """Return one aggregate row per UTC day that has reviews, oldest first."""
+        self._check()
+        days: dict[Any, list[int]] = {}
+        for review in self._reviews.get(user_id, []):
+            row = days.setdefault(review.reviewed_at.astimezone(UTC).date(), [0] * 7)
+            row[0] += 1
+            row[1] += review.state_before is CardState.NEW
+            row[6] += review.duration_ms
+            if review.first_of_day and review.state_before is CardState.REVIEW:
+                interval = review.interval_before_days
+                mature = interval is not None and interval >= MATURE_INTERVAL_DAYS
+                base = 4 if mature else 2
+                row[base] += 1
+                row[base + 1] += review.rating > 1
+        return [
+            DailyReviewStats(day, r[0], r[1], r[2], r[3], r[4], r[5], r[6])
+            for day, r in sorted(days.items())
+        ]
+
+    def get_settings(self, user_id: UserId) -> dict[str, Any]:
+        """Return the stored settings by key."""
+        self._check()
+        return copy.deepcopy(self._settings.get(user_id, {}))
+
+    def put_settings(self, user_id: UserId, values: Mapping[str, Any]) -> None:
+        """Store ``values`` by key."""
+        self._check()
+        self._settings.setdefault(user_id, {}).update(copy.deepcopy(dict(values)))
+
+    def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
+        """Store a new session and return its id."""
+        self._check()
+        session_id = SessionId(len(self._sessions) + 1)
+        self._sessions[session_id] = (user_id, replace(session, session_id=session_id))
+        return session_id
+
+    def finish_session(
+        self, session_id: SessionId, *, ended_at: datetime, meta: Mapping[str, Any]
+    ) -> None:
+        """Mark a session ended and merge ``meta`` into its metadata."""
+        self._check()
+        if session_id not in self._sessions:
+            raise StorageError(f"No session {session_id}. Start one with start_session().")
+        user_id, session = self._sessions[session_id]
+        merged = {**session.meta, **copy.deepcopy(dict(meta))}
+        self._sessions[session_id] = (user_id, replace(session, ended_at=ended_at, meta=merged))
+
+    def list_sessions(self, user_id: UserId) -> list[SessionRecord]:
+        """Return the user's sessions, oldest first."""
+        self._check()
+        return [s for key, (owner, s) in sorted(self._sessions.items()) if owner == user_id]
+
+    def replace_user_state(self, user_id: UserId, state: UserState) -> None:
+        """Replace all of the user's state at once."""
+        self._check()
+        for key in [k for k, (owner, _) in self._sessions.items() if owner == user_id]:
+            del self._sessions[key]
+        new_ids = [self.start_session(user_id, s) for s in state.sessions]
+        self._cards[user_id] = {card.item_id: card for card in state.cards}
+        self._reviews[user_id] = []
+        for review in state.reviews:
+            session = None if review.session_id is None else new_ids[review.session_id]
+            self._reviews[user_id].append(
+                replace(review, review_id=self._next_review_id, session_id=session)
+            )
+            self._next_review_id += 1
+        self._settings[user_id] = copy.deepcopy(state.settings)
+
+    def close(self) -> None:
+        """Mark the store closed."""
+        self._closed = True

@@ -1,0 +1,1 @@
+"""Ordered migration scripts; an applied migration is never edited."""

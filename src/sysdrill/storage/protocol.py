@@ -1,0 +1,113 @@
+"""The study store interface: what the study service needs from persistence.
+
+Implementations: :class:`~sysdrill.storage.sql_store.SqlStudyStore` (SQLite or
+PostgreSQL through SQLAlchemy) and :class:`~sysdrill.storage.memory.MemoryStudyStore`
+(for service tests). One contract test suite runs against all of them.
+Every method that writes commits before it returns; a failure raises a
+:class:`~sysdrill.errors.StorageError` and leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from sysdrill.storage.records import (
+    CardRecord,
+    DailyReviewStats,
+    ReviewRecord,
+    SessionId,
+    SessionRecord,
+    UserId,
+    UserState,
+)
+
+__all__ = ["StudyStore"]
+
+
+class StudyStore(Protocol):
+    """Persistence of users, card states, the review log, sessions and settings."""
+
+    def ensure_user(self, name: str, *, now: datetime) -> UserId:
+        """Return the id of user ``name``, creating the user on first use."""
+        ...
+
+    def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
+        """Return the card of ``item_id``, or None when the user never had one."""
+        ...
+
+    def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
+        """Yield every card of the user, in item-id order."""
+        ...
+
+    def studied_item_ids(self, user_id: UserId) -> set[str]:
+        """Return the ids of items whose card has left the NEW state."""
+        ...
+
+    def due_cards(
+        self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
+    ) -> list[CardRecord]:
+        """Return cards due at or before ``due_by``, earliest first (ties by item id).
+
+        Args:
+            user_id: The user.
+            due_by: Cut-off instant (UTC).
+            offset: Rows to skip (for paging).
+            limit: Rows to return at most.
+        """
+        ...
+
+    def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
+        """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
+        ...
+
+    def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
+        """Write the card's new state and append ``review`` in one transaction.
+
+        Returns:
+            The review's log id (increasing).
+        """
+        ...
+
+    def iter_reviews(self, user_id: UserId) -> Iterator[ReviewRecord]:
+        """Yield the user's review log in the order it was written."""
+        ...
+
+    def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
+        """Return one aggregate row per UTC day that has reviews, oldest first."""
+        ...
+
+    def get_settings(self, user_id: UserId) -> dict[str, Any]:
+        """Return the stored settings (JSON values by key); missing keys are absent."""
+        ...
+
+    def put_settings(self, user_id: UserId, values: Mapping[str, Any]) -> None:
+        """Store ``values`` (JSON-ready) by key, replacing those keys, in one transaction."""
+        ...
+
+    def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
+        """Store a new session and return its id."""
+        ...
+
+    def finish_session(
+        self, session_id: SessionId, *, ended_at: datetime, meta: Mapping[str, Any]
+    ) -> None:
+        """Mark a session ended and merge ``meta`` into its metadata."""
+        ...
+
+    def list_sessions(self, user_id: UserId) -> list[SessionRecord]:
+        """Return the user's sessions, oldest first."""
+        ...
+
+    def replace_user_state(self, user_id: UserId, state: UserState) -> None:
+        """Replace all cards, reviews, sessions and settings of the user, all or nothing.
+
+        Reviews refer to sessions by position in ``state.sessions`` (``session_id``
+        is an index into that list, or None).
+        """
+        ...
+
+    def close(self) -> None:
+        """Release connections; the store must not be used afterwards."""
+        ...

@@ -1,0 +1,539 @@
+"""The study store on SQLAlchemy: a SQLite file by default, PostgreSQL by URL.
+
+Opening a store applies any pending Alembic migrations (each in its own
+transaction). Every write method is one transaction, committed before it
+returns. SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed
+review survives the process being killed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from sysdrill.errors import MigrationError, StorageUnavailable
+from sysdrill.storage import schema as t
+from sysdrill.storage.records import (
+    MATURE_INTERVAL_DAYS,
+    CardRecord,
+    CardState,
+    DailyReviewStats,
+    ReviewRecord,
+    SessionId,
+    SessionRecord,
+    UserId,
+    UserState,
+)
+from sysdrill.storage.translate import translate_errors
+
+__all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+"""The Alembic script folder shipped in the package."""
+
+
+def _safe_url(url: str) -> str:
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return "<unreadable URL>"
+
+
+def create_study_engine(url: str) -> Engine:
+    """Create an engine for ``url``, set up for durable, transactional SQLite if it is one.
+
+    Raises:
+        StorageUnavailable: If the URL is malformed or names an unknown driver.
+    """
+    with translate_errors(f"reading the database URL {_safe_url(url)}"):
+        parsed = sa.make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            database = parsed.database
+            if database and database != ":memory:" and not database.startswith("file:"):
+                try:
+                    Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StorageUnavailable(
+                        f"Cannot create the folder for {database}: {exc.strerror}. "
+                        "Choose another place with --db or SYSDRILL_DATA_DIR."
+                    ) from exc
+            engine = sa.create_engine(parsed)
+            _make_sqlite_transactional(engine)
+        elif parsed.get_backend_name() == "postgresql":
+            engine = sa.create_engine(parsed, pool_pre_ping=True)
+        else:
+            raise StorageUnavailable(
+                f"Unsupported database {parsed.get_backend_name()!r} in {_safe_url(url)}. "
+                "Use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB."
+            )
+    return engine
+
+
+def _make_sqlite_transactional(engine: Engine) -> None:
+    # pysqlite's own transaction handling does not begin a transaction before
+    # DDL; hand BEGIN to SQLAlchemy so migrations and writes are atomic.
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN")
+
+
+def migrate(engine: Engine, *, target: str = "head") -> None:
+    """Apply pending migrations up to ``target``, each in its own transaction.
+
+    Raises:
+        MigrationError: If a migration fails (the failed step is rolled back).
+        StorageUnavailable: If the database cannot be reached.
+    """
+    from alembic import command
+    from alembic.config import Config
+    from alembic.util import CommandError
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with translate_errors("migrating the database schema", migration=True):
+        with engine.connect() as connection:
+            config.attributes["connection"] = connection
+            try:
+                command.upgrade(config, target)
+            except CommandError as exc:
+                raise MigrationError(
+                    f"Cannot migrate the study database: {exc}. Use a database written by "
+                    "this or an older sysdrill version."
+                ) from exc
+            connection.commit()
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _card_row(user_id: int, card: CardRecord) -> dict[str, Any]:
+    return {
+        "user_id": user_id,
+        "item_id": card.item_id,
+        "state": int(card.state),
+        "step": card.step,
+        "stability_days": card.stability_days,
+        "difficulty": card.difficulty,
+        "due": card.due,
+        "last_review": card.last_review,
+        "reps": card.reps,
+        "lapses": card.lapses,
+        "never_seen": card.never_seen,
+    }
+
+
+def _card(row: Any) -> CardRecord:
+    return CardRecord(
+        item_id=row.item_id,
+        state=CardState(row.state),
+        step=row.step,
+        stability_days=row.stability_days,
+        difficulty=row.difficulty,
+        due=_utc(row.due),
+        last_review=_utc(row.last_review),
+        reps=row.reps,
+        lapses=row.lapses,
+        never_seen=bool(row.never_seen),
+    )
+
+
+def _session(row: Any) -> SessionRecord:
+    return SessionRecord(
+        kind=row.kind,
+        started_at=_utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
+        ended_at=_utc(row.ended_at),
+        meta=json.loads(row.meta_json),
+        session_id=row.id,
+    )
+
+
+_CARD_COLUMNS = [c for c in t.cards.c if c.name != "user_id"]
+
+
+class SqlStudyStore:
+    """A :class:`~sysdrill.storage.protocol.StudyStore` over SQLAlchemy."""
+
+    def __init__(self, url: str, *, migrate_schema: bool = True) -> None:
+        """Open the database at ``url`` and bring its schema up to date.
+
+        Args:
+            url: SQLAlchemy URL (``sqlite:///file``, ``sqlite://`` in memory,
+                ``postgresql+psycopg://...``).
+            migrate_schema: Apply pending migrations (tests may open without).
+
+        Raises:
+            StorageUnavailable: If the database cannot be opened.
+            MigrationError: If the schema cannot be migrated.
+        """
+        self.url = _safe_url(url)
+        self._engine = create_study_engine(url)
+        self._settings_ids: dict[str, int] = {}
+        try:
+            if migrate_schema:
+                migrate(self._engine)
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for tests and the benchmark)."""
+        return self._engine
+
+    def close(self) -> None:
+        """Dispose of the connection pool."""
+        self._engine.dispose()
+
+    # -- users and cards -------------------------------------------------------
+
+    def ensure_user(self, name: str, *, now: datetime) -> UserId:
+        """Return the id of user ``name``, creating the user on first use."""
+        with translate_errors(f"opening user {name!r}"), self._engine.begin() as conn:
+            found = conn.execute(sa.select(t.users.c.id).where(t.users.c.name == name)).scalar()
+            if found is None:
+                result = conn.execute(t.users.insert().values(name=name, created_at=now))
+                assert result.inserted_primary_key is not None
+                found = result.inserted_primary_key[0]
+            return UserId(int(found))
+
+    def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
+        """Return the card of ``item_id``, or None."""
+        query = sa.select(*_CARD_COLUMNS).where(
+            t.cards.c.user_id == user_id, t.cards.c.item_id == item_id
+        )
+        with translate_errors("reading a card"), self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else _card(row)
+
+    def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
+        """Yield every card of the user, in item-id order."""
+        query = (
+            sa.select(*_CARD_COLUMNS)
+            .where(t.cards.c.user_id == user_id)
+            .order_by(t.cards.c.item_id)
+        )
+        with translate_errors("reading cards"), self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return iter([_card(row) for row in rows])
+
+    def studied_item_ids(self, user_id: UserId) -> set[str]:
+        """Return the ids of items whose card has left the NEW state."""
+        query = sa.select(t.cards.c.item_id).where(
+            t.cards.c.user_id == user_id, t.cards.c.state != int(CardState.NEW)
+        )
+        with translate_errors("reading cards"), self._engine.connect() as conn:
+            return set(conn.execute(query).scalars())
+
+    def due_cards(
+        self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
+    ) -> list[CardRecord]:
+        """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
+        query = (
+            sa.select(*_CARD_COLUMNS)
+            .where(
+                t.cards.c.user_id == user_id,
+                t.cards.c.due.is_not(None),
+                t.cards.c.due <= due_by,
+            )
+            .order_by(t.cards.c.due, t.cards.c.item_id)
+            .offset(offset)
+            .limit(limit)
+        )
+        with translate_errors("finding due cards"), self._engine.connect() as conn:
+            return [_card(row) for row in conn.execute(query)]
+
+    def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
+        """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
+        r = t.reviews.c
+        query = sa.select(
+            sa.func.coalesce(
+                sa.func.sum(sa.case((r.state_before == int(CardState.NEW), 1), else_=0)), 0
+            ),
+            sa.func.coalesce(
+                sa.func.sum(
+                    sa.case(
+                        (
+                            sa.and_(
+                                r.state_before == int(CardState.REVIEW), r.first_of_day.is_(True)
+                            ),
+                            1,
+                        ),
+                        else_=0,
+                    )
+                ),
+                0,
+            ),
+        ).where(r.user_id == user_id, r.reviewed_at >= since)
+        with translate_errors("counting today's reviews"), self._engine.connect() as conn:
+            row = conn.execute(query).one()
+        return int(row[0]), int(row[1])
+
+    # -- reviews ---------------------------------------------------------------
+
+    def _settings_id(self, conn: Connection, settings: Mapping[str, Any]) -> int:
+        text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        cached = self._settings_ids.get(digest)
+        if cached is not None:
+            return cached
+        found = conn.execute(
+            sa.select(t.scheduler_settings.c.id).where(t.scheduler_settings.c.digest == digest)
+        ).scalar()
+        if found is None:
+            result = conn.execute(
+                t.scheduler_settings.insert().values(digest=digest, settings_json=text)
+            )
+            assert result.inserted_primary_key is not None
+            found = result.inserted_primary_key[0]
+            # The id is only safe to cache once this transaction commits.
+            return int(found)
+        self._settings_ids[digest] = int(found)
+        return int(found)
+
+    @staticmethod
+    def _review_row(user_id: int, review: ReviewRecord, settings_id: int) -> dict[str, Any]:
+        return {
+            "user_id": user_id,
+            "item_id": review.item_id,
+            "rating": review.rating,
+            "graded_by": review.graded_by,
+            "answer": review.answer,
+            "duration_ms": review.duration_ms,
+            "reviewed_at": review.reviewed_at,
+            "review_day": review.reviewed_at.astimezone(UTC).date(),
+            "state_before": int(review.state_before),
+            "interval_before_days": review.interval_before_days,
+            "first_of_day": review.first_of_day,
+            "settings_id": settings_id,
+            "session_id": review.session_id,
+        }
+
+    def _upsert_card(self, conn: Connection, user_id: int, card: CardRecord) -> None:
+        values = _card_row(user_id, card)
+        updated = conn.execute(
+            t.cards.update()
+            .where(t.cards.c.user_id == user_id, t.cards.c.item_id == card.item_id)
+            .values(**{k: v for k, v in values.items() if k not in ("user_id", "item_id")})
+        )
+        if updated.rowcount == 0:
+            conn.execute(t.cards.insert().values(**values))
+
+    def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
+        """Write the card's new state and append ``review`` in one transaction."""
+        with translate_errors(f"recording a review of {review.item_id}"):
+            with self._engine.begin() as conn:
+                settings_id = self._settings_id(conn, review.settings)
+                self._upsert_card(conn, user_id, card)
+                result = conn.execute(
+                    t.reviews.insert().values(**self._review_row(user_id, review, settings_id))
+                )
+                assert result.inserted_primary_key is not None
+                return int(result.inserted_primary_key[0])
+
+    def iter_reviews(self, user_id: UserId) -> Iterator[ReviewRecord]:
+        """Yield the user's review log in the order it was written."""
+        r = t.reviews.c
+        query = (
+            sa.select(
+                r.id,
+                r.item_id,
+                r.rating,
+                r.graded_by,
+                r.answer,
+                r.duration_ms,
+                r.reviewed_at,
+                r.state_before,
+                r.interval_before_days,
+                r.first_of_day,
+                r.session_id,
+                t.scheduler_settings.c.settings_json,
+            )
+            .join(t.scheduler_settings, t.scheduler_settings.c.id == r.settings_id)
+            .where(r.user_id == user_id)
+            .order_by(r.id)
+        )
+        with translate_errors("reading the review log"), self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        parsed: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            settings = parsed.get(row.settings_json)
+            if settings is None:
+                settings = parsed[row.settings_json] = json.loads(row.settings_json)
+            yield ReviewRecord(
+                item_id=row.item_id,
+                rating=row.rating,
+                graded_by=row.graded_by,
+                answer=row.answer,
+                duration_ms=row.duration_ms,
+                reviewed_at=_utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
+                state_before=CardState(row.state_before),
+                interval_before_days=row.interval_before_days,
+                first_of_day=bool(row.first_of_day),
+                settings=dict(settings),
+                session_id=row.session_id,
+                review_id=row.id,
+            )
+
+    def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
+        """Return one aggregate row per UTC day that has reviews, oldest first."""
+        r = t.reviews.c
+        graduated = sa.and_(r.first_of_day.is_(True), r.state_before == int(CardState.REVIEW))
+        mature = r.interval_before_days >= MATURE_INTERVAL_DAYS
+        young = sa.or_(
+            r.interval_before_days.is_(None), r.interval_before_days < MATURE_INTERVAL_DAYS
+        )
+        passed = r.rating > 1
+
+        def count(condition: Any) -> Any:
+            return sa.func.coalesce(sa.func.sum(sa.case((condition, 1), else_=0)), 0)
+
+        query = (
+            sa.select(
+                r.review_day,
+                sa.func.count(),
+                count(r.state_before == int(CardState.NEW)),
+                count(sa.and_(graduated, young)),
+                count(sa.and_(graduated, young, passed)),
+                count(sa.and_(graduated, mature)),
+                count(sa.and_(graduated, mature, passed)),
+                sa.func.coalesce(sa.func.sum(r.duration_ms), 0),
+            )
+            .where(r.user_id == user_id)
+            .group_by(r.review_day)
+            .order_by(r.review_day)
+        )
+        with translate_errors("summarising the review log"), self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            DailyReviewStats(
+                day=row[0] if isinstance(row[0], date) else date.fromisoformat(str(row[0])),
+                reviews=int(row[1]),
+                new_items=int(row[2]),
+                young_first=int(row[3]),
+                young_passed=int(row[4]),
+                mature_first=int(row[5]),
+                mature_passed=int(row[6]),
+                duration_ms=int(row[7]),
+            )
+            for row in rows
+        ]
+
+    # -- settings and sessions -------------------------------------------------
+
+    def get_settings(self, user_id: UserId) -> dict[str, Any]:
+        """Return the stored settings by key."""
+        query = sa.select(t.settings.c.key, t.settings.c.value_json).where(
+            t.settings.c.user_id == user_id
+        )
+        with translate_errors("reading settings"), self._engine.connect() as conn:
+            return {row.key: json.loads(row.value_json) for row in conn.execute(query)}
+
+    def put_settings(self, user_id: UserId, values: Mapping[str, Any]) -> None:
+        """Store ``values`` by key in one transaction."""
+        with translate_errors("saving settings"), self._engine.begin() as conn:
+            self._put_settings(conn, user_id, values)
+
+    @staticmethod
+    def _put_settings(conn: Connection, user_id: int, values: Mapping[str, Any]) -> None:
+        for key, value in values.items():
+            conn.execute(
+                t.settings.delete().where(t.settings.c.user_id == user_id, t.settings.c.key == key)
+            )
+            conn.execute(
+                t.settings.insert().values(user_id=user_id, key=key, value_json=json.dumps(value))
+            )
+
+    def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
+        """Store a new session and return its id."""
+        with translate_errors("starting a session"), self._engine.begin() as conn:
+            return SessionId(self._insert_session(conn, user_id, session))
+
+    @staticmethod
+    def _insert_session(conn: Connection, user_id: int, session: SessionRecord) -> int:
+        result = conn.execute(
+            t.sessions.insert().values(
+                user_id=user_id,
+                kind=session.kind,
+                started_at=session.started_at,
+                ended_at=session.ended_at,
+                meta_json=json.dumps(session.meta, sort_keys=True),
+            )
+        )
+        assert result.inserted_primary_key is not None
+        return int(result.inserted_primary_key[0])
+
+    def finish_session(
+        self, session_id: SessionId, *, ended_at: datetime, meta: Mapping[str, Any]
+    ) -> None:
+        """Mark a session ended and merge ``meta`` into its metadata."""
+        from sysdrill.errors import StorageError
+
+        with translate_errors("finishing a session"), self._engine.begin() as conn:
+            current = conn.execute(
+                sa.select(t.sessions.c.meta_json).where(t.sessions.c.id == session_id)
+            ).scalar()
+            if current is None:
+                raise StorageError(f"No session {session_id}. Start one with start_session().")
+            merged = {**json.loads(current), **meta}
+            conn.execute(
+                t.sessions.update()
+                .where(t.sessions.c.id == session_id)
+                .values(ended_at=ended_at, meta_json=json.dumps(merged, sort_keys=True))
+            )
+
+    def list_sessions(self, user_id: UserId) -> list[SessionRecord]:
+        """Return the user's sessions, oldest first."""
+        query = (
+            sa.select(t.sessions).where(t.sessions.c.user_id == user_id).order_by(t.sessions.c.id)
+        )
+        with translate_errors("reading sessions"), self._engine.connect() as conn:
+            return [_session(row) for row in conn.execute(query)]
+
+    # -- import ----------------------------------------------------------------
+
+    def replace_user_state(self, user_id: UserId, state: UserState) -> None:
+        """Replace all of the user's state in one transaction."""
+        with translate_errors("importing study state"), self._engine.begin() as conn:
+            for table in (t.reviews, t.cards, t.settings, t.sessions):
+                conn.execute(table.delete().where(table.c.user_id == user_id))
+            session_ids = [self._insert_session(conn, user_id, s) for s in state.sessions]
+            if state.cards:
+                conn.execute(t.cards.insert(), [_card_row(user_id, c) for c in state.cards])
+            rows = []
+            for review in state.reviews:
+                settings_id = self._settings_id(conn, review.settings)
+                if review.session_id is not None:
+                    review = _with_session(review, session_ids[review.session_id])
+                rows.append(self._review_row(user_id, review, settings_id))
+            if rows:
+                conn.execute(t.reviews.insert(), rows)
+            self._put_settings(conn, user_id, state.settings)
+        self._settings_ids.clear()
+
+
+def _with_session(review: ReviewRecord, session_id: int) -> ReviewRecord:
+    from dataclasses import replace
+
+    return replace(review, session_id=session_id)

@@ -1,0 +1,511 @@
+"""The study API: open a learner's store, choose items, record reviews, report progress.
+
+This is the one entry point the session commands, the terminal UI and the web
+app use. Typical use::
+
+    from datetime import UTC, datetime
+    from sysdrill.content.loader import load_vault
+    from sysdrill.study.service import GradedBy, ItemFilter, Rating, open_study
+
+    items = load_vault(vault_path).items
+    with open_study() as study:
+        now = datetime.now(UTC)
+        for item in study.next_items(items, now=now, filters=ItemFilter(), limit=10):
+            outcome = study.record_review(
+                item.id, rating=Rating.GOOD, graded_by=GradedBy.SELF,
+                answer=None, duration_ms=4200, now=now,
+            )
+
+Every review is committed in its own transaction before ``record_review``
+returns. Times are injected: every time-dependent method takes ``now``, a
+timezone-aware UTC datetime (a naive or non-UTC value raises SchedulingError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from sysdrill.content.models import Item
+from sysdrill.errors import SchedulingError
+from sysdrill.storage.protocol import StudyStore
+from sysdrill.storage.records import (
+    CardRecord,
+    CardState,
+    ReviewRecord,
+    SessionId,
+    SessionRecord,
+    UserId,
+)
+from sysdrill.study.clock import day_start, require_utc, utc_day
+from sysdrill.study.deadline import deadline_eve
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
+from sysdrill.study.scheduler import new_card, review_card
+from sysdrill.study.settings import StudySettings
+
+if TYPE_CHECKING:
+    from sysdrill.study.deadline import DayWorkload
+    from sysdrill.study.optimizer import FitResult
+    from sysdrill.study.progress import ProgressReport
+
+__all__ = [
+    "CardRecord",
+    "CardState",
+    "GradedBy",
+    "ItemFilter",
+    "Rating",
+    "ReviewOutcome",
+    "SessionId",
+    "StudyService",
+    "StudySettings",
+    "default_database_url",
+    "open_study",
+    "rating_from_confidence",
+    "rating_from_text",
+]
+
+
+_END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewOutcome:
+    """What recording one review did."""
+
+    item_id: str
+    rating: Rating
+    graded_by: GradedBy
+    review_id: int
+    """Position of the review in the log (increasing)."""
+    card: CardRecord
+    """The item's card after the review."""
+    previous_state: CardState
+    due: datetime
+    """When the item is due next (UTC)."""
+    interval_days: float
+    """Time from this review to the next due, in days (fractions for learning steps)."""
+
+
+def default_database_url() -> str:
+    """Return the database URL used when none is given.
+
+    ``$SYSDRILL_DATABASE_URL`` when set; otherwise a SQLite file ``study.sqlite3``
+    in ``$SYSDRILL_DATA_DIR`` when set, else in the platform's user data
+    directory for ``sysdrill`` (created on demand).
+    """
+    from sysdrill.storage.location import default_database_url as _default
+
+    return _default()
+
+
+def open_study(db_url: str | None = None, *, user: str = "local") -> StudyService:
+    """Open (and migrate) the study database and return a service for one user.
+
+    Args:
+        db_url: SQLAlchemy URL (``sqlite:///path`` or
+            ``postgresql+psycopg://user@host/db``); None for :func:`default_database_url`.
+        user: Learner name; the single ``local`` user unless told otherwise.
+
+    Returns:
+        A service to use as a context manager or to :meth:`StudyService.close`.
+
+    Raises:
+        StorageError: If the database cannot be opened or migrated.
+    """
+    from sysdrill.storage.sql_store import SqlStudyStore
+
+    store = SqlStudyStore(db_url or default_database_url())
+    try:
+        return StudyService(store, user=user)
+    except BaseException:
+        store.close()
+        raise
+
+
+class StudyService:
+    """One learner's study state over a :class:`~sysdrill.storage.protocol.StudyStore`."""
+
+    def __init__(self, store: StudyStore, *, user: str = "local", now: datetime | None = None):
+        """Bind the service to ``store`` and user ``user`` (created on first use).
+
+        Args:
+            store: Any StudyStore (SQL or in-memory).
+            user: Learner name.
+            now: Creation time recorded for a new user (UTC); the current time when None.
+        """
+        self._store = store
+        self.user = user
+        created = require_utc(now) if now is not None else datetime.now(UTC)
+        self._user_id: UserId = store.ensure_user(user, now=created)
+        self._settings = StudySettings.from_mapping(store.get_settings(self._user_id))
+        # Item ids that already have a card: choosing new items must not ask the
+        # database about each of thousands of items.
+        self._known: set[str] | None = None
+        self._pool_cache: (
+            tuple[Sequence[Item], ItemFilter, int, Item | None, Item | None, dict[str, Item]]
+            | None
+        ) = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the underlying store."""
+        self._store.close()
+
+    def __enter__(self) -> StudyService:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def store(self) -> StudyStore:
+        """The underlying store (for progress, export and tests)."""
+        return self._store
+
+    @property
+    def user_id(self) -> UserId:
+        """Database id of the learner."""
+        return self._user_id
+
+    # -- settings --------------------------------------------------------------
+
+    @property
+    def settings(self) -> StudySettings:
+        """The learner's settings in force."""
+        return self._settings
+
+    def update_settings(self, **changes: Any) -> StudySettings:
+        """Validate and store changed settings (keyword per field of StudySettings).
+
+        Raises:
+            SchedulingError: If a value is out of range; nothing is stored then.
+        """
+        updated = self._settings.with_changes(**changes)
+        mapping = updated.to_mapping()
+        self._store.put_settings(self._user_id, {key: mapping[key] for key in changes})
+        self._settings = updated
+        return updated
+
+    def set_setting(self, key: str, value: str) -> StudySettings:
+        """Parse ``value`` as typed on a command line and store it under ``key``.
+
+        Raises:
+            SchedulingError: For an unknown key or an invalid value.
+        """
+        from sysdrill.study.settings import parse_setting
+
+        parsed = parse_setting(key, value)
+        mapping = self._settings.to_mapping()
+        mapping[key] = parsed
+        updated = StudySettings.from_mapping(mapping)
+        self._store.put_settings(self._user_id, {key: updated.to_mapping()[key]})
+        self._settings = updated
+        return updated
+
+    # -- choosing items --------------------------------------------------------
+
+    def _known_ids(self) -> set[str]:
+        if self._known is None:
+            self._known = self._store.studied_item_ids(self._user_id)
+        return self._known
+
+    def _pool(self, items: Sequence[Item], chosen: ItemFilter) -> dict[str, Item]:
+        # Sessions call next_items again and again with the same vault list;
+        # filtering ten thousand items each time would dominate the cost.
+        cached = self._pool_cache
+        if (
+            cached is not None
+            and cached[0] is items
+            and cached[1] == chosen
+            and cached[2] == len(items)
+            and (not items or (cached[3] is items[0] and cached[4] is items[-1]))
+        ):
+            return cached[5]
+        pool = {item.id: item for item in items if chosen.is_empty or chosen.matches(item)}
+        first = items[0] if items else None
+        last = items[-1] if items else None
+        self._pool_cache = (items, chosen, len(items), first, last, pool)
+        return pool
+
+    def card_state(self, item_id: str) -> CardRecord:
+        """Return the item's card; a NEW, never-seen card when it was never reviewed."""
+        return self._store.get_card(self._user_id, item_id) or new_card(item_id)
+
+    def next_items(
+        self,
+        items: Sequence[Item],
+        *,
+        now: datetime,
+        filters: ItemFilter | None = None,
+        limit: int = 20,
+    ) -> list[Item]:
+        """Choose what to study now: due items first, then new ones within the daily limits.
+
+        Due items come earliest-due first; learning and relearning items are not
+        counted against ``reviews_per_day``. New items come in the order of
+        ``items`` (vault order), at most ``new_per_day`` a UTC day.
+
+        Args:
+            items: The vault's items (``load_vault(root).items``); pass the same list
+                on every call (and do not change it) so the service can reuse its index.
+            now: Current time (UTC).
+            filters: Criteria items must meet; None or empty for all.
+            limit: Items to return at most.
+
+        Returns:
+            Up to ``limit`` items; empty when nothing is due and no new item is allowed.
+        """
+        moment = require_utc(now)
+        chosen = ItemFilter() if filters is None else filters
+        by_id = self._pool(items, chosen)
+        if limit <= 0 or not by_id:
+            return []
+        new_done, reviews_done = self._store.count_reviews_since(
+            self._user_id, day_start(utc_day(moment))
+        )
+        reviews_left = max(0, self._settings.reviews_per_day - reviews_done)
+        due_by = moment
+        eve = deadline_eve(self._settings, now=moment)
+        if eve is not None and moment >= eve:
+            # Deadline mode: on the eve of the interview every studied item not
+            # yet seen today comes up, whatever its due date.
+            due_by = _END_OF_TIME
+        picked: list[Item] = []
+        offset = 0
+        page = max(64, limit * 4)
+        while len(picked) < limit:
+            cards = self._store.due_cards(self._user_id, due_by=due_by, offset=offset, limit=page)
+            for card in cards:
+                item = by_id.get(card.item_id)
+                if item is None:
+                    continue
+                if eve is not None and card.last_review is not None and card.last_review >= eve:
+                    if card.due is not None and card.due > moment:
+                        continue
+                if card.state is CardState.REVIEW:
+                    if reviews_left <= 0:
+                        continue
+                    reviews_left -= 1
+                picked.append(item)
+                if len(picked) >= limit:
+                    break
+            if len(cards) < page:
+                break
+            offset += page
+        new_left = max(0, self._settings.new_per_day - new_done)
+        if len(picked) < limit and new_left > 0:
+            known = self._known_ids()
+            for item in by_id.values():
+                if item.id in known:
+                    continue
+                picked.append(item)
+                new_left -= 1
+                if len(picked) >= limit or new_left <= 0:
+                    break
+        return picked
+
+    # -- recording -------------------------------------------------------------
+
+    def record_review(
+        self,
+        item_id: str,
+        *,
+        rating: Rating,
+        graded_by: GradedBy,
+        answer: str | None = None,
+        duration_ms: int = 0,
+        now: datetime,
+        session_id: SessionId | None = None,
+    ) -> ReviewOutcome:
+        """Schedule the item's next review and append the review to the log.
+
+        The card update and the log entry are one transaction, committed before
+        this returns: an acknowledged review survives a crash.
+
+        Args:
+            item_id: The item reviewed.
+            rating: Again, Hard, Good or Easy (see :func:`rating_from_confidence`).
+            graded_by: How the rating was decided.
+            answer: What the learner answered (free text, option letter, number), if any.
+            duration_ms: Time the learner took, in milliseconds.
+            now: Time of the review (UTC).
+            session_id: The session this review belongs to, if any.
+
+        Returns:
+            The new card state and when the item is due next.
+
+        Raises:
+            SchedulingError: If ``now`` is naive or not UTC, or duration is negative.
+            StorageError: If the review could not be written (nothing was written).
+        """
+        moment = require_utc(now)
+        if duration_ms < 0:
+            raise SchedulingError(f"duration_ms must be 0 or more, got {duration_ms}.")
+        rating = Rating(rating)
+        before = self.card_state(item_id)
+        after = review_card(before, rating, now=moment, settings=self._settings)
+        interval_before: float | None = None
+        if before.due is not None and before.last_review is not None:
+            interval_before = (before.due - before.last_review) / timedelta(days=1)
+        first_of_day = before.last_review is None or utc_day(before.last_review) != utc_day(moment)
+        review = ReviewRecord(
+            item_id=item_id,
+            rating=int(rating),
+            graded_by=GradedBy(graded_by).value,
+            answer=answer,
+            duration_ms=int(duration_ms),
+            reviewed_at=moment,
+            state_before=before.state,
+            interval_before_days=interval_before,
+            first_of_day=first_of_day,
+            settings=self._settings.to_mapping(),
+            session_id=session_id,
+        )
+        review_id = self._store.record_review(self._user_id, after, review)
+        if self._known is not None:
+            self._known.add(item_id)
+        assert after.due is not None
+        return ReviewOutcome(
+            item_id=item_id,
+            rating=rating,
+            graded_by=GradedBy(graded_by),
+            review_id=review_id,
+            card=after,
+            previous_state=before.state,
+            due=after.due,
+            interval_days=(after.due - moment) / timedelta(days=1),
+        )
+
+    # -- sessions --------------------------------------------------------------
+
+    def start_session(
+        self, kind: str, *, now: datetime, meta: Mapping[str, Any] | None = None
+    ) -> SessionId:
+        """Record the start of a session (``practice``, ``quiz``, ``gauntlet``, ...).
+
+        Args:
+            kind: Session kind.
+            now: Start time (UTC).
+            meta: JSON-ready details (filters, deck, format).
+
+        Returns:
+            The id to pass to :meth:`record_review` and :meth:`finish_session`.
+        """
+        record = SessionRecord(kind=kind, started_at=require_utc(now), meta=dict(meta or {}))
+        return self._store.start_session(self._user_id, record)
+
+    def finish_session(
+        self, session_id: SessionId, *, now: datetime, summary: Mapping[str, Any] | None = None
+    ) -> None:
+        """Record the end of a session and merge ``summary`` (e.g. score) into its metadata."""
+        self._store.finish_session(session_id, ended_at=require_utc(now), meta=dict(summary or {}))
+
+    def sessions(self) -> list[SessionRecord]:
+        """Return the learner's sessions, oldest first."""
+        return self._store.list_sessions(self._user_id)
+
+    # -- reports ---------------------------------------------------------------
+
+    def progress(self, items: Sequence[Item], *, now: datetime) -> ProgressReport:
+        """Build the progress report (coverage, retention, streak, forecast, weak topics).
+
+        Args:
+            items: The vault's items, for coverage by competency area and track.
+            now: Current time (UTC).
+        """
+        from sysdrill.study.progress import build_progress
+
+        return build_progress(self._store, self._user_id, items, now=now, settings=self._settings)
+
+    def deadline_workload(
+        self, items: Sequence[Item], *, now: datetime, filters: ItemFilter | None = None
+    ) -> list[DayWorkload]:
+        """Expected reviews and new items per day from today until the deadline.
+
+        Raises:
+            SchedulingError: If no deadline is set or it has passed.
+        """
+        from sysdrill.study.deadline import expected_workload
+
+        chosen = ItemFilter() if filters is None else filters
+        wanted = [item.id for item in items if chosen.matches(item)]
+        cards = [card for card in self._store.iter_cards(self._user_id) if card.item_id in wanted]
+        seen = {card.item_id for card in cards}
+        unseen = sum(1 for item_id in wanted if item_id not in seen)
+        return expected_workload(cards, unseen=unseen, settings=self._settings, now=now)
+
+    def export_state(self, *, now: datetime) -> dict[str, Any]:
+        """Return all of the learner's state as one JSON-ready mapping (lossless).
+
+        Args:
+            now: Export time (UTC), written into the document.
+        """
+        from sysdrill.study.state_io import export_user_state
+
+        return export_user_state(self._store, self._user_id, user=self.user, now=now)
+
+    def import_state(self, data: Mapping[str, Any], *, replace: bool = False) -> int:
+        """Load a document written by :meth:`export_state`, all or nothing.
+
+        Args:
+            data: The parsed JSON document.
+            replace: Overwrite existing state; without it a learner with any
+                reviews or cards is refused.
+
+        Returns:
+            The number of reviews imported.
+
+        Raises:
+            ImportFailed: If the document is malformed or state exists without ``replace``.
+        """
+        from sysdrill.study.state_io import import_user_state
+
+        count = import_user_state(self._store, self._user_id, data, replace=replace)
+        self._reload()
+        return count
+
+    def import_staffml(
+        self, data: Mapping[str, Any], *, now: datetime, replace: bool = False
+    ) -> int:
+        """Convert a StaffML browser export (attempts and SM-2 cards) into FSRS state.
+
+        Returns:
+            The number of reviews imported.
+
+        Raises:
+            ImportFailed: If the document is not a StaffML export or state exists
+                without ``replace``.
+        """
+        from sysdrill.study.staffml_progress import import_staffml_progress
+
+        count = import_staffml_progress(
+            self._store, self._user_id, data, now=now, settings=self._settings, replace=replace
+        )
+        self._reload()
+        return count
+
+    def optimize(self) -> FitResult:
+        """Fit FSRS parameters to the learner's review log and store them as settings.
+
+        Raises:
+            SchedulingError: If the history is too short or the optimizer extra is missing.
+        """
+        from sysdrill.study.optimizer import fit_parameters
+
+        result = fit_parameters(self._store, self._user_id)
+        self.update_settings(fsrs_parameters=result.parameters)
+        return result
+
+    def _reload(self) -> None:
+        self._known = None
+        self._settings = StudySettings.from_mapping(self._store.get_settings(self._user_id))

@@ -1,0 +1,145 @@
+"""The answers format: one line per prompt, so a session can be scripted.
+
+A script is plain UTF-8 text, read from ``--answers FILE`` or standard input.
+Blank lines and lines starting with ``#`` are ignored. Each other line answers
+the prompt in front of the learner:
+
+=====================  ==============================================================
+prompt                 line
+=====================  ==============================================================
+rate a recall          ``again``/``hard``/``good``/``easy`` or ``a``/``h``/``g``/``e``
+                       (Again/Hard/Good/Easy), or a digit ``1``-``5`` (flashcard
+                       confidence: 1-2 Again, 3 Hard, 4 Good, 5 Easy)
+multiple choice        the option letter, ``a`` to ``d`` (or its number, ``1`` to ``4``)
+numeric answer         a number with its unit, ``3.6 ms`` (``3600 us`` is the same)
+free-text answer       the answer on one line (``-`` for "no idea"), then a rating
+                       line once the model answer is shown
+gauntlet rubric        the numbers of the key points covered, ``1 3`` or ``1,3``,
+                       or ``all`` / ``none``
+next in chain?         ``y``/``yes`` or ``n``/``no``
+any prompt             ``skip`` (no review recorded) or ``quit`` (end the session)
+=====================  ==============================================================
+
+Digits always mean confidence, never Again/Hard/Good/Easy, so ``3`` is Hard
+everywhere; this keeps one scheme for flashcards and questions alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from enum import StrEnum
+
+from sysdrill.errors import UsageError
+from sysdrill.study.ratings import Rating, rating_from_text
+
+__all__ = [
+    "AnswerScript",
+    "Command",
+    "command_of",
+    "parse_rating",
+    "parse_rubric",
+    "parse_yes_no",
+]
+
+
+class Command(StrEnum):
+    """Words that mean the same at every prompt."""
+
+    SKIP = "skip"
+    """Leave the item without recording a review."""
+    QUIT = "quit"
+    """End the session; reviews already given stay recorded."""
+
+
+def command_of(text: str) -> Command | None:
+    """Return the command a line spells (``skip``, ``quit``, ``q``), or None."""
+    cleaned = text.strip().lower()
+    if cleaned == "skip":
+        return Command.SKIP
+    if cleaned in ("quit", "q", "exit"):
+        return Command.QUIT
+    return None
+
+
+class AnswerScript:
+    """Answer lines from a file or standard input, one per prompt.
+
+    Args:
+        lines: The text's lines (a file object or a list of strings).
+        name: What to call the source in error messages (``answers.txt``, ``<stdin>``).
+    """
+
+    def __init__(self, lines: Iterable[str], *, name: str = "<answers>") -> None:
+        self._lines: Iterator[str] = iter(lines)
+        self.name = name
+        self.line_number = 0
+        """Line number (1-based) of the line returned last; 0 before the first."""
+
+    def next_line(self) -> str | None:
+        """Return the next answer line stripped of its newline, or None at the end.
+
+        Blank lines and ``#`` comments are passed over.
+        """
+        for raw in self._lines:
+            self.line_number += 1
+            line = raw.rstrip("\r\n").strip()
+            if line and not line.startswith("#"):
+                return line
+        return None
+
+    def error(self, message: str) -> UsageError:
+        """Build the error for a bad line, naming the source and line number."""
+        return UsageError(f"{self.name}:{self.line_number}: {message}")
+
+
+def parse_rating(text: str) -> Rating:
+    """Read a rating line (see the module table).
+
+    Raises:
+        UsageError: If the line is no rating.
+    """
+    return rating_from_text(text)
+
+
+_RUBRIC_SPLIT = re.compile(r"[\s,;]+")
+
+
+def parse_rubric(text: str, count: int) -> frozenset[int]:
+    """Read which rubric points were covered; returns 0-based indexes.
+
+    Args:
+        text: ``1 3``, ``1,3``, ``all`` or ``none`` (points are numbered from 1).
+        count: Number of points in the rubric.
+
+    Raises:
+        UsageError: If a number is out of range or the line is not a list of numbers.
+    """
+    cleaned = text.strip().lower()
+    if cleaned == "all":
+        return frozenset(range(count))
+    if cleaned in ("none", "0", "-"):
+        return frozenset()
+    chosen: set[int] = set()
+    for part in _RUBRIC_SPLIT.split(cleaned):
+        if not part.isdigit() or not 1 <= int(part) <= count:
+            raise UsageError(
+                f"Unknown rubric point {part!r}. List the points covered as numbers "
+                f"from 1 to {count}, or write all or none."
+            )
+        chosen.add(int(part) - 1)
+    return frozenset(chosen)
+
+
+def parse_yes_no(text: str) -> bool:
+    """Read a yes/no line (``y``, ``yes``, ``n``, ``no``).
+
+    Raises:
+        UsageError: For anything else.
+    """
+    cleaned = text.strip().lower()
+    if cleaned in ("y", "yes"):
+        return True
+    if cleaned in ("n", "no"):
+        return False
+    raise UsageError(f"Unknown reply {text.strip()!r}. Answer y or n.")

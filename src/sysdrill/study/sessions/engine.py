@@ -1,0 +1,509 @@
+"""The session engine: one item after another, graded, recorded, reported.
+
+A :class:`Session` is a small state machine that the scripted line mode and
+the terminal UI drive alike. Each item is in one :class:`Phase` at a time:
+
+- ``answer``: the learner picks an option, types a number or writes an answer;
+  options and numbers are graded at once, free text moves on to ``rate``
+  (or ``rubric`` in a gauntlet) with the model answer revealed;
+- ``rate``: the learner grades their own recall (flashcards start here: the
+  interface shows the back when asked);
+- ``rubric``: the learner ticks the key points their answer covered;
+- ``chain``: the item belongs to a chain and the next one is offered;
+- ``done``: the session is over and :meth:`Session.report` holds the score.
+
+Every graded item goes to the :class:`Recorder` at once, so a session that is
+cut short keeps what was answered. Time comes from an injected clock; a
+gauntlet's single countdown is checked against it, so tests never sleep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Protocol
+
+from sysdrill.content.enums import ItemKind
+from sysdrill.content.models import Item
+from sysdrill.errors import UsageError
+from sysdrill.study.clock import require_utc
+from sysdrill.study.grading import (
+    NumericGrader,
+    grade_multiple_choice,
+    grade_numeric,
+    grading_mode,
+)
+from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.sessions.chains import ChainIndex, ChainStep
+from sysdrill.study.sessions.rubric import Rubric, build_rubric, rating_for_score
+
+__all__ = [
+    "AnswerMode",
+    "Clock",
+    "Feedback",
+    "ItemResult",
+    "Outcome",
+    "Phase",
+    "Recorder",
+    "Session",
+    "SessionKind",
+    "SessionPlan",
+    "answer_mode",
+]
+
+Clock = Callable[[], datetime]
+"""Returns the current time in UTC; injected so that tests control time."""
+
+
+class SessionKind(StrEnum):
+    """The kinds of study session."""
+
+    PRACTICE = "practice"
+    QUIZ = "quiz"
+    GAUNTLET = "gauntlet"
+    CHAIN = "chain"
+    DAILY = "daily"
+
+
+class AnswerMode(StrEnum):
+    """How the learner answers an item."""
+
+    FLASHCARD = "flashcard"
+    """Recall the back, then rate."""
+    MULTIPLE_CHOICE = "multiple-choice"
+    """Pick an option; graded against ``details.correct_index``."""
+    NUMERIC = "numeric"
+    """Type a number with a unit; graded against ``answer_value``."""
+    FREE_TEXT = "free-text"
+    """Write an answer, see the model answer, grade yourself."""
+
+
+class Phase(StrEnum):
+    """What the session waits for."""
+
+    ANSWER = "answer"
+    RATE = "rate"
+    RUBRIC = "rubric"
+    CHAIN = "chain"
+    DONE = "done"
+
+
+class Outcome(StrEnum):
+    """What became of one item of a session."""
+
+    ANSWERED = "answered"
+    SKIPPED = "skipped"
+    OUT_OF_TIME = "out-of-time"
+    NOT_REACHED = "not-reached"
+
+
+def answer_mode(item: Item) -> AnswerMode:
+    """Choose how an item is answered: options, a number, a flashcard, or free text."""
+    graded_by = grading_mode(item)
+    if graded_by is GradedBy.MULTIPLE_CHOICE:
+        return AnswerMode.MULTIPLE_CHOICE
+    if graded_by is GradedBy.NUMERIC:
+        return AnswerMode.NUMERIC
+    if item.kind is ItemKind.FLASHCARD:
+        return AnswerMode.FLASHCARD
+    return AnswerMode.FREE_TEXT
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """What the learner sees after answering."""
+
+    correct: bool | None
+    """True or False for graded answers; None for free text (not graded yet)."""
+    message: str
+    """One line: "Correct.", "Not quite: the answer is (c) ...", "Time is up."."""
+    timed_out: bool = False
+
+
+@dataclass(slots=True)
+class ItemResult:
+    """One item of a session and what became of it."""
+
+    item: Item
+    outcome: Outcome
+    rating: Rating | None = None
+    graded_by: GradedBy | None = None
+    answer: str | None = None
+    """What the learner answered (option letter, number, text), if anything."""
+    correct: bool | None = None
+    """Whether an automatically graded answer was right (None for self-graded)."""
+    score: float | None = None
+    """Share of the item earned, 0.0 to 1.0 (gauntlets and quizzes)."""
+    rubric_covered: int | None = None
+    rubric_total: int | None = None
+    duration_ms: int = 0
+    warmup: bool = False
+    reviewed_at: datetime | None = None
+    """When the item was graded (UTC), if it was."""
+    next_due: datetime | None = None
+    """When the scheduler will show the item again, if it was recorded."""
+
+
+class Recorder(Protocol):
+    """Where graded items go (the study database, or a list in tests)."""
+
+    def record(self, result: ItemResult, *, now: datetime) -> datetime | None:
+        """Record one graded item and return when it is due next, if known."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlan:
+    """What a session asks and how it grades."""
+
+    kind: SessionKind
+    title: str
+    items: tuple[Item, ...]
+    time_limit: timedelta | None = None
+    """One countdown for the whole session (gauntlets), or None."""
+    rubric_scoring: bool = False
+    """Free-text answers are scored against a rubric instead of a rating."""
+    graded_by: GradedBy | None = None
+    """Recorded for every item instead of the answer's own grading (gauntlets)."""
+    offer_chain: bool = False
+    """Offer the next item of a chain after answering a chain member."""
+    repeat_again: bool = False
+    """Ask items rated Again once more at the end of the session."""
+    warmup_ids: frozenset[str] = frozenset()
+    meta: dict[str, str] = field(default_factory=dict)
+    """Details stored with the session (filters, deck, format)."""
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+class Session:
+    """One run of a session plan.
+
+    Args:
+        plan: The items and rules.
+        recorder: Receives every graded item at once.
+        clock: The current time (UTC); called when an item is shown and when it is graded.
+        chains: Chain lookup, for the "next in chain" offer.
+        grader: Numeric grader (``grade_numeric_answer`` signature); the napkin
+            engine when None.
+    """
+
+    def __init__(
+        self,
+        plan: SessionPlan,
+        *,
+        recorder: Recorder,
+        clock: Clock,
+        chains: ChainIndex | None = None,
+        grader: NumericGrader | None = None,
+    ) -> None:
+        self.plan = plan
+        self._grader = grader
+        self._recorder = recorder
+        self._clock = clock
+        self._chains = chains
+        self.started_at = self._now()
+        self.ended_at: datetime | None = None
+        self.deadline = self.started_at + plan.time_limit if plan.time_limit else None
+        self.queue: list[Item] = list(plan.items)
+        self.index = 0
+        self.results: list[ItemResult] = []
+        self.phase = Phase.DONE
+        self.rubric: Rubric | None = None
+        self.chain_offer: ChainStep | None = None
+        self.last_feedback: Feedback | None = None
+        self._presented_at = self.started_at
+        self._answer: str | None = None
+        self._repeated: set[str] = set()
+        self._begin_item()
+
+    # -- state -----------------------------------------------------------------
+
+    def _now(self) -> datetime:
+        return require_utc(self._clock())
+
+    @property
+    def current(self) -> Item | None:
+        """The item in front of the learner, or None when the session is over."""
+        if self.phase is Phase.DONE or self.index >= len(self.queue):
+            return None
+        return self.queue[self.index]
+
+    @property
+    def mode(self) -> AnswerMode | None:
+        """How the current item is answered."""
+        item = self.current
+        return answer_mode(item) if item is not None else None
+
+    @property
+    def position(self) -> int:
+        """1-based position of the current item."""
+        return self.index + 1
+
+    @property
+    def total(self) -> int:
+        """Items in the session so far (grows when a chain is followed or an item repeats)."""
+        return len(self.queue)
+
+    @property
+    def is_warmup(self) -> bool:
+        """Whether the current item is the gauntlet's warm-up."""
+        item = self.current
+        return item is not None and item.id in self.plan.warmup_ids
+
+    @property
+    def given_answer(self) -> str | None:
+        """The learner's answer to the current item, once given (free text awaiting a grade)."""
+        return self._answer
+
+    def remaining(self) -> timedelta | None:
+        """Time left on the countdown (never negative), or None without one."""
+        if self.deadline is None:
+            return None
+        end = self.ended_at or self._now()
+        return max(self.deadline - end, timedelta(0))
+
+    def _require(self, *phases: Phase) -> Item:
+        item = self.current
+        if item is None or self.phase not in phases:
+            wanted = " or ".join(phase.value for phase in phases)
+            raise UsageError(f"The session waits for {self.phase.value}, not {wanted}.")
+        return item
+
+    # -- moving on -------------------------------------------------------------
+
+    def _begin_item(self) -> None:
+        self.rubric = None
+        self.chain_offer = None
+        self._answer = None
+        if self.index >= len(self.queue):
+            self._finish()
+            return
+        self._presented_at = self._now()
+        item = self.queue[self.index]
+        self.phase = Phase.RATE if answer_mode(item) is AnswerMode.FLASHCARD else Phase.ANSWER
+
+    def _advance(self) -> None:
+        self.index += 1
+        self._begin_item()
+
+    def _finish(self) -> None:
+        self.phase = Phase.DONE
+        if self.ended_at is None:
+            self.ended_at = self._now()
+
+    def _after_result(self, result: ItemResult) -> None:
+        if (
+            self.plan.repeat_again
+            and result.rating is Rating.AGAIN
+            and result.item.id not in self._repeated
+        ):
+            self._repeated.add(result.item.id)
+            self.queue.append(result.item)
+        if self.plan.offer_chain and self._chains is not None:
+            step = self._chains.next_after(result.item.id)
+            upcoming = self.queue[self.index + 1] if self.index + 1 < len(self.queue) else None
+            answered = {r.item.id for r in self.results}
+            if (
+                step is not None
+                and step.item.id not in answered
+                and (upcoming is None or upcoming.id != step.item.id)
+            ):
+                self.chain_offer = step
+                self.phase = Phase.CHAIN
+                return
+        self._advance()
+
+    def _duration_ms(self, now: datetime) -> int:
+        return max(0, int((now - self._presented_at) / timedelta(milliseconds=1)))
+
+    def _record(
+        self,
+        item: Item,
+        *,
+        rating: Rating,
+        graded_by: GradedBy,
+        correct: bool | None,
+        score: float | None,
+        covered: int | None = None,
+    ) -> ItemResult:
+        now = self._now()
+        result = ItemResult(
+            item=item,
+            outcome=Outcome.ANSWERED,
+            rating=rating,
+            graded_by=self.plan.graded_by or graded_by,
+            answer=self._answer,
+            correct=correct,
+            score=score,
+            rubric_covered=covered,
+            rubric_total=len(self.rubric.points) if self.rubric and covered is not None else None,
+            duration_ms=self._duration_ms(now),
+            warmup=item.id in self.plan.warmup_ids,
+            reviewed_at=now,
+        )
+        result.next_due = self._recorder.record(result, now=now)
+        self.results.append(result)
+        return result
+
+    def _timed_out(self) -> bool:
+        if self.deadline is None or self._now() < self.deadline:
+            return False
+        self._expire()
+        return True
+
+    def _expire(self) -> None:
+        for position, item in enumerate(self.queue[self.index :]):
+            outcome = Outcome.OUT_OF_TIME if position == 0 else Outcome.NOT_REACHED
+            self.results.append(ItemResult(item, outcome, warmup=item.id in self.plan.warmup_ids))
+        self.index = len(self.queue)
+        # The gauntlet ended when time ran out, not when someone noticed.
+        self.ended_at = self.deadline
+        self._finish()
+
+    # -- the learner's moves ---------------------------------------------------
+
+    def tick(self) -> bool:
+        """Check the countdown; end the session if it ran out while an answer is awaited.
+
+        Scoring an answer given in time (rating, rubric) is never cut off.
+
+        Returns:
+            True if the session ended now because time is up.
+        """
+        if self.phase is not Phase.ANSWER:
+            return False
+        return self._timed_out()
+
+    def answer(self, text: str) -> Feedback:
+        """Answer the current item: an option letter, a number with a unit, or free text.
+
+        Options and numbers are graded and recorded at once (right is Good, wrong
+        is Again); free text reveals the model answer and waits for
+        :meth:`rate` or :meth:`score_rubric`.
+
+        Raises:
+            UsageError: If no answer is awaited, or an option letter is unknown.
+        """
+        item = self._require(Phase.ANSWER)
+        if self._timed_out():
+            self.last_feedback = Feedback(None, "Time is up.", timed_out=True)
+            return self.last_feedback
+        mode = answer_mode(item)
+        if mode in (AnswerMode.MULTIPLE_CHOICE, AnswerMode.NUMERIC):
+            if mode is AnswerMode.MULTIPLE_CHOICE:
+                grade = grade_multiple_choice(item, text)
+                assert grade.chosen_index is not None
+                self._answer = _LETTERS[grade.chosen_index]
+            else:
+                grade = grade_numeric(item, text, grader=self._grader)
+                self._answer = text.strip()
+            correct = bool(grade.correct)
+            self._graded(item, correct, grade.graded_by)
+            self.last_feedback = Feedback(correct, grade.message)
+            return self.last_feedback
+        else:
+            self._answer = None if text.strip() in ("", "-") else text.strip()
+            if self.plan.rubric_scoring:
+                self.rubric = build_rubric(item)
+                self.phase = Phase.RUBRIC if self.rubric.points else Phase.RATE
+            else:
+                self.phase = Phase.RATE
+            self.last_feedback = Feedback(None, "Compare your answer with the model answer.")
+            return self.last_feedback
+
+    def _graded(self, item: Item, correct: bool, graded_by: GradedBy) -> None:
+        rating = Rating.GOOD if correct else Rating.AGAIN
+        result = self._record(
+            item, rating=rating, graded_by=graded_by, correct=correct, score=float(correct)
+        )
+        self._after_result(result)
+
+    def rate(self, rating: Rating) -> ItemResult:
+        """Grade your own recall of the current item (flashcards and free text).
+
+        Raises:
+            UsageError: If no rating is awaited.
+        """
+        item = self._require(Phase.RATE)
+        result = self._record(
+            item,
+            rating=rating,
+            graded_by=GradedBy.SELF,
+            correct=None,
+            score=1.0 if rating.passed else 0.0,
+        )
+        self._after_result(result)
+        return result
+
+    def score_rubric(self, covered: Collection[int]) -> ItemResult:
+        """Score the current free-text answer by the rubric points it covered (0-based).
+
+        Raises:
+            UsageError: If no rubric is awaited.
+        """
+        item = self._require(Phase.RUBRIC)
+        assert self.rubric is not None
+        chosen = frozenset(covered)
+        fraction = self.rubric.score(chosen)
+        result = self._record(
+            item,
+            rating=rating_for_score(fraction),
+            graded_by=GradedBy.GAUNTLET,
+            correct=None,
+            score=fraction,
+            covered=len([i for i in chosen if 0 <= i < len(self.rubric.points)]),
+        )
+        self._after_result(result)
+        return result
+
+    def follow_chain(self, accept: bool) -> None:
+        """Take or decline the offered next item of the chain.
+
+        Raises:
+            UsageError: If nothing is offered.
+        """
+        self._require(Phase.CHAIN)
+        assert self.chain_offer is not None
+        if accept:
+            following = self.chain_offer.item
+            # Taken now, so it is not asked a second time where it stood in the queue.
+            later = [item for item in self.queue[self.index + 1 :] if item.id != following.id]
+            self.queue[self.index + 1 :] = [following, *later]
+        self._advance()
+
+    def skip(self) -> None:
+        """Leave the current item without a review (or decline a chain offer)."""
+        item = self._require(Phase.ANSWER, Phase.RATE, Phase.RUBRIC, Phase.CHAIN)
+        if self.phase is Phase.CHAIN:
+            self._advance()
+            return
+        self.results.append(
+            ItemResult(
+                item,
+                Outcome.SKIPPED,
+                duration_ms=self._duration_ms(self._now()),
+                warmup=item.id in self.plan.warmup_ids,
+            )
+        )
+        self._advance()
+
+    def quit(self) -> None:
+        """End the session now; items not answered are reported as not reached."""
+        if self.phase is Phase.DONE:
+            return
+        start = self.index + 1 if self.phase is Phase.CHAIN else self.index
+        for item in self.queue[start:]:
+            self.results.append(
+                ItemResult(item, Outcome.NOT_REACHED, warmup=item.id in self.plan.warmup_ids)
+            )
+        self.index = len(self.queue)
+        self._finish()
+
+    @property
+    def answered(self) -> Sequence[ItemResult]:
+        """Results of the items that were graded."""
+        return [r for r in self.results if r.outcome is Outcome.ANSWERED]

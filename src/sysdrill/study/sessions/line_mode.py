@@ -1,0 +1,201 @@
+"""The scripted line mode: a session driven by answer lines, printed as plain text.
+
+This is what runs when answers come from ``--answers FILE`` or from standard
+input that is not a terminal. Each prompt reads one line of the script (see
+:mod:`sysdrill.study.sessions.answers`); the transcript echoes every line
+after ``> `` so that a saved transcript reads like the session did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from sysdrill.errors import UsageError
+from sysdrill.study.sessions.answers import (
+    AnswerScript,
+    Command,
+    command_of,
+    parse_rating,
+    parse_rubric,
+    parse_yes_no,
+)
+from sysdrill.study.sessions.engine import (
+    AnswerMode,
+    ItemResult,
+    Phase,
+    Session,
+    SessionKind,
+)
+from sysdrill.study.sessions.report import (
+    SessionReport,
+    build_report,
+    format_duration,
+    report_lines,
+)
+from sysdrill.study.sessions.text import plain_text
+from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
+
+__all__ = ["RATING_PROMPT", "Write", "format_interval", "run_scripted"]
+
+Write = Callable[[str], None]
+"""Prints one line (or a block of lines) of the transcript."""
+
+RATING_PROMPT = "Rate your recall: again, hard, good, easy (a/h/g/e) or confidence 1-5"
+
+
+def format_interval(span: timedelta) -> str:
+    """A rough human interval: ``10 min``, ``5 h``, ``3 days``."""
+    minutes = span.total_seconds() / 60
+    if minutes < 60:
+        return f"{max(1, round(minutes))} min"
+    if minutes < 60 * 24:
+        return f"{round(minutes / 60)} h"
+    days = round(minutes / (60 * 24))
+    return f"{days} day" if days == 1 else f"{days} days"
+
+
+def _show_item(session: Session, write: Write) -> None:
+    item = session.current
+    assert item is not None
+    view = item_view(item)
+    header = f"[{session.position}/{session.total}] {view.heading} ({view.meta})"
+    if session.is_warmup:
+        header += " - warm-up"
+    write("")
+    write(header)
+    left = session.remaining()
+    if left is not None:
+        write(f"Time left: {format_duration(left)}")
+    if view.scenario:
+        write(plain_text(view.scenario))
+    write(plain_text(view.question))
+    for index, option in enumerate(view.options):
+        write(f"  {option_label(index)}) {plain_text(option)}")
+    mode = session.mode
+    if mode is AnswerMode.MULTIPLE_CHOICE:
+        write(f"Your choice (a-{option_label(len(view.options) - 1)}):")
+    elif mode is AnswerMode.NUMERIC:
+        write(f"Your answer (a number with a unit, e.g. in {view.unit_hint}):")
+    elif mode is AnswerMode.FREE_TEXT:
+        write("Your answer (one line, - for none):")
+    else:
+        _show_reveal(session, write)
+        write(RATING_PROMPT + ":")
+
+
+def _show_reveal(session: Session, write: Write) -> None:
+    item = session.current
+    assert item is not None
+    for name, text in reveal_sections(item):
+        write(f"{name}:")
+        for line in plain_text(text).splitlines():
+            write(f"  {line}" if line.strip() else "")
+
+
+def _show_result(result: ItemResult, write: Write) -> None:
+    if result.rating is None:
+        return
+    line = f"Recorded: {result.rating.name.capitalize()}"
+    if result.next_due is not None and result.reviewed_at is not None:
+        line += f"; next review in {format_interval(result.next_due - result.reviewed_at)}"
+    write(line + ".")
+
+
+def _show_after_answer(session: Session, write: Write) -> None:
+    if session.phase in (Phase.RATE, Phase.RUBRIC) and session.current is not None:
+        _show_reveal(session, write)
+        if session.phase is Phase.RUBRIC:
+            assert session.rubric is not None
+            write("Key points:")
+            for number, point in enumerate(session.rubric.points, 1):
+                write(f"  {number}. {point}")
+            write("Which did your answer cover? (numbers, all or none):")
+        else:
+            write(RATING_PROMPT + ":")
+
+
+def _show_chain_offer(session: Session, write: Write) -> None:
+    offer = session.chain_offer
+    assert offer is not None
+    title = offer.chain.title or offer.chain.id
+    write(f"Next in chain '{title}': {offer.item.title or offer.item.id}. Take it? (y/n):")
+
+
+def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
+    """Apply one answer line to the session in ``phase``."""
+    done_before = len(session.results)
+    if phase is Phase.ANSWER:
+        feedback = session.answer(line)
+        write(feedback.message)
+        if feedback.timed_out:
+            return
+        if feedback.correct is not None:
+            answered = session.results[-1]
+            item = answered.item
+            if item.details.realistic_solution:
+                write("Why: " + plain_text(item.details.realistic_solution))
+        else:
+            _show_after_answer(session, write)
+    elif phase is Phase.RATE:
+        session.rate(parse_rating(line))
+    elif phase is Phase.RUBRIC:
+        assert session.rubric is not None
+        result = session.score_rubric(parse_rubric(line, len(session.rubric.points)))
+        write(f"Covered {result.rubric_covered} of {result.rubric_total} key points.")
+    elif phase is Phase.CHAIN:
+        session.follow_chain(parse_yes_no(line))
+    if len(session.results) > done_before and session.results[-1].rating is not None:
+        _show_result(session.results[-1], write)
+
+
+def run_scripted(session: Session, script: AnswerScript, write: Write) -> SessionReport:
+    """Drive ``session`` with the lines of ``script`` until it ends or the script does.
+
+    The end of the script ends the session as ``quit`` would: reviews already
+    given stay recorded.
+
+    Args:
+        session: A fresh session.
+        script: The answer lines.
+        write: Prints one line of the transcript.
+
+    Returns:
+        The session's report (also written out).
+
+    Raises:
+        UsageError: For a line that does not answer its prompt, naming the
+            script and line number; reviews before it stay recorded.
+    """
+    write(session.plan.title)
+    if session.plan.kind is SessionKind.GAUNTLET and session.deadline is not None:
+        write(f"Countdown: {format_duration(session.deadline - session.started_at)}.")
+    shown: tuple[int, int] | None = None
+    while session.phase is not Phase.DONE:
+        if session.phase is Phase.CHAIN:
+            _show_chain_offer(session, write)
+        elif shown != (session.index, len(session.results)):
+            _show_item(session, write)
+        shown = (session.index, len(session.results))
+        line = script.next_line()
+        if line is None:
+            write("(end of answers)")
+            session.quit()
+            break
+        write(f"> {line}")
+        command = command_of(line)
+        if command is Command.QUIT:
+            session.quit()
+            break
+        if command is Command.SKIP:
+            session.skip()
+            continue
+        try:
+            _step(session, session.phase, line, write)
+        except UsageError as exc:
+            raise script.error(str(exc)) from exc
+    report = build_report(session)
+    write("")
+    for text in report_lines(report):
+        write(text)
+    return report

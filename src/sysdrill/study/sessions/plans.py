@@ -1,0 +1,160 @@
+"""Plans of the non-timed sessions: practice, quiz, chain and daily."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from sysdrill.content.collections import Chain, Deck
+from sysdrill.content.models import Item
+from sysdrill.storage.records import CardRecord
+from sysdrill.study.clock import utc_day
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.sessions.chains import ChainIndex, chain_items
+from sysdrill.study.sessions.engine import SessionKind, SessionPlan
+from sysdrill.study.sessions.selection import daily_items, deck_items, filter_items, studyable
+
+__all__ = [
+    "DEFAULT_PRACTICE_LIMIT",
+    "ItemChooser",
+    "chain_plan",
+    "daily_plan",
+    "filter_meta",
+    "practice_plan",
+    "quiz_plan",
+]
+
+DEFAULT_PRACTICE_LIMIT = 20
+"""Items in a practice session unless ``--limit`` says otherwise."""
+
+
+class ItemChooser(Protocol):
+    """The part of the study service plans need (``StudyService`` provides it)."""
+
+    def next_items(
+        self,
+        items: Sequence[Item],
+        *,
+        now: datetime,
+        filters: ItemFilter | None = None,
+        limit: int = 20,
+    ) -> list[Item]:
+        """Due items first, then new ones within the daily limits."""
+        ...
+
+    def card_state(self, item_id: str) -> CardRecord:
+        """The item's card (a never-seen card when it was never reviewed)."""
+        ...
+
+
+def filter_meta(item_filter: ItemFilter) -> dict[str, str]:
+    """The filter's criteria that are set, as strings (stored with the session)."""
+    values = {
+        "deck": item_filter.deck,
+        "track": item_filter.track,
+        "level": item_filter.level,
+        "zone": item_filter.zone,
+        "topic": item_filter.topic,
+        "competency_area": item_filter.competency_area,
+        "tag": item_filter.tag,
+    }
+    return {key: str(value) for key, value in values.items() if value is not None}
+
+
+def practice_plan(
+    study: ItemChooser,
+    items: Sequence[Item],
+    decks: Sequence[Deck],
+    *,
+    item_filter: ItemFilter,
+    now: datetime,
+    limit: int = DEFAULT_PRACTICE_LIMIT,
+) -> SessionPlan:
+    """Due reviews first, then new items within the daily limits, up to ``limit``.
+
+    Items rated Again come back once at the end of the session, and after a
+    chain member the next item of its chain is offered.
+
+    Raises:
+        DeckNotFound: If the filter names an unknown deck.
+    """
+    pool = filter_items(items, decks, item_filter)
+    chosen = study.next_items(pool, now=now, limit=limit)
+    return SessionPlan(
+        kind=SessionKind.PRACTICE,
+        title=f"Practice: {len(chosen)} items",
+        items=tuple(chosen),
+        offer_chain=True,
+        repeat_again=True,
+        meta=filter_meta(item_filter),
+    )
+
+
+def quiz_plan(items: Sequence[Item], decks: Sequence[Deck], deck: str) -> SessionPlan:
+    """Every item of a deck, in the deck's order, scored at the end.
+
+    Raises:
+        DeckNotFound: If no deck has that name.
+    """
+    chosen = deck_items(studyable(items), decks, deck)
+    listed = next((d for d in decks if d.name == deck), None)
+    title = listed.title if listed is not None and listed.title else deck
+    return SessionPlan(
+        kind=SessionKind.QUIZ,
+        title=f"Quiz: {title} ({len(chosen)} items)",
+        items=tuple(chosen),
+        meta={"deck": deck},
+    )
+
+
+def chain_plan(chains: Sequence[Chain], items: Sequence[Item], chain_id: str) -> SessionPlan:
+    """The items of one chain in order, from recall to architecture.
+
+    Raises:
+        ChainNotFound: If no chain has that id.
+    """
+    pool = studyable(items)
+    chain = ChainIndex(chains, pool).get(chain_id)
+    chosen = chain_items(chain, pool)
+    return SessionPlan(
+        kind=SessionKind.CHAIN,
+        title=f"Chain: {chain.title or chain.id} ({len(chosen)} items)",
+        items=tuple(chosen),
+        meta={"chain": chain.id},
+    )
+
+
+def daily_plan(
+    study: ItemChooser,
+    items: Sequence[Item],
+    decks: Sequence[Deck],
+    *,
+    item_filter: ItemFilter,
+    now: datetime,
+) -> tuple[SessionPlan, list[Item]]:
+    """Today's three items, less those already reviewed today.
+
+    Returns:
+        The plan of the items still to do, and the whole daily set (to show
+        what is done).
+
+    Raises:
+        DeckNotFound: If the filter names an unknown deck.
+    """
+    today = utc_day(now)
+    pool = filter_items(items, decks, item_filter)
+    daily = daily_items(pool, item_filter=item_filter, day=today)
+    todo = []
+    for item in daily:
+        last = study.card_state(item.id).last_review
+        if last is None or utc_day(last) != today:
+            todo.append(item)
+    plan = SessionPlan(
+        kind=SessionKind.DAILY,
+        title=f"Daily {today.isoformat()}: {len(daily) - len(todo)} of {len(daily)} done",
+        items=tuple(todo),
+        offer_chain=True,
+        meta={"day": today.isoformat(), **filter_meta(item_filter)},
+    )
+    return plan, daily

@@ -1,0 +1,154 @@
+"""The end-of-session report: what was answered, the score, and for gauntlets a breakdown."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sysdrill.study.sessions.engine import ItemResult, Outcome, Session, SessionKind
+
+__all__ = ["SessionReport", "ZoneScore", "build_report", "format_duration", "report_lines"]
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneScore:
+    """Points earned in one zone of a gauntlet."""
+
+    zone: str
+    earned: float
+    """Sum of item scores, each 0.0 to 1.0."""
+    possible: int
+    """Items of the zone asked (each worth one point)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionReport:
+    """Summary of a finished session."""
+
+    kind: SessionKind
+    title: str
+    results: tuple[ItemResult, ...]
+    elapsed: timedelta
+    answered: int
+    passed: int
+    """Answers that were right or rated Hard or better."""
+    skipped: int
+    not_reached: int
+    score: float | None
+    """Share earned, 0.0 to 1.0: of all questions in a gauntlet (unanswered ones
+    earn nothing), of answered items otherwise; None when nothing was answered."""
+    time_limit: timedelta | None = None
+    zones: tuple[ZoneScore, ...] = ()
+
+    @property
+    def score_percent(self) -> int | None:
+        """The score as a whole percentage."""
+        return None if self.score is None else round(self.score * 100)
+
+    def to_summary(self) -> dict[str, int | float | None]:
+        """JSON-ready figures stored with the session record."""
+        return {
+            "answered": self.answered,
+            "passed": self.passed,
+            "skipped": self.skipped,
+            "not_reached": self.not_reached,
+            "score_percent": self.score_percent,
+            "elapsed_seconds": round(self.elapsed.total_seconds()),
+        }
+
+
+def build_report(session: Session) -> SessionReport:
+    """Summarise a session (finished or cut short)."""
+    results = tuple(session.results)
+    answered = [r for r in results if r.outcome is Outcome.ANSWERED]
+    passed = sum(1 for r in answered if (r.score or 0.0) >= 0.5)
+    end = session.ended_at or session.started_at
+    kind = session.plan.kind
+    zones: list[ZoneScore] = []
+    if kind is SessionKind.GAUNTLET:
+        # Every question of a gauntlet counts: skipped and unreached ones earn nothing.
+        asked = list(results)
+        score = sum(r.score or 0.0 for r in asked) / len(asked) if asked else None
+        earned: dict[str, float] = defaultdict(float)
+        possible: dict[str, int] = defaultdict(int)
+        for r in asked:
+            zone = r.item.zone.value if r.item.zone else "other"
+            earned[zone] += r.score or 0.0
+            possible[zone] += 1
+        zones = [ZoneScore(zone, earned[zone], possible[zone]) for zone in possible]
+    else:
+        score = sum(r.score or 0.0 for r in answered) / len(answered) if answered else None
+    return SessionReport(
+        kind=kind,
+        title=session.plan.title,
+        results=results,
+        elapsed=end - session.started_at,
+        answered=len(answered),
+        passed=passed,
+        skipped=sum(1 for r in results if r.outcome is Outcome.SKIPPED),
+        not_reached=sum(
+            1 for r in results if r.outcome in (Outcome.NOT_REACHED, Outcome.OUT_OF_TIME)
+        ),
+        score=score,
+        time_limit=session.plan.time_limit,
+        zones=tuple(zones),
+    )
+
+
+def format_duration(span: timedelta) -> str:
+    """``m:ss`` (or ``h:mm:ss``) of a time span, rounded down to the second."""
+    seconds = max(0, int(span.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+def _result_line(number: int, result: ItemResult) -> str:
+    label = result.item.title or result.item.id
+    tag = " (warm-up)" if result.warmup else ""
+    if result.outcome is not Outcome.ANSWERED:
+        return f"{number:>2}. {label}{tag}: {result.outcome.value.replace('-', ' ')}"
+    if result.rubric_total is not None:
+        verdict = f"{result.rubric_covered}/{result.rubric_total} key points"
+    elif result.correct is not None:
+        verdict = "right" if result.correct else "wrong"
+    else:
+        verdict = "self-graded"
+    rating = result.rating.name.capitalize() if result.rating is not None else "-"
+    return f"{number:>2}. {label}{tag}: {verdict}, rated {rating}"
+
+
+def report_lines(report: SessionReport) -> list[str]:
+    """The report as plain text lines, for the terminal and the scripted mode."""
+    lines = [f"{report.title}: finished"]
+    if report.score_percent is not None:
+        if report.kind is SessionKind.GAUNTLET:
+            lines.append(f"Score: {report.score_percent}% of {len(report.results)} questions")
+        else:
+            lines.append(
+                f"Score: {report.passed}/{report.answered} right ({report.score_percent}%)"
+            )
+    else:
+        lines.append("Score: nothing answered")
+    used = format_duration(report.elapsed)
+    if report.time_limit is not None:
+        lines.append(f"Time: {used} of {format_duration(report.time_limit)}")
+    else:
+        lines.append(f"Time: {used}")
+    counts = [f"{report.answered} answered"]
+    if report.skipped:
+        counts.append(f"{report.skipped} skipped")
+    if report.not_reached:
+        counts.append(f"{report.not_reached} not reached")
+    lines.append("Items: " + ", ".join(counts))
+    for number, result in enumerate(report.results, 1):
+        lines.append(_result_line(number, result))
+    if report.zones:
+        lines.append(
+            "By zone: "
+            + ", ".join(f"{zone.zone} {zone.earned:g}/{zone.possible}" for zone in report.zones)
+        )
+    return lines

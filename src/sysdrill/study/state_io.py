@@ -1,0 +1,297 @@
+"""Export and import of all of one learner's study state as one JSON document.
+
+The document (``format: sysdrill-study-state``, ``version: 1``) holds the
+settings, every card, every session and the whole review log; importing an
+export reproduces the same export (the round trip is lossless; only database
+ids are renumbered, and reviews point at sessions by position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sysdrill.errors import ImportFailed
+from sysdrill.storage.protocol import StudyStore
+from sysdrill.storage.records import (
+    CardRecord,
+    CardState,
+    ReviewRecord,
+    SessionRecord,
+    UserId,
+    UserState,
+)
+from sysdrill.study.clock import require_utc
+from sysdrill.study.ratings import GradedBy
+from sysdrill.study.settings import StudySettings
+
+__all__ = [
+    "STATE_FORMAT",
+    "STATE_VERSION",
+    "StateDocument",
+    "export_user_state",
+    "import_user_state",
+    "parse_state_document",
+    "store_is_empty",
+]
+
+STATE_FORMAT = "sysdrill-study-state"
+STATE_VERSION = 1
+
+_STATE_NAMES = {state: state.name.lower() for state in CardState}
+_STATE_BY_NAME = {name: state for state, name in _STATE_NAMES.items()}
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise ValueError("datetime needs a UTC offset such as +00:00")
+    return value.astimezone(UTC)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CardEntry(_Strict):
+    """One card of the document."""
+
+    item_id: str = Field(min_length=1)
+    state: Literal["new", "learning", "review", "relearning"]
+    step: int | None = None
+    stability_days: float | None = None
+    difficulty: float | None = None
+    due: datetime | None = None
+    last_review: datetime | None = None
+    reps: int = Field(ge=0, default=0)
+    lapses: int = Field(ge=0, default=0)
+    never_seen: bool = False
+
+    _utc = field_validator("due", "last_review")(_aware)
+
+
+class SessionEntry(_Strict):
+    """One session of the document."""
+
+    kind: str
+    started_at: datetime
+    ended_at: datetime | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    _utc = field_validator("started_at", "ended_at")(_aware)
+
+
+class ReviewEntry(_Strict):
+    """One review-log entry of the document."""
+
+    item_id: str = Field(min_length=1)
+    rating: int = Field(ge=1, le=4)
+    graded_by: GradedBy
+    answer: str | None = None
+    duration_ms: int = Field(ge=0)
+    reviewed_at: datetime
+    state_before: Literal["new", "learning", "review", "relearning"]
+    interval_before_days: float | None = None
+    first_of_day: bool
+    settings: dict[str, Any] = Field(default_factory=dict)
+    session: int | None = Field(default=None, ge=0)
+    """Position of the review's session in ``sessions``."""
+
+    _utc = field_validator("reviewed_at")(_aware)
+
+
+class StateDocument(_Strict):
+    """The whole export document."""
+
+    format: Literal["sysdrill-study-state"]
+    version: Literal[1]
+    user: str
+    exported_at: datetime
+    settings: dict[str, Any] = Field(default_factory=dict)
+    cards: list[CardEntry] = Field(default_factory=list)
+    sessions: list[SessionEntry] = Field(default_factory=list)
+    reviews: list[ReviewEntry] = Field(default_factory=list)
+
+
+def export_user_state(
+    store: StudyStore, user_id: UserId, *, user: str, now: datetime
+) -> dict[str, Any]:
+    """Return the user's whole state as a JSON-ready document.
+
+    Args:
+        store: The study store.
+        user_id: The learner.
+        user: The learner's name (written into the document).
+        now: Export time (UTC).
+    """
+    sessions = store.list_sessions(user_id)
+    position = {s.session_id: index for index, s in enumerate(sessions)}
+    return {
+        "format": STATE_FORMAT,
+        "version": STATE_VERSION,
+        "user": user,
+        "exported_at": require_utc(now).isoformat(),
+        "settings": store.get_settings(user_id),
+        "cards": [
+            {
+                "item_id": c.item_id,
+                "state": _STATE_NAMES[c.state],
+                "step": c.step,
+                "stability_days": c.stability_days,
+                "difficulty": c.difficulty,
+                "due": c.due.isoformat() if c.due else None,
+                "last_review": c.last_review.isoformat() if c.last_review else None,
+                "reps": c.reps,
+                "lapses": c.lapses,
+                "never_seen": c.never_seen,
+            }
+            for c in store.iter_cards(user_id)
+        ],
+        "sessions": [
+            {
+                "kind": s.kind,
+                "started_at": s.started_at.isoformat(),
+                "ended_at": s.ended_at.isoformat() if s.ended_at else None,
+                "meta": s.meta,
+            }
+            for s in sessions
+        ],
+        "reviews": [
+            {
+                "item_id": r.item_id,
+                "rating": r.rating,
+                "graded_by": r.graded_by,
+                "answer": r.answer,
+                "duration_ms": r.duration_ms,
+                "reviewed_at": r.reviewed_at.isoformat(),
+                "state_before": _STATE_NAMES[r.state_before],
+                "interval_before_days": r.interval_before_days,
+                "first_of_day": r.first_of_day,
+                "settings": r.settings,
+                "session": position.get(r.session_id) if r.session_id is not None else None,
+            }
+            for r in store.iter_reviews(user_id)
+        ],
+    }
+
+
+def _first_problems(exc: ValidationError, limit: int = 5) -> str:
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error["loc"]) or "document"
+        parts.append(f"{where}: {error['msg']}")
+    more = len(exc.errors()) - limit
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def parse_state_document(data: Mapping[str, Any]) -> UserState:
+    """Validate an export document and return the state it holds.
+
+    Raises:
+        ImportFailed: Naming the first problems by path (``cards.3.due: ...``).
+    """
+    if not isinstance(data, Mapping) or data.get("format") != STATE_FORMAT:
+        raise ImportFailed(
+            'Not a sysdrill study-state file (no "format": "sysdrill-study-state"). '
+            "For a StaffML browser export use --from staffml."
+        )
+    try:
+        doc = StateDocument.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ImportFailed(f"Invalid study-state file: {_first_problems(exc)}.") from exc
+    try:
+        StudySettings.from_mapping(doc.settings)
+    except Exception as exc:
+        raise ImportFailed(f"Invalid settings in study-state file: {exc}") from exc
+    for index, review in enumerate(doc.reviews):
+        if review.session is not None and review.session >= len(doc.sessions):
+            raise ImportFailed(
+                f"Invalid study-state file: reviews.{index}.session: no session "
+                f"{review.session} (the file has {len(doc.sessions)})."
+            )
+    ids = [c.item_id for c in doc.cards]
+    if len(ids) != len(set(ids)):
+        duplicate = next(i for i in ids if ids.count(i) > 1)
+        raise ImportFailed(f"Invalid study-state file: two cards for item {duplicate!r}.")
+    return UserState(
+        cards=[
+            CardRecord(
+                item_id=c.item_id,
+                state=_STATE_BY_NAME[c.state],
+                step=c.step,
+                stability_days=c.stability_days,
+                difficulty=c.difficulty,
+                due=c.due,
+                last_review=c.last_review,
+                reps=c.reps,
+                lapses=c.lapses,
+                never_seen=c.never_seen,
+            )
+            for c in doc.cards
+        ],
+        sessions=[
+            SessionRecord(kind=s.kind, started_at=s.started_at, ended_at=s.ended_at, meta=s.meta)
+            for s in doc.sessions
+        ],
+        reviews=[
+            ReviewRecord(
+                item_id=r.item_id,
+                rating=r.rating,
+                graded_by=r.graded_by.value,
+                answer=r.answer,
+                duration_ms=r.duration_ms,
+                reviewed_at=r.reviewed_at,
+                state_before=_STATE_BY_NAME[r.state_before],
+                interval_before_days=r.interval_before_days,
+                first_of_day=r.first_of_day,
+                settings=r.settings,
+                session_id=r.session,
+            )
+            for r in doc.reviews
+        ],
+        settings=doc.settings,
+    )
+
+
+def store_is_empty(store: StudyStore, user_id: UserId) -> bool:
+    """Whether the user has neither cards nor reviews."""
+    return (
+        next(store.iter_cards(user_id), None) is None
+        and next(store.iter_reviews(user_id), None) is None
+    )
+
+
+def import_user_state(
+    store: StudyStore, user_id: UserId, data: Mapping[str, Any], *, replace: bool
+) -> int:
+    """Replace the user's state with the document's, all or nothing.
+
+    Args:
+        store: The study store.
+        user_id: The learner.
+        data: A parsed export document.
+        replace: Allow overwriting a learner who already has cards or reviews.
+
+    Returns:
+        The number of reviews imported.
+
+    Raises:
+        ImportFailed: If the document is invalid or state exists without ``replace``.
+    """
+    state = parse_state_document(data)
+    refuse_unless_empty(store, user_id, replace=replace)
+    store.replace_user_state(user_id, state)
+    return len(state.reviews)
+
+
+def refuse_unless_empty(store: StudyStore, user_id: UserId, *, replace: bool) -> None:
+    """Raise ImportFailed when the learner has state and ``replace`` is not set."""
+    if not replace and not store_is_empty(store, user_id):
+        raise ImportFailed(
+            "This learner already has study state. Use --replace to overwrite it "
+            "(export it first with `sysdrill state export FILE`)."
+        )

@@ -1,0 +1,161 @@
+"""``sysdrill export`` through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+
+def _vault(root: Path) -> Path:
+    questions = root / "questions"
+    questions.mkdir(parents=True)
+    cards = [
+        {
+            "id": "net-0001",
+            "format": "flashcard",
+            "deck": "Networking",
+            "track": "cloud",
+            "question": "What is RDMA?",
+            "details": {"realistic_solution": "Remote DMA."},
+        },
+        {
+            "id": "net-0002",
+            "format": "flashcard",
+            "deck": "Networking",
+            "track": "edge",
+            "question": "What is RoCE?",
+            "details": {"realistic_solution": "RDMA over Ethernet."},
+            "tags": ["ethernet"],
+        },
+    ]
+    for card in cards:
+        (questions / f"{card['id']}.yaml").write_text(yaml.safe_dump(card), encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return _vault(tmp_path / "vault")
+
+
+def test_export_apkg_prints_a_summary(run_cli, vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "net.apkg"
+
+    result = run_cli("export", str(vault), "--format", "apkg", "--out", str(out))
+
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"Exported 2 items to {out} (apkg, ")
+    assert lines[1:] == ["  flashcard 2", "  decks: sysdrill::Networking"]
+    assert zipfile.is_zipfile(out)
+
+
+def test_export_with_filters_and_json_summary(run_cli, vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "edge.csv"
+
+    result = run_cli(
+        "export",
+        str(vault),
+        "-f",
+        "csv",
+        "-o",
+        str(out),
+        "--track",
+        "edge",
+        "--tag",
+        "ethernet",
+        "--json",
+    )
+
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary == {
+        "format": "csv",
+        "out": str(out),
+        "items": 1,
+        "by_kind": {"flashcard": 1},
+        "decks": ["Networking"],
+        "filtered_out": 1,
+        "skipped": [],
+        "size_bytes": out.stat().st_size,
+    }
+    assert "What is RoCE?" in out.read_text(encoding="utf-8")
+
+
+def test_export_lists_files_that_do_not_validate(run_cli, vault: Path, tmp_path: Path) -> None:
+    (vault / "questions" / "bad.yaml").write_text("id: bad-1\nformat: flashcard\n", "utf-8")
+
+    result = run_cli("export", str(vault), "--format", "markdown", "--out", str(tmp_path / "m.md"))
+
+    assert result.exit_code == 0, result.stderr
+    assert f"Skipped 1 file that does not validate (run `sysdrill check {vault}`):" in (
+        result.stdout.splitlines()
+    )
+
+
+def test_export_with_no_match_prints_one_error_line(run_cli, vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x.apkg"
+
+    result = run_cli("export", str(vault), "--format", "apkg", "--out", str(out), "--level", "L5")
+
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: no item in '{vault}' matches --level L5; loosen the filters\n"
+    assert not out.exists()
+
+
+def test_export_of_missing_vault_prints_one_error_line(run_cli, tmp_path: Path) -> None:
+    result = run_cli("export", str(tmp_path / "nope"), "--format", "csv", "--out", "x.csv")
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: vault '{tmp_path / 'nope'}' does not exist; pass an existing vault folder\n"
+    )
+
+
+def test_export_into_missing_folder_prints_one_error_line(
+    run_cli, vault: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "missing" / "x.csv"
+
+    result = run_cli("export", str(vault), "--format", "csv", "--out", str(out))
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: folder '{out.parent}' does not exist; create it first or choose another --out\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--format", "pdf"),
+            "Invalid value for --format: 'pdf' is not one of apkg, anki-text, "
+            "csv, staffml-json, markdown",
+        ),
+        (
+            ("--format", "csv", "--level", "L9"),
+            "Invalid value for --level: 'L9' is not one of L1, L2, L3, L4, L5, L6+",
+        ),
+    ],
+)
+def test_export_usage_mistakes_exit_2(run_cli, vault: Path, tmp_path: Path, args, message) -> None:
+    result = run_cli("export", str(vault), "--out", str(tmp_path / "x"), *args)
+
+    assert result.exit_code == 2
+    assert message in " ".join(result.stderr.split())
+    assert not (tmp_path / "x").exists()
+
+
+def test_export_help_lists_formats_and_filters(run_cli) -> None:
+    result = run_cli("export", "--help")
+
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    for option in ("--format", "--out", "--track", "--level", "--deck", "--tag", "--status"):
+        assert option in text
+    assert "apkg, anki-text, csv, staffml-json, markdown" in text

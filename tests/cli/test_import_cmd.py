@@ -1,0 +1,190 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+
+from sysdrill.cli.app import build_app
+
+SEEDS = {
+    "000_f94b88cb3c630d3c.txt": ("staffml-web", 1),
+    "001_2a349a237ce54e38.txt": ("staffml-web", 1),
+    "002_150ee555f9dec9d2.txt": ("quiz-text", 20),
+    "003_e725e3b7f745518c.txt": ("exercises-text", 27),
+    "004_8c6267489fed25a8.txt": ("flashcards-text", 89),
+}
+FORMATS = (
+    "staffml, staffml-web, quiz-text, exercises-text, flashcards-text, apkg, anki-text, "
+    "csv, markdown"
+)
+
+
+def write_quiz(path: Path) -> Path:
+    path.write_text(
+        "Ring Quiz\nQuestion 1\nWhat does all-reduce return?\nAnswer\nThe sum, on every rank.\n"
+        "Question 2\nHow many phases has ring all-reduce?\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_import_prints_summary_and_creates_vault(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    vault = tmp_path / "vault"
+    result = run_cli("import", str(quiz), "--into", str(vault))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"Imported {quiz} (quiz-text) into {vault}",
+        "  (a new vault)",
+        "  deck: ring-quiz",
+        "  added 2, updated 0, unchanged 0, skipped 0",
+        "  + global-quiz-0001  questions/ring-quiz/global-quiz-0001.yaml",
+        "  + global-quiz-0002  questions/ring-quiz/global-quiz-0002.yaml",
+        "Notes:",
+        "  - quiz.txt:6: global-quiz-0002: question 2 has no answer in the source; "
+        "imported without one",
+    ]
+    assert (vault / "questions/ring-quiz/global-quiz-0001.yaml").is_file()
+
+
+def test_import_again_reports_unchanged(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    vault = tmp_path / "vault"
+    run_cli("import", str(quiz), "--into", str(vault))
+    result = run_cli("import", str(quiz), "--into", str(vault))
+    assert result.exit_code == 0
+    assert "  added 0, updated 0, unchanged 2, skipped 0" in result.stdout.splitlines()
+
+
+def test_import_json_report(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    result = run_cli("import", str(quiz), "--into", str(tmp_path / "v"), "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["counts"] == {"added": 2, "updated": 0, "unchanged": 0, "skipped": 0}
+    assert report["format"] == "quiz-text"
+    assert report["deck"] == "ring-quiz"
+
+
+def test_dry_run_writes_nothing(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    vault = tmp_path / "vault"
+    result = run_cli("import", str(quiz), "--into", str(vault), "--dry-run")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"Would import {quiz} (quiz-text) into {vault}"
+    assert lines[-1] == "Dry run: nothing was written."
+    assert not vault.exists()
+
+
+def test_format_and_deck_options(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "notes.dat")
+    vault = tmp_path / "vault"
+    result = run_cli(
+        "import", str(quiz), "--into", str(vault), "--format", "quiz-text", "--deck", "Week 1"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "  deck: week-1" in result.stdout.splitlines()
+    assert (vault / "questions/week-1/global-quiz-0001.yaml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "docx"], f"Error: unknown format 'docx'; use one of: auto, {FORMATS}"),
+    ],
+)
+def test_unknown_format_is_one_error_line(run_cli, tmp_path: Path, args, message) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    result = run_cli("import", str(quiz), "--into", str(tmp_path / "v"), *args)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [message]
+    assert not (tmp_path / "v").exists()
+
+
+def test_missing_source_is_one_error_line(run_cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.txt"
+    result = run_cli("import", str(missing), "--into", str(tmp_path / "v"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"Error: source '{missing}' does not exist; check the path"
+    ]
+
+
+def test_empty_source_is_one_error_line(run_cli, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    result = run_cli("import", str(empty), "--into", str(tmp_path / "v"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == ["Error: 'empty.txt' is empty; nothing to import"]
+    assert not (tmp_path / "v").exists()
+
+
+def test_unrecognisable_source_is_one_error_line(run_cli, tmp_path: Path) -> None:
+    letter = tmp_path / "letter.txt"
+    letter.write_text("Dear friend,\nall is well.\n", encoding="utf-8")
+    result = run_cli("import", str(letter), "--into", str(tmp_path / "v"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "Error: 'letter.txt' matches no import format; pass --format with one of the names "
+        "in `sysdrill import --help`"
+    ]
+
+
+def test_binary_source_is_one_error_line(run_cli, tmp_path: Path) -> None:
+    blob = tmp_path / "blob.txt"
+    blob.write_bytes(b"\x00\x01\x02binary")
+    result = run_cli("import", str(blob), "--into", str(tmp_path / "v"), "-f", "quiz-text")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "Error: 'blob.txt' is binary, not text (it holds NUL bytes and no UTF-16 byte-order "
+        "mark); pass a text file, or --format apkg for an Anki package"
+    ]
+
+
+def test_into_a_file_is_one_error_line(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    result = run_cli("import", str(quiz), "--into", str(quiz))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"Error: '{quiz}' is a file, not a vault folder; pass a folder to --into"
+    ]
+
+
+def test_into_is_required(run_cli, tmp_path: Path) -> None:
+    result = run_cli("import", str(write_quiz(tmp_path / "quiz.txt")))
+    assert result.exit_code == 2
+    assert "Missing option '--into'" in result.stderr
+
+
+def test_help_lists_every_format(run_cli) -> None:
+    result = run_cli("import", "--help")
+    assert result.exit_code == 0
+    flat = " ".join(result.stdout.split())
+    for name in ("auto", *FORMATS.split(", ")):
+        assert name in flat
+
+
+def _has_command(name: str) -> bool:
+    group = typer.main.get_command(build_app())
+    return name in getattr(group, "commands", {})
+
+
+def test_seeds_imported_with_cli_pass_check(run_cli, seeds_dir: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    defects: list[str] = []
+    for name, (format_name, count) in SEEDS.items():
+        result = run_cli("import", str(seeds_dir / name), "--into", str(vault), "--json")
+        assert result.exit_code == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["format"] == format_name
+        assert report["counts"]["added"] == count
+        defects += report["defects"]
+    if not _has_command("check"):
+        pytest.skip("`sysdrill check` is not registered in this build")
+    result = run_cli("check", str(vault))
+    reported = [line for line in result.stdout.splitlines() if ": ERROR " in line]
+    assert sorted(reported) == sorted(d for d in defects if ": ERROR " in d)
+    assert result.exit_code == (1 if reported else 0), result.stdout

@@ -1,0 +1,225 @@
+"""The session commands driven as a user would: answers files and standard input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.service import open_study
+
+VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
+"""The session tests' own vault (see tests/study/sessions/conftest.py)."""
+
+
+def _reviews(db: str | None = None):
+    with open_study(db) as study:
+        return [
+            (r.item_id, Rating(r.rating), GradedBy(r.graded_by), r.answer)
+            for r in study.store.iter_reviews(study.user_id)
+        ]
+
+
+def _answers(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "answers.txt"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_practice_from_an_answers_file_records_each_review(run_cli, tmp_path):
+    answers = _answers(tmp_path, "80 GB\ngood\nc\nn\n-\nagain\n")
+    result = run_cli("practice", "--vault", str(VAULT), "--limit", "3", "--answers", answers)
+    assert result.exit_code == 0, result.stderr
+    assert "Practice: 3 items" in result.stdout
+    assert "Recorded: Good; next review in 10 min." in result.stdout
+    assert "Score: 2/3 right (67%)" in result.stdout
+    assert _reviews() == [
+        ("c-l1-hbm", Rating.GOOD, GradedBy.SELF, "80 GB"),
+        ("c-l2-mc", Rating.GOOD, GradedBy.MULTIPLE_CHOICE, "c"),
+        ("c-l2-net", Rating.AGAIN, GradedBy.SELF, None),
+    ]
+
+
+def test_practice_reads_standard_input_and_filters(run_cli, tmp_path):
+    db = f"sqlite:///{tmp_path / 'study.db'}"
+    result = run_cli(
+        "practice", "--vault", str(VAULT), "--deck", "dp-cards", "--db", db, input="5\n4\n2\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert _reviews(db) == [
+        ("fc-1", Rating.EASY, GradedBy.SELF, None),
+        ("fc-2", Rating.GOOD, GradedBy.SELF, None),
+        ("fc-3", Rating.AGAIN, GradedBy.SELF, None),
+    ]
+    # fc-3 was rated Again, so it comes back once at the end; the input ran out there.
+    assert "[4/4] fc-3" in result.stdout
+    assert "(end of answers)" in result.stdout
+
+
+def test_practice_unknown_deck_is_one_error_line(run_cli):
+    result = run_cli("practice", "--vault", str(VAULT), "--deck", "gpu", input="")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: No deck named 'gpu'. Known decks: ch26-quiz, dp-cards.\n"
+
+
+def test_practice_bad_answer_line_names_file_and_line(run_cli, tmp_path):
+    answers = _answers(tmp_path, "80 GB\nsure\n")
+    result = run_cli("practice", "--vault", str(VAULT), "--answers", answers)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: answers.txt:2: Unknown rating 'sure'. Use again, hard, good or easy, "
+        "or a confidence 1-5.\n"
+    )
+
+
+def test_practice_deadline_is_saved_and_workload_shown(run_cli):
+    result = run_cli(
+        "practice",
+        "--vault",
+        str(VAULT),
+        "--deadline",
+        "2027-01-15",
+        "--limit",
+        "1",
+        input="quit\n",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("Deadline 2027-01-15: ")
+    with open_study() as study:
+        assert study.settings.deadline is not None
+        assert study.settings.deadline.isoformat() == "2027-01-15"
+
+
+def test_practice_bad_deadline_is_a_usage_error(run_cli):
+    result = run_cli("practice", "--vault", str(VAULT), "--deadline", "soon", input="")
+    assert result.exit_code == 2
+    assert "'soon' is not a date; write it as YYYY-MM-DD." in result.stderr
+
+
+def test_practice_missing_answers_file_is_a_usage_error(run_cli, tmp_path):
+    result = run_cli("practice", "--vault", str(VAULT), "--answers", str(tmp_path / "none.txt"))
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr
+
+
+def test_quiz_runs_the_deck_in_order_and_scores(run_cli, tmp_path):
+    answers = _answers(tmp_path, "the bubble\ngood\ntwo costs\nagain\n")
+    result = run_cli("quiz", "ch26-quiz", "--vault", str(VAULT), "--answers", answers)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.index("[1/2] quiz-2") < result.stdout.index("[2/2] quiz-1")
+    assert "Score: 1/2 right (50%)" in result.stdout
+    assert [r[0] for r in _reviews()] == ["quiz-2", "quiz-1"]
+
+
+def test_quiz_unknown_deck_is_one_error_line(run_cli):
+    result = run_cli("quiz", "gpu", "--vault", str(VAULT))
+    assert result.exit_code == 1
+    assert result.stderr == "Error: No deck named 'gpu'. Known decks: ch26-quiz, dp-cards.\n"
+
+
+def test_quick_gauntlet_feeds_every_result_to_the_scheduler(run_cli, tmp_path):
+    answers = _answers(tmp_path, "one byte\nall\npower budget\n1\n")
+    result = run_cli(
+        "gauntlet", "--track", "edge", "--seed", "3", "--vault", str(VAULT), "--answers", answers
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(
+        "Note: only 2 of 5 questions available.\n"
+        "Gauntlet (quick): 2 questions in 10 minutes\nCountdown: 10:00.\n"
+    )
+    assert "[1/2] Int8 size (edge · L1 · recall · quantization) - warm-up" in result.stdout
+    assert "Score: 100% of 2 questions" in result.stdout
+    assert _reviews() == [
+        ("e-l1-recall", Rating.EASY, GradedBy.GAUNTLET, "one byte"),
+        ("e-l3-spec", Rating.EASY, GradedBy.GAUNTLET, "power budget"),
+    ]
+    with open_study() as study:
+        (session,) = study.sessions()
+    assert (session.kind, session.meta["format"], session.meta["score_percent"]) == (
+        "gauntlet",
+        "quick",
+        100,
+    )
+
+
+def test_gauntlet_level_picks_a_lower_warmup(run_cli, tmp_path):
+    answers = _answers(tmp_path, "\n".join(["answer", "none"] * 5) + "\n")
+    result = run_cli(
+        "gauntlet",
+        "--track",
+        "cloud",
+        "--level",
+        "L5",
+        "--seed",
+        "1",
+        "--vault",
+        str(VAULT),
+        "--answers",
+        answers,
+    )
+    assert result.exit_code == 0, result.stderr
+    warmup = next(line for line in result.stdout.splitlines() if line.startswith("[1/5]"))
+    assert " L4 " in warmup and warmup.endswith("- warm-up")
+    assert "Score: 0% of 5 questions" in result.stdout
+    assert {r[1:3] for r in _reviews()} == {(Rating.AGAIN, GradedBy.GAUNTLET)}
+
+
+def test_gauntlet_bad_format_exits_2(run_cli):
+    result = run_cli("gauntlet", "--format", "huge", "--vault", str(VAULT))
+    assert result.exit_code == 2
+    assert (
+        "Invalid value for --format: 'huge' is not a gauntlet format; "
+        "use one of quick, standard, full, design." in result.stderr
+    )
+
+
+def test_design_gauntlet_without_design_questions_is_one_error_line(run_cli):
+    result = run_cli("gauntlet", "--format", "design", "--track", "tinyml", "--vault", str(VAULT))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: No design question (design/realization/specification zone) for track tinyml. "
+        "Try another --track or --format quick.\n"
+    )
+
+
+def test_chain_walks_in_order(run_cli):
+    result = run_cli("chain", "hbm-basics", "--vault", str(VAULT), input="80 GB\ng\nc\nskip\n")
+    assert result.exit_code == 0, result.stderr
+    assert "Chain: HBM from recall to analysis (3 items)" in result.stdout
+    assert [r[0] for r in _reviews()] == ["c-l1-hbm", "c-l2-mc"]
+    assert "Items: 2 answered, 1 skipped" in result.stdout
+
+
+def test_unknown_chain_is_one_error_line(run_cli):
+    result = run_cli("chain", "gpu", "--vault", str(VAULT))
+    assert result.exit_code == 1
+    assert result.stderr == "Error: No chain with id 'gpu'. Known chains: hbm-basics.\n"
+
+
+def test_daily_gives_three_items_and_is_done_after_them(run_cli):
+    first = run_cli("daily", "--vault", str(VAULT), "--track", "cloud", input="")
+    items = [line for line in first.stdout.splitlines() if line.startswith("[")]
+    assert first.exit_code == 0 and len(items) == 1  # the script ended at the first item
+    assert re.match(r"Daily \d{4}-\d{2}-\d{2}: 0 of 3 done\n", first.stdout)
+    answers = "\n".join(["skip"] * 3)
+    again = run_cli("daily", "--vault", str(VAULT), "--track", "cloud", input=answers)
+    shown = [line for line in again.stdout.splitlines() if line.startswith("[")]
+    assert len(shown) == 3 and shown[0] == items[0]
+
+
+def test_daily_done_today_says_so(run_cli, tmp_path):
+    answers = _answers(tmp_path, "x\ngood\n" * 3 + "n\n" * 3)
+    args = ("daily", "--vault", str(VAULT), "--track", "edge", "--zone", "recall")
+    first = run_cli(*args, "--answers", answers)
+    assert first.exit_code == 0, first.stderr
+    second = run_cli(*args, input="")
+    assert second.stdout == "Today's daily items are done. Come back tomorrow.\n"
+
+
+@pytest.mark.parametrize("command", ["practice", "quiz", "gauntlet", "chain", "daily"])
+def test_every_session_command_has_help(run_cli, command):
+    result = run_cli(command, "--help")
+    assert result.exit_code == 0
+    assert "--answers" in result.stdout and "--vault" in result.stdout

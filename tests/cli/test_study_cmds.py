@@ -1,0 +1,192 @@
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from sysdrill.study.service import GradedBy, Rating, open_study
+
+
+@pytest.fixture(autouse=True)
+def _no_database_url(monkeypatch):
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+
+
+def _seed(db_url: str, item_ids: list[str]) -> None:
+    now = datetime.now(UTC) - timedelta(hours=2)
+    with open_study(db_url) as study:
+        for item_id in item_ids:
+            study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=now)
+
+
+def _sample_ids() -> list[str]:
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.sample import sample_vault_path
+
+    return [item.id for item in load_vault(sample_vault_path()).items]
+
+
+def test_progress_json_reports_seen_items(run_cli, db_url):
+    ids = _sample_ids()
+    _seed(db_url, ids[:2])
+    result = run_cli("progress", "--json", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["items_total"] == len(ids)
+    assert data["items_seen"] == min(2, len(ids))
+    assert data["reviews_total"] == min(2, len(ids))
+
+
+def test_progress_table_on_empty_database(run_cli):
+    result = run_cli("progress")
+    assert result.exit_code == 0, result.stderr
+    assert "Coverage" in result.stdout
+    assert "No reviews yet. Start with `sysdrill practice`." in result.stdout
+
+
+def test_progress_uses_database_url_variable(run_cli, db_url, monkeypatch):
+    _seed(db_url, ["only-in-this-db"])
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", db_url)
+    data = json.loads(run_cli("progress", "--json").stdout)
+    assert data["reviews_total"] == 1
+
+
+def test_state_export_and_import_round_trip(run_cli, db_url, tmp_path):
+    _seed(db_url, ["a", "b"])
+    out = tmp_path / "state.json"
+    exported = run_cli("state", "export", str(out), "--db", db_url)
+    assert exported.exit_code == 0, exported.stderr
+    assert exported.stdout == f"Exported 2 cards and 2 reviews to {out}.\n"
+    other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    imported = run_cli("state", "import", str(out), "--db", other)
+    assert imported.exit_code == 0, imported.stderr
+    assert imported.stdout == f"Imported 2 reviews from {out}.\n"
+    again = tmp_path / "again.json"
+    run_cli("state", "export", str(again), "--db", other)
+    first, second = json.loads(out.read_text()), json.loads(again.read_text())
+    first.pop("exported_at")
+    second.pop("exported_at")
+    assert first == second
+
+
+def test_state_import_refuses_existing_state_without_replace(run_cli, db_url, tmp_path):
+    _seed(db_url, ["a"])
+    out = tmp_path / "state.json"
+    run_cli("state", "export", str(out), "--db", db_url)
+    result = run_cli("state", "import", str(out), "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: This learner already has study state. Use --replace to overwrite it "
+        "(export it first with `sysdrill state export FILE`).\n"
+    )
+    assert run_cli("state", "import", str(out), "--replace", "--db", db_url).exit_code == 0
+
+
+def test_state_import_of_broken_json_names_file_and_line(run_cli, db_url, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n  "format": \n}\n')
+    result = run_cli("state", "import", str(bad), "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {bad}:3:1: not valid JSON (Expecting value).\n"
+
+
+def test_state_import_from_staffml(run_cli, db_url, tmp_path):
+    export = tmp_path / "staffml.json"
+    export.write_text(
+        json.dumps(
+            {
+                "attempts": [
+                    {"questionId": "q-1", "timestamp": "2026-01-05T10:00:00Z", "correct": True}
+                ]
+            }
+        )
+    )
+    result = run_cli("state", "import", str(export), "--from", "staffml", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"Imported 1 reviews from {export}.\n"
+
+
+def test_state_import_with_unknown_source_is_a_usage_error(run_cli, tmp_path):
+    result = run_cli("state", "import", str(tmp_path / "x.json"), "--from", "anki")
+    assert result.exit_code == 2
+
+
+def test_settings_set_then_show(run_cli, db_url):
+    result = run_cli("settings", "set", "desired_retention", "0.85", "--db", db_url)
+    assert (result.exit_code, result.stdout) == (0, "desired_retention = 0.85\n")
+    shown = json.loads(run_cli("settings", "show", "--json", "--db", db_url).stdout)
+    assert shown["desired_retention"] == 0.85
+    table = run_cli("settings", "show", "--db", db_url).stdout
+    assert "learning_steps_minutes" in table and "1,10" in table
+
+
+def test_settings_set_rejects_out_of_range_retention(run_cli, db_url):
+    result = run_cli("settings", "set", "desired_retention", "1.5", "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: Invalid study settings: desired_retention must be between 0.70 and 0.97, got 1.5.\n"
+    )
+
+
+def test_settings_set_unknown_key(run_cli, db_url):
+    result = run_cli("settings", "set", "speed", "3", "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: Unknown setting 'speed'. Known settings: ")
+
+
+def test_workload_without_deadline_names_the_fix(run_cli, db_url):
+    result = run_cli("workload", "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: No deadline ahead. Set one with `sysdrill settings set deadline YYYY-MM-DD`.\n"
+    )
+
+
+def test_workload_with_deadline_lists_each_day(run_cli, db_url):
+    deadline = (datetime.now(UTC) + timedelta(days=4)).date()
+    run_cli("settings", "set", "deadline", deadline.isoformat(), "--db", db_url)
+    result = run_cli("workload", "--json", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    days = json.loads(result.stdout)
+    assert len(days) == 4
+    assert days[0]["new_items"] == min(20, len(_sample_ids()))
+
+
+def test_optimize_with_short_history_says_so(run_cli, db_url):
+    _seed(db_url, ["a"])
+    result = run_cli("optimize", "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "Error: History too short to fit parameters: 0 reviews on a later day"
+    )
+
+
+def test_bad_database_url_is_one_error_line(run_cli):
+    result = run_cli("progress", "--db", "mysql://u@h/db")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: Unsupported database 'mysql' in mysql://u@h/db. "
+        "Use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB.\n"
+    )
+
+
+def test_every_study_command_has_help(run_cli):
+    for args in (
+        ["progress"],
+        ["workload"],
+        ["optimize"],
+        ["state", "export"],
+        ["state", "import"],
+        ["settings", "show"],
+        ["settings", "set"],
+    ):
+        result = run_cli(*args, "--help")
+        assert result.exit_code == 0, args
+        assert "--db" in result.stdout

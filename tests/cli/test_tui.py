@@ -1,0 +1,224 @@
+"""The terminal interface, driven with Textual's pilot like a learner at the keyboard."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from textual.widgets import Input, Markdown, Static
+
+from sysdrill.cli.tui import StudyApp
+from sysdrill.content.loader import load_vault
+from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.sessions.chains import ChainIndex
+from sysdrill.study.sessions.engine import Phase, Session, SessionKind, SessionPlan
+
+VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault")
+ITEMS = {item.id: item for item in VAULT.items}
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.results = []
+
+    def record(self, result, *, now):
+        self.results.append(result)
+        return now + timedelta(days=2)
+
+
+def _session(*ids, clock=None, **options):
+    plan = SessionPlan(
+        kind=options.pop("kind", SessionKind.PRACTICE),
+        title=options.pop("title", "Practice: test"),
+        items=tuple(ITEMS[i] for i in ids),
+        **options,
+    )
+    recorder = _Recorder()
+    session = Session(
+        plan,
+        recorder=recorder,
+        clock=clock or _Clock(),
+        chains=ChainIndex(VAULT.chains, VAULT.items),
+    )
+    return session, recorder
+
+
+def _text(app, selector):
+    widget = app.query_one(selector, Static)
+    return str(widget.render())
+
+
+def _markdown(app):
+    return app.query_one("#item", Markdown).source
+
+
+def _drive(app, script):
+    """Run the app headless, apply ``script(pilot)``, return what the app returned."""
+
+    async def main():
+        async with app.run_test(size=(100, 40)) as pilot:
+            await script(pilot)
+            await pilot.pause()
+        return app.return_value
+
+    return asyncio.run(main())
+
+
+def test_option_key_grades_multiple_choice_and_space_goes_on():
+    session, recorder = _session("c-l2-mc", "fc-1")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        assert "- **c)** Adam moments and the master copy" in _markdown(app)
+        await pilot.press("c")
+        seen["feedback"] = _text(app, "#feedback")
+        seen["after"] = _markdown(app)
+        await pilot.press("space")
+        seen["next"] = _markdown(app)
+
+    _drive(app, script)
+    assert seen["feedback"] == "Correct. Recorded: Good; next review in 2 days."
+    assert "### Model answer" in seen["after"]
+    assert seen["next"].startswith("## fc-1")
+    assert [(r.rating, r.graded_by) for r in recorder.results] == [
+        (Rating.GOOD, GradedBy.MULTIPLE_CHOICE)
+    ]
+
+
+def test_flashcard_space_reveals_and_confidence_key_rates():
+    session, recorder = _session("fc-1", "fc-2")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        seen["front"] = _markdown(app)
+        await pilot.press("g")  # rating keys wait until the back is shown
+        seen["early"] = list(recorder.results)
+        await pilot.press("space")
+        seen["back"] = _markdown(app)
+        await pilot.press("5")
+        await pilot.press("space", "h")
+
+    _drive(app, script)
+    assert "The whole model on every rank" not in seen["front"]
+    assert seen["early"] == []
+    assert "The whole model on every rank" in seen["back"]
+    assert [r.rating for r in recorder.results] == [Rating.EASY, Rating.HARD]
+    assert session.phase is Phase.DONE
+
+
+def test_free_text_is_typed_then_self_rated_and_math_is_readable():
+    session, recorder = _session("quiz-2")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        seen["question"] = _markdown(app)
+        assert app.query_one("#answer", Input).has_focus
+        await pilot.press(*"bubble", "enter")
+        seen["reveal"] = _markdown(app)
+        await pilot.press("a")
+        seen["report"] = _markdown(app)
+        await pilot.press("q")
+
+    lines = _drive(app, script)
+    assert "(P-1)/(M+P-1)" in seen["question"] and "\\frac" not in seen["question"]
+    assert "3 × 10^-1" in seen["reveal"]
+    assert [(r.rating, r.answer) for r in recorder.results] == [(Rating.AGAIN, "bubble")]
+    assert "Score: 0/1 right (0%)" in seen["report"]
+    assert lines[0] == "Practice: test: finished"
+
+
+def test_gauntlet_shows_the_countdown_scores_the_rubric_and_ends_on_time():
+    clock = _Clock()
+    session, recorder = _session(
+        "c-l4-diag",
+        "c-l5-opt",
+        clock=clock,
+        kind=SessionKind.GAUNTLET,
+        title="Gauntlet (quick)",
+        time_limit=timedelta(minutes=10),
+        rubric_scoring=True,
+        graded_by=GradedBy.GAUNTLET,
+    )
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        seen["timer"] = _text(app, "#timer")
+        await pilot.press(*"profile it", "enter")
+        seen["rubric"] = _markdown(app)
+        await pilot.press("1", "3", "3", "2")
+        seen["ticked"] = _markdown(app)
+        await pilot.press("enter")
+        seen["feedback"] = _text(app, "#feedback")
+        clock.now += timedelta(minutes=9, seconds=30)
+        app.refresh_timer()
+        seen["late"] = _text(app, "#timer")
+        clock.now += timedelta(minutes=1)
+        app.refresh_timer()
+        seen["over"] = _markdown(app)
+
+    _drive(app, script)
+    assert seen["timer"] == "Time left: 10:00"
+    assert "### Key points" in seen["rubric"] and "1. [ ]" in seen["rubric"]
+    assert "1. [x]" in seen["ticked"] and "2. [x]" in seen["ticked"] and "3. [ ]" in seen["ticked"]
+    assert seen["feedback"].startswith("Covered 2 of 5 key points. Recorded: Hard")
+    assert seen["late"] == "Time left: 0:30"
+    assert "Score: 20% of 2 questions" in seen["over"]
+    assert "Slow step: 2/5 key points, rated Hard" in seen["over"]
+    assert "All-reduce overlap: out of time" in seen["over"]
+    assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.HARD, GradedBy.GAUNTLET)]
+
+
+def test_chain_offer_is_taken_with_y():
+    session, _ = _session("c-l1-hbm", "fc-1", offer_chain=True)
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        await pilot.press(*"80 GB", "enter", "g")
+        seen["offer"] = _text(app, "#feedback")
+        await pilot.press("y")
+
+    _drive(app, script)
+    assert (
+        "Next in chain 'HBM from recall to analysis': Where the bytes go. Take it? (y/n)"
+        in (seen["offer"])
+    )
+    assert session.current is not None and session.current.id == "c-l2-mc"
+
+
+def test_skip_key_and_typed_quit_end_as_in_the_answers_format():
+    session, recorder = _session("fc-1", "c-l4-diag", "fc-2")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press("s")
+        await pilot.press(*"quit", "enter")
+
+    _drive(app, script)
+    assert recorder.results == []
+    assert [r.outcome.value for r in session.results] == ["skipped", "not-reached", "not-reached"]
+
+
+def test_escape_ends_the_session_and_closes_the_report():
+    session, _ = _session("fc-1")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press("escape")
+        await pilot.press("escape")
+
+    lines = _drive(app, script)
+    assert lines is not None and lines[0] == "Practice: test: finished"

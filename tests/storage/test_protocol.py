@@ -1,0 +1,208 @@
+"""The StudyStore contract, run against the in-memory, SQLite and PostgreSQL stores."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from sysdrill.errors import StorageError
+from sysdrill.storage.records import (
+    CardRecord,
+    CardState,
+    ReviewRecord,
+    SessionRecord,
+    UserState,
+)
+
+T0 = datetime(2026, 11, 1, 9, 0, 0, 123456, tzinfo=UTC)
+
+
+def card(item_id: str, *, due: datetime | None = T0, state: CardState = CardState.REVIEW):
+    return CardRecord(
+        item_id=item_id,
+        state=state,
+        step=None,
+        stability_days=12.5,
+        difficulty=4.25,
+        due=due,
+        last_review=T0 - timedelta(days=3),
+        reps=3,
+        lapses=1,
+        never_seen=False,
+    )
+
+
+def review(item_id: str, at: datetime, **changes) -> ReviewRecord:
+    base = ReviewRecord(
+        item_id=item_id,
+        rating=3,
+        graded_by="self",
+        answer="about 3.6 ms",
+        duration_ms=4200,
+        reviewed_at=at,
+        state_before=CardState.REVIEW,
+        interval_before_days=10.0,
+        first_of_day=True,
+        settings={"desired_retention": 0.9, "learning_steps_minutes": [1.0, 10.0]},
+    )
+    return replace(base, **changes)
+
+
+def test_ensure_user_returns_the_same_id_on_second_call(store):
+    first = store.ensure_user("local", now=T0)
+    assert store.ensure_user("local", now=T0) == first
+    assert store.ensure_user("other", now=T0) != first
+
+
+def test_record_review_stores_card_and_log_entry(store):
+    user = store.ensure_user("local", now=T0)
+    stored_card = card("q-1")
+    review_id = store.record_review(user, stored_card, review("q-1", T0))
+    assert review_id >= 1
+    assert store.get_card(user, "q-1") == stored_card
+    [logged] = list(store.iter_reviews(user))
+    assert logged == replace(review("q-1", T0), review_id=review_id)
+
+
+def test_record_review_overwrites_card_and_appends_log(store):
+    user = store.ensure_user("local", now=T0)
+    first = store.record_review(user, card("q-1"), review("q-1", T0))
+    later = card("q-1", due=T0 + timedelta(days=9))
+    second = store.record_review(user, later, review("q-1", T0 + timedelta(days=1), rating=1))
+    assert second > first
+    assert store.get_card(user, "q-1") == later
+    assert [r.rating for r in store.iter_reviews(user)] == [3, 1]
+
+
+def test_get_card_of_unknown_item_is_none(store):
+    user = store.ensure_user("local", now=T0)
+    assert store.get_card(user, "nope") is None
+
+
+def test_cards_are_kept_apart_per_user(store):
+    alice = store.ensure_user("alice", now=T0)
+    bob = store.ensure_user("bob", now=T0)
+    store.record_review(alice, card("q-1"), review("q-1", T0))
+    assert store.get_card(bob, "q-1") is None
+    assert list(store.iter_reviews(bob)) == []
+
+
+def test_due_cards_are_ordered_by_due_then_id_and_paged(store):
+    user = store.ensure_user("local", now=T0)
+    for name, hours in [("b", 2), ("a", 2), ("c", 1), ("late", 48)]:
+        store.record_review(user, card(name, due=T0 + timedelta(hours=hours)), review(name, T0))
+    due_by = T0 + timedelta(hours=3)
+    assert [c.item_id for c in store.due_cards(user, due_by=due_by, offset=0, limit=10)] == [
+        "c",
+        "a",
+        "b",
+    ]
+    assert [c.item_id for c in store.due_cards(user, due_by=due_by, offset=1, limit=1)] == ["a"]
+
+
+def test_studied_item_ids_leave_out_new_cards(store):
+    user = store.ensure_user("local", now=T0)
+    store.record_review(user, card("seen"), review("seen", T0))
+    store.replace_user_state(
+        user, UserState(cards=[card("seen"), card("fresh", due=None, state=CardState.NEW)])
+    )
+    assert store.studied_item_ids(user) == {"seen"}
+
+
+def test_count_reviews_since_counts_new_and_learned_first_reviews(store):
+    user = store.ensure_user("local", now=T0)
+    store.record_review(user, card("a"), review("a", T0, state_before=CardState.NEW))
+    store.record_review(user, card("b"), review("b", T0))
+    store.record_review(user, card("b"), review("b", T0, first_of_day=False))
+    store.record_review(
+        user, card("c"), review("c", T0, state_before=CardState.LEARNING, first_of_day=True)
+    )
+    store.record_review(user, card("d"), review("d", T0 - timedelta(days=2)))
+    assert store.count_reviews_since(user, T0 - timedelta(hours=1)) == (1, 1)
+
+
+def test_daily_stats_split_young_and_mature_first_reviews(store):
+    user = store.ensure_user("local", now=T0)
+    day2 = T0 + timedelta(days=1)
+    store.record_review(user, card("a"), review("a", T0, interval_before_days=5.0))
+    store.record_review(user, card("b"), review("b", T0, interval_before_days=30.0, rating=1))
+    store.record_review(user, card("b"), review("b", T0, first_of_day=False, rating=3))
+    store.record_review(user, card("c"), review("c", day2, state_before=CardState.NEW))
+    stats = store.daily_stats(user)
+    assert [s.day for s in stats] == [date(2026, 11, 1), date(2026, 11, 2)]
+    first = stats[0]
+    assert (first.reviews, first.young_first, first.young_passed) == (3, 1, 1)
+    assert (first.mature_first, first.mature_passed, first.duration_ms) == (1, 0, 12600)
+    assert (stats[1].reviews, stats[1].new_items) == (1, 1)
+
+
+def test_settings_put_replaces_only_given_keys(store):
+    user = store.ensure_user("local", now=T0)
+    store.put_settings(user, {"desired_retention": 0.85, "learning_steps_minutes": [1.0]})
+    store.put_settings(user, {"desired_retention": 0.92})
+    assert store.get_settings(user) == {
+        "desired_retention": 0.92,
+        "learning_steps_minutes": [1.0],
+    }
+
+
+def test_sessions_start_finish_and_list_with_merged_meta(store):
+    user = store.ensure_user("local", now=T0)
+    session_id = store.start_session(
+        user, SessionRecord(kind="quiz", started_at=T0, meta={"deck": "gpu"})
+    )
+    store.finish_session(session_id, ended_at=T0 + timedelta(minutes=5), meta={"score": 4})
+    [listed] = store.list_sessions(user)
+    assert listed.kind == "quiz"
+    assert listed.ended_at == T0 + timedelta(minutes=5)
+    assert listed.meta == {"deck": "gpu", "score": 4}
+    store.record_review(user, card("a"), review("a", T0, session_id=session_id))
+    assert [r.session_id for r in store.iter_reviews(user)] == [session_id]
+
+
+def test_finish_unknown_session_raises_storage_error(store):
+    store.ensure_user("local", now=T0)
+    with pytest.raises(StorageError, match="No session 999"):
+        store.finish_session(999, ended_at=T0, meta={})
+
+
+def test_replace_user_state_swaps_everything_and_maps_sessions(store):
+    user = store.ensure_user("local", now=T0)
+    store.record_review(user, card("old"), review("old", T0))
+    store.put_settings(user, {"new_per_day": 5})
+    state = UserState(
+        cards=[card("x"), card("y", due=None, state=CardState.NEW)],
+        sessions=[SessionRecord(kind="practice", started_at=T0, meta={"n": 1})],
+        reviews=[review("x", T0, session_id=0), review("y", T0 + timedelta(seconds=1))],
+        settings={"desired_retention": 0.8},
+    )
+    store.replace_user_state(user, state)
+    assert [c.item_id for c in store.iter_cards(user)] == ["x", "y"]
+    assert store.get_card(user, "old") is None
+    [session] = store.list_sessions(user)
+    reviews = list(store.iter_reviews(user))
+    assert [r.item_id for r in reviews] == ["x", "y"]
+    assert reviews[0].session_id == session.session_id
+    assert reviews[1].session_id is None
+    assert store.get_settings(user) == {"desired_retention": 0.8}
+
+
+def test_reopened_store_keeps_everything(make_store):
+    first = make_store()
+    user = first.ensure_user("local", now=T0)
+    first.record_review(user, card("q-1"), review("q-1", T0))
+    second = make_store()
+    assert second.ensure_user("local", now=T0) == user
+    assert second.get_card(user, "q-1") == card("q-1")
+    assert len(list(second.iter_reviews(user))) == 1
+
+
+def test_timestamps_come_back_in_utc_with_microseconds(store):
+    user = store.ensure_user("local", now=T0)
+    store.record_review(user, card("q"), review("q", T0))
+    [logged] = list(store.iter_reviews(user))
+    assert logged.reviewed_at == T0
+    assert logged.reviewed_at.tzinfo is UTC or logged.reviewed_at.utcoffset() == timedelta(0)
+    assert store.get_card(user, "q").due.microsecond == 123456

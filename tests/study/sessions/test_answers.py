@@ -1,0 +1,68 @@
+"""The answers format: lines, ratings, options, rubric ticks and replies."""
+
+from __future__ import annotations
+
+import pytest
+
+from sysdrill.errors import UsageError
+from sysdrill.study.ratings import Rating
+from sysdrill.study.sessions.answers import (
+    AnswerScript,
+    Command,
+    command_of,
+    parse_rating,
+    parse_rubric,
+    parse_yes_no,
+)
+
+
+def test_script_skips_blank_lines_and_comments_and_counts_lines():
+    script = AnswerScript(["# warm-up\n", "\n", "  b  \n", "good\r\n"], name="a.txt")
+    assert script.next_line() == "b"
+    assert script.line_number == 3
+    assert script.next_line() == "good"
+    assert script.next_line() is None
+    assert str(script.error("bad")) == "a.txt:4: bad"
+
+
+@pytest.mark.parametrize(
+    ("text", "rating"),
+    [
+        ("again", Rating.AGAIN),
+        ("A", Rating.AGAIN),
+        ("hard", Rating.HARD),
+        ("g", Rating.GOOD),
+        ("Easy", Rating.EASY),
+        ("1", Rating.AGAIN),
+        ("2", Rating.AGAIN),
+        ("3", Rating.HARD),
+        ("4", Rating.GOOD),
+        ("5", Rating.EASY),
+    ],
+)
+def test_ratings_are_words_letters_or_confidence_digits(text, rating):
+    assert parse_rating(text) is rating
+
+
+def test_rating_six_is_refused():
+    with pytest.raises(UsageError, match="1 to 5"):
+        parse_rating("6")
+
+
+def test_rubric_ticks_accept_lists_all_and_none():
+    assert parse_rubric("1 3", 4) == {0, 2}
+    assert parse_rubric("1,2;4", 4) == {0, 1, 3}
+    assert parse_rubric("all", 3) == {0, 1, 2}
+    assert parse_rubric("none", 3) == frozenset()
+    with pytest.raises(UsageError, match="from 1 to 3"):
+        parse_rubric("4", 3)
+
+
+def test_yes_no_and_commands():
+    assert parse_yes_no("Y") is True
+    assert parse_yes_no("no") is False
+    with pytest.raises(UsageError, match="Answer y or n"):
+        parse_yes_no("maybe")
+    assert command_of("SKIP") is Command.SKIP
+    assert command_of("q") is Command.QUIT
+    assert command_of("good") is None

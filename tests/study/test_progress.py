@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+from sysdrill.study.progress import MASTERED_STABILITY_DAYS
+from sysdrill.study.service import GradedBy, Rating
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def _review(study, item_id, rating, now):
+    return study.record_review(item_id, rating=rating, graded_by=GradedBy.SELF, now=now)
+
+
+def _vault(make_item):
+    return [
+        make_item("m1", competency_area="memory", track="cloud", topic="kv-cache"),
+        make_item("m2", competency_area="memory", track="cloud", topic="kv-cache"),
+        make_item("n1", competency_area="networking", track="edge", topic="allreduce"),
+        make_item("x1"),
+    ]
+
+
+def test_empty_history_reports_zeroes_and_a_hint(study, make_item):
+    report = study.progress(_vault(make_item), now=T0)
+    assert (report.items_total, report.items_seen, report.reviews_total) == (4, 0, 0)
+    assert report.streak_days == 0
+    assert report.retention_young.rate is None
+    assert report.notes == ["No reviews yet. Start with `sysdrill practice`."]
+    assert len(report.forecast) == 30 and sum(d.count for d in report.forecast) == 0
+
+
+def test_coverage_counts_seen_and_mastered_per_area_and_track(study, make_item):
+    _review(study, "m1", Rating.GOOD, T0)
+    # Push n1 to a long stability by passing it on time again and again.
+    when = T0
+    for _ in range(6):
+        outcome = _review(study, "n1", Rating.EASY, when)
+        when = outcome.due
+    assert study.card_state("n1").stability_days >= MASTERED_STABILITY_DAYS
+    report = study.progress(_vault(make_item), now=when)
+    cells = {(c.competency_area, c.track): (c.items, c.seen, c.mastered) for c in report.coverage}
+    assert cells == {
+        ("memory", "cloud"): (2, 1, 0),
+        ("networking", "edge"): (1, 1, 1),
+        ("(none)", "(none)"): (1, 0, 0),
+    }
+    assert (report.items_seen, report.items_mastered) == (2, 1)
+
+
+def test_true_retention_uses_first_review_of_the_day_of_graduated_items(study, make_item):
+    first = _review(study, "m1", Rating.EASY, T0)
+    second = _review(study, "m2", Rating.EASY, T0)
+    day = max(first.due, second.due)
+    _review(study, "m1", Rating.AGAIN, day)  # first of the day: a young lapse
+    _review(study, "m1", Rating.GOOD, day + timedelta(minutes=15))  # relearning: not counted
+    _review(study, "m2", Rating.GOOD, day)
+    report = study.progress(_vault(make_item), now=day)
+    assert (report.retention_young.reviews, report.retention_young.passed) == (2, 1)
+    assert report.retention_young.rate == 0.5
+    assert report.retention_mature.reviews == 0
+
+
+def test_streak_counts_consecutive_days_ending_today_or_yesterday(study, make_item):
+    for offset in (0, 1, 2, 4, 5):
+        _review(study, f"s{offset}", Rating.GOOD, T0 + timedelta(days=offset))
+    items = _vault(make_item)
+    assert study.progress(items, now=T0 + timedelta(days=5)).streak_days == 2
+    assert study.progress(items, now=T0 + timedelta(days=6)).streak_days == 2
+    assert study.progress(items, now=T0 + timedelta(days=7)).streak_days == 0
+
+
+def test_reviews_per_day_and_forecast_cover_thirty_days(study, make_item):
+    _review(study, "m1", Rating.GOOD, T0)
+    _review(study, "m1", Rating.GOOD, T0 + timedelta(minutes=10))
+    report = study.progress(_vault(make_item), now=T0 + timedelta(hours=1))
+    assert report.reviews_per_day[-1].day == T0.date()
+    assert report.reviews_per_day[-1].count == 2
+    assert len(report.reviews_per_day) == 30
+    due_day = study.card_state("m1").due.date()
+    forecast = {d.day: d.count for d in report.forecast}
+    assert forecast[due_day] == 1
+
+
+def test_weakest_topics_put_forgotten_topics_first(study, make_item):
+    _review(study, "m1", Rating.EASY, T0)
+    _review(study, "n1", Rating.EASY, T0)
+    later = study.card_state("n1").due
+    _review(study, "n1", Rating.AGAIN, later)
+    report = study.progress(_vault(make_item), now=later + timedelta(days=3))
+    assert [t.topic for t in report.weakest_topics] == ["allreduce", "kv-cache"]
+    assert report.weakest_topics[0].lapses == 1
+
+
+def test_report_serialises_to_json(study, make_item):
+    _review(study, "m1", Rating.GOOD, T0)
+    data = study.progress(_vault(make_item), now=T0).to_dict()
+    text = json.dumps(data)
+    assert json.loads(text)["items_seen"] == 1
+    assert data["forecast"][0]["day"] == "2026-11-02"
+    assert "rate" in data["retention_young"]

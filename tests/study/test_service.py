@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from sysdrill.content.enums import Track
+from sysdrill.errors import SchedulingError
+from sysdrill.storage.memory import MemoryStudyStore
+from sysdrill.storage.records import CardState
+from sysdrill.study.service import (
+    GradedBy,
+    ItemFilter,
+    Rating,
+    StudyService,
+    default_database_url,
+    open_study,
+)
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def _ids(items):
+    return [item.id for item in items]
+
+
+def _graduate(study, item_id, now=T0):
+    return study.record_review(item_id, rating=Rating.EASY, graded_by=GradedBy.SELF, now=now)
+
+
+def test_new_items_come_in_vault_order(study, make_item):
+    items = [make_item(f"q{i}") for i in range(5)]
+    assert _ids(study.next_items(items, now=T0, limit=3)) == ["q0", "q1", "q2"]
+
+
+def test_due_reviews_come_before_new_items(study, make_item):
+    items = [make_item(f"q{i}") for i in range(4)]
+    outcome = _graduate(study, "q3")
+    later = outcome.due + timedelta(hours=1)
+    assert _ids(study.next_items(items, now=later, limit=2)) == ["q3", "q0"]
+
+
+def test_items_not_due_are_not_offered(study, make_item):
+    items = [make_item("q0")]
+    outcome = _graduate(study, "q0")
+    study.update_settings(new_per_day=0)
+    assert study.next_items(items, now=outcome.due - timedelta(hours=1)) == []
+    assert _ids(study.next_items(items, now=outcome.due)) == ["q0"]
+
+
+def test_new_items_stop_at_the_daily_limit(study, make_item):
+    study.update_settings(new_per_day=2)
+    items = [make_item(f"q{i}") for i in range(5)]
+    study.record_review("q0", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    # q0 is now learning (due in 10 minutes); one new item is left for today.
+    assert _ids(study.next_items(items, now=T0, limit=10)) == ["q1"]
+    assert _ids(study.next_items(items, now=T0 + timedelta(days=1), limit=10)) == [
+        "q0",
+        "q1",
+        "q2",
+    ]
+
+
+def test_reviews_stop_at_the_daily_limit(study, make_item):
+    study.update_settings(reviews_per_day=1, new_per_day=0)
+    items = [make_item("a"), make_item("b")]
+    first = _graduate(study, "a")
+    _graduate(study, "b")
+    day = first.due + timedelta(days=3)
+    assert len(study.next_items(items, now=day, limit=10)) == 1
+    study.record_review("a", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=day)
+    assert study.next_items(items, now=day + timedelta(minutes=1), limit=10) == []
+
+
+def test_filters_limit_due_and_new_items(study, make_item):
+    items = [make_item("c1", track="cloud"), make_item("e1", track="edge")]
+    chosen = study.next_items(items, now=T0, filters=ItemFilter(track=Track.EDGE))
+    assert _ids(chosen) == ["e1"]
+
+
+def test_zero_limit_returns_nothing(study, make_item):
+    assert study.next_items([make_item("a")], now=T0, limit=0) == []
+
+
+def test_record_review_returns_next_due_and_is_logged(study):
+    outcome = study.record_review(
+        "q",
+        rating=Rating.GOOD,
+        graded_by=GradedBy.NUMERIC,
+        answer="3.6 ms",
+        duration_ms=2500,
+        now=T0,
+    )
+    assert outcome.previous_state is CardState.NEW
+    assert outcome.due == T0 + timedelta(minutes=10)
+    assert outcome.interval_days == pytest.approx(10 / 1440)
+    [logged] = list(study.store.iter_reviews(study.user_id))
+    assert (logged.answer, logged.graded_by, logged.duration_ms) == ("3.6 ms", "numeric", 2500)
+    assert logged.settings["desired_retention"] == 0.9
+    assert logged.review_id == outcome.review_id
+
+
+def test_record_review_rejects_naive_time_and_negative_duration(study):
+    with pytest.raises(SchedulingError, match="timezone-aware"):
+        study.record_review(
+            "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=datetime(2026, 1, 1)
+        )
+    with pytest.raises(SchedulingError, match="duration_ms must be 0 or more"):
+        study.record_review(
+            "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, duration_ms=-5, now=T0
+        )
+    assert list(study.store.iter_reviews(study.user_id)) == []
+
+
+def test_card_state_of_unseen_item_is_new_and_never_seen(study):
+    card = study.card_state("unseen")
+    assert (card.state, card.never_seen, card.due) == (CardState.NEW, True, None)
+
+
+def test_settings_changes_are_stored_and_reloaded():
+    store = MemoryStudyStore()
+    first = StudyService(store, now=T0)
+    first.set_setting("desired_retention", "0.85")
+    first.update_settings(new_per_day=3)
+    again = StudyService(store, now=T0)
+    assert (again.settings.desired_retention, again.settings.new_per_day) == (0.85, 3)
+
+
+def test_invalid_setting_is_not_stored(study):
+    with pytest.raises(SchedulingError):
+        study.set_setting("desired_retention", "1.5")
+    assert study.settings.desired_retention == 0.9
+    assert "desired_retention" not in study.store.get_settings(study.user_id)
+
+
+def test_session_reviews_are_linked_and_summary_kept(study):
+    session = study.start_session("quiz", now=T0, meta={"deck": "gpu"})
+    study.record_review(
+        "q", rating=Rating.GOOD, graded_by=GradedBy.MULTIPLE_CHOICE, now=T0, session_id=session
+    )
+    study.finish_session(session, now=T0 + timedelta(minutes=3), summary={"score": 1})
+    [stored] = study.sessions()
+    assert stored.meta == {"deck": "gpu", "score": 1}
+    assert [r.session_id for r in study.store.iter_reviews(study.user_id)] == [session]
+
+
+def test_deadline_eve_brings_back_items_due_after_the_interview(study, make_item):
+    items = [make_item("far")]
+    _graduate(study, "far", now=T0 - timedelta(days=20))
+    study.update_settings(deadline=(T0 + timedelta(days=1)).date(), new_per_day=0)
+    assert _ids(study.next_items(items, now=T0)) == ["far"]
+    study.record_review("far", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    assert study.next_items(items, now=T0 + timedelta(hours=1)) == []
+
+
+def test_deadline_workload_counts_items_in_scope(study, make_item):
+    items = [make_item("a", track="cloud"), make_item("b", track="edge")]
+    study.update_settings(deadline=(T0 + timedelta(days=3)).date())
+    workload = study.deadline_workload(items, now=T0, filters=ItemFilter(track=Track.CLOUD))
+    assert [w.new_items for w in workload] == [1, 0, 0]
+
+
+def test_open_study_uses_data_dir_by_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
+    assert default_database_url() == f"sqlite:///{tmp_path / 'data' / 'study.sqlite3'}"
+    with open_study() as study:
+        study.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    assert (tmp_path / "data" / "study.sqlite3").is_file()
+
+
+def test_database_url_variable_wins_over_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
+    assert default_database_url() == f"sqlite:///{tmp_path / 'x.db'}"

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import copy
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from sysdrill.errors import ImportFailed
+from sysdrill.storage.memory import MemoryStudyStore
+from sysdrill.study.service import GradedBy, Rating, StudyService
+
+T0 = datetime(2026, 11, 2, 9, 0, 0, 250000, tzinfo=UTC)
+
+
+def _busy_study() -> StudyService:
+    study = StudyService(MemoryStudyStore(), now=T0)
+    study.update_settings(desired_retention=0.87, fuzz=False)
+    session = study.start_session("quiz", now=T0, meta={"deck": "gpu"})
+    study.record_review(
+        "a",
+        rating=Rating.GOOD,
+        graded_by=GradedBy.MULTIPLE_CHOICE,
+        answer="b",
+        duration_ms=1234,
+        now=T0,
+        session_id=session,
+    )
+    study.finish_session(session, now=T0 + timedelta(minutes=1), summary={"score": 1})
+    study.record_review("b", rating=Rating.EASY, graded_by=GradedBy.SELF, now=T0)
+    study.record_review(
+        "a", rating=Rating.AGAIN, graded_by=GradedBy.SELF, now=T0 + timedelta(minutes=11)
+    )
+    return study
+
+
+def test_export_then_import_round_trips_losslessly():
+    source = _busy_study()
+    exported = json.loads(json.dumps(source.export_state(now=T0)))
+    target = StudyService(MemoryStudyStore(), now=T0)
+    assert target.import_state(exported) == 3
+    again = json.loads(json.dumps(target.export_state(now=T0)))
+    assert again == exported
+    assert target.settings.desired_retention == 0.87
+    assert target.card_state("a") == source.card_state("a")
+
+
+def test_round_trip_through_sqlite(tmp_path):
+    from sysdrill.study.service import open_study
+
+    exported = _busy_study().export_state(now=T0)
+    with open_study(f"sqlite:///{tmp_path / 's.db'}") as study:
+        study.import_state(exported)
+        assert study.export_state(now=T0) == exported
+
+
+def test_export_document_shape():
+    data = _busy_study().export_state(now=T0)
+    assert (data["format"], data["version"], data["user"]) == ("sysdrill-study-state", 1, "local")
+    assert [r["session"] for r in data["reviews"]] == [0, None, None]
+    assert [c["state"] for c in data["cards"]] == ["learning", "review"]
+
+
+def test_import_refuses_to_overwrite_without_replace():
+    exported = _busy_study().export_state(now=T0)
+    target = _busy_study()
+    with pytest.raises(ImportFailed, match="already has study state. Use --replace"):
+        target.import_state(exported)
+    assert target.import_state(exported, replace=True) == 3
+
+
+def test_import_of_a_foreign_document_names_the_staffml_option():
+    with pytest.raises(ImportFailed, match="use --from staffml"):
+        StudyService(MemoryStudyStore(), now=T0).import_state({"attempts": []})
+
+
+def test_invalid_document_reports_paths_and_writes_nothing():
+    data = _busy_study().export_state(now=T0)
+    broken = copy.deepcopy(data)
+    broken["reviews"][1]["rating"] = 7
+    broken["cards"][0]["due"] = "yesterday"
+    target = StudyService(MemoryStudyStore(), now=T0)
+    with pytest.raises(ImportFailed) as caught:
+        target.import_state(broken)
+    assert "cards.0.due" in str(caught.value)
+    assert "reviews.1.rating" in str(caught.value)
+    assert target.export_state(now=T0)["reviews"] == []
+
+
+def test_review_pointing_at_a_missing_session_is_rejected():
+    data = _busy_study().export_state(now=T0)
+    data["reviews"][0]["session"] = 5
+    with pytest.raises(ImportFailed, match="reviews.0.session: no session 5"):
+        StudyService(MemoryStudyStore(), now=T0).import_state(data)
+
+
+def test_invalid_settings_in_document_are_rejected():
+    data = _busy_study().export_state(now=T0)
+    data["settings"]["desired_retention"] = 1.5
+    with pytest.raises(ImportFailed, match="desired_retention must be between"):
+        StudyService(MemoryStudyStore(), now=T0).import_state(data)
