@@ -179,8 +179,16 @@ _RESOURCES = (
 )
 
 
+class _Shown(float):
+    """A number rounded for display that remembers how it was printed."""
+
+    text: str = ""
+
+
 def fmt(value: float) -> str:
     """Format a number with 4 significant figures, plainly or as ``1.23e+09``."""
+    if isinstance(value, _Shown):
+        return value.text
     if value == 0:
         return "0"
     magnitude = abs(value)
@@ -189,6 +197,9 @@ def fmt(value: float) -> str:
         text = f"{value:.{digits}f}"
         if "." in text:
             text = text.rstrip("0").rstrip(".")
+        if "." not in text and value != round(value):
+            # A whole number claims exactness; show the rounding instead.
+            text = f"{value:.1f}"
         return text
     mantissa, exponent = f"{value:.3e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
@@ -197,7 +208,10 @@ def fmt(value: float) -> str:
 
 def num(value: float) -> float:
     """The value as printed by :func:`fmt` (so later lines start from it)."""
-    return float(fmt(value))
+    text = fmt(value)
+    shown = _Shown(text)
+    shown.text = text
+    return shown
 
 
 @dataclass

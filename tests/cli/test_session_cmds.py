@@ -32,7 +32,7 @@ def test_practice_from_an_answers_file_records_each_review(run_cli, tmp_path):
     answers = _answers(tmp_path, "80 GB\ngood\nc\nn\n-\nagain\n")
     result = run_cli("practice", "--vault", str(VAULT), "--limit", "3", "--answers", answers)
     assert result.exit_code == 0, result.stderr
-    assert "Practice: 3 items" in result.stdout
+    assert "Practice: 3 items (0 due, 3 new)" in result.stdout
     assert "Recorded: Good; next review in 10 min." in result.stdout
     assert "Score: 2/3 right (67%)" in result.stdout
     assert _reviews() == [
@@ -120,7 +120,7 @@ def test_quiz_unknown_deck_is_one_error_line(run_cli):
 
 
 def test_quick_gauntlet_feeds_every_result_to_the_scheduler(run_cli, tmp_path):
-    answers = _answers(tmp_path, "one byte\nall\npower budget\n1\n")
+    answers = _answers(tmp_path, "one byte\nall\npower budget\nall\n")
     result = run_cli(
         "gauntlet", "--track", "edge", "--seed", "3", "--vault", str(VAULT), "--answers", answers
     )
@@ -184,12 +184,23 @@ def test_design_gauntlet_without_design_questions_is_one_error_line(run_cli):
     )
 
 
-def test_chain_walks_in_order(run_cli):
-    result = run_cli("chain", "hbm-basics", "--vault", str(VAULT), input="80 GB\ng\nc\nskip\n")
+def test_chain_walks_in_order_and_grades_numbers_in_any_unit(run_cli):
+    result = run_cli("chain", "hbm-basics", "--vault", str(VAULT), input="80 GB\ng\nc\n40000 us\n")
     assert result.exit_code == 0, result.stderr
     assert "Chain: HBM from recall to analysis (3 items)" in result.stdout
-    assert [r[0] for r in _reviews()] == ["c-l1-hbm", "c-l2-mc"]
-    assert "Items: 2 answered, 1 skipped" in result.stdout
+    assert _reviews() == [
+        ("c-l1-hbm", Rating.GOOD, GradedBy.SELF, "80 GB"),
+        ("c-l2-mc", Rating.GOOD, GradedBy.MULTIPLE_CHOICE, "c"),
+        ("c-l3-num", Rating.GOOD, GradedBy.NUMERIC, "40000 us"),
+    ]
+    assert "Score: 3/3 right (100%)" in result.stdout
+
+
+def test_chain_wrong_number_is_graded_again(run_cli):
+    result = run_cli("chain", "hbm-basics", "--vault", str(VAULT), input="skip\nskip\n4 s\n")
+    assert result.exit_code == 0, result.stderr
+    assert _reviews() == [("c-l3-num", Rating.AGAIN, GradedBy.NUMERIC, "4 s")]
+    assert "Expected 40 ms (within 5%)." in result.stdout
 
 
 def test_unknown_chain_is_one_error_line(run_cli):

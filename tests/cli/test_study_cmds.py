@@ -190,3 +190,17 @@ def test_every_study_command_has_help(run_cli):
         result = run_cli(*args, "--help")
         assert result.exit_code == 0, args
         assert "--db" in result.stdout
+
+
+def test_every_study_command_is_documented():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "study.md").read_text()
+    for command in (
+        "sysdrill progress",
+        "sysdrill workload",
+        "sysdrill state export",
+        "sysdrill state import",
+        "sysdrill settings show",
+        "sysdrill settings set",
+        "sysdrill optimize",
+    ):
+        assert f"`{command}" in text, command

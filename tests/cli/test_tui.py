@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown, Static
 
-from sysdrill.cli.tui import StudyApp
+from sysdrill.cli.tui import StudyApp, run_tui
 from sysdrill.content.loader import load_vault
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.chains import ChainIndex
@@ -212,13 +212,61 @@ def test_skip_key_and_typed_quit_end_as_in_the_answers_format():
     assert [r.outcome.value for r in session.results] == ["skipped", "not-reached", "not-reached"]
 
 
-def test_escape_ends_the_session_and_closes_the_report():
-    session, _ = _session("fc-1")
+def test_quitting_asks_for_a_second_press_and_another_key_cancels():
+    session, _ = _session("fc-1", "fc-2")
     app = StudyApp(session)
+    seen = {}
 
     async def script(pilot):
-        await pilot.press("escape")
+        await pilot.press("q")
+        seen["ask"] = _text(app, "#feedback")
+        await pilot.press("space")  # any other key goes on: here it shows the back
+        seen["phase"] = session.phase
+        seen["revealed"] = app.revealed
+        await pilot.press("escape", "escape")
+        seen["after"] = session.phase
         await pilot.press("escape")
 
     lines = _drive(app, script)
+    assert seen["ask"].startswith("End the session? Press q or Escape again")
+    assert seen["phase"] is Phase.RATE and seen["revealed"] is True
+    assert seen["after"] is Phase.DONE
     assert lines is not None and lines[0] == "Practice: test: finished"
+
+
+def test_your_answer_is_shown_beside_the_model_answer():
+    session, _ = _session("c-l4-diag")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        await pilot.press(*"recompute", "enter")
+        seen["reveal"] = _markdown(app)
+
+    _drive(app, script)
+    assert "### Your answer\n\nrecompute\n\n### Model answer" in seen["reveal"]
+
+
+def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
+    from sysdrill.study.service import open_study
+
+    def runner(app):
+        async def script(pilot):
+            await pilot.press("c")
+
+        _drive(app, script)
+
+    plan = SessionPlan(SessionKind.QUIZ, "Quiz", (ITEMS["c-l2-mc"], ITEMS["fc-1"]))
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}") as study:
+        lines = run_tui(plan, study=study, clock=_Clock(), runner=runner)
+        reviews = list(study.store.iter_reviews(study.user_id))
+        (record,) = study.sessions()
+    assert lines[:2] == ["Quiz: finished", "Score: 1/1 right (100%)"]
+    assert [r.item_id for r in reviews] == ["c-l2-mc"]
+    assert record.ended_at is not None and record.meta["score_percent"] == 100
+
+
+def test_run_tui_with_nothing_to_ask_says_why():
+    plan = SessionPlan(SessionKind.DAILY, "Daily", ())
+    lines = run_tui(plan, study=None, clock=_Clock(), runner=lambda app: None)
+    assert lines == ["Today's daily items are done. Come back tomorrow."]

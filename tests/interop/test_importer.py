@@ -75,7 +75,7 @@ def test_import_seed_into_fresh_vault_adds_every_item(
     seeds_dir: Path, tmp_path: Path, name: str, count: int
 ) -> None:
     vault = tmp_path / "vault"
-    report = import_source(seeds_dir / name, into=vault, now=NOW)
+    report = import_source(seeds_dir / name, into=vault, audit=False, now=NOW)
     assert report.created_vault
     assert len(report.added) == count
     assert not report.updated and not report.unchanged and not report.skipped
@@ -127,10 +127,10 @@ def test_multiline_text_is_written_as_block_scalar(tmp_path: Path) -> None:
 def test_import_same_source_twice_changes_nothing(seeds_dir: Path, tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     for name in SEEDS:
-        import_source(seeds_dir / name, into=vault, now=NOW)
+        import_source(seeds_dir / name, into=vault, audit=False, now=NOW)
     before = snapshot(vault)
     for name, count in SEEDS.items():
-        report = import_source(seeds_dir / name, into=vault, now=LATER)
+        report = import_source(seeds_dir / name, into=vault, audit=False, now=LATER)
         assert len(report.unchanged) == count, name
         assert not report.added and not report.updated
         assert report.written == []
@@ -403,3 +403,71 @@ def test_staging_folder_never_survives(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     import_source(write_quiz(tmp_path / "q.txt", ["One."]), into=vault, now=NOW)
     assert sorted(os.listdir(vault)) == ["decks.yaml", "questions"]
+
+
+def test_registry_names_every_format_and_loads_each_reader() -> None:
+    from sysdrill.interop.formats import FORMAT_NAMES, get_reader
+
+    assert FORMAT_NAMES == (
+        "staffml",
+        "staffml-web",
+        "quiz-text",
+        "exercises-text",
+        "flashcards-text",
+        "apkg",
+        "anki-text",
+        "csv",
+        "markdown",
+    )
+    for name in FORMAT_NAMES:
+        assert callable(get_reader(name))
+
+
+def test_missing_reader_module_breaks_only_its_format(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from sysdrill.interop.formats import get_reader
+
+    monkeypatch.setitem(sys.modules, "sysdrill.interop.formats.csv_text", None)
+    with pytest.raises(ImportFailed, match="the 'csv' importer is not available"):
+        get_reader("csv")
+    assert callable(get_reader("quiz-text"))
+
+
+def test_csv_cards_with_anki_subdecks_import_into_deck_folders(tmp_path: Path) -> None:
+    cards = tmp_path / "cards.csv"
+    cards.write_text(
+        "front,back,deck,tags\n"
+        "What does NCCL stand for?,NVIDIA Collective Communications Library,GPU::Comms,nccl\n"
+        "What is HBM?,High-bandwidth memory,GPU::Memory,hbm\n",
+        encoding="utf-8",
+    )
+    vault = tmp_path / "vault"
+    report = import_source(cards, into=vault, now=NOW)
+    assert report.format == "csv"
+    assert [o.path for o in report.added] == [
+        "questions/gpu/comms/global-flashcard-0001.yaml",
+        "questions/gpu/memory/global-flashcard-0002.yaml",
+    ]
+    decks = {d["name"]: d for d in load(vault / "decks.yaml")["decks"]}
+    assert decks["gpu::comms"] == {
+        "name": "gpu::comms",
+        "title": "GPU::Comms",
+        "items": ["global-flashcard-0001"],
+    }
+    again = import_source(cards, into=vault, now=LATER)
+    assert len(again.unchanged) == 2
+
+
+def test_item_dropped_from_source_is_kept_and_noted(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    quiz = write_quiz(tmp_path / "quiz.txt", ["One.", "Two.", "Three."])
+    first = import_source(quiz, into=vault, now=NOW)
+    write_quiz(quiz, ["One.", "Two."])
+    second = import_source(quiz, into=vault, now=LATER)
+    assert len(second.unchanged) == 2
+    dropped = first.outcomes[2]
+    assert (vault / str(dropped.path)).is_file()
+    [note] = [n for n in second.notes if "no longer in the source" in n.message]
+    assert note.message.startswith(f"{dropped.id}: no longer in the source")
+    assert note.location == dropped.path

@@ -7,8 +7,15 @@ import pytest
 from sysdrill.content.models import validate_item
 from sysdrill.errors import ImportFailed
 from sysdrill.interop.formats.quiz_text import read_quiz_text
+from sysdrill.interop.source import ParsedItem
 
 SEED = "002_150ee555f9dec9d2.txt"
+
+
+def read_quiz(tmp_path: Path, text: str) -> list[ParsedItem]:
+    path = tmp_path / "quiz.txt"
+    path.write_text(text, encoding="utf-8")
+    return read_quiz_text(path).items
 
 
 def test_seed_quiz_has_twenty_items_in_one_chapter_deck(seeds_dir: Path) -> None:
@@ -58,22 +65,18 @@ def test_seed_question_twenty_is_kept_without_answer_and_noted(seeds_dir: Path) 
 
 
 def test_out_of_sequence_marker_stays_in_text(tmp_path: Path) -> None:
-    path = tmp_path / "quiz.txt"
-    path.write_text(
+    items = read_quiz(
+        tmp_path,
         "Mini Quiz\nQuestion 1\nWhat is 1+1?\nAnswer\nTwo. See Question 7\nQuestion 2\n"
         "Why?\nAnswer\nBecause.\n",
-        encoding="utf-8",
     )
-    items = read_quiz_text(path).items
     assert len(items) == 2
     assert items[0].data["details"]["realistic_solution"] == "Two. See Question 7"
 
 
 def test_quiz_without_markers_fails(tmp_path: Path) -> None:
-    path = tmp_path / "quiz.txt"
-    path.write_text("A title\nno questions here\n", encoding="utf-8")
     with pytest.raises(ImportFailed, match="has no 'Question N' lines"):
-        read_quiz_text(path)
+        read_quiz(tmp_path, "A title\nno questions here\n")
 
 
 def test_utf16_quiz_reads_like_utf8(tmp_path: Path) -> None:
@@ -82,3 +85,19 @@ def test_utf16_quiz_reads_like_utf8(tmp_path: Path) -> None:
     source = read_quiz_text(path)
     assert source.items[0].data["question"] == "What is 2¹⁰?"
     assert any("utf-16" in note.message for note in source.notes)
+
+
+def test_inline_question_and_answer_labels(tmp_path: Path) -> None:
+    items = read_quiz(
+        tmp_path,
+        "Short Quiz\nQuestion 1: What is a ring?\nAnswer: A loop of ranks.\n"
+        "Question 2.\nWhy bucket gradients?\nAnswer\nTo overlap communication.\n",
+    )
+    assert [item.data["question"] for item in items] == [
+        "What is a ring?",
+        "Why bucket gradients?",
+    ]
+    assert [item.data["details"]["realistic_solution"] for item in items] == [
+        "A loop of ranks.",
+        "To overlap communication.",
+    ]

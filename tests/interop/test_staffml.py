@@ -122,3 +122,37 @@ def test_too_many_files_in_tree_is_refused(tmp_path: Path, monkeypatch: pytest.M
         write_yaml(tmp_path / f"edge-{n}.yaml", staffml_question(f"edge-{n}"))
     with pytest.raises(HostileInput, match="over the 2 limit"):
         read_staffml(tmp_path)
+
+
+def test_staffml_json_export_imports_back_to_identical_items(
+    seeds_dir: Path, tmp_path: Path
+) -> None:
+    from datetime import UTC, datetime
+
+    from sysdrill.interop.export.service import export_vault
+    from sysdrill.interop.importer import import_source
+
+    now = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+    first, second = tmp_path / "first", tmp_path / "second"
+    for name in sorted(p.name for p in seeds_dir.glob("0*.txt")):
+        import_source(seeds_dir / name, into=first, audit=False, now=now)
+    corpus = tmp_path / "corpus.json"
+    export_vault(first, format="staffml-json", out=corpus, now=now)
+    report = import_source(corpus, into=second, audit=False, now=now)
+    assert len(report.added) == 138 and not report.skipped
+
+    def items(root: Path) -> dict[str, Any]:
+        found = {}
+        for path in sorted((root / "questions").rglob("*.yaml")):
+            data = yaml.safe_load(path.read_text("utf-8"))
+            stamp = data.pop("source")
+            found[path.relative_to(root).as_posix()] = (data, stamp["key"])
+        return found
+
+    before, after = items(first), items(second)
+    assert before.keys() == after.keys()
+    for rel, (data, _) in before.items():
+        assert after[rel][0] == data, rel
+        assert after[rel][1] == data["id"]
+    again = import_source(corpus, into=second, audit=False, now=now)
+    assert len(again.unchanged) == 138

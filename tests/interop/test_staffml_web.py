@@ -148,3 +148,46 @@ def test_unrebuildable_copy_names_the_source_line(tmp_path: Path) -> None:
     path.write_text("chrome\nid: edge-7\nquestion: [unclosed\nstatus: draft\n", encoding="utf-8")
     with pytest.raises(ImportFailed, match=r"^page\.txt:\d+: cannot rebuild the flattened YAML"):
         read_staffml_web(path)
+
+
+FULL_ITEM = {
+    "schema_version": "1.0",
+    "id": "edge-3",
+    "track": "edge",
+    "question": "Which option is right?",
+    "details": {
+        "realistic_solution": "First line.\n  - indented bullet\nLast line.\n",
+        "options": ["a", "b: with a colon", "c", "d"],
+        "correct_index": 1,
+        "resources": [
+            {"name": "Guide", "url": "https://example.org/a"},
+            {"name": "Paper", "url": "https://example.org/b"},
+        ],
+    },
+    "tags": ["t1", "t2"],
+    "human_reviewed": {"status": "verified", "by": "ana"},
+    "parts": [
+        {"label": "a", "text": "Part text\n- a bullet: with colon\nend"},
+        {"label": "b", "text": "Short.", "answer": "Two\nlines"},
+    ],
+    "created_at": "2026-01-02",
+}
+
+
+@pytest.mark.parametrize("flatten", [False, True])
+def test_rebuild_round_trips_lists_of_mappings_and_blocks(flatten: bool) -> None:
+    from sysdrill.interop.vault_writer import dump_yaml
+
+    text = dump_yaml(FULL_ITEM)
+    if flatten:
+        text = "\n".join(line.lstrip() for line in text.splitlines())
+    rebuilt, *_ = rebuild_yaml("Page chrome\n" + text)
+    expected = FULL_ITEM
+    if flatten:
+        # Flattening loses the bullet's own indentation; nothing else.
+        details = {
+            **FULL_ITEM["details"],
+            "realistic_solution": "First line.\n- indented bullet\nLast line.\n",
+        }
+        expected = {**FULL_ITEM, "details": details}
+    assert yaml.safe_load(rebuilt) == expected

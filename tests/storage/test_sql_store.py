@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,13 @@ import sqlalchemy as sa
 
 from sysdrill.errors import MigrationError, StorageConflict, StorageUnavailable
 from sysdrill.storage import schema
-from sysdrill.storage.records import CardRecord, CardState, ReviewRecord
+from sysdrill.storage.records import (
+    CardRecord,
+    CardState,
+    DailyReviewStats,
+    ReviewRecord,
+    UserId,
+)
 from sysdrill.storage.sql_store import SqlStudyStore
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -42,7 +48,7 @@ def test_migrations_record_the_head_revision(sql_url):
     with store.engine.connect() as conn:
         version = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
     store.close()
-    assert version == "0001_initial"
+    assert version == "0002_review_days"
 
 
 def test_migrated_schema_matches_the_table_declarations(sql_url):
@@ -52,6 +58,48 @@ def test_migrated_schema_matches_the_table_declarations(sql_url):
         columns = {c["name"] for c in inspector.get_columns(table.name)}
         assert columns == {c.name for c in table.columns}, table.name
     store.close()
+
+
+def test_review_days_migration_backfills_counters_from_the_log(sql_url):
+    from sysdrill.storage.sql_store import create_study_engine, migrate
+
+    engine = create_study_engine(sql_url)
+    migrate(engine, target="0001_initial")
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text("INSERT INTO users (id, name, created_at) VALUES (1, 'local', :t)"),
+            {"t": "2026-11-01 09:00:00.000000"},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO scheduler_settings (id, digest, settings_json) VALUES (1, 'x', '{}')"
+            )
+        )
+        for n, (state, interval, rating, first) in enumerate(
+            [(0, None, 3, True), (2, 5.0, 1, True), (2, 30.0, 3, True), (2, 30.0, 3, False)]
+        ):
+            conn.execute(
+                sa.text(
+                    "INSERT INTO reviews (user_id, item_id, rating, graded_by, duration_ms, "
+                    "reviewed_at, review_day, state_before, interval_before_days, first_of_day, "
+                    "settings_id) VALUES (1, :item, :rating, 'self', 100, :t, :day, :state, "
+                    ":interval, :first, 1)"
+                ),
+                {
+                    "item": f"q{n}",
+                    "rating": rating,
+                    "t": "2026-11-01 09:00:00.000000",
+                    "day": date(2026, 11, 1),
+                    "state": state,
+                    "interval": interval,
+                    "first": first,
+                },
+            )
+    engine.dispose()
+    store = SqlStudyStore(sql_url)
+    [day] = store.daily_stats(UserId(1))
+    store.close()
+    assert day == DailyReviewStats(date(2026, 11, 1), 4, 1, 1, 0, 1, 1, 400)
 
 
 def test_opening_twice_does_not_migrate_again(sql_url):

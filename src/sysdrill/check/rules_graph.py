@@ -28,11 +28,20 @@ class ItemSummary(NamedTuple):
     id: str
     level: str | None
     topic: str | None
+    readable: bool = True
+    """False when the file could not be read as a mapping and ``id`` is its file name."""
 
     @classmethod
     def of(cls, rel: str, raw: Any) -> ItemSummary | None:
-        """Summarise an item from its raw mapping (valid or not); None without an id."""
-        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str | int):
+        """Summarise an item from its raw mapping (valid or not).
+
+        A file that is not a mapping at all is summarised by its file name, so that
+        chains naming it are not also reported: its own finding says what is wrong.
+        """
+        if not isinstance(raw, dict):
+            stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            return cls(rel, stem, None, None, readable=False)
+        if not isinstance(raw.get("id"), str | int):
             return None
         level = raw.get("level")
         topic = raw.get("topic")
@@ -72,7 +81,9 @@ def _ids(report: _Reporter, summaries: Sequence[ItemSummary]) -> dict[str, ItemS
     for item_id, group in by_id.items():
         for summary in group if len(group) > 1 else ():
             others = ", ".join(s.rel for s in group if s is not summary)
-            report.add("id-unique", summary.rel, ("id",), f"id '{item_id}' is also used by {others}")
+            report.add(
+                "id-unique", summary.rel, ("id",), f"id '{item_id}' is also used by {others}"
+            )
     return {item_id: group[0] for item_id, group in by_id.items()}
 
 
@@ -84,26 +95,42 @@ def _taxonomy(report: _Reporter, vault: Vault, summaries: Sequence[ItemSummary])
     known: dict[str, int] = {}
     for index, topic in enumerate(taxonomy.topics):
         if topic.id in known:
-            report.add("taxonomy-ref-exists", name, ("topics", index, "id"),
-                       f"topic '{topic.id}' is defined twice", fix="merge the two definitions")
+            report.add(
+                "taxonomy-ref-exists",
+                name,
+                ("topics", index, "id"),
+                f"topic '{topic.id}' is defined twice",
+                fix="merge the two definitions",
+            )
         known.setdefault(topic.id, index)
     edges: dict[str, list[str]] = {}
     for index, topic in enumerate(taxonomy.topics):
         for position, prerequisite in enumerate(topic.prerequisites):
             if prerequisite not in known:
-                report.add("taxonomy-ref-exists", name,
-                           ("topics", index, "prerequisites", position),
-                           f"topic '{topic.id}' names unknown prerequisite '{prerequisite}'")
+                report.add(
+                    "taxonomy-ref-exists",
+                    name,
+                    ("topics", index, "prerequisites", position),
+                    f"topic '{topic.id}' names unknown prerequisite '{prerequisite}'",
+                )
             else:
                 edges.setdefault(topic.id, []).append(prerequisite)
     for cycle in _cycles(edges):
         index = known[cycle[0]]
-        report.add("taxonomy-acyclic", name, ("topics", index, "prerequisites"),
-                   "prerequisites form a cycle: " + " -> ".join([*cycle, cycle[0]]))
+        report.add(
+            "taxonomy-acyclic",
+            name,
+            ("topics", index, "prerequisites"),
+            "prerequisites form a cycle: " + " -> ".join([*cycle, cycle[0]]),
+        )
     for summary in summaries:
         if summary.topic is not None and summary.topic not in known:
-            report.add("topic-in-taxonomy", summary.rel, ("topic",),
-                       f"topic '{summary.topic}' is not in taxonomy.yaml")
+            report.add(
+                "topic-in-taxonomy",
+                summary.rel,
+                ("topic",),
+                f"topic '{summary.topic}' is not in taxonomy.yaml",
+            )
 
 
 def _cycles(edges: dict[str, list[str]]) -> list[list[str]]:
@@ -138,30 +165,43 @@ def _chains(report: _Reporter, vault: Vault, by_id: dict[str, ItemSummary]) -> N
     seen_chains: set[str] = set()
     for index, chain in enumerate(vault.chains):
         if chain.id in seen_chains:
-            report.add("chain-duplicate", name, ("chains", index, "id"),
-                       f"chain id '{chain.id}' is used by two chains")
+            report.add(
+                "chain-duplicate",
+                name,
+                ("chains", index, "id"),
+                f"chain id '{chain.id}' is used by two chains",
+            )
         seen_chains.add(chain.id)
         seen_items: set[str] = set()
         previous: tuple[str, int] | None = None
         for position, item_id in enumerate(chain.items):
             loc = ("chains", index, "items", position)
             if item_id in seen_items:
-                report.add("chain-duplicate", name, loc,
-                           f"chain '{chain.id}' lists '{item_id}' twice")
+                report.add(
+                    "chain-duplicate", name, loc, f"chain '{chain.id}' lists '{item_id}' twice"
+                )
                 continue
             seen_items.add(item_id)
             summary = by_id.get(item_id)
             if summary is None:
-                report.add("chain-ref-exists", name, loc,
-                           f"chain '{chain.id}' lists unknown item '{item_id}'")
+                report.add(
+                    "chain-ref-exists",
+                    name,
+                    loc,
+                    f"chain '{chain.id}' lists unknown item '{item_id}'",
+                )
                 continue
             if summary.level is None:
                 continue
             rank = LEVEL_ORDER.index(Level(summary.level))
             if previous is not None and rank < previous[1]:
-                report.add("chain-levels-monotonic", name, loc,
-                           f"chain '{chain.id}' steps down from {previous[0]} "
-                           f"to {item_id} ({summary.level})")
+                report.add(
+                    "chain-levels-monotonic",
+                    name,
+                    loc,
+                    f"chain '{chain.id}' steps down from {previous[0]} "
+                    f"to {item_id} ({summary.level})",
+                )
             previous = (f"{item_id} ({summary.level})", rank)
 
 
@@ -169,8 +209,12 @@ def _decks(report: _Reporter, vault: Vault, by_id: dict[str, ItemSummary]) -> No
     for index, deck in enumerate(vault.decks):
         for position, item_id in enumerate(deck.items):
             if item_id not in by_id:
-                report.add("deck-ref-exists", "decks.yaml", ("decks", index, "items", position),
-                           f"deck '{deck.name}' lists unknown item '{item_id}'")
+                report.add(
+                    "deck-ref-exists",
+                    "decks.yaml",
+                    ("decks", index, "items", position),
+                    f"deck '{deck.name}' lists unknown item '{item_id}'",
+                )
 
 
 def vault_findings(vault: Vault, summaries: Sequence[ItemSummary]) -> list[Finding]:

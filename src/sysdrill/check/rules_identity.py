@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 from pydantic import BaseModel
 
 from sysdrill.check.context import FileContext
@@ -23,9 +24,7 @@ _FLASHCARD_UNUSED = (
 )
 
 
-def _unknown_fields(
-    ctx: FileContext, model: BaseModel | None, loc: tuple[str | int, ...]
-) -> None:
+def _unknown_fields(ctx: FileContext, model: BaseModel | None, loc: tuple[str | int, ...]) -> None:
     if model is None:
         return
     for key in model.model_extra or {}:

@@ -36,7 +36,9 @@ _UNSAFE = re.compile(
 )
 
 
-def _in_order(ctx: FileContext, code: str, loc: tuple[str, str], found: list[tuple[str, int]]) -> None:
+def _in_order(
+    ctx: FileContext, code: str, loc: tuple[str, str], found: list[tuple[str, int]]
+) -> None:
     """Report the first marker that comes before one it should follow."""
     for (previous, before), (name, at) in zip(found, found[1:], strict=False):
         if at < before:
@@ -105,8 +107,11 @@ def check_options(ctx: FileContext) -> None:
     base = ("details", "options")
     if options is None:
         if details.correct_index is not None:
-            ctx.add("mcq", "correct_index is set but the item has no options",
-                    ("details", "correct_index"))
+            ctx.add(
+                "mcq",
+                "correct_index is set but the item has no options",
+                ("details", "correct_index"),
+            )
         return
     strings: list[str] = []
     for index, option in enumerate(options):
@@ -121,20 +126,31 @@ def check_options(ctx: FileContext) -> None:
         elif isinstance(option, str):
             strings.append(option.strip().casefold())
         else:
-            ctx.add("mcq", f"option {index + 1} is a {type(option).__name__}, not text",
-                    (*base, index), fix="quote the option so that it is text")
+            ctx.add(
+                "mcq",
+                f"option {index + 1} is a {type(option).__name__}, not text",
+                (*base, index),
+                fix="quote the option so that it is text",
+            )
     if len(options) != 4:
         ctx.add("mcq", f"item has {len(options)} options, not 4", base)
     duplicates = sorted({s for s in strings if strings.count(s) > 1})
     if duplicates:
         ctx.add("mcq", f"options repeat {duplicates[0]!r}", base)
-    index = details.correct_index
-    if index is None:
-        ctx.add("mcq", "options are given but correct_index is missing", base,
-                fix="add correct_index: the 0-based position of the right option")
-    elif not 0 <= index < len(options):
-        ctx.add("mcq", f"correct_index {index} is outside 0..{len(options) - 1}",
-                ("details", "correct_index"))
+    correct = details.correct_index
+    if correct is None:
+        ctx.add(
+            "mcq",
+            "options are given but correct_index is missing",
+            base,
+            fix="add correct_index: the 0-based position of the right option",
+        )
+    elif not 0 <= correct < len(options):
+        ctx.add(
+            "mcq",
+            f"correct_index {correct} is outside 0..{len(options) - 1}",
+            ("details", "correct_index"),
+        )
 
 
 def _may_hold_unsafe_markup(text: str | None) -> bool:
@@ -154,10 +170,14 @@ def check_links_and_markup(ctx: FileContext) -> None:
         match = _UNSAFE.search(text)
         if match is not None:
             dotted = ".".join(str(part) for part in loc)
-            ctx.add("unsafe-markup", f"{dotted} holds {match.group(0)!r}", loc,
-                    needle=match.group(0))
+            ctx.add(
+                "unsafe-markup", f"{dotted} holds {match.group(0)!r}", loc, needle=match.group(0)
+            )
     for index, resource in enumerate(ctx.item.details.resources or ()):
         parts = urlsplit(resource.url.strip())
         if parts.scheme != "https" or not parts.netloc:
-            ctx.add("resource-url", f"resource URL {resource.url[:80]!r} is not https",
-                    ("details", "resources", index, "url"))
+            ctx.add(
+                "resource-url",
+                f"resource URL {resource.url[:80]!r} is not https",
+                ("details", "resources", index, "url"),
+            )

@@ -122,7 +122,7 @@ def _title_problems(title: str) -> list[str]:
 
 
 def check_wording(ctx: FileContext) -> None:
-    """``question-length``, ``title`` and ``scenario-length``."""
+    """``question-length``, ``answer-missing``, ``title`` and ``scenario-length``."""
     item = ctx.item
     question = item.question
     if question and ctx.applies("question-length"):
@@ -135,6 +135,8 @@ def check_wording(ctx: FileContext) -> None:
             )
         if not text.endswith("?"):
             ctx.add("question-length", "question does not end with '?'", ("question",))
+    if ctx.applies("answer-missing") and not (item.details.realistic_solution or "").strip():
+        ctx.add("answer-missing", "quiz question has no model answer", ("question",))
     if item.title is not None:
         problems = _title_problems(item.title)
         if problems:

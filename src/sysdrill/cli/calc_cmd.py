@@ -144,15 +144,44 @@ def _expression(
 
 
 class CalcGroup(TyperGroup):
-    """The ``calc`` group: one subcommand per calculator, otherwise an expression."""
+    """The ``calc`` group: one subcommand per calculator, otherwise an expression.
+
+    Calculator subcommands are built on first use, so that running one command
+    (or ``sysdrill --help``) does not pay for converting forty signatures.
+    """
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        """Return the calculator names in registry order (the expression command is hidden)."""
+        from sysdrill.napkin.calculators.registry import calculator_names
+
+        return [*calculator_names(), *super().list_commands(ctx)]
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Any:
+        """Return the command called ``cmd_name``, building a calculator's on demand."""
+        from sysdrill.napkin.calculators.registry import get_calculator
+
+        calc = get_calculator(cmd_name)
+        if calc is None:
+            return super().get_command(ctx, cmd_name)
+        single = typer.Typer()
+        help_text = (
+            f"{calc.summary}\n\nFormula: {calc.formula}\n\nSource: {calc.source}\n\n"
+            f"Example: sysdrill calc {calc.name} {calc.example}"
+        )
+        single.command(name=calc.name, help=help_text, short_help=calc.summary)(
+            _calculator_command(calc)
+        )
+        return typer.main.get_command(single)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
         """Resolve a calculator name, or hand the arguments to the expression command."""
+        from sysdrill.napkin.calculators.registry import calculator_names
+
         first = args[0] if args else ""
-        if first in self.commands or first.startswith("-"):
+        names = calculator_names()
+        if first in names or first in self.commands or first.startswith("-"):
             return super().resolve_command(ctx, args)
         if _CALCULATOR_NAME.match(first):
-            names = [name for name in self.commands if name != _EXPRESSION]
             close = difflib.get_close_matches(first, names, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise ClickUsageError(
@@ -163,9 +192,7 @@ class CalcGroup(TyperGroup):
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``calc`` group, one subcommand per calculator, to the app."""
-    from sysdrill.napkin.calculators.registry import CALCULATORS
-
+    """Add the ``calc`` group to the app; its calculator subcommands are built lazily."""
     calc_app = typer.Typer(
         cls=CalcGroup,
         name="calc",
@@ -177,13 +204,5 @@ def register(app: typer.Typer) -> None:
             "source and an example."
         ),
     )
-    for calc in CALCULATORS:
-        help_text = (
-            f"{calc.summary}\n\nFormula: {calc.formula}\n\nSource: {calc.source}\n\n"
-            f"Example: sysdrill calc {calc.name} {calc.example}"
-        )
-        calc_app.command(name=calc.name, help=help_text, short_help=calc.summary)(
-            _calculator_command(calc)
-        )
     calc_app.command(name=_EXPRESSION, hidden=True)(_expression)
     app.add_typer(calc_app)

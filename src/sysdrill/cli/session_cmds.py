@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -117,41 +116,29 @@ def _filter(
     )
 
 
-@dataclass(frozen=True)
-class _Run:
-    """How to run a session: from a script (which file) or interactively."""
-
-    answers: Path | None
-
-    @property
-    def interactive(self) -> bool:
-        return self.answers is None and sys.stdin.isatty()
-
-
-def _run(plan: SessionPlan, study: StudyService, loaded: Vault, how: _Run) -> None:
+def _run(plan: SessionPlan, study: StudyService, loaded: Vault, answers: Path | None) -> None:
+    """Run the session: the terminal interface on a terminal, else the scripted line mode."""
     from sysdrill.study.sessions.answers import AnswerScript
     from sysdrill.study.sessions.chains import ChainIndex
     from sysdrill.study.sessions.runner import run_script_session
     from sysdrill.study.sessions.selection import studyable
 
     chains = ChainIndex(loaded.chains, studyable(loaded.items))
-    if how.interactive:
+    if answers is None and sys.stdin.isatty():
         from sysdrill.cli.tui import run_tui
 
         for line in run_tui(plan, study=study, clock=_clock, chains=chains):
             typer.echo(line)
         return
-    if how.answers is not None:
-        with how.answers.open(encoding="utf-8") as handle:
-            script = AnswerScript(handle, name=how.answers.name)
-            run_script_session(
-                plan, study=study, script=script, write=typer.echo, clock=_clock, chains=chains
-            )
-        return
-    script = AnswerScript(sys.stdin, name="<stdin>")
-    run_script_session(
-        plan, study=study, script=script, write=typer.echo, clock=_clock, chains=chains
-    )
+    with ExitStack() as stack:
+        if answers is not None:
+            handle = stack.enter_context(answers.open(encoding="utf-8"))
+            script = AnswerScript(handle, name=answers.name)
+        else:
+            script = AnswerScript(sys.stdin, name="<stdin>")
+        run_script_session(
+            plan, study=study, script=script, write=typer.echo, clock=_clock, chains=chains
+        )
 
 
 def practice(
@@ -195,7 +182,7 @@ def practice(
         plan = practice_plan(
             study, loaded.items, loaded.decks, item_filter=item_filter, now=_clock(), limit=limit
         )
-        _run(plan, study, loaded, _Run(answers))
+        _run(plan, study, loaded, answers)
 
 
 def _set_deadline(
@@ -229,7 +216,7 @@ def quiz(
     loaded = _load(vault)
     plan = quiz_plan(loaded.items, loaded.decks, deck)
     with _study(db) as study:
-        _run(plan, study, loaded, _Run(answers))
+        _run(plan, study, loaded, answers)
 
 
 def gauntlet(
@@ -278,7 +265,7 @@ def gauntlet(
     if pick.note:
         typer.echo(f"Note: {pick.note}.")
     with _study(db) as study:
-        _run(gauntlet_plan(pick, chosen), study, loaded, _Run(answers))
+        _run(gauntlet_plan(pick, chosen), study, loaded, answers)
 
 
 def chain(
@@ -293,7 +280,7 @@ def chain(
     loaded = _load(vault)
     plan = chain_plan(loaded.chains, loaded.items, chain_id)
     with _study(db) as study:
-        _run(plan, study, loaded, _Run(answers))
+        _run(plan, study, loaded, answers)
 
 
 def daily(
@@ -317,7 +304,7 @@ def daily(
         plan, _ = daily_plan(
             study, loaded.items, loaded.decks, item_filter=item_filter, now=_clock()
         )
-        _run(plan, study, loaded, _Run(answers))
+        _run(plan, study, loaded, answers)
 
 
 def register(app: typer.Typer) -> None:

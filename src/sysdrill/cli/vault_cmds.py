@@ -1,9 +1,325 @@
-"""Commands registered by this module (placeholder until implemented)."""
+"""``sysdrill build``, ``search``, ``show`` and ``stats``: the compiled vault.
+
+``build`` writes a SQLite file where you ask. ``search``, ``show`` and ``stats``
+read a compiled copy of the vault kept in the user cache folder
+(``SYSDRILL_CACHE_DIR`` or the platform's), brought up to date incrementally
+before every query, so they always reflect the YAML files on disk; ``--db FILE``
+reads a database written by ``build`` instead.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+from sysdrill.content.enums import Level, Track
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from sysdrill.storage.vault_query import ItemRecord
+
+__all__ = ["register"]
+
+VaultArgument = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="VAULT",
+        help="Vault folder (holding questions/); the bundled sample vault when omitted.",
+        show_default=False,
+    ),
+]
+VaultOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        metavar="VAULT",
+        help="Vault folder to read; the bundled sample vault when omitted.",
+        show_default=False,
+    ),
+]
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        metavar="FILE",
+        help="Read this database written by `sysdrill build` instead of the vault's cached copy.",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+_MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def _database(vault: Path | None, db: Path | None) -> Path:
+    """The database to read: ``--db`` as given, else the vault's up-to-date cached copy."""
+    from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.storage.vault_db import compiled_vault
+
+    if db is not None:
+        if vault is not None:
+            raise typer.BadParameter("give --vault or --db, not both", param_hint="--db")
+        return db
+    root = vault if vault is not None else sample_vault_path()
+    return compiled_vault(root, now=datetime.now(UTC), cache_dir=default_cache_dir())
+
+
+def build(
+    vault: VaultArgument = None,
+    out: Annotated[
+        Path,
+        typer.Option("--out", metavar="FILE", help="Database file to write (replaced atomically)."),
+    ] = Path("vault.db"),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the build report as JSON.")
+    ] = False,
+) -> None:
+    """Compile a vault into a SQLite database: items, decks, chains, tags, full-text index.
+
+    Refuses a vault with error findings (run `sysdrill check`). Files unchanged in
+    size, mtime and hash since the last build are not parsed again, and the file
+    is replaced atomically, so a failed build leaves the previous one intact.
+    """
+    from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.storage.vault_db import build_vault
+
+    root = vault if vault is not None else sample_vault_path()
+    report = build_vault(root, out, now=datetime.now(UTC), cache_dir=default_cache_dir())
+    if as_json:
+        data = {
+            "out": str(report.out),
+            "items": report.items,
+            "published": report.published,
+            "parsed": report.parsed,
+            "reused": report.reused,
+            "removed": report.removed,
+            "release_hash": report.release_hash,
+            "built_at": report.built_at.isoformat(),
+            "up_to_date": report.up_to_date,
+        }
+        typer.echo(json.dumps(data, indent=2))
+        return
+    if report.up_to_date:
+        typer.echo(f"{out} is up to date: {report.items} items, nothing changed.")
+    else:
+        typer.echo(
+            f"Built {out}: {report.items} items ({report.published} published); "
+            f"parsed {report.parsed} files, reused {report.reused}, removed {report.removed}."
+        )
+    typer.echo(f"Release hash: {report.release_hash}")
+
+
+def search(
+    query: Annotated[
+        str,
+        typer.Argument(
+            help="Words to find (FTS5 syntax such as `roof*` or `a OR b` works; "
+            'anything else is searched as plain words). "" lists items by id.'
+        ),
+    ],
+    vault: VaultOption = None,
+    db: DbOption = None,
+    track: Annotated[
+        list[Track] | None,
+        typer.Option("--track", help="Only this track (repeat for several).", show_default=False),
+    ] = None,
+    level: Annotated[
+        list[Level] | None,
+        typer.Option("--level", help="Only this level (repeat for several).", show_default=False),
+    ] = None,
+    topic: Annotated[
+        list[str] | None,
+        typer.Option("--topic", help="Only this topic (repeat for several).", show_default=False),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Most results to show.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """Search titles, scenarios, questions and answers, best matches first."""
+    from sysdrill.storage.vault_query import search_items
+
+    hits = search_items(
+        _database(vault, db),
+        query,
+        tracks=[t.value for t in track or []],
+        levels=[lv.value for lv in level or []],
+        topics=topic or [],
+        limit=limit,
+    )
+    if as_json:
+        typer.echo(json.dumps([hit.to_dict() for hit in hits], indent=2, ensure_ascii=False))
+        return
+    if not hits:
+        typer.echo(f"No items match {query!r}.")
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    from sysdrill.cli.console import out_console
+
+    table = Table(show_lines=False)
+    for column in ("id", "level", "track", "kind", "title"):
+        table.add_column(column, no_wrap=column != "title")
+    if query.strip():
+        table.add_column("match")
+    for hit in hits:
+        row = [hit.id, hit.level or "", hit.track or "", hit.kind, escape(hit.title or "")]
+        if query.strip():
+            row.append(_MARKED.sub(r"[bold]\1[/bold]", escape(hit.snippet)))
+        table.add_row(*row)
+    console = out_console()
+    console.print(table)
+    console.print(f"{len(hits)} result{'' if len(hits) == 1 else 's'}.")
+
+
+def show(
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="Item id, such as cloud-0102.")],
+    vault: VaultOption = None,
+    db: DbOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the item, its path and hash as JSON.")
+    ] = False,
+) -> None:
+    """Show one item: scenario, question, options, answer, common mistake and napkin math."""
+    from sysdrill.content.models import dump_item
+    from sysdrill.storage.vault_query import get_item
+
+    record = get_item(_database(vault, db), item_id)
+    if as_json:
+        data = {
+            "id": record.item.id,
+            "path": record.path,
+            "content_hash": record.content_hash,
+            "item": dump_item(record.item),
+        }
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    from sysdrill.cli.console import out_console
+
+    _render_item(out_console(), record)
+
+
+def _render_item(console: Console, record: ItemRecord) -> None:
+    from rich.markup import escape
+    from rich.rule import Rule
+
+    item = record.item
+    console.print(Rule(f"[bold]{escape(item.id)}[/bold]  {escape(item.title or '')}"))
+    facts = [
+        ("kind", item.kind.value),
+        ("track", item.track.value if item.track else None),
+        ("level", item.level.value if item.level else None),
+        ("zone", item.zone.value if item.zone else None),
+        ("bloom", item.bloom_level.value if item.bloom_level else None),
+        ("topic", item.topic),
+        ("area", item.competency_area.value if item.competency_area else None),
+        ("phase", item.phase.value if item.phase else None),
+        ("status", item.status.value),
+        ("deck", item.deck),
+    ]
+    console.print(
+        "  ".join(f"[dim]{name}[/dim] {escape(str(value))}" for name, value in facts if value)
+    )
+
+    def section(heading: str, text: str | None) -> None:
+        if text and text.strip():
+            console.print()
+            console.print(f"[bold underline]{heading}[/bold underline]")
+            # Line by line, bold kept: the markers and napkin lines are line-oriented,
+            # which Markdown rendering would reflow into one paragraph.
+            console.print(_MARKED.sub(r"[bold]\1[/bold]", escape(text.strip())))
+
+    section("Scenario", item.scenario)
+    section("Question", item.question)
+    options = item.details.options or []
+    if options:
+        console.print()
+        console.print("[bold underline]Options[/bold underline]")
+        for index, option in enumerate(options):
+            mark = " [green](correct)[/green]" if index == item.details.correct_index else ""
+            console.print(f"  {chr(65 + index)}. {escape(str(option))}{mark}")
+    for part in item.parts or []:
+        answer = f"\n**Answer:** {part.answer}" if part.answer else ""
+        section(f"Part {part.label}", part.text + answer)
+    if item.answer_value is not None:
+        console.print()
+        tolerance = f" (within {item.answer_tolerance * 100:g} %)" if item.answer_tolerance else ""
+        console.print(
+            f"[bold underline]Expected answer[/bold underline] "
+            f"{item.answer_value:g} {escape(item.answer_unit or '')}{tolerance}"
+        )
+    section("Answer", item.details.realistic_solution)
+    section("Common mistake", item.details.common_mistake)
+    section("Napkin math", item.details.napkin_math)
+    for resource in item.details.resources or []:
+        console.print(f"[dim]see[/dim] {escape(resource.name)}: {escape(resource.url)}")
+    console.print()
+    console.print(f"[dim]{escape(record.path)}  content hash {record.content_hash}[/dim]")
+
+
+def stats(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print total and every count as one JSON document."),
+    ] = False,
+) -> None:
+    """Count items: total, by track x level, zone, competency area, status and kind."""
+    from sysdrill.storage.vault_query import read_release, vault_stats
+
+    path = _database(vault, db)
+    counts = vault_stats(path)
+    release = read_release(path)
+    if as_json:
+        data: dict[str, Any] = counts.to_dict()
+        data["release_hash"] = release.release_hash
+        data["built_at"] = release.built_at.isoformat()
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    from sysdrill.cli.console import out_console
+
+    console = out_console()
+    console.print(f"[bold]{counts.total}[/bold] items  (release {release.release_hash[:16]})")
+    levels = [level.value for level in Level]
+    if any("none" in row for row in counts.by_track_level.values()):
+        levels.append("none")
+    grid = Table(title="Track x level")
+    grid.add_column("track")
+    for level in levels:
+        grid.add_column(level, justify="right")
+    grid.add_column("total", justify="right")
+    for track, row in counts.by_track_level.items():
+        grid.add_row(
+            track, *(str(row.get(level, 0) or "") for level in levels), str(sum(row.values()))
+        )
+    console.print(grid)
+    for title, mapping in (
+        ("Zone", counts.by_zone),
+        ("Competency area", counts.by_competency_area),
+        ("Status", counts.by_status),
+        ("Kind", counts.by_kind),
+    ):
+        table = Table(title=title)
+        table.add_column(title.lower())
+        table.add_column("items", justify="right")
+        for key, value in mapping.items():
+            table.add_row(key, str(value))
+        console.print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add ``build``, ``search``, ``show`` and ``stats`` to the app."""
+    app.command("build")(build)
+    app.command("search")(search)
+    app.command("show")(show)
+    app.command("stats")(stats)

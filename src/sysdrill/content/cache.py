@@ -191,7 +191,9 @@ class VaultCache:
         except (EOFError, ValueError, TypeError):
             return None
 
-    def store(self, rel: str, entry: CachedFile, raw: Any = None, *, blob: bytes | None = None) -> None:
+    def store(
+        self, rel: str, entry: CachedFile, raw: Any = None, *, blob: bytes | None = None
+    ) -> None:
         """Record a freshly loaded file with its raw data (or its :func:`raw_blob`).
 
         Raw data that marshal cannot hold (dates or binary from the libyaml road)
@@ -237,7 +239,7 @@ class VaultCache:
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            files = [(self.index_path, index)]
+            files: list[tuple[Path, Any]] = [(self.index_path, index)]
             if self.keeps_raw:
                 files.insert(0, (self.raw_path, raw))
             for path, payload in files:

@@ -5,41 +5,43 @@ Loading never raises on bad content: every problem becomes a
 them at once. Only a vault path that does not exist raises
 :class:`~sysdrill.errors.VaultNotFound`.
 
-Parsing takes two roads. The fast one reads a file with ``yaml_rs`` (a Rust
-YAML parser, about eight times faster than libyaml's loader here; see
-docs/benchmarks.md), which also rejects duplicate keys. Files that need
-libyaml's finer reporting go the careful road: those the fast parser rejects,
-and those a cheap text test suspects of anchors, aliases, tags or several
-documents. The careful road scans libyaml events (duplicate keys, anchors and
-nesting depth, each with its line) and then loads with libyaml, so both roads
-give the same data for any file the fast parser accepts.
-
-Line numbers are found lazily: :class:`Locator` re-reads a file as a libyaml
-node tree only when a finding needs the line of a field.
+YAML is read by :mod:`sysdrill.content.yaml_source` (a fast Rust parser, with
+libyaml for files that need exact positions); line numbers are found lazily by
+its :class:`Locator`, only when a finding needs them. With a cache folder,
+files unchanged in size, mtime and SHA-256 are not parsed again
+(:mod:`sysdrill.content.cache`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from sysdrill.content.cache import CachedFile, VaultCache
 from sysdrill.content.collections import Chain, ChainsFile, Deck, DecksFile, Taxonomy
 from sysdrill.content.diagnostics import Finding, Severity
 from sysdrill.content.models import Item, validate_item
+from sysdrill.content.yaml_source import (
+    MAX_DEPTH,
+    PARSER,
+    Locator,
+    decode_text,
+    locate,
+    parse_text,
+    parse_yaml,
+)
 from sysdrill.errors import VaultNotFound
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "PARSER",
     "ItemFile",
     "Locator",
     "Vault",
@@ -58,45 +60,12 @@ __all__ = [
 MAX_FILE_BYTES = 256 * 1024
 """Largest item file read, in bytes; larger files get a ``file-too-large`` finding."""
 
-MAX_DEPTH = 50
-"""Deepest nesting of mappings and sequences accepted in one file."""
 
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
-
-try:
-    import yaml_rs as _yaml_rs
-
-    _FAST_ERRORS: tuple[type[Exception], ...] = (_yaml_rs.YAMLDecodeError, ValueError)
-    PARSER = f"yaml_rs {_yaml_rs.__version__}"
-    _NO_ALIASES = _yaml_rs.AliasLimits(max_total_replayed_events=0)
-except ImportError:  # pragma: no cover - the fast parser is a declared dependency
-    _yaml_rs = None
-    _FAST_ERRORS = ()
-    _NO_ALIASES = None
-    PARSER = "libyaml"
-
-# Constructs the fast parser treats differently from libyaml's safe loader, or
-# that we reject and must locate: anchors `&a` and tags `!x` (aliases `*a` the
-# fast parser is told to reject). YAML reads `&` and `!`
-# as syntax only after a space or a flow indicator and before a name, so prose
-# such as "Assumptions & Constraints" or "R&D" stays on the fast road. Plain
-# `str.find` loops beat a regex here: the characters are rare.
-_SYNTAX_BEFORE = frozenset(" \t\n[{,")
-_NOT_A_NAME = frozenset(" \t\r\n&!=,[]{}")
-
-
-def _needs_careful_road(text: str) -> bool:
-    for sign in "&!":
-        at = text.find(sign)
-        while at >= 0:
-            after = text[at + 1 : at + 2]
-            if (at == 0 or text[at - 1] in _SYNTAX_BEFORE) and after and after not in _NOT_A_NAME:
-                return True
-            at = text.find(sign, at + 1)
-    return False
+def _finding(
+    code: str, rel: str, message: str, fix: str, *, line: int = 0, column: int | None = None
+) -> Finding:
+    column = (1 if line else 0) if column is None else column
+    return Finding(code, Severity.ERROR, rel, line, column, message, fix)
 
 
 @dataclass(slots=True)
@@ -157,257 +126,6 @@ def _walk(folder: str, out: list[str]) -> None:
 def iter_item_paths(root: Path) -> list[Path]:
     """Item files below ``root/questions`` (``*.yaml`` and ``*.yml``), sorted."""
     return [path for path, _ in list_item_files(root)]
-
-
-def _finding(
-    code: str,
-    rel: str,
-    message: str,
-    fix: str,
-    *,
-    line: int = 0,
-    column: int = 0,
-    severity: Severity = Severity.ERROR,
-) -> Finding:
-    return Finding(code, severity, rel, line, column, message, fix)
-
-
-def _scan_events(text: str, rel: str) -> list[Finding]:
-    """Find duplicate keys, anchors, aliases and deep nesting from libyaml events."""
-    found: list[Finding] = []
-    # One frame per open collection: [is_mapping, expecting_key, keys seen].
-    stack: list[list[Any]] = []
-    documents = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        mark = event.start_mark
-        anchor = getattr(event, "anchor", None)
-        if isinstance(event, yaml.AliasEvent) or anchor:
-            sign = "*" if isinstance(event, yaml.AliasEvent) else "&"
-            found.append(
-                _finding(
-                    "yaml-anchor",
-                    rel,
-                    f"{'alias' if sign == '*' else 'anchor'} {sign}{anchor} is not allowed",
-                    "write the value out in full instead of using anchors and aliases",
-                    line=mark.line + 1,
-                    column=mark.column + 1,
-                )
-            )
-        if isinstance(event, yaml.DocumentStartEvent):
-            documents += 1
-            if documents == 2:
-                found.append(
-                    _finding(
-                        "yaml-syntax",
-                        rel,
-                        "file holds more than one YAML document",
-                        "keep one item a file and remove the `---` separators",
-                        line=mark.line + 1,
-                        column=mark.column + 1,
-                    )
-                )
-            continue
-        is_key = bool(stack) and stack[-1][0] and stack[-1][1]
-        if stack and stack[-1][0]:
-            stack[-1][1] = not stack[-1][1]
-        if isinstance(event, yaml.ScalarEvent) and is_key:
-            seen: set[str] = stack[-1][2]
-            if event.value in seen:
-                found.append(
-                    _finding(
-                        "yaml-duplicate-key",
-                        rel,
-                        f"key '{event.value}' appears twice in one mapping",
-                        "remove or rename one of the two keys (YAML would keep only the last)",
-                        line=mark.line + 1,
-                        column=mark.column + 1,
-                    )
-                )
-            seen.add(event.value)
-        elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-            stack.append([isinstance(event, yaml.MappingStartEvent), True, set()])
-            if len(stack) > MAX_DEPTH:
-                found.append(
-                    _finding(
-                        "yaml-syntax",
-                        rel,
-                        f"nesting deeper than {MAX_DEPTH} levels",
-                        "flatten the structure; an item needs only a few levels",
-                        line=mark.line + 1,
-                        column=mark.column + 1,
-                    )
-                )
-                return found
-        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
-            stack.pop()
-    return found
-
-
-def _parse_careful(text: str, rel: str) -> tuple[Any, list[Finding]]:
-    try:
-        found = _scan_events(text, rel)
-        if any(f.code == "yaml-syntax" for f in found):
-            return None, found
-        return yaml.load(text, Loader=_Loader), found  # noqa: S506 - safe loader
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or "invalid YAML"
-        return None, [
-            _finding(
-                "yaml-syntax",
-                rel,
-                f"invalid YAML: {problem}",
-                "fix the YAML syntax at this position",
-                line=mark.line + 1 if mark else 0,
-                column=mark.column + 1 if mark else 0,
-            )
-        ]
-    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as exc:
-        return None, [
-            _finding(
-                "yaml-syntax", rel, f"invalid YAML: {exc}", "simplify the YAML structure"
-            )
-        ]
-
-
-def _decode(data: bytes, rel: str) -> tuple[str | None, list[Finding]]:
-    if b"\x00" in data:
-        return None, [
-            _finding(
-                "file-not-text",
-                rel,
-                "file is binary, not YAML text",
-                "remove the file or replace it with a UTF-8 YAML item",
-                line=1,
-                column=1,
-            )
-        ]
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff"), []
-    except UnicodeDecodeError as exc:
-        line_start = data.rfind(b"\n", 0, exc.start) + 1
-        return None, [
-            _finding(
-                "file-not-text",
-                rel,
-                f"bytes at offset {exc.start} are not UTF-8",
-                "save the file as UTF-8",
-                line=data[: exc.start].count(b"\n") + 1,
-                column=exc.start - line_start + 1,
-            )
-        ]
-
-
-def _parse_text(text: str, rel: str) -> tuple[Any, list[Finding]]:
-    if _yaml_rs is not None and not _needs_careful_road(text):
-        try:
-            data = _yaml_rs.loads(
-                text,
-                parse_datetime=False,
-                alias_limits=_NO_ALIASES,
-                duplicate_key_policy=_yaml_rs.DuplicateKeyPolicy.Error,
-            )
-        except _FAST_ERRORS:
-            pass  # libyaml says where and why
-        else:
-            # A list may be several documents, which the fast parser does not tell
-            # apart from a top-level sequence.
-            if not isinstance(data, list):
-                return data, []
-    return _parse_careful(text, rel)
-
-
-def parse_yaml(data: bytes, rel: str) -> tuple[Any, list[Finding]]:
-    """Parse one file's bytes into Python objects, turning every failure into a finding.
-
-    Args:
-        data: The file's bytes.
-        rel: Path used in findings.
-
-    Returns:
-        The parsed data (None on failure) and the findings.
-    """
-    text, findings = _decode(data, rel)
-    if text is None:
-        return None, findings
-    return _parse_text(text, rel)
-
-
-class Locator:
-    """Finds the lines of fields in one YAML file, parsing it on first use."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._text: str | None = None
-        self._node: yaml.Node | None = None
-        self._parsed = False
-
-    def _root(self) -> yaml.Node | None:
-        if not self._parsed:
-            self._parsed = True
-            try:
-                self._text = self.path.read_bytes().decode("utf-8")
-                self._node = yaml.compose(self._text, Loader=_Loader)
-            except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
-                self._node = None
-        return self._node
-
-    def node(self, loc: Sequence[str | int]) -> tuple[yaml.Node | None, yaml.Mark | None]:
-        """The node at ``loc`` (None if missing) and the mark of its nearest existing part."""
-        node = self._root()
-        if node is None:
-            return None, None
-        best = node.start_mark
-        for part in loc:
-            child = None
-            if isinstance(node, yaml.MappingNode):
-                for key_node, value_node in node.value:
-                    if key_node.value == str(part):
-                        best = key_node.start_mark
-                        child = value_node
-                        break
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-                if 0 <= part < len(node.value):
-                    child = node.value[part]
-                    best = child.start_mark
-            if child is None:
-                return None, best
-            node = child
-        return node, best
-
-    def locate(self, loc: Sequence[str | int], *, needle: str | None = None) -> tuple[int, int]:
-        """Line and column (1-based) of the field at ``loc``.
-
-        Args:
-            loc: Field path, such as ``("details", "options", 2)``.
-            needle: Text inside the field's string value to point at instead of
-                the field itself (for example a marker in a block scalar).
-
-        Returns:
-            The position; a missing field gives its nearest existing parent, an
-            unreadable file (1, 1).
-        """
-        node, best = self.node(loc)
-        if best is None:
-            return 1, 1
-        if needle and isinstance(node, yaml.ScalarNode) and self._text is not None:
-            start, end = node.start_mark.index, node.end_mark.index
-            index = self._text.find(needle, start, end)
-            if index < 0 and len(needle) > 12:
-                index = self._text.find(needle[:12], start, end)
-            if index >= 0:
-                line_start = self._text.rfind("\n", 0, index) + 1
-                return self._text.count("\n", 0, index) + 1, index - line_start + 1
-        return best.line + 1, best.column + 1
-
-
-def locate(path: Path, loc: Sequence[str | int]) -> tuple[int, int]:
-    """Find the 1-based line and column of a field path in a YAML file.
-
-    Falls back to the nearest existing parent (a missing field reports the line
-    of its parent mapping), and to (1, 1) when the file cannot be read.
-    """
-    return Locator(path).locate(loc)
 
 
 def _schema_findings(path: Path, rel: str, exc: ValidationError) -> list[Finding]:
@@ -477,8 +195,7 @@ def read_file(path: Path, rel: str) -> tuple[bytes | None, int, int, list[Findin
                         _finding(
                             "file-too-large",
                             rel,
-                            f"file is {stat.st_size} bytes, more than the "
-                            f"{MAX_FILE_BYTES} allowed",
+                            f"file is {stat.st_size} bytes, more than the {MAX_FILE_BYTES} allowed",
                             "split it or remove what does not belong in one item",
                         )
                     ],
@@ -511,7 +228,6 @@ def _validate(loaded: ItemFile) -> None:
                 f"top level is {shape}, not a mapping of fields",
                 "write one item as `key: value` lines",
                 line=1,
-                column=1,
             )
         )
         return
@@ -538,9 +254,9 @@ def read_item_file(path: Path, rel: str, data: bytes | None = None) -> ItemFile:
     if data is None:
         return loaded
     loaded.digest = hashlib.sha256(data).hexdigest()
-    loaded.text, problems = _decode(data, rel)
+    loaded.text, problems = decode_text(data, rel)
     if loaded.text is not None:
-        loaded.raw, more = _parse_text(loaded.text, rel)
+        loaded.raw, more = parse_text(loaded.text, rel)
         problems.extend(more)
     loaded.findings.extend(problems)
     if loaded.text is not None and not any(f.code == "yaml-syntax" for f in problems):

@@ -103,6 +103,8 @@ class ItemSource(_Open):
     """Stable key of the item within the source; re-imports update the same item."""
     digest: str | None = None
     """SHA-256 of the item's source text, to tell updated from unchanged."""
+    provenance: str | None = None
+    """Provenance the source declared (``human``, ``llm-draft``...) when it was not ``imported``."""
 
 
 class Item(_Open):

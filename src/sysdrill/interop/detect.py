@@ -138,7 +138,7 @@ def read_source_text(path: Path, *, limit_bytes: int | None = None) -> SourceTex
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ImportFailed(f"'{path.name}' is empty; nothing to import")
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\t\f\v")
+    controls = len(_CONTROL.findall(text))
     if controls > max(8, len(text) // 100):
         raise ImportFailed(
             f"'{path.name}' does not look like text ({controls} control characters); "
@@ -147,12 +147,13 @@ def read_source_text(path: Path, *, limit_bytes: int | None = None) -> SourceTex
     return SourceText(text=text, encoding=encoding)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _STAFFML_KEY = re.compile(r"^(?:schema_version|id):[ \t]*\S", re.MULTILINE)
 _STAFFML_BODY = re.compile(r"^(?:question|scenario|track|details):", re.MULTILINE)
 _ANKI_HEADER = re.compile(r"\A(?:#[a-z ]+:[^\n]*\n)*#(?:separator|html|deck|tags|notetype)")
 _EXERCISE = re.compile(r"^Exercise \d+(?:\.\d+)?\s*\(\*{1,4}\)", re.MULTILINE)
-_QUIZ_QUESTION = re.compile(r"^Question \d+[ \t]*$", re.MULTILINE)
-_QUIZ_ANSWER = re.compile(r"^Answer[ \t]*$", re.MULTILINE)
+_QUIZ_QUESTION = re.compile(r"^Question[ \t]+\d+\b", re.MULTILINE)
+_QUIZ_ANSWER = re.compile(r"^Answer\b", re.MULTILINE)
 _FLASHCARD = re.compile(
     r"How well did you know this\?|^\(\d+ cards?\)[ \t]*$|^Q[ \t]*\n(?:.*\n)*?A[ \t]*$",
     re.MULTILINE,

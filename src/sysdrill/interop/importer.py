@@ -466,7 +466,28 @@ def _plan_items(
             plan.errors.extend(_validation_messages(where, exc))
             continue
         plan.files[rel] = vault_writer.dump_yaml(final)
+    _note_dropped(parsed, index, report)
     return plan
+
+
+def _note_dropped(parsed: ParsedSource, index: _VaultIndex, report: ImportReport) -> None:
+    """Note items an earlier import of this source added that the source no longer has.
+
+    They are kept: deleting vault files is the author's call, not the importer's.
+    """
+    family = _family(parsed.format)
+    name = Path(parsed.path).name
+    keys = {item.key for item in parsed.items}
+    for (item_family, key), existing in sorted(index.by_identity.items()):
+        stamp = existing.raw.get("source") or {}
+        if item_family == family and stamp.get("path") == name and key not in keys:
+            report.notes.append(
+                ImportNote(
+                    f"{existing.id}: no longer in the source (key {key}); kept in the vault, "
+                    "delete the file to drop it",
+                    existing.rel,
+                )
+            )
 
 
 def _audit(path: Path, root: Path) -> list[str]:

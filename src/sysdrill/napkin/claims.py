@@ -31,11 +31,15 @@ EQUAL_TOLERANCE = 0.005
 """Relative tolerance of ``=``."""
 APPROX_TOLERANCE = 0.05
 """Relative tolerance of ``≈`` and ``~``."""
-_ROUNDING_CAP = {"=": 0.10, "≈": 0.15, "~": 0.15}
+_ROUNDING_CAP = {"=": 0.02, "≈": 0.10, "~": 0.10}
 MAX_LINE_CHARS = 2000
 """Longer lines are skipped whole (no claim is that long; hostile input might be)."""
 
 _HINT = re.compile(r"[=≈~≃]|\\approx|\\sim")
+_CHUNK_BREAK = re.compile(r"[:;?!|\"→<>≤≥≠±≪≫]|\.(?!\d)|,(?!\d{3}(?!\d))")
+_CLAIM_CHUNK = re.compile(r"[=≈~]")
+_GLUED_EQUALS = re.compile(r"[\w)]=\S")
+_DOUBLE_RELATION = re.compile(r"[=≈~]\s*[=≈~]")
 _DIGIT = re.compile(r"\d")
 _LIST_MARKER = re.compile(r"^(\s*)(?:[-*+•]|\d{1,2}[.)]|\([a-zA-Z0-9]\))(\s+)")
 _OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
@@ -112,26 +116,51 @@ class ClaimChecker:
         if marker is not None:
             source = " " * marker.end() + line[marker.end() :]
         norm = normalize(source)
-        tokens = tokenize(norm)
-        tokens = _fold_approximations(self._fold_assignments(_drop_annotations(tokens)))
-        relations = [i for i, t in enumerate(tokens) if t.kind is Kind.REL]
+        verdicts: list[ClaimVerdict] = []
+        for start, end in _chunks(norm):
+            chunk = norm[start:end]
+            verdicts.extend(self._check_chunk(line, norm, number, chunk, tokenize(chunk, start)))
+        return verdicts
+
+    def _check_chunk(
+        self, line: str, norm: str, number: int, chunk: str, tokens: list[Token]
+    ) -> list[ClaimVerdict]:
+        # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
+        if " (" in chunk:
+            tokens = _drop_annotations(tokens)
+        if _GLUED_EQUALS.search(chunk):
+            tokens = self._fold_assignments(tokens)
+        if "~" in chunk or "≈" in chunk or _DOUBLE_RELATION.search(chunk):
+            tokens = _fold_approximations(tokens)
+        stops: list[int] = []
+        relations: list[int] = []
+        depth = 0
+        for index, token in enumerate(tokens):
+            kind = token.kind
+            if kind is Kind.REL:
+                relations.append(index)
+                stops.append(index)
+            elif kind is Kind.CMP or kind is Kind.PUNCT:
+                stops.append(index)
+            elif kind is Kind.LP:
+                depth += 1
+            elif kind is Kind.RP:
+                depth = max(0, depth - 1)
+            elif kind is Kind.COMMA and depth == 0:
+                stops.append(index)
         if not relations:
             return []
-        depth = _depths(tokens)
-        boundaries = [
-            i
-            for i, t in enumerate(tokens)
-            if t.kind in (Kind.CMP, Kind.PUNCT) or (t.kind is Kind.COMMA and depth[i] == 0)
-        ]
         parser = Parser(tokens, self.variables)
         verdicts = []
+        count = len(tokens)
         for rel in relations:
-            left_stop = max([b for b in boundaries if b < rel] + [-1])
-            left_stop = max([r for r in relations if r < rel] + [left_stop])
-            right_stop = min([b for b in boundaries if b > rel] + [len(tokens)])
-            right_stop = min([r for r in relations if r > rel] + [right_stop])
+            position = stops.index(rel)
+            left_stop = stops[position - 1] if position else -1
+            right_stop = stops[position + 1] if position + 1 < len(stops) else count
             lhs = _left_side(parser, tokens, left_stop + 1, rel)
             rhs = _right_side(parser, tokens, rel + 1, right_stop)
+            if lhs is None and rhs is None:
+                continue
             verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, left_stop + 1)
             if verdict is not None:
                 verdicts.append(verdict)
@@ -175,7 +204,13 @@ class ClaimChecker:
         return out
 
     def _define(self, name: str, value: Value) -> None:
-        if is_unit_spelling(name) or name in FUNCTIONS or name in ("π", "pi", "x"):
+        # Single letters may shadow units (B = 64, s = 2048): units still win after
+        # a number or a slash, where the parser reads them first.
+        if (
+            (is_unit_spelling(name) and len(name) > 1)
+            or name in FUNCTIONS
+            or name in ("π", "pi", "x")
+        ):
             return
         self.variables[name] = value
 
@@ -233,6 +268,24 @@ def _assignment_end(tokens: list[Token], start: int) -> int:
     return max(index, start + 1)
 
 
+def _chunks(norm: str) -> Iterator[tuple[int, int]]:
+    """Spans of a normalised line between hard boundaries that hold a relation sign.
+
+    No expression crosses a colon, a sentence's full stop, a list comma or an
+    arrow, so only these short spans are tokenised, not the surrounding prose.
+    """
+    start = 0
+    for match in _CHUNK_BREAK.finditer(norm):
+        at = match.start()
+        if norm[at] == "," and norm.count("(", start, at) > norm.count(")", start, at):
+            continue  # a comma between function arguments: min(8, 16)
+        if _CLAIM_CHUNK.search(norm, start, at):
+            yield start, at
+        start = match.end()
+    if _CLAIM_CHUNK.search(norm, start):
+        yield start, len(norm)
+
+
 def _drop_annotations(tokens: list[Token]) -> list[Token]:
     """Remove spaced parenthetical labels after an operand: ``4 (Micro-Batch)``."""
     if not any(t.kind is Kind.LP for t in tokens):
@@ -278,30 +331,25 @@ def _fold_approximations(tokens: list[Token]) -> list[Token]:
     return out
 
 
-def _depths(tokens: list[Token]) -> list[int]:
-    depth = 0
-    out = []
-    for token in tokens:
-        if token.kind is Kind.RP:
-            depth = max(0, depth - 1)
-        out.append(depth)
-        if token.kind is Kind.LP:
-            depth += 1
-    return out
-
-
 def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Side | None:
     for begin in range(start, rel):
         if tokens[begin].kind not in _STARTS:
             continue
-        if tokens[begin].kind is Kind.OP and tokens[begin].text not in ("-", "+"):
-            continue
+        if tokens[begin].kind is Kind.OP and (
+            tokens[begin].text not in ("-", "+") or tokens[begin + 1].space_before
+        ):
+            continue  # a spaced dash ("- 3B × 16") is a bullet, not a minus sign
         try:
             value, stop = parser.parse(begin, rel)
         except (ParseFailed, RecursionError):
             continue
         if stop == rel:
-            truncated = begin > start and tokens[begin - 1].kind is Kind.OP
+            before = tokens[begin - 1] if begin > start else None
+            truncated = (
+                before is not None
+                and before.kind is Kind.OP
+                and not (before.text == "-" and tokens[begin].space_before)
+            )
             return _Side(begin, rel, value, truncated=truncated)
     return None
 
@@ -326,7 +374,13 @@ def _strip_counts(dims: Dims) -> tuple[Dims, Dims]:
 
 
 def _holds(left: float, right: float, relation: str, right_value: Value, exact: bool) -> bool:
-    """Whether ``left`` and the claimed ``right`` agree under the relation's tolerance."""
+    """Whether ``left`` and the claimed ``right`` agree under the relation's tolerance.
+
+    Besides the relative tolerance, a right side written as a literal may be the
+    left side rounded to the digits written (``70 / 32 = 2.2``): half a unit in
+    its last digit, with at least two significant digits for ``=``, and capped at
+    2 % for ``=`` and 10 % for ``≈``/``~``.
+    """
     if exact:
         return abs(left - right) <= 1e-9 * max(abs(left), abs(right), 1.0)
     diff = abs(left - right)
@@ -334,13 +388,11 @@ def _holds(left: float, right: float, relation: str, right_value: Value, exact: 
     if scale == 0:
         return True
     tolerance = EQUAL_TOLERANCE if relation == "=" else APPROX_TOLERANCE
-    if diff <= tolerance * scale + 1e-12 * scale:
+    if diff <= tolerance * scale * (1 + 1e-9):
         return True
     ulp = right_value.ulp
-    if ulp > 0:
-        allowance = ulp if right_value.sig >= 2 else ulp / 2
-        cap = _ROUNDING_CAP[relation] * scale
-        return diff <= allowance * (1 + 1e-9) and diff <= cap
+    if ulp > 0 and (relation != "=" or right_value.sig >= 2):
+        return diff <= ulp / 2 * (1 + 1e-9) and diff <= _ROUNDING_CAP[relation] * scale
     return False
 
 
@@ -359,44 +411,42 @@ def _compare(
 ) -> ClaimVerdict:
     make = link.verdict
     relation = link.relation
+    # "Exactly where both sides are integers written in full": the left side's
+    # value in the right side's written unit must itself be an integer.
     exact = (
         relation == "="
         and left.exact
         and right.exact
-        and _is_integral(left.w)
-        and _is_integral(right.w)
+        and right.scale > 0
+        and _is_integral(left.v / right.scale)
+        and _is_integral(right.v / right.scale)
     )
     unit = right.unit if right.scale else ""
-    if left.dims == right.dims or _strip_counts(left.dims)[0] == _strip_counts(right.dims)[0]:
-        left_rest_counts = _strip_counts(left.dims)[1]
-        right_rest_counts = _strip_counts(right.dims)[1]
-        if left.dims != right.dims and left_rest_counts and right_rest_counts:
-            if _holds(left.v, right.v, relation, right, exact):
-                return _ok(make, left, right, unit)
-            return make(Verdict.SKIPPED, "the sides count different things; not compared")
+    left_rest, left_counts = _strip_counts(left.dims)
+    right_rest, right_counts = _strip_counts(right.dims)
+    if left_rest == right_rest:
+        # Counted things (GPUs, tokens, FLOPs...) are soft: napkin math often
+        # writes them on one side only ("128 GPUs * 4 * 4 = 2048").
         if _holds(left.v, right.v, relation, right, exact):
             return _ok(make, left, right, unit)
-        if left.dims != right.dims:
-            # Counts on one side only: "at 16 nodes = 2048 / 128" is a label, not a claim.
-            counted = left if _strip_counts(left.dims)[1] else right
-            if counted.scale:
-                return make(Verdict.SKIPPED, "a counted label on one side only; not compared")
+        if left_counts and not right_counts and left.scale:
+            # "At 16 nodes = 2048 / 128": a counted label on the left, not a claim.
+            return make(Verdict.SKIPPED, "a counted label on the left; not compared")
         if (left.a != left.v or right.a != right.v) and _holds(
             left.a, right.a, relation, right, exact=False
         ):
             return make(
                 Verdict.PREFIX_AMBIGUOUS,
-                "holds only if the prefixes are read as powers of 1024 rather than 1000 "
-                "(or the reverse); write KiB/MiB/GiB for 1024-based sizes",
+                "holds only if the decimal prefixes are read as powers of 1024; "
+                "write KiB/MiB/GiB for 1024-based sizes",
                 computed=_in_unit(left, right),
                 claimed=_in_unit(right, right),
                 unit=unit,
             )
-        return _wrong(make, left, right, unit, line, norm, tokens, rhs, exact)
-    left_rest = _strip_counts(left.dims)[0]
-    right_rest = _strip_counts(right.dims)[0]
+        return _wrong(make, _in_unit(left, right), left, right, unit, line, norm, tokens, rhs)
     if not left_rest or not right_rest:
-        # Units written on one side only: accept either reading, never call it wrong.
+        # Units written on one side only: the bare number may be in base units
+        # ("7B × 16 = 112 GB") or in the other side's written unit ("7 × 24 = 168 h").
         bare, other = (left, right) if not left_rest else (right, left)
         if _holds(bare.v, other.v, relation, right, False) or _holds(
             bare.v, other.w, relation, right, False
@@ -407,6 +457,10 @@ def _compare(
                 computed=left.w,
                 claimed=right.w,
             )
+        if bare is left and right.scale and not left.scale:
+            # A computed bare left side against a written quantity ("7 × 24 = 148
+            # hours"); a bare literal ("7B = 112 GB") is shorthand, not arithmetic.
+            return _wrong(make, left.v, left, right, unit, line, norm, tokens, rhs)
         return make(
             Verdict.SKIPPED, "units are written on one side only and neither reading matches"
         )
@@ -459,6 +513,7 @@ def _format_like(number: float, token: Token | None, sig: int) -> str:
 
 def _wrong(
     make: Callable[..., ClaimVerdict],
+    computed: float,
     left: Value,
     right: Value,
     unit: str,
@@ -466,20 +521,15 @@ def _wrong(
     norm: str,
     tokens: list[Token],
     rhs: _Side,
-    exact: bool,
 ) -> ClaimVerdict:
+    """A wrong verdict; ``computed`` is the left side in the right side's written unit."""
     from sysdrill.napkin.expression import format_value
 
-    computed = _in_unit(left, right)
     suggestion = None
     if right.scale:
         literal = next((t for t in tokens[rhs.start : rhs.end] if t.kind is Kind.NUM), None)
         if literal is not None:
-            new = _format_like(computed, literal, right.sig)
-            if exact:
-                new = _format_like(round(computed, 9), literal, right.sig)
-            if literal.unit:
-                new += literal.unit
+            new = _format_like(computed, literal, right.sig) + literal.unit
             old = norm[literal.start : literal.end]
             if line.count(old) == 1:
                 suggestion = line.replace(old, new, 1)

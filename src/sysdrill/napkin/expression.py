@@ -83,7 +83,9 @@ def format_number(number: float, *, digits: int = 4) -> str:
         return f"{round(number):,}"
     text = f"{number:.{digits}g}"
     if "e" in text:
-        text = f"{number:,.0f}"
+        return f"{number:,.0f}"
+    if "." not in text and magnitude >= 1000:
+        return f"{int(text):,}"
     return text
 
 

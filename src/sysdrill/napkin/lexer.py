@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
+
+from sysdrill.napkin.units import is_unit_spelling
 
 __all__ = ["Kind", "Token", "normalize", "tokenize"]
 
@@ -74,7 +77,7 @@ _SUB_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
 _SCI = re.compile(r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*\(?\s*([-+]?\d+)(?:\s*\))?(?![\d.])")
 _MATH_DOLLAR = re.compile(r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?!\d)")
 _LATEX_CMD = re.compile(r"\\([A-Za-z]+|[,;:!% $#{}])")
-_BOLD = re.compile(r"\*\*|__|`")
+_BOLD = re.compile(r"\*\*(?!\d)|(?<!\d)\*\*|__|`")
 
 
 def _brace_group(text: str, start: int) -> tuple[str, int] | None:
@@ -237,20 +240,39 @@ class Token:
 _SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 _ALT_SUFFIXES = {"K": 2.0**10, "k": 2.0**10, "M": 2.0**20, "B": 2.0**30, "T": 2.0**40}
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<num>(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?(?:[eE][-+]?\d+(?![A-Za-z]))?|\.\d+)
-        (?P<glue>[A-Za-zµμ°_](?:[\w°µμ]|\.\d)*(?:-\w+)*|-[A-Za-z]\w*(?:-\w+)*)?
-  | (?P<name>[A-Za-zµμ°_π][\w°µμ']*(?:-(?:[A-Za-z]\w*|\d+[A-Za-z]\w*|\d+(?=-)))*)
-  | (?P<rel>≈|=~|~=|==|!=|<=|>=|->|=>|<<|>>|=|~)
-  | (?P<op>\*\*|[-+×*/^])
-  | (?P<cmp>[<>≤≥≠±→≪≫∞])
-  | (?P<other>.)
-    """,
-    re.VERBOSE,
+_NUM = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+(?![A-Za-z]))?|\.\d+)"
+_GLUE = r"(?:[A-Za-zµμ°_](?:[\w°µμ]|\.\d)*(?:-\w+)*|-[A-Za-z]\w*(?:-\w+)*)"
+_NAME = r"[A-Za-zµμ°_π][\w°µμ']*(?:-(?:[A-Za-z]\w*|\d+[A-Za-z]\w*|\d+(?=-)))*"
+# One pattern without groups, so findall returns the pieces at C speed.
+_PIECES = re.compile(
+    rf"\s*(?:{_NUM}{_GLUE}?|{_NAME}|≈|=~|~=|==|!=|<=|>=|->|=>|<<|>>|\*\*|\S)",
 )
+_NUM_GLUE = re.compile(rf"({_NUM})({_GLUE})?$")
 _CMP_RELS = {"==", "!=", "<=", ">=", "->", "=>", "<<", ">>"}
+_SYMBOL_KINDS: dict[str, Kind] = {
+    "(": Kind.LP,
+    "[": Kind.LP,
+    ")": Kind.RP,
+    "]": Kind.RP,
+    "%": Kind.PCT,
+    "$": Kind.DOLLAR,
+    ",": Kind.COMMA,
+    "√": Kind.SQRT,
+    "=": Kind.REL,
+    "~": Kind.REL,
+    "≈": Kind.REL,
+    "=~": Kind.REL,
+    "~=": Kind.REL,
+    "**": Kind.OP,
+    "+": Kind.OP,
+    "-": Kind.OP,
+    "×": Kind.OP,
+    "*": Kind.OP,
+    "/": Kind.OP,
+    "^": Kind.OP,
+    **dict.fromkeys(("<", ">", "≤", "≥", "≠", "±", "→", "≪", "≫", "∞"), Kind.CMP),
+    **dict.fromkeys(_CMP_RELS, Kind.CMP),
+}
 
 
 def _number(text: str) -> tuple[float, bool, float, int]:
@@ -273,7 +295,28 @@ def _number(text: str) -> tuple[float, bool, float, int]:
     return value, exact, ulp * scale, sig
 
 
-def tokenize(text: str) -> list[Token]:
+_Literal = tuple[float, float, bool, float, int, str] | None
+
+
+@lru_cache(maxsize=16384)
+def _literal(raw: str) -> _Literal:
+    """(value, 1024-based value, exact, ulp, sig, unit) of a number piece; None for a name."""
+    match = _NUM_GLUE.match(raw)
+    if match is None:  # pragma: no cover - the scanner only sends numbers here
+        return None
+    number, glue = match.group(1), match.group(2)
+    value, exact, ulp, sig = _number(number)
+    if not glue:
+        return value, value, exact, ulp, sig, ""
+    factor, alt_factor, unit, is_name = _glue(glue)
+    if is_name:
+        return None
+    if factor != 1.0:
+        return value * factor, value * alt_factor, False, ulp * factor, sig, unit
+    return value, value, exact and bool(unit), ulp, sig, unit
+
+
+def tokenize(text: str, offset: int = 0) -> list[Token]:
     """Split a normalised line into tokens.
 
     A number glued to letters is a number with a unit (``100MB``), with a
@@ -281,74 +324,55 @@ def tokenize(text: str) -> list[Token]:
     (``15N``, ``8x22B``, ``1F1B``, ``8-bit``) makes a name, never arithmetic.
 
     Args:
-        text: Output of :func:`normalize`.
+        text: Output of :func:`normalize` (or a span of it).
+        offset: Added to token positions (the span's start in the line).
 
     Returns:
         The tokens, whitespace dropped (recorded in ``space_before``).
     """
-    from sysdrill.napkin.units import is_unit_spelling
-
     tokens: list[Token] = []
-    space = True
-    for match in _TOKEN.finditer(text):
-        group = "num" if match.lastgroup == "glue" else match.lastgroup
-        start, end = match.span()
-        raw = match.group()
-        if group == "ws":
-            space = True
-            continue
-        if group == "num":
-            glue = match.group("glue")
-            number = match.group("num")
-            value, exact, ulp, sig = _number(number)
-            token = Token(Kind.NUM, raw, start, end, space, value, value, exact, ulp, sig)
-            if glue:
-                if glue in _SUFFIXES:
-                    factor = _SUFFIXES[glue]
-                    token.value *= factor
-                    token.alt = value * _ALT_SUFFIXES[glue]
-                    token.ulp *= factor
-                    token.exact = False
-                elif glue in ("x", "×"):
-                    token.exact = False
-                elif is_unit_spelling(glue):
-                    token.unit = glue
-                elif len(glue) > 1 and glue[0] in _SUFFIXES and is_unit_spelling(glue[1:]):
-                    factor = _SUFFIXES[glue[0]]
-                    token.value *= factor
-                    token.alt = value * _ALT_SUFFIXES[glue[0]]
-                    token.ulp *= factor
-                    token.exact = False
-                    token.unit = glue[1:]
-                else:
-                    token = Token(Kind.NAME, raw, start, end, space)
-            tokens.append(token)
-        elif group == "name":
-            tokens.append(Token(Kind.NAME, raw, start, end, space))
-        elif group == "rel":
-            kind = Kind.CMP if raw in _CMP_RELS else Kind.REL
-            tokens.append(Token(kind, "≈" if raw in ("=~", "~=") else raw, start, end, space))
-        elif group == "op":
-            tokens.append(Token(Kind.OP, raw, start, end, space))
-        elif group == "cmp":
-            tokens.append(Token(Kind.CMP, raw, start, end, space))
+    append = tokens.append
+    start = offset
+    for piece in _PIECES.findall(text):
+        end = start + len(piece)
+        raw = piece
+        space = piece[0].isspace() or start == offset
+        if space:
+            raw = piece.lstrip()
+        begin = end - len(raw)
+        first = raw[0]
+        if first.isdigit() or (first == "." and len(raw) > 1):
+            literal = _literal(raw)
+            if literal is None:
+                append(Token(Kind.NAME, raw, begin, end, space))
+            else:
+                value, alt, exact, ulp, sig, unit = literal
+                append(Token(Kind.NUM, raw, begin, end, space, value, alt, exact, ulp, sig, unit))
+        elif first.isalpha() or first in "_°":
+            append(Token(Kind.NAME, raw, begin, end, space))
         else:
-            kind = {
-                "(": Kind.LP,
-                ")": Kind.RP,
-                "%": Kind.PCT,
-                "$": Kind.DOLLAR,
-                ",": Kind.COMMA,
-                "√": Kind.SQRT,
-            }.get(raw, Kind.PUNCT)
-            if raw == "[":
-                kind = Kind.LP
-            elif raw == "]":
-                kind = Kind.RP
-            tokens.append(Token(kind, raw, start, end, space))
-        space = False
-    _mark_spaced_x(tokens)
+            kind = _SYMBOL_KINDS.get(raw, Kind.PUNCT)
+            if raw in ("=~", "~="):
+                raw = "≈"
+            append(Token(kind, raw, begin, end, space))
+        start = end
+    if "x" in text:
+        _mark_spaced_x(tokens)
     return tokens
+
+
+@lru_cache(maxsize=1024)
+def _glue(glue: str) -> tuple[float, float, str, bool]:
+    """How letters glued to a number read: (factor, 1024-based factor, unit, is a name)."""
+    if glue in _SUFFIXES:
+        return _SUFFIXES[glue], _ALT_SUFFIXES[glue], "", False
+    if glue in ("x", "×"):
+        return 1.0, 1.0, "", False
+    if is_unit_spelling(glue):
+        return 1.0, 1.0, glue, False
+    if len(glue) > 1 and glue[0] in _SUFFIXES and is_unit_spelling(glue[1:]):
+        return _SUFFIXES[glue[0]], _ALT_SUFFIXES[glue[0]], glue[1:], False
+    return 1.0, 1.0, "", True
 
 
 def _mark_spaced_x(tokens: list[Token]) -> None:

@@ -250,11 +250,20 @@ FUNCTIONS: dict[str, Callable[..., Value]] = {
 _CONSTANTS = {"π": math.pi, "pi": math.pi}
 _BINARY = {"+": 10, "-": 10, "×": 20, "*": 20, "/": 20, "^": 30, "**": 30}
 _UNARY_PRECEDENCE = 25
+_QUANTITY_ENDS = (Kind.NUM, Kind.RP, Kind.PCT)
+
+
+_UNIT_VALUES: dict[str, Value] = {}
 
 
 def _unit_value(name: str) -> Value:
-    spec = resolve_unit(name)
-    return Value(spec.scale, 1.0, spec.alt_scale, spec.dims, exact=True, unit=name)
+    # Values are never mutated, so one per spelling is shared.
+    value = _UNIT_VALUES.get(name)
+    if value is None:
+        spec = resolve_unit(name)
+        value = Value(spec.scale, 1.0, spec.alt_scale, spec.dims, exact=True, unit=name)
+        _UNIT_VALUES[name] = value
+    return value
 
 
 def _bare_unit_ok(name: str) -> bool:
@@ -297,9 +306,12 @@ class Parser:
 
     def _expression(self, min_precedence: int) -> Value:
         left = self._unary()
+        tokens = self.tokens
         while True:
-            token = self._peek()
-            if token is None or token.kind is not Kind.OP:
+            if self.pos >= self.end:
+                break
+            token = tokens[self.pos]
+            if token.kind is not Kind.OP:
                 break
             precedence = _BINARY[token.text]
             if precedence < min_precedence or (precedence == min_precedence and precedence != 30):
@@ -340,9 +352,9 @@ class Parser:
         )
 
     def _unary(self) -> Value:
-        token = self._peek()
-        if token is None:
+        if self.pos >= self.end:
             raise ParseFailed("expression expected")
+        token = self.tokens[self.pos]
         if token.kind is Kind.OP and token.text in ("-", "+"):
             self.pos += 1
             operand = self._expression(_UNARY_PRECEDENCE)
@@ -365,9 +377,9 @@ class Parser:
         return self._postfix(self._primary())
 
     def _primary(self) -> Value:
-        token = self._peek()
-        if token is None:
+        if self.pos >= self.end:
             raise ParseFailed("expression expected")
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind is Kind.NUM:
             self.pos += 1
@@ -419,25 +431,34 @@ class Parser:
             self.pos += 1
             return FUNCTIONS[name](*args)
         self.pos += 1
+        previous = self.tokens[self.pos - 2] if self.pos >= 2 else None
+        after_slash = previous is not None and previous.kind is Kind.OP and previous.text == "/"
+        if after_slash and is_unit_spelling(name):
+            # "$/GB/month" is ($/GB)/month: leave the next "/" to the operator loop.
+            return self._unit_power(_unit_value(name))
         if name in self.variables:
             known = self.variables[name]
             return Value(known.v, known.w, known.a, known.dims, exact=known.exact)
         if name in _CONSTANTS:
             return Value(_CONSTANTS[name], _CONSTANTS[name], _CONSTANTS[name])
-        previous = self.tokens[self.pos - 2] if self.pos >= 2 else None
-        after_slash = previous is not None and previous.kind is Kind.OP and previous.text == "/"
-        if is_unit_spelling(name) and (after_slash or _bare_unit_ok(name)):
+        if is_unit_spelling(name) and _bare_unit_ok(name):
             return self._compound_unit(_unit_value(name), name)
         return Value.bad("symbolic")
 
     def _postfix(self, value: Value) -> Value:
         """Units, percent signs and glued parentheses that follow an operand."""
+        tokens = self.tokens
         while True:
-            token = self._peek()
-            if token is None:
+            if self.pos >= self.end:
                 return value
+            token = tokens[self.pos]
             kind = token.kind
-            if kind is Kind.NAME and is_unit_spelling(token.text) and not value.unit:
+            if (
+                kind is Kind.NAME
+                and not value.unit
+                and is_unit_spelling(token.text)
+                and tokens[self.pos - 1].kind in _QUANTITY_ENDS
+            ):
                 if token.text in FUNCTIONS and self._next_is_lp():
                     return value
                 self.pos += 1

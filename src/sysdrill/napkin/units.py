@@ -23,8 +23,10 @@ with float arithmetic instead of pint Quantities.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -37,7 +39,10 @@ __all__ = [
     "format_dims",
     "get_registry",
     "is_unit_spelling",
+    "UNIT_TABLE_PATH",
+    "compile_unit",
     "resolve_unit",
+    "write_unit_table",
 ]
 
 _DEFINITIONS = """
@@ -72,7 +77,8 @@ def _spellings() -> dict[str, tuple[str, int]]:
         for name in names.split():
             table[name] = (expr, info)
 
-    add("byte bytes Byte Bytes", "byte", 1)
+    # A bare "B" after a spaced number is bytes ("36864 B"); glued ("70B") it is billion.
+    add("B byte bytes Byte Bytes", "byte", 1)
     add("bit bits", "bit", 1)
     add("bps", "bit / second", 1)
     for short, long in _SI.items():
@@ -148,7 +154,7 @@ class UnitSpec:
     Attributes:
         scale: Size of one unit in base units (bytes, seconds, FLOP, dollars...).
         dims: Dimension vector.
-        alt_scale: The scale with 1000- and 1024-based prefixes swapped (KB <-> KiB),
+        alt_scale: The scale with a decimal prefix read as binary (KB as KiB),
             used to detect prefix-ambiguous claims; equal to ``scale`` otherwise.
     """
 
@@ -172,8 +178,8 @@ def _alt_spelling(name: str) -> str | None:
     for short in ("K", "k", "M", "G", "T", "P", "E"):
         if name in (f"{short}B", f"{short}b"):
             return f"{short.upper()}i{name[-1]}"
-    if len(name) == 3 and name[1] == "i" and name[:2] in _BIN:
-        return f"{name[0]}{name[2]}"
+    # Only decimal spellings are misread as binary ones ("1 GB = 1024 MB"); an
+    # explicit KiB/MiB/GiB means what it says.
     return None
 
 
@@ -189,9 +195,54 @@ def _compile(name: str) -> tuple[float, Dims]:
     return scale, _dims_from(dict(quantity.dimensionality), info)
 
 
+UNIT_TABLE_PATH = Path(__file__).with_name("unit_table.json")
+"""The compiled unit table: spelling -> [scale, dims, alt_scale], generated from pint."""
+
+
+@cache
+def _table() -> dict[str, UnitSpec]:
+    try:
+        raw = json.loads(UNIT_TABLE_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        name: UnitSpec(scale, tuple((k, int(e)) for k, e in dims), alt)
+        for name, (scale, dims, alt) in raw.items()
+    }
+
+
+def compile_unit(name: str) -> UnitSpec:
+    """Compile a unit spelling through pint (slow: builds the registry on first use).
+
+    Args:
+        name: A spelling for which :func:`is_unit_spelling` is true.
+
+    Returns:
+        Its scale in base units, dimension vector and prefix-swapped scale.
+    """
+    scale, dims = _compile(name)
+    alt = _alt_spelling(name)
+    return UnitSpec(scale, dims, _compile(alt)[0] if alt is not None else scale)
+
+
+def write_unit_table(path: Path = UNIT_TABLE_PATH) -> None:
+    """Regenerate the compiled unit table from pint (run after editing the spellings)."""
+    table = {name: compile_unit(name) for name in sorted(_SPELLINGS)}
+    rows = [
+        f"{json.dumps(name, ensure_ascii=False)}: "
+        f"{json.dumps([spec.scale, [list(d) for d in spec.dims], spec.alt_scale])}"
+        for name, spec in table.items()
+    ]
+    path.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
+
+
 @cache
 def resolve_unit(name: str) -> UnitSpec:
-    """Compile a unit spelling (``"GB"``, ``"µs"``, ``"GPU-hour"``) through pint, once.
+    """The compiled form of a unit spelling (``"GB"``, ``"µs"``, ``"GPU-hour"``).
+
+    Read from the table generated from pint (:func:`write_unit_table`), so that
+    checking claims never builds the pint registry; a spelling missing from the
+    table is compiled through pint.
 
     Args:
         name: A spelling for which :func:`is_unit_spelling` is true.
@@ -202,9 +253,10 @@ def resolve_unit(name: str) -> UnitSpec:
     Raises:
         KeyError: ``name`` is not a known spelling.
     """
-    scale, dims = _compile(name)
-    alt = _alt_spelling(name)
-    return UnitSpec(scale, dims, _compile(alt)[0] if alt is not None else scale)
+    spec = _table().get(name)
+    if spec is not None:
+        return spec
+    return compile_unit(name)
 
 
 def dims_mul(a: Dims, b: Dims) -> Dims:

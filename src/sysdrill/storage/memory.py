@@ -10,7 +10,7 @@ from typing import Any
 
 from sysdrill.errors import StorageError
 from sysdrill.storage.records import (
-    MATURE_INTERVAL_DAYS,
+    DAY_COUNTERS,
     CardRecord,
     CardState,
     DailyReviewStats,
@@ -19,6 +19,7 @@ from sysdrill.storage.records import (
     SessionRecord,
     UserId,
     UserState,
+    day_counts,
 )
 
 __all__ = ["MemoryStudyStore"]
@@ -109,22 +110,14 @@ class MemoryStudyStore:
     def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
         self._check()
-        days: dict[Any, list[int]] = {}
+        days: dict[Any, dict[str, int]] = {}
         for review in self._reviews.get(user_id, []):
-            row = days.setdefault(review.reviewed_at.astimezone(UTC).date(), [0] * 7)
-            row[0] += 1
-            row[1] += review.state_before is CardState.NEW
-            row[6] += review.duration_ms
-            if review.first_of_day and review.state_before is CardState.REVIEW:
-                interval = review.interval_before_days
-                mature = interval is not None and interval >= MATURE_INTERVAL_DAYS
-                base = 4 if mature else 2
-                row[base] += 1
-                row[base + 1] += review.rating > 1
-        return [
-            DailyReviewStats(day, r[0], r[1], r[2], r[3], r[4], r[5], r[6])
-            for day, r in sorted(days.items())
-        ]
+            row = days.setdefault(
+                review.reviewed_at.astimezone(UTC).date(), dict.fromkeys(DAY_COUNTERS, 0)
+            )
+            for key, value in day_counts(review).items():
+                row[key] += value
+        return [DailyReviewStats(day=day, **row) for day, row in sorted(days.items())]
 
     def get_settings(self, user_id: UserId) -> dict[str, Any]:
         """Return the stored settings by key."""

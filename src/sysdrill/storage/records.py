@@ -8,6 +8,7 @@ from enum import IntEnum
 from typing import Any, NewType
 
 __all__ = [
+    "DAY_COUNTERS",
     "MATURE_INTERVAL_DAYS",
     "CardRecord",
     "CardState",
@@ -17,6 +18,7 @@ __all__ = [
     "SessionRecord",
     "UserId",
     "UserState",
+    "day_counts",
 ]
 
 UserId = NewType("UserId", int)
@@ -108,6 +110,33 @@ class DailyReviewStats:
     """First-of-day reviews of graduated items scheduled 21 days or more."""
     mature_passed: int
     duration_ms: int
+
+
+DAY_COUNTERS: tuple[str, ...] = (
+    "reviews",
+    "new_items",
+    "young_first",
+    "young_passed",
+    "mature_first",
+    "mature_passed",
+    "duration_ms",
+)
+"""The counters of :class:`DailyReviewStats`, in field order after ``day``."""
+
+
+def day_counts(review: ReviewRecord) -> dict[str, int]:
+    """Return what one review adds to its UTC day's :class:`DailyReviewStats` counters."""
+    counts = dict.fromkeys(DAY_COUNTERS, 0)
+    counts["reviews"] = 1
+    counts["duration_ms"] = review.duration_ms
+    if review.state_before is CardState.NEW:
+        counts["new_items"] = 1
+    if review.first_of_day and review.state_before is CardState.REVIEW:
+        interval = review.interval_before_days
+        group = "mature" if interval is not None and interval >= MATURE_INTERVAL_DAYS else "young"
+        counts[f"{group}_first"] = 1
+        counts[f"{group}_passed"] = 1 if review.rating > 1 else 0
+    return counts
 
 
 @dataclass(slots=True)

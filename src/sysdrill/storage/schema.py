@@ -7,11 +7,17 @@ the migrated database matches them.
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
+from typing import Any
+
 import sqlalchemy as sa
+from sqlalchemy.types import TypeDecorator
 
 __all__ = [
+    "UtcDateTime",
     "cards",
     "metadata",
+    "review_days",
     "reviews",
     "scheduler_settings",
     "sessions",
@@ -21,6 +27,46 @@ __all__ = [
 
 metadata = sa.MetaData()
 
+_SQLITE_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
+"""How SQLAlchemy's SQLite DateTime stores values; kept so old rows compare the same."""
+
+
+class _SqliteUtc(TypeDecorator[datetime]):
+    """UTC datetimes as SQLite text, parsed with the C ``fromisoformat`` (fast reads)."""
+
+    impl = sa.String
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        if value is None:
+            return None
+        moment = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return str(moment.strftime(_SQLITE_FORMAT))
+
+    def process_result_value(self, value: Any, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return datetime.fromisoformat(value + "+00:00")
+
+
+class _SqliteDay(TypeDecorator[date]):
+    """Dates as SQLite ISO text."""
+
+    impl = sa.String
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        return None if value is None else str(value.isoformat())
+
+    def process_result_value(self, value: Any, dialect: Any) -> date | None:
+        return None if value is None else date.fromisoformat(value)
+
+
+UtcDateTime = sa.DateTime(timezone=True).with_variant(_SqliteUtc(), "sqlite")
+"""A timezone-aware UTC datetime column type (text on SQLite, timestamptz on PostgreSQL)."""
+Day = sa.Date().with_variant(_SqliteDay(), "sqlite")
+"""A calendar-day column type."""
+
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 users = sa.Table(
@@ -28,7 +74,7 @@ users = sa.Table(
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(200), nullable=False, unique=True),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
 )
 
 cards = sa.Table(
@@ -40,8 +86,8 @@ cards = sa.Table(
     sa.Column("step", sa.Integer(), nullable=True),
     sa.Column("stability_days", sa.Float(), nullable=True),
     sa.Column("difficulty", sa.Float(), nullable=True),
-    sa.Column("due", sa.DateTime(timezone=True), nullable=True),
-    sa.Column("last_review", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("due", UtcDateTime, nullable=True),
+    sa.Column("last_review", UtcDateTime, nullable=True),
     sa.Column("reps", sa.Integer(), nullable=False),
     sa.Column("lapses", sa.Integer(), nullable=False),
     sa.Column("never_seen", sa.Boolean(), nullable=False),
@@ -61,8 +107,8 @@ sessions = sa.Table(
     sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
     sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
     sa.Column("kind", sa.String(40), nullable=False),
-    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("ended_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("started_at", UtcDateTime, nullable=False),
+    sa.Column("ended_at", UtcDateTime, nullable=True),
     sa.Column("meta_json", sa.Text(), nullable=False),
 )
 
@@ -76,8 +122,8 @@ reviews = sa.Table(
     sa.Column("graded_by", sa.String(30), nullable=False),
     sa.Column("answer", sa.Text(), nullable=True),
     sa.Column("duration_ms", sa.Integer(), nullable=False),
-    sa.Column("reviewed_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("review_day", sa.Date(), nullable=False),
+    sa.Column("reviewed_at", UtcDateTime, nullable=False),
+    sa.Column("review_day", Day, nullable=False),
     sa.Column("state_before", sa.SmallInteger(), nullable=False),
     sa.Column("interval_before_days", sa.Float(), nullable=True),
     sa.Column("first_of_day", sa.Boolean(), nullable=False),
@@ -92,3 +138,18 @@ settings = sa.Table(
     sa.Column("key", sa.String(100), primary_key=True),
     sa.Column("value_json", sa.Text(), nullable=False),
 )
+
+review_days = sa.Table(
+    "review_days",
+    metadata,
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("day", Day, primary_key=True),
+    sa.Column("reviews", sa.Integer(), nullable=False),
+    sa.Column("new_items", sa.Integer(), nullable=False),
+    sa.Column("young_first", sa.Integer(), nullable=False),
+    sa.Column("young_passed", sa.Integer(), nullable=False),
+    sa.Column("mature_first", sa.Integer(), nullable=False),
+    sa.Column("mature_passed", sa.Integer(), nullable=False),
+    sa.Column("duration_ms", sa.BigInteger(), nullable=False),
+)
+"""Per-user, per-UTC-day review counters, kept in step with ``reviews`` on every write."""

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 from sysdrill.errors import MigrationError, StorageUnavailable
 from sysdrill.storage import schema as t
 from sysdrill.storage.records import (
-    MATURE_INTERVAL_DAYS,
+    DAY_COUNTERS,
     CardRecord,
     CardState,
     DailyReviewStats,
@@ -30,6 +30,7 @@ from sysdrill.storage.records import (
     SessionRecord,
     UserId,
     UserState,
+    day_counts,
 )
 from sysdrill.storage.translate import translate_errors
 
@@ -144,18 +145,24 @@ def _card_row(user_id: int, card: CardRecord) -> dict[str, Any]:
     }
 
 
+_STATES = {int(state): state for state in CardState}
+
+
 def _card(row: Any) -> CardRecord:
+    # Positional unpacking: attribute access on ten thousand rows shows up in
+    # the progress report's time.
+    item_id, state, step, stability, difficulty, due, last_review, reps, lapses, never = row
     return CardRecord(
-        item_id=row.item_id,
-        state=CardState(row.state),
-        step=row.step,
-        stability_days=row.stability_days,
-        difficulty=row.difficulty,
-        due=_utc(row.due),
-        last_review=_utc(row.last_review),
-        reps=row.reps,
-        lapses=row.lapses,
-        never_seen=bool(row.never_seen),
+        item_id,
+        _STATES[state],
+        step,
+        stability,
+        difficulty,
+        due if due is None or due.tzinfo is UTC else _utc(due),
+        last_review if last_review is None or last_review.tzinfo is UTC else _utc(last_review),
+        reps,
+        lapses,
+        bool(never),
     )
 
 
@@ -170,6 +177,44 @@ def _session(row: Any) -> SessionRecord:
 
 
 _CARD_COLUMNS = [c for c in t.cards.c if c.name != "user_id"]
+
+# Statements of the hot path are built once: constructing SQLAlchemy
+# expressions costs more than running these queries on SQLite.
+_GET_CARD = sa.select(*_CARD_COLUMNS).where(
+    t.cards.c.user_id == sa.bindparam("b_user_id"),
+    t.cards.c.item_id == sa.bindparam("b_item_id"),
+)
+_DUE_CARDS = (
+    sa.select(*_CARD_COLUMNS)
+    .where(
+        t.cards.c.user_id == sa.bindparam("b_user_id"),
+        t.cards.c.due.is_not(None),
+        t.cards.c.due <= sa.bindparam("b_due_by", type_=t.UtcDateTime),
+    )
+    .order_by(t.cards.c.due, t.cards.c.item_id)
+    .offset(sa.bindparam("b_offset", type_=sa.Integer()))
+    .limit(sa.bindparam("b_limit", type_=sa.Integer()))
+)
+_UPDATE_CARD = t.cards.update().where(
+    t.cards.c.user_id == sa.bindparam("b_user_id"),
+    t.cards.c.item_id == sa.bindparam("b_item_id"),
+)
+_INSERT_CARD = t.cards.insert()
+_INSERT_REVIEW = t.reviews.insert()
+_BUMP_DAY = (
+    t.review_days.update()
+    .where(
+        t.review_days.c.user_id == sa.bindparam("b_user_id"),
+        t.review_days.c.day == sa.bindparam("b_day", type_=t.Day),
+    )
+    .values(
+        {
+            name: t.review_days.c[name] + sa.bindparam(f"d_{name}", type_=sa.Integer())
+            for name in DAY_COUNTERS
+        }
+    )
+)
+_INSERT_DAY = t.review_days.insert()
 
 
 class SqlStudyStore:
@@ -220,11 +265,8 @@ class SqlStudyStore:
 
     def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None."""
-        query = sa.select(*_CARD_COLUMNS).where(
-            t.cards.c.user_id == user_id, t.cards.c.item_id == item_id
-        )
         with translate_errors("reading a card"), self._engine.connect() as conn:
-            row = conn.execute(query).first()
+            row = conn.execute(_GET_CARD, {"b_user_id": user_id, "b_item_id": item_id}).first()
         return None if row is None else _card(row)
 
     def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
@@ -250,19 +292,9 @@ class SqlStudyStore:
         self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
     ) -> list[CardRecord]:
         """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
-        query = (
-            sa.select(*_CARD_COLUMNS)
-            .where(
-                t.cards.c.user_id == user_id,
-                t.cards.c.due.is_not(None),
-                t.cards.c.due <= due_by,
-            )
-            .order_by(t.cards.c.due, t.cards.c.item_id)
-            .offset(offset)
-            .limit(limit)
-        )
+        params = {"b_user_id": user_id, "b_due_by": due_by, "b_offset": offset, "b_limit": limit}
         with translate_errors("finding due cards"), self._engine.connect() as conn:
-            return [_card(row) for row in conn.execute(query)]
+            return [_card(row) for row in conn.execute(_DUE_CARDS, params)]
 
     def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
         """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
@@ -332,13 +364,19 @@ class SqlStudyStore:
 
     def _upsert_card(self, conn: Connection, user_id: int, card: CardRecord) -> None:
         values = _card_row(user_id, card)
-        updated = conn.execute(
-            t.cards.update()
-            .where(t.cards.c.user_id == user_id, t.cards.c.item_id == card.item_id)
-            .values(**{k: v for k, v in values.items() if k not in ("user_id", "item_id")})
-        )
-        if updated.rowcount == 0:
-            conn.execute(t.cards.insert().values(**values))
+        params = {k: v for k, v in values.items() if k not in ("user_id", "item_id")}
+        params.update(b_user_id=user_id, b_item_id=card.item_id)
+        if conn.execute(_UPDATE_CARD, params).rowcount == 0:
+            conn.execute(_INSERT_CARD, values)
+
+    @staticmethod
+    def _bump_day(conn: Connection, user_id: int, review: ReviewRecord) -> None:
+        counts = day_counts(review)
+        day = review.reviewed_at.astimezone(UTC).date()
+        params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
+        params.update(b_user_id=user_id, b_day=day)
+        if conn.execute(_BUMP_DAY, params).rowcount == 0:
+            conn.execute(_INSERT_DAY, {"user_id": user_id, "day": day, **counts})
 
     def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
@@ -347,8 +385,9 @@ class SqlStudyStore:
                 settings_id = self._settings_id(conn, review.settings)
                 self._upsert_card(conn, user_id, card)
                 result = conn.execute(
-                    t.reviews.insert().values(**self._review_row(user_id, review, settings_id))
+                    _INSERT_REVIEW, self._review_row(user_id, review, settings_id)
                 )
+                self._bump_day(conn, user_id, review)
                 assert result.inserted_primary_key is not None
                 return int(result.inserted_primary_key[0])
 
@@ -398,47 +437,14 @@ class SqlStudyStore:
 
     def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
-        r = t.reviews.c
-        graduated = sa.and_(r.first_of_day.is_(True), r.state_before == int(CardState.REVIEW))
-        mature = r.interval_before_days >= MATURE_INTERVAL_DAYS
-        young = sa.or_(
-            r.interval_before_days.is_(None), r.interval_before_days < MATURE_INTERVAL_DAYS
-        )
-        passed = r.rating > 1
-
-        def count(condition: Any) -> Any:
-            return sa.func.coalesce(sa.func.sum(sa.case((condition, 1), else_=0)), 0)
-
         query = (
-            sa.select(
-                r.review_day,
-                sa.func.count(),
-                count(r.state_before == int(CardState.NEW)),
-                count(sa.and_(graduated, young)),
-                count(sa.and_(graduated, young, passed)),
-                count(sa.and_(graduated, mature)),
-                count(sa.and_(graduated, mature, passed)),
-                sa.func.coalesce(sa.func.sum(r.duration_ms), 0),
-            )
-            .where(r.user_id == user_id)
-            .group_by(r.review_day)
-            .order_by(r.review_day)
+            sa.select(t.review_days.c.day, *(t.review_days.c[name] for name in DAY_COUNTERS))
+            .where(t.review_days.c.user_id == user_id)
+            .order_by(t.review_days.c.day)
         )
         with translate_errors("summarising the review log"), self._engine.connect() as conn:
             rows = conn.execute(query).all()
-        return [
-            DailyReviewStats(
-                day=row[0] if isinstance(row[0], date) else date.fromisoformat(str(row[0])),
-                reviews=int(row[1]),
-                new_items=int(row[2]),
-                young_first=int(row[3]),
-                young_passed=int(row[4]),
-                mature_first=int(row[5]),
-                mature_passed=int(row[6]),
-                duration_ms=int(row[7]),
-            )
-            for row in rows
-        ]
+        return [DailyReviewStats(row[0], *(int(value) for value in row[1:])) for row in rows]
 
     # -- settings and sessions -------------------------------------------------
 
@@ -516,7 +522,7 @@ class SqlStudyStore:
     def replace_user_state(self, user_id: UserId, state: UserState) -> None:
         """Replace all of the user's state in one transaction."""
         with translate_errors("importing study state"), self._engine.begin() as conn:
-            for table in (t.reviews, t.cards, t.settings, t.sessions):
+            for table in (t.reviews, t.review_days, t.cards, t.settings, t.sessions):
                 conn.execute(table.delete().where(table.c.user_id == user_id))
             session_ids = [self._insert_session(conn, user_id, s) for s in state.sessions]
             if state.cards:
@@ -529,6 +535,18 @@ class SqlStudyStore:
                 rows.append(self._review_row(user_id, review, settings_id))
             if rows:
                 conn.execute(t.reviews.insert(), rows)
+            days: dict[date, dict[str, int]] = {}
+            for review in state.reviews:
+                totals = days.setdefault(
+                    review.reviewed_at.astimezone(UTC).date(), dict.fromkeys(DAY_COUNTERS, 0)
+                )
+                for key, value in day_counts(review).items():
+                    totals[key] += value
+            if days:
+                conn.execute(
+                    _INSERT_DAY,
+                    [{"user_id": user_id, "day": day, **totals} for day, totals in days.items()],
+                )
             self._put_settings(conn, user_id, state.settings)
         self._settings_ids.clear()
 

@@ -193,8 +193,9 @@ def build_progress(
     topics: dict[str, list[float]] = {}
     seen = mastered = 0
     for item in items:
-        area = item.competency_area.value if item.competency_area else _NO_VALUE
-        track = item.track.value if item.track else _NO_VALUE
+        # The enums are StrEnums: used as strings directly, without ``.value``.
+        area: str = item.competency_area or _NO_VALUE
+        track: str = item.track or _NO_VALUE
         cell = cells.setdefault((area, track), [0, 0, 0])
         cell[0] += 1
         card = cards.get(item.id)

@@ -21,6 +21,7 @@ from sysdrill.study.settings import StudySettings
 
 __all__ = ["from_fsrs_card", "new_card", "review_card", "scheduler_for", "to_fsrs_card"]
 
+_FSRS_STATES = {CardState(int(state)): state for state in fsrs.State}
 _CARD_ID = 1
 """Stored cards are keyed by item id; fsrs only needs some id (and sleeps when given none)."""
 
@@ -89,7 +90,7 @@ def to_fsrs_card(card: CardRecord, *, now: datetime) -> fsrs.Card:
         return fsrs.Card(card_id=_CARD_ID, state=fsrs.State.Learning, step=0, due=now)
     return fsrs.Card(
         card_id=_CARD_ID,
-        state=fsrs.State(int(card.state)),
+        state=_FSRS_STATES[card.state],
         step=card.step,
         stability=card.stability_days,
         difficulty=card.difficulty,

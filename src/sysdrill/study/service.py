@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -145,9 +145,9 @@ class StudyService:
         # Item ids that already have a card: choosing new items must not ask the
         # database about each of thousands of items.
         self._known: set[str] | None = None
+        self._today: tuple[date, int, int] | None = None
         self._pool_cache: (
-            tuple[Sequence[Item], ItemFilter, int, Item | None, Item | None, dict[str, Item]]
-            | None
+            tuple[Sequence[Item], ItemFilter, int, Item | None, Item | None, dict[str, Item]] | None
         ) = None
 
     # -- lifecycle -------------------------------------------------------------
@@ -219,6 +219,15 @@ class StudyService:
             self._known = self._store.studied_item_ids(self._user_id)
         return self._known
 
+    def _today_counts(self, moment: datetime) -> tuple[int, int]:
+        # Counted once a day from the log, then kept up to date by record_review;
+        # another process's reviews today are seen from the next UTC day on.
+        day = utc_day(moment)
+        if self._today is None or self._today[0] != day:
+            new, learned = self._store.count_reviews_since(self._user_id, day_start(day))
+            self._today = (day, new, learned)
+        return self._today[1], self._today[2]
+
     def _pool(self, items: Sequence[Item], chosen: ItemFilter) -> dict[str, Item]:
         # Sessions call next_items again and again with the same vault list;
         # filtering ten thousand items each time would dominate the cost.
@@ -231,7 +240,9 @@ class StudyService:
             and (not items or (cached[3] is items[0] and cached[4] is items[-1]))
         ):
             return cached[5]
-        pool = {item.id: item for item in items if chosen.is_empty or chosen.matches(item)}
+        pool: dict[str, Item] = {
+            item.id: item for item in items if chosen.is_empty or chosen.matches(item)
+        }
         first = items[0] if items else None
         last = items[-1] if items else None
         self._pool_cache = (items, chosen, len(items), first, last, pool)
@@ -270,9 +281,7 @@ class StudyService:
         by_id = self._pool(items, chosen)
         if limit <= 0 or not by_id:
             return []
-        new_done, reviews_done = self._store.count_reviews_since(
-            self._user_id, day_start(utc_day(moment))
-        )
+        new_done, reviews_done = self._today_counts(moment)
         reviews_left = max(0, self._settings.reviews_per_day - reviews_done)
         due_by = moment
         eve = deadline_eve(self._settings, now=moment)
@@ -282,7 +291,7 @@ class StudyService:
             due_by = _END_OF_TIME
         picked: list[Item] = []
         offset = 0
-        page = max(64, limit * 4)
+        page = limit * 2 + 8
         while len(picked) < limit:
             cards = self._store.due_cards(self._user_id, due_by=due_by, offset=offset, limit=page)
             for card in cards:
@@ -374,6 +383,13 @@ class StudyService:
         review_id = self._store.record_review(self._user_id, after, review)
         if self._known is not None:
             self._known.add(item_id)
+        if self._today is not None and self._today[0] == utc_day(moment):
+            day, new, learned = self._today
+            self._today = (
+                day,
+                new + (before.state is CardState.NEW),
+                learned + (before.state is CardState.REVIEW and first_of_day),
+            )
         assert after.due is not None
         return ReviewOutcome(
             item_id=item_id,
@@ -508,4 +524,5 @@ class StudyService:
 
     def _reload(self) -> None:
         self._known = None
+        self._today = None
         self._settings = StudySettings.from_mapping(self._store.get_settings(self._user_id))

@@ -85,11 +85,11 @@ def test_reduce_scatter_and_all_gather_each_cost_half_an_allreduce() -> None:
 
 def test_tree_allreduce_has_logarithmic_latency() -> None:
     result = tree_allreduce_time(
-        ranks=1024, message=Q(8, "KB"), bandwidth=Q(50, "GB/s"), latency=Q(2, "us")
+        ranks=1024, message=Q(8, "kB"), bandwidth=Q(50, "GB/s"), latency=Q(2, "us")
     )
     assert result.steps == 20
     ring = ring_allreduce_time(
-        ranks=1024, message=Q(8, "KB"), bandwidth=Q(50, "GB/s"), latency=Q(2, "us")
+        ranks=1024, message=Q(8, "kB"), bandwidth=Q(50, "GB/s"), latency=Q(2, "us")
     )
     assert result.time < ring.time
 
@@ -138,7 +138,9 @@ def test_bytes_and_plain_rates_do_not_mix() -> None:
     factor=st.floats(min_value=1.0, max_value=1e3),
     ranks=st.integers(min_value=1, max_value=4096),
 )
-def test_allreduce_time_is_monotone_in_message_size(small: float, factor: float, ranks: int) -> None:
+def test_allreduce_time_is_monotone_in_message_size(
+    small: float, factor: float, ranks: int
+) -> None:
     args = {"ranks": ranks, "bandwidth": Q(50, "GB/s"), "latency": Q(5, "us")}
     for function in (ring_allreduce_time, tree_allreduce_time):
         low = function(message=Q(small, "B"), **args).time

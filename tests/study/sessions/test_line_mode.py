@@ -133,3 +133,21 @@ def test_bad_line_names_the_file_and_line_and_keeps_earlier_reviews(vault, clock
 )
 def test_format_interval(span, text):
     assert format_interval(span) == text
+
+
+def test_answer_after_the_countdown_ends_the_gauntlet(vault, clock, recorder):
+    clock.step = timedelta(minutes=6)  # every reading of the clock is six minutes later
+    session = _session(
+        vault,
+        clock,
+        recorder,
+        "c-l2-mc",
+        "fc-1",
+        kind=SessionKind.GAUNTLET,
+        title="Gauntlet",
+        time_limit=timedelta(minutes=10),
+    )
+    report, out = _run(session, "c\ngood\n")
+    assert "Time is up." in out
+    assert recorder.recorded == []
+    assert report.not_reached == 2

@@ -47,6 +47,7 @@ def test_practice_puts_due_reviews_before_new_items(vault, study):
         limit=3,
     )
     assert _ids(plan) == ["c-l6-real", "c-l1-hbm", "c-l2-mc"]
+    assert plan.title == "Practice: 3 items (1 due, 2 new)"
     assert plan.kind is SessionKind.PRACTICE
     assert plan.offer_chain and plan.repeat_again
     assert plan.meta == {"track": "cloud"}

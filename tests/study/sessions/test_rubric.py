@@ -95,3 +95,13 @@ def test_score_counts_only_points_that_exist():
 )
 def test_rating_for_score_thresholds(fraction, rating):
     assert rating_for_score(fraction) is rating
+
+
+def test_short_answer_is_split_into_clauses():
+    item = _item("Optimizer state dominates: Adam keeps two fp32 moments; 12 bytes a parameter.")
+    assert build_rubric(item).points == (
+        "Optimizer state dominates:",
+        "Adam keeps two fp32 moments;",
+        "12 bytes a parameter.",
+    )
+    assert build_rubric(_item("It is 2 GB: small.")).points == ("It is 2 GB: small.",)

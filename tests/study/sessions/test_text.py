@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sysdrill.study.sessions.text import plain_text, readable_math
+from sysdrill.study.sessions.text import keep_line_breaks, plain_text, readable_math
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,8 @@ def test_plain_text_drops_bold_and_heading_markers():
         plain_text("### Conclusion\n**The Pitfall:** $a \\cdot b$")
         == "Conclusion\nThe Pitfall: a · b"
     )
+
+
+def test_line_breaks_become_hard_breaks_and_paragraphs_stay():
+    text = "**The Pitfall:** a\n**The Rationale:** b\n\nNext paragraph"
+    assert keep_line_breaks(text) == "**The Pitfall:** a  \n**The Rationale:** b\n\nNext paragraph"

@@ -6,6 +6,7 @@ command that opens the interface.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sysdrill.cli.tui.app import StudyApp
@@ -26,8 +27,17 @@ def run_tui(
     study: StudyService,
     clock: Clock,
     chains: ChainIndex | None = None,
+    runner: Callable[[StudyApp], object] = StudyApp.run,
 ) -> list[str]:
     """Run ``plan`` in the terminal interface, recording every review in ``study``.
+
+    Args:
+        plan: What to ask.
+        study: The learner's study service.
+        clock: Current time (UTC).
+        chains: For "next in chain" offers.
+        runner: Runs the app until it closes (``StudyApp.run``; tests pass one
+            that drives it with Textual's pilot).
 
     Returns:
         The report as text lines, to print once the interface has closed.
@@ -36,7 +46,7 @@ def run_tui(
         return [EMPTY_MESSAGES[plan.kind]]
     session, recorder = open_session(plan, study=study, clock=clock, chains=chains)
     try:
-        StudyApp(session).run()
+        runner(StudyApp(session))
     finally:
         if session.ended_at is None:
             session.quit()

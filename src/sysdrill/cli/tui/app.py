@@ -35,7 +35,7 @@ from sysdrill.study.sessions.answers import Command, command_of
 from sysdrill.study.sessions.engine import AnswerMode, ItemResult, Phase, Session
 from sysdrill.study.sessions.line_mode import format_interval
 from sysdrill.study.sessions.report import build_report, format_duration, report_lines
-from sysdrill.study.sessions.text import readable_math
+from sysdrill.study.sessions.text import keep_line_breaks, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
 __all__ = ["RATING_KEYS", "StudyApp"]
@@ -153,7 +153,7 @@ class StudyApp(App[list[str]]):
                 mark = "x" if index in self.ticked else " "
                 lines.append(f"{index + 1}. [{mark}] {point}")
             parts.append("### Key points\n\n" + "\n".join(lines))
-        return readable_math("\n\n".join(parts))
+        return readable_math(keep_line_breaks("\n\n".join(parts)))
 
     def render_state(self) -> None:
         """Redraw every part of the screen from the session's state."""
@@ -174,7 +174,9 @@ class StudyApp(App[list[str]]):
             return
         shown = self.pending.item if self.pending is not None else session.current
         warm = " - warm-up" if shown is not None and shown.id in session.plan.warmup_ids else ""
-        status.update(f"[{session.position}/{session.total}]{warm}  {session.plan.title}")
+        # An automatically graded item stays on screen after the session moved on.
+        position = len(session.results) if self.pending is not None else session.position
+        status.update(f"[{position}/{session.total}]{warm}  {session.plan.title}")
         markdown.update(self._item_markdown())
         text = self.note
         if state == "chain" and session.chain_offer is not None:
@@ -318,8 +320,8 @@ class StudyApp(App[list[str]]):
             self._act("chain", "n") if state == "chain" else self._act("skip")
         elif state == "choice":
             options = self.session.current.details.options if self.session.current else None
-            letters = "abcdefghijklmnopqrstuvwxyz"[: len(options or [])]
-            if len(key) == 1 and key in letters:
+            letters = [option_label(index) for index in range(len(options or []))]
+            if key in letters:
                 self._act("answer", key)
         elif state == "reveal" and key in ("space", "enter"):
             self.revealed = True

@@ -37,6 +37,7 @@ _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
 # closing one, so "$5 and $10" stays prose.
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])([^$\n]+?)(?<![\s\\])\$(?!\d)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_BETWEEN_TAGS = re.compile(r">\n+<")
 
 
 def _option_text(option: Any) -> str:
@@ -169,39 +170,85 @@ def anki_tags(item: Item) -> list[str]:
     return list(dict.fromkeys(tags))
 
 
+_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)[^\n]*\n(.*?)^[ ]{0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_BLOCK_SLOT = re.compile(r"(?:<p>)?SYSDRILLBLOCK(\d+)X(?:</p>)?")
+_SPAN_SLOT = re.compile(r"SYSDRILLSPAN(\d+)X")
+# Text without any of these renders as plain paragraphs; it skips the parser.
+_MARKDOWN_SYNTAX = re.compile(r"[*_`\[\]<>&#|\\!~$]|^\s*(?:[-+]|\d+[.)])\s|^\s{4}|^=+\s*$", re.M)
+
+
 class FieldRenderer:
     r"""Markdown to the sanitised HTML of an Anki field, math left for MathJax.
 
-    Math is cut out before Markdown runs (so ``*`` and ``_`` inside it are not
-    read as emphasis), escaped, and put back between ``\( \)`` or
-    ``\[ \]``. The HTML is cleaned with nh3, so a field can never carry a
-    script into Anki.
+    Rendering is GitHub-flavoured CommonMark (tables, strikethrough) by
+    cmark-gfm, with single line breaks kept. Before it runs, code blocks, code
+    spans and math are cut out (so ``*`` and ``_`` inside math are not read as
+    emphasis) and put back escaped; math goes between ``\( \)`` or ``\[ \]``
+    for MathJax. Text that looks like an HTML tag is escaped and shown as
+    text, never interpreted; the result is cleaned with nh3 all the same, so a
+    field can never carry a script into Anki.
     """
 
     def __init__(self) -> None:
-        from markdown_it import MarkdownIt
+        import cmarkgfm  # type: ignore[import-untyped]
+        import nh3
+        from cmarkgfm.cmark import Options  # type: ignore[import-untyped]
 
-        self._markdown = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable("table")
+        self._to_html = cmarkgfm.github_flavored_markdown_to_html
+        self._options = Options.CMARK_OPT_HARDBREAKS
+        self._clean = nh3.clean
+        self._memo: dict[str, str] = {}
 
     def __call__(self, text: str | None) -> str:
         """Render one field; ``None`` and blank text give ``""``."""
         if not text or not text.strip():
             return ""
-        import nh3
+        cached = self._memo.get(text)
+        if cached is None:
+            cached = self._memo[text] = self._render(text)
+        return cached
 
-        math: list[str] = []
+    def _render(self, text: str) -> str:
+        text = demote_headings(text)
+        if not _MARKDOWN_SYNTAX.search(text):
+            paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+            return "".join(
+                "<p>" + html.escape(p, quote=False).replace("\n", "<br>") + "</p>"
+                for p in paragraphs
+            )
+        blocks: list[str] = []
+        spans: list[str] = []
 
-        def stash(opening: str, closing: str) -> Any:
+        def block(match: re.Match[str]) -> str:
+            blocks.append(f"<pre><code>{html.escape(match.group(2), quote=False)}</code></pre>")
+            return f"\n\nSYSDRILLBLOCK{len(blocks) - 1}X\n\n"
+
+        def span(content: str) -> str:
+            spans.append(content)
+            return f"SYSDRILLSPAN{len(spans) - 1}X"
+
+        def code(match: re.Match[str]) -> str:
+            inner = match.group(2).replace("\n", " ")
+            inner = inner[1:-1] if inner.startswith(" ") and inner.endswith(" ") else inner
+            return span(f"<code>{html.escape(inner, quote=False)}</code>")
+
+        def math(opening: str, closing: str) -> Any:
             def replace(match: re.Match[str]) -> str:
-                math.append(f"{opening}{html.escape(match.group(1).strip(), quote=False)}{closing}")
-                return f"SYSDRILLMATH{len(math) - 1}X"
+                body = html.escape(match.group(1).strip(), quote=False)
+                return span(f"{opening}{body}{closing}")
 
             return replace
 
-        text = _DISPLAY_MATH.sub(stash("\\[", "\\]"), text)
-        text = _INLINE_MATH.sub(stash("\\(", "\\)"), text)
-        rendered = self._markdown.render(demote_headings(text)).strip()
-        cleaned = nh3.clean(rendered)
-        if math:
-            cleaned = re.sub(r"SYSDRILLMATH(\d+)X", lambda m: math[int(m.group(1))], cleaned)
-        return cleaned
+        text = _FENCE.sub(block, text)
+        text = _CODE_SPAN.sub(code, text)
+        text = _DISPLAY_MATH.sub(math("\\[", "\\]"), text)
+        text = _INLINE_MATH.sub(math("\\(", "\\)"), text)
+        text = _TAG_START.sub("&lt;", text)
+        rendered = self._clean(self._to_html(text, options=self._options)).strip()
+        if blocks:
+            rendered = _BLOCK_SLOT.sub(lambda m: blocks[int(m.group(1))], rendered)
+        if spans:
+            rendered = _SPAN_SLOT.sub(lambda m: spans[int(m.group(1))], rendered)
+        return _BETWEEN_TAGS.sub("><", rendered)

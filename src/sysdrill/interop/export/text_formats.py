@@ -51,7 +51,6 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 """Columns of the CSV export (``front``/``back`` are Markdown)."""
 
-_BETWEEN_TAGS = re.compile(r">\n+<")
 _MARKER_LINE = re.compile(r"^(\s*)((?:\*\*|__)?(?:Q|A|Question|Answer)\s*[:.])", re.I | re.M)
 
 
@@ -82,8 +81,8 @@ def write_anki_text(items: list[ExportedItem], path: Path, now: datetime) -> lis
                     note_guid(item.id),
                     deck,
                     " ".join(anki_tags(item)),
-                    _BETWEEN_TAGS.sub("><", render(front_markdown(item))),
-                    _BETWEEN_TAGS.sub("><", render(back_markdown(item))),
+                    render(front_markdown(item)),
+                    render(back_markdown(item)),
                 ]
             )
     return sorted(decks)

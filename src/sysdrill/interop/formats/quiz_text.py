@@ -19,8 +19,14 @@ from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
 __all__ = ["read_quiz_text"]
 
-_MARKER = re.compile(r"Question[ \t]+(\d+)[ \t]*(?:\n|\Z)")
-_ANSWER = re.compile(r"^Answer[ \t]*:?[ \t]*$", re.MULTILINE)
+# "Question N" alone on its line (possibly run on from the previous answer), or
+# "Question N: text" at the start of a line.
+_MARKER = re.compile(
+    r"Question[ \t]+(\d+)[ \t]*[:.)]?[ \t]*(?:\n|\Z)|^Question[ \t]+(\d+)[ \t]*[:.)][ \t]+",
+    re.MULTILINE,
+)
+# "Answer" alone on its line, or "Answer: text".
+_ANSWER = re.compile(r"^Answer[ \t]*(?::[ \t]*(?=\S)|[:.]?[ \t]*$)", re.MULTILINE)
 
 
 def _markers(text: str) -> list[tuple[int, int, int]]:
@@ -28,7 +34,7 @@ def _markers(text: str) -> list[tuple[int, int, int]]:
     found: list[tuple[int, int, int]] = []
     expected = None
     for match in _MARKER.finditer(text):
-        number = int(match.group(1))
+        number = int(match.group(1) or match.group(2))
         if expected is None or number == expected:
             found.append((number, match.start(), match.end()))
             expected = number + 1

@@ -74,14 +74,26 @@ class _Rebuilder:
             self.emit(self.block_indent + text[margin:] if text.strip() else "", line)
         self.block = None
 
-    def ends_block(self, name: str) -> bool:
+    def ends_block(self, stripped: str) -> bool:
+        """Whether a line ends the open block scalar: it names a field of an enclosing mapping."""
+        in_item = self.list_item_open and stripped.startswith("- ")
+        match = _KEY.match(stripped[2:] if in_item else stripped)
+        if match is None:
+            return False
+        name = match.group(1)
+        if in_item:
+            # "- label: b" starts the next item of the list the block sits in.
+            return name in _LIST_ITEM_FIELDS.get(self.list_key or "", frozenset())
         if name in _TOP_FIELDS:
+            return True
+        if name in _LIST_ITEM_FIELDS.get(self.list_key or "", frozenset()) and self.list_item_open:
             return True
         return self.block_parent is not None and name in _CHILD_FIELDS[self.block_parent]
 
     def field_line(self, name: str, rest: str, line: int) -> None:
         item_fields = _LIST_ITEM_FIELDS.get(self.list_key or "", frozenset())
-        if self.list_item_open and name in item_fields:
+        in_item = self.list_item_open and name in item_fields
+        if in_item:
             indent = self.list_indent + "  "
             owner = self.parent
         elif self.parent is not None and name in _CHILD_FIELDS[self.parent]:
@@ -99,7 +111,7 @@ class _Rebuilder:
             indent, owner = "", None
             self.parent = self.list_key = None
             self.guessed.append(line)
-        self.list_item_open = False
+        self.list_item_open = in_item
         if not rest:
             if owner is None and name in _CHILD_FIELDS:
                 self.parent = name
@@ -116,7 +128,7 @@ class _Rebuilder:
         stripped = text.strip()
         match = _KEY.match(stripped)
         if self.block is not None:
-            if match is None or not self.ends_block(match.group(1)):
+            if not self.ends_block(stripped):
                 self.block.append((text, line))
                 return
             self.flush_block()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from enum import Enum
 from typing import Any, TypeAlias
 
 from sysdrill.errors import UnitMismatch, UsageError
@@ -64,8 +65,11 @@ def _information_power(value: Quantity) -> int:
     pint's default bit and byte are dimensionless, so ``50 /s`` would pass as a
     bandwidth; counting them keeps bytes from mixing with plain numbers.
     """
+    # pint spells bit/s "baud": "Gbps" parses as gigabaud.
     return sum(
-        int(power) for name, power in value.unit_items() if str(name).endswith(("bit", "byte"))
+        int(power)
+        for name, power in value.unit_items()
+        if str(name).endswith(("bit", "byte", "baud"))
     )
 
 
@@ -106,11 +110,27 @@ def _count_text(magnitude: float, digits: int) -> str:
 
 def _time_text(seconds: float, digits: int) -> str:
     # Long spans read better in minutes, hours or days than in kiloseconds.
-    spans = ((86400 * 365, 86400 * 365, "years"), (86400 * 2, 86400, "days"), (7200, 3600, "hours"))
+    year, day = 86400 * 365, 86400
+    spans = ((2 * year, year, "years"), (7 * day, day, "days"), (7200, 3600, "hours"))
     for threshold, size, unit in (*spans, (120, 60, "min")):
         if abs(seconds) >= threshold:
             return f"{seconds / size:.{digits}g} {unit}"
     return describe(quantity(seconds, "s").to_compact(), digits=digits)
+
+
+def _plain_number(value: float | int) -> str:
+    if isinstance(value, int) or (value.is_integer() and abs(value) < 1e15):
+        return f"{int(value):,}"
+    return f"{value:.6g}"
+
+
+_COUNTS = ("param", "token", "sample")
+
+_FIXED_FORMS: dict[tuple[tuple[str, int], ...], str] = {
+    (("GPU", -1), ("USD", 1), ("hour", -1)): "${:,.2f}/GPU-hour",
+    (("FLOP", 1), ("byte", -1)): "{:.4g} FLOP/B",
+}
+"""Units shown without an SI prefix: prices per GPU-hour and arithmetic intensity."""
 
 
 def describe(value: Quantity, *, digits: int = 4) -> str:
@@ -118,18 +138,24 @@ def describe(value: Quantity, *, digits: int = 4) -> str:
 
     Times use ms/us/s up to two minutes, then min, hours, days, years;
     FLOP counts use scientific notation; params and tokens use K/M/B/T;
-    dollars and GPU-hours use thousands separators; other quantities take the
-    nearest SI prefix (``3.5 ms``, ``175 MB``, ``28.57 GB/s``).
+    dollars and GPU-hours use thousands separators; plain numbers keep six
+    significant figures; other quantities take the nearest SI prefix
+    (``3.5 ms``, ``175 MB``, ``28.57 GB/s``).
     """
     registry = get_registry()
+    if isinstance(value, Enum):
+        return str(value.value)
     if isinstance(value, bool) or not isinstance(value, float | int | registry.Quantity):
         return str(value)
     if not isinstance(value, registry.Quantity):
-        return f"{value:.{digits}g}" if isinstance(value, float) else f"{value:,}"
+        return _plain_number(value)
     names = dict(value.unit_items())
+    key = tuple(sorted(names.items()))
     magnitude = float(value.magnitude)
     if value.dimensionless and not names:
         return f"{magnitude:.{digits}g}"
+    if key in _FIXED_FORMS:
+        return _FIXED_FORMS[key].format(magnitude)
     if value.check("[time]") and len(names) == 1:
         seconds = float(value.to("s").magnitude)
         if abs(seconds) >= 120:
@@ -142,12 +168,11 @@ def describe(value: Quantity, *, digits: int = 4) -> str:
         )
     if names == {"FLOP": 1}:
         return f"{magnitude:.{min(digits, 3)}g} FLOP"
-    if (
-        len(names) == 1
-        and next(iter(names)) in ("param", "token")
-        and names[next(iter(names))] == 1
-    ):
-        return f"{_count_text(magnitude, digits)} {next(iter(names))}s"
+    counted = [name for name, power in names.items() if name in _COUNTS and power == 1]
+    if counted and (len(names) == 1 or names.get("second") == -1) and len(names) <= 2:
+        rate = "/s" if len(names) == 2 else ""
+        count = float(value.to(f"{counted[0]}{rate}").magnitude)
+        return f"{_count_text(count, digits)} {counted[0]}s{rate}"
     compact = value.to_compact() if magnitude != 0 else value
     # pint's symbols for our count units are plural ("tokens"); per-unit rates read singular.
     unit = re.sub(

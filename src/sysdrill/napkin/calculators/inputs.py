@@ -67,7 +67,7 @@ def parse_quantity(text: str, *, unit: str, name: str, default_unit: str | None 
     if suffix is not None and _is_count_unit(unit):
         magnitude *= _SCALE[suffix.group(1)]
         rest = suffix.group(2)
-    rest = re.sub(r"\bGPU-hours?\b", "(GPU * hour)", rest)
+    rest = _normalise_units(re.sub(r"\bGPU-hours?\b", "(GPU * hour)", rest))
     if dollar:
         rest = f"USD {rest}" if rest.startswith("/") else f"USD * {rest}" if rest else "USD"
     if rest in ("", "x", "×"):
@@ -85,6 +85,17 @@ def parse_quantity(text: str, *, unit: str, name: str, default_unit: str | None 
         raise UnitMismatch(
             f"{name}: {text!r} cannot be converted to {unit} (for example '{_example(unit)}')"
         ) from exc
+
+
+def _normalise_units(text: str) -> str:
+    """Rewrite the napkin spellings pint lacks: ``KB`` (kilo), ``TFLOPS`` and ``TOPS`` (rates)."""
+    text = re.sub(r"\bK(B|b|bit|bits|byte|bytes|Hz|W|FLOP|FLOPs|MAC)\b", r"k\1", text)
+
+    def rate(match: re.Match[str]) -> str:
+        prefix = match.group(1).replace("K", "k")
+        return f"{prefix}FLOP / s"
+
+    return re.sub(r"\b([kKMGTPE]?)(?:FLOPS|OPS)\b", rate, text)
 
 
 def parse_number(text: str, *, name: str) -> float:

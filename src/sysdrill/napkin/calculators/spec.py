@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from sysdrill.errors import UsageError
+from sysdrill.errors import HardwareNotFound, UsageError
 from sysdrill.napkin.calculators._quantity import describe
 from sysdrill.napkin.calculators.inputs import parse_count, parse_number, parse_quantity
 from sysdrill.napkin.units import get_registry
@@ -136,6 +136,9 @@ class CalculatorResult:
     def to_json(self) -> dict[str, Any]:
         """Return a JSON-ready dict; quantities become ``{"value": ..., "unit": ...}``.
 
+        Values are in the calculator's working unit, named by pint's long names
+        (``"byte / second"``).
+
         Infinite or undefined numbers become None (JSON has no infinity).
         """
         return {
@@ -156,7 +159,7 @@ def _json_values(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
         if isinstance(value, registry.Quantity):
             data[name] = {
                 "value": _finite(float(value.magnitude)),
-                "unit": format(value.units, "~"),
+                "unit": str(value.units),
             }
         elif isinstance(value, Enum):
             data[name] = value.value
@@ -237,7 +240,8 @@ class Calculator:
             if text is not None:
                 values[param.name] = param.parse(text)
             elif param.fill is not None and (accelerator or interconnect):
-                values[param.name] = _fill(param.fill, accelerator, interconnect, precision)
+                filled = _fill(param.fill, accelerator, interconnect, precision)
+                values[param.name] = None if filled is None else filled.to(param.unit)
             elif param.default is not None:
                 values[param.name] = param.parse(param.default)
             else:
@@ -264,7 +268,10 @@ class Calculator:
 
 def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> Any:
     if fill is Fill.PEAK_FLOPS and accelerator is not None:
-        return accelerator.peak_flops(precision)
+        try:
+            return accelerator.peak_flops(precision)
+        except HardwareNotFound as exc:
+            raise HardwareNotFound(f"{exc}; choose one with --dtype") from exc
     if fill is Fill.MEMORY_BANDWIDTH and accelerator is not None:
         return accelerator.memory_bandwidth()
     if fill is Fill.LINK_BANDWIDTH and interconnect is not None:

@@ -38,6 +38,7 @@ from sysdrill.study.grading import (
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.chains import ChainIndex, ChainStep
 from sysdrill.study.sessions.rubric import Rubric, build_rubric, rating_for_score
+from sysdrill.study.sessions.view import option_label
 
 __all__ = [
     "AnswerMode",
@@ -174,9 +175,6 @@ class SessionPlan:
     warmup_ids: frozenset[str] = frozenset()
     meta: dict[str, str] = field(default_factory=dict)
     """Details stored with the session (filters, deck, format)."""
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 class Session:
@@ -397,7 +395,7 @@ class Session:
             if mode is AnswerMode.MULTIPLE_CHOICE:
                 grade = grade_multiple_choice(item, text)
                 assert grade.chosen_index is not None
-                self._answer = _LETTERS[grade.chosen_index]
+                self._answer = option_label(grade.chosen_index)
             else:
                 grade = grade_numeric(item, text, grader=self._grader)
                 self._answer = text.strip()

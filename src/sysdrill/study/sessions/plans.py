@@ -81,9 +81,10 @@ def practice_plan(
     """
     pool = filter_items(items, decks, item_filter)
     chosen = study.next_items(pool, now=now, limit=limit)
+    new = sum(1 for item in chosen if study.card_state(item.id).never_seen)
     return SessionPlan(
         kind=SessionKind.PRACTICE,
-        title=f"Practice: {len(chosen)} items",
+        title=f"Practice: {len(chosen)} items ({len(chosen) - new} due, {new} new)",
         items=tuple(chosen),
         offer_chain=True,
         repeat_again=True,

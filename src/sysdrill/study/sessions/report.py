@@ -145,6 +145,10 @@ def report_lines(report: SessionReport) -> list[str]:
         counts.append(f"{report.not_reached} not reached")
     lines.append("Items: " + ", ".join(counts))
     for number, result in enumerate(report.results, 1):
+        # A practice session left early would list every item it never reached;
+        # a gauntlet lists them all, since each one counts in its score.
+        if result.outcome is Outcome.NOT_REACHED and report.kind is not SessionKind.GAUNTLET:
+            continue
         lines.append(_result_line(number, result))
     if report.zones:
         lines.append(

@@ -20,6 +20,8 @@ from sysdrill.study.sessions.text import plain_text
 __all__ = [
     "MAX_POINT_CHARS",
     "MAX_SOLUTION_POINTS",
+    "MIN_CLAUSE_CHARS",
+    "MIN_POINTS",
     "Rubric",
     "build_rubric",
     "napkin_conclusion",
@@ -31,6 +33,12 @@ MAX_SOLUTION_POINTS = 4
 MAX_POINT_CHARS = 180
 """Longest key point shown, in characters; longer ones are cut at a word."""
 
+MIN_POINTS = 3
+"""Below this many sentences, a model answer is split at ``;`` and ``:`` too."""
+MIN_CLAUSE_CHARS = 15
+"""Shortest clause that stands as a key point on its own, in characters."""
+
+_CLAUSE_END = re.compile(r"(?<=[;:])\s+")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+(.*\S)\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(*$])")
 _CONCLUSION = re.compile(
@@ -67,7 +75,14 @@ def _candidates(solution: str) -> list[str]:
     bullets = [m.group(1) for line in lines if (m := _BULLET.match(line))]
     if len(bullets) >= 2:
         return bullets
-    return [part for part in _SENTENCE_END.split(" ".join(lines)) if part.strip()]
+    sentences = [part for part in _SENTENCE_END.split(" ".join(lines)) if part.strip()]
+    if len(sentences) >= MIN_POINTS:
+        return sentences
+    # A short answer still makes several points: split its clauses.
+    clauses = [part.strip() for s in sentences for part in _CLAUSE_END.split(s)]
+    if all(len(clause) >= MIN_CLAUSE_CHARS for clause in clauses):
+        return clauses
+    return sentences
 
 
 def _weight(text: str) -> int:

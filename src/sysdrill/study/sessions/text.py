@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["plain_text", "readable_math"]
+__all__ = ["keep_line_breaks", "plain_text", "readable_math"]
 
 _SYMBOLS: dict[str, str] = {
     "times": "×",
@@ -125,3 +125,27 @@ def plain_text(markdown: str) -> str:
     text = readable_math(markdown)
     text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
     return _HEADING.sub("", text).strip()
+
+
+def keep_line_breaks(markdown: str) -> str:
+    """Make every line break of ``markdown`` a hard break.
+
+    Authors write ``**The Pitfall:** ...`` and ``**The Rationale:** ...`` on
+    lines of their own; Markdown would join them into one paragraph.
+
+    Args:
+        markdown: Item text as written in the vault.
+
+    Returns:
+        The text with a Markdown hard break (two trailing spaces) at the end of
+        each line that another non-blank line follows; blank lines stay
+        paragraph breaks.
+    """
+    lines = markdown.splitlines()
+    kept = []
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if line.strip() and following.strip() and not line.endswith("  "):
+            line = line.rstrip() + "  "
+        kept.append(line)
+    return "\n".join(kept)

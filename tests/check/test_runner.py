@@ -1,0 +1,142 @@
+"""The check runner: all findings at once, the cache, a worker process, the napkin hook."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import pytest
+
+from sysdrill.check import runner
+from sysdrill.check.runner import run_check
+from sysdrill.content.diagnostics import Finding, Severity
+from sysdrill.errors import UsageError
+
+ITEM = "questions/cloud/cloud-0001.yaml"
+
+
+def _plant_several(planted) -> None:
+    planted.replace_line(4, "level: L1")  # zone-level warning
+    text = planted.base_text.replace("cloud-0001", "cloud-0002").replace(
+        "title: All", "title: all_"
+    )
+    planted.write("questions/cloud/cloud-0002.yaml", text)
+    planted.write("questions/cloud/broken.yaml", "id: [cloud\n")
+
+
+def test_report_counts_and_exit_codes(planted) -> None:
+    _plant_several(planted)
+    report = run_check(planted.root, workers=1)
+    assert [(f.path, f.code) for f in report.findings] == [
+        ("questions/cloud/broken.yaml", "yaml-syntax"),
+        ("questions/cloud/cloud-0001.yaml", "zone-level"),
+        ("questions/cloud/cloud-0002.yaml", "title"),
+    ]
+    assert report.counts == {"error": 2, "warning": 1, "info": 0}
+    assert (report.files, report.items) == (3, 2)
+    assert report.exit_code() == 1
+    document = report.to_dict()
+    assert document["counts"] == report.counts
+    assert document["findings"][1] == {
+        "code": "zone-level",
+        "severity": "warning",
+        "path": ITEM,
+        "line": 4,
+        "column": 1,
+        "message": "zone 'diagnosis' usually sits at L3 to L6+, not L1",
+        "fix": "check the level and the zone; change one if the item was misfiled",
+    }
+
+
+def test_warnings_fail_only_when_strict(planted) -> None:
+    planted.replace_line(4, "level: L1")
+    report = run_check(planted.root, workers=1)
+    assert (report.exit_code(), report.exit_code(strict=True)) == (0, 1)
+
+
+def test_codes_select_findings(planted) -> None:
+    _plant_several(planted)
+    report = run_check(planted.root, codes=["title", "zone-level"], workers=1)
+    assert [f.code for f in report.findings] == ["zone-level", "title"]
+
+
+def test_unknown_code_is_a_usage_error(planted) -> None:
+    with pytest.raises(UsageError, match="unknown rule code no-such-rule; see docs/check-rules.md"):
+        run_check(planted.root, codes=["no-such-rule"])
+
+
+def test_warm_run_reuses_cached_findings(planted, tmp_path: Path, monkeypatch) -> None:
+    _plant_several(planted)
+    cache_dir = tmp_path / "cache"
+    cold = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    audited: list[str] = []
+    real = runner.audit_file
+
+    def spy(loaded, napkin=None):  # type: ignore[no-untyped-def]
+        audited.append(loaded.rel)
+        return real(loaded, napkin)
+
+    monkeypatch.setattr(runner, "audit_file", spy)
+    warm = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert audited == []
+    assert warm.findings == cold.findings
+    assert (warm.files, warm.items) == (cold.files, cold.items)
+    planted.replace_line(4, "level: L4")
+    again = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert audited == [ITEM]
+    assert [f.code for f in again.findings if f.path == ITEM] == []
+
+
+def test_vault_rules_run_on_cached_summaries(planted, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    planted.write("questions/cloud/x/cloud-0001.yaml", planted.base_text)
+    run_check(planted.root, cache_dir=cache_dir, workers=1)
+    warm = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert [(f.path, f.code, f.line) for f in warm.findings] == [
+        (ITEM, "id-unique", 2),
+        ("questions/cloud/x/cloud-0001.yaml", "id-unique", 2),
+    ]
+
+
+def test_worker_process_gives_the_same_report(planted, monkeypatch) -> None:
+    for number in range(2, 12):
+        text = planted.base_text.replace("cloud-0001", f"cloud-{number:04d}")
+        if number % 3 == 0:
+            text = text.replace("title: All-Reduce Time for a 1B Model on 8 GPUs", "title: Item 7")
+        planted.write(f"questions/cloud/cloud-{number:04d}.yaml", text)
+    serial = run_check(planted.root, workers=1)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+    parallel = run_check(planted.root, workers=2)
+    assert parallel.findings == serial.findings
+    assert len([f for f in serial.findings if f.code == "title"]) == 3
+    assert (parallel.files, parallel.items) == (11, 11)
+
+
+def test_napkin_tier_runs_on_every_validated_item(planted, monkeypatch) -> None:
+    planted.write("questions/cloud/broken.yaml", "id: [\n")
+    seen: list[str] = []
+
+    def napkin_findings(loaded):  # type: ignore[no-untyped-def]
+        seen.append(loaded.rel)
+        return [Finding("napkin-arithmetic", Severity.ERROR, loaded.rel, 25, 7, "2 * 2 GB", "")]
+
+    fake = types.SimpleNamespace(
+        napkin_findings=napkin_findings,
+        RULES={"napkin-arithmetic": (Severity.ERROR, "wrong", "fix")},
+        __file__=runner.__file__,
+    )
+    monkeypatch.setattr(runner, "napkin_module", lambda: fake)
+    monkeypatch.setattr("sysdrill.check.registry.napkin_module", lambda: fake)
+    report = run_check(planted.root, workers=1)
+    assert seen == [ITEM]
+    assert [(f.code, f.line) for f in report.findings if f.path == ITEM] == [
+        ("napkin-arithmetic", 25)
+    ]
+
+
+def test_missing_napkin_tier_is_skipped_silently(planted, monkeypatch) -> None:
+    monkeypatch.setattr(runner, "napkin_module", lambda: None)
+    monkeypatch.setattr("sysdrill.check.registry.napkin_module", lambda: None)
+    assert run_check(planted.root, workers=1).findings == []
+    with pytest.raises(UsageError):
+        run_check(planted.root, codes=["napkin-arithmetic"])

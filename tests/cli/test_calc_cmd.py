@@ -1,0 +1,282 @@
+"""``sysdrill calc``: calculator subcommands, expression fallback, and their errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from sysdrill.napkin.calculators.registry import CALCULATORS
+
+USAGE_ERROR = 2
+
+
+def last_line(text: str) -> str:
+    return text.strip().splitlines()[-1]
+
+
+def output_rows(stdout: str) -> dict[str, str]:
+    rows = {}
+    for line in stdout.splitlines():
+        if line.startswith("  ") and not line.startswith("  source:"):
+            label, _, value = line.strip().partition("  ")
+            rows[label] = value.strip()
+    return rows
+
+
+def test_expression_from_the_issue_prints_3_5_ms(run_cli) -> None:
+    result = run_cli("calc", "2*(8-1)/8 * 100 MB / (50 GB/s)")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "3.5 ms\n"
+
+
+def test_expression_with_target_unit_and_json(run_cli) -> None:
+    result = run_cli("calc", "100 MB / (50 GB/s)", "--to", "us")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "2000 us"
+    as_json = run_cli("calc", "100 MB / (50 GB/s)", "--json")
+    payload = json.loads(as_json.stdout)
+    assert payload["display"] == "2 ms"
+
+
+def test_expression_with_mismatched_units_is_one_error_line(run_cli) -> None:
+    result = run_cli("calc", "5 GB + 3 s")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_ring_allreduce_text_output(run_cli) -> None:
+    result = run_cli(
+        *shlex.split("calc ring-allreduce --ranks 8 --message 1GB --bandwidth 50GB/s --latency 5us")
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("ring-allreduce: T = 2(N-1)·α + 2(N-1)/N · M/β\n")
+    rows = output_rows(result.stdout)
+    # 2·7·5 µs + 2·7/8 · 1 GB / 50 GB/s = 70 µs + 35 ms.
+    assert rows["time"] == "35.07 ms"
+    assert rows["latency term"] == "70 µs"
+    assert rows["bytes sent per rank"] == "1.75 GB"
+
+
+def test_ring_allreduce_json_has_value_unit_pairs(run_cli) -> None:
+    result = run_cli(
+        *shlex.split("calc ring-allreduce --ranks 8 --message 100MB --bandwidth 50GB/s --json")
+    )
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["calculator"] == "ring-allreduce"
+    assert payload["outputs"]["time"]["unit"] == "second"
+    assert payload["outputs"]["time"]["value"] == pytest.approx(3.5e-3)
+    assert payload["inputs"]["bandwidth"] == {"value": 50e9, "unit": "byte / second"}
+    assert payload["outputs"]["steps"] == 14
+
+
+def test_link_fills_bandwidth_and_latency(run_cli) -> None:
+    result = run_cli(
+        "calc", "ring-allreduce", "--ranks", "8", "--message", "1GB", "--link", "nvlink-4"
+    )
+    assert result.exit_code == 0, result.stderr
+    rows = output_rows(result.stdout)
+    assert rows["bandwidth"] == "450 GB/s"
+    assert rows["latency"] == "500 ns"
+
+
+def test_training_memory_zero3_over_64_gpus(run_cli) -> None:
+    # ZeRO-3: 16 bytes × 7B / 64 = 1.75 GB per GPU.
+    result = run_cli(
+        *shlex.split(
+            "calc training-memory --params 7B --optimizer adam --precision mixed --zero 3 --gpus 64"
+        )
+    )
+    assert result.exit_code == 0, result.stderr
+    rows = output_rows(result.stdout)
+    assert rows["total"] == "1.75 GB"
+    assert rows["optimizer"] == "adam"
+
+
+def test_training_memory_gpus_must_divide_by_tp_times_pp(run_cli) -> None:
+    result = run_cli("calc", "training-memory", "--params", "7B", "--gpus", "12", "--tp", "8")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: --gpus 12 is not a multiple of --tp x --pp = 8\n"
+
+
+def test_pipeline_bubble(run_cli) -> None:
+    result = run_cli(
+        *shlex.split("calc pipeline-bubble --stages 4 --micro-batches 16 --schedule gpipe --json")
+    )
+    assert result.exit_code == 0, result.stderr
+    outputs = json.loads(result.stdout)["outputs"]
+    assert outputs["bubble_fraction"] == pytest.approx(3 / 19)
+    assert outputs["micro_batches_in_flight"] == 16
+
+
+def test_roofline_takes_peak_and_bandwidth_from_the_catalogue(run_cli) -> None:
+    result = run_cli("calc", "roofline", "--gpu", "a100-80gb", "--intensity", "64", "--json")
+    assert result.exit_code == 0, result.stderr
+    outputs = json.loads(result.stdout)["outputs"]
+    assert outputs["ridge_point"]["value"] == pytest.approx(153.0, abs=0.1)
+    assert outputs["bound"] == "memory-bound"
+    assert outputs["attainable"]["value"] == pytest.approx(64 * 2.039e12)
+
+
+def test_explicit_value_wins_over_the_catalogue(run_cli) -> None:
+    result = run_cli("calc", "ridge-point", "--gpu", "a100-80gb", "--bandwidth", "1TB/s", "--json")
+    assert json.loads(result.stdout)["outputs"]["ridge_point"]["value"] == pytest.approx(312)
+
+
+def test_dtype_selects_the_catalogue_precision(run_cli) -> None:
+    result = run_cli("calc", "ridge-point", "--gpu", "h100-sxm", "--dtype", "fp8", "--json")
+    assert json.loads(result.stdout)["outputs"]["ridge_point"]["value"] == pytest.approx(
+        1979 / 3.35, rel=1e-3
+    )
+
+
+def test_unknown_gpu_is_an_error_naming_the_fix(run_cli) -> None:
+    result = run_cli("calc", "roofline", "--gpu", "toaster", "--intensity", "10")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: no hardware named 'toaster'; run 'sysdrill hw list' to see the names\n"
+    )
+
+
+def test_gpu_without_the_precision_names_what_it_has(run_cli) -> None:
+    result = run_cli("calc", "roofline", "--gpu", "v100", "--intensity", "10")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: 'v100' has no published bf16 peak; it has: fp64, fp32, fp16; "
+        "choose one with --dtype\n"
+    )
+
+
+def test_unknown_dtype_is_a_usage_error(run_cli) -> None:
+    result = run_cli("calc", "roofline", "--gpu", "h100", "--dtype", "fp7", "--intensity", "1")
+    assert result.exit_code == USAGE_ERROR
+    assert (
+        last_line(result.stderr) == "Error: Invalid value for '--dtype': 'fp7' is not a precision"
+    )
+
+
+def test_bad_unit_is_a_usage_error_with_an_example(run_cli) -> None:
+    result = run_cli(
+        "calc", "ring-allreduce", "--ranks", "8", "--message", "1GB", "--bandwidth", "50GB"
+    )
+    assert result.exit_code == USAGE_ERROR
+    assert last_line(result.stderr) == (
+        "Error: --bandwidth: '50GB' cannot be converted to byte / s (for example '50 GB/s')"
+    )
+
+
+def test_unknown_unit_is_a_usage_error(run_cli) -> None:
+    result = run_cli(
+        "calc", "ring-allreduce", "--ranks", "8", "--message", "1 zorkbyte", "--bandwidth", "5GB/s"
+    )
+    assert result.exit_code == USAGE_ERROR
+    assert last_line(result.stderr) == "Error: --message: unknown unit 'zorkbyte' in '1 zorkbyte'"
+
+
+def test_missing_input_is_a_usage_error(run_cli) -> None:
+    result = run_cli("calc", "ring-allreduce", "--ranks", "8", "--message", "1GB")
+    assert result.exit_code == USAGE_ERROR
+    assert last_line(result.stderr) == "Error: ring-allreduce needs --bandwidth (or --link NAME)"
+
+
+def test_bad_choice_lists_the_choices(run_cli) -> None:
+    result = run_cli("calc", "bytes-per-param", "--optimizer", "adagrad")
+    assert result.exit_code == USAGE_ERROR
+    assert last_line(result.stderr) == (
+        "Error: --optimizer: 'adagrad' is not one of adam, adam-8bit, sgd-momentum, sgd"
+    )
+
+
+def test_non_integer_count_is_a_usage_error(run_cli) -> None:
+    result = run_cli("calc", "pipeline-bubble", "--stages", "2.5", "--micro-batches", "8")
+    assert result.exit_code == USAGE_ERROR
+    assert last_line(result.stderr) == (
+        "Error: --stages: '2.5' is not a whole number (for example '8')"
+    )
+
+
+def test_calculator_rejection_is_an_error_line(run_cli) -> None:
+    result = run_cli(
+        *shlex.split(
+            "calc pipeline-bubble --stages 8 --micro-batches 12"
+            " --schedule interleaved --virtual-stages 2"
+        )
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: the interleaved schedule needs micro_batches divisible by stages (12 by 8)\n"
+    )
+
+
+def test_misspelt_calculator_suggests_the_name(run_cli) -> None:
+    result = run_cli("calc", "ring-allreduc", "--ranks", "8")
+    assert result.exit_code == USAGE_ERROR
+    assert last_line(result.stderr) == (
+        "Error: No calculator named 'ring-allreduc'. Did you mean 'ring-allreduce'? "
+        "Run 'sysdrill calc --help' for the list."
+    )
+
+
+def test_unknown_option_is_a_usage_error(run_cli) -> None:
+    result = run_cli(
+        "calc", "amdahl", "--parallel-fraction", "0.9", "--workers", "8", "--nodes", "2"
+    )
+    assert result.exit_code == USAGE_ERROR
+    assert "--nodes" in last_line(result.stderr)
+
+
+def test_calc_help_lists_every_calculator(run_cli) -> None:
+    result = run_cli("calc", "--help")
+    assert result.exit_code == 0
+    for calc in CALCULATORS:
+        assert calc.name in result.stdout
+    assert "expression" not in result.stdout.split("Commands")[-1]
+
+
+@pytest.mark.parametrize("calc", CALCULATORS, ids=lambda c: c.name)
+def test_calculator_help_names_formula_and_source(run_cli, calc) -> None:
+    result = run_cli("calc", calc.name, "--help")
+    assert result.exit_code == 0
+    flat = " ".join(result.stdout.split())
+    assert "Formula:" in flat
+    assert "Source:" in flat
+    for param in calc.params:
+        assert param.option in flat
+
+
+@pytest.mark.parametrize("calc", CALCULATORS, ids=lambda c: c.name)
+def test_documented_example_runs_through_the_cli(run_cli, calc) -> None:
+    result = run_cli("calc", calc.name, *shlex.split(calc.example), "--json")
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["calculator"] == calc.name
+    assert payload["outputs"]
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "calculators.md"
+
+
+def _console_blocks() -> list[tuple[str, str]]:
+    blocks = re.findall(r"```console\n\$ (.*?)\n(.*?)```", DOCS.read_text("utf-8"), re.S)
+    return [(command, output) for command, output in blocks]
+
+
+def test_docs_list_every_calculator() -> None:
+    text = DOCS.read_text("utf-8")
+    for calc in CALCULATORS:
+        assert f"### {calc.name}\n" in text
+        assert f"$ sysdrill calc {calc.name} {calc.example}\n" in text
+
+
+@pytest.mark.parametrize(("command", "output"), _console_blocks(), ids=lambda v: v[:40])
+def test_documented_output_is_what_the_command_prints(run_cli, command: str, output: str) -> None:
+    words = shlex.split(command)
+    assert words[0] == "sysdrill"
+    result = run_cli(*words[1:])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == output

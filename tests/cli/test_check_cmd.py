@@ -1,0 +1,168 @@
+"""`sysdrill check` through the real entry point: exact lines and exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+VALID = Path(__file__).resolve().parents[1] / "check" / "fixtures" / "valid"
+ITEM = "questions/cloud/cloud-0001.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(VALID, root)
+    return root
+
+
+def _edit(vault: Path, old: str, new: str) -> None:
+    path = vault / ITEM
+    path.write_text(path.read_text().replace(old, new, 1))
+
+
+def test_check_without_vault_checks_the_clean_sample_vault(run_cli) -> None:
+    result = run_cli("check")
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[-1].endswith(": 0 errors, 0 warnings, 0 info.")
+    assert result.stdout.startswith("Checked ")
+
+
+def test_clean_vault_exits_zero(run_cli, vault: Path) -> None:
+    result = run_cli("check", str(vault))
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "Checked 1 file (1 valid item): 0 errors, 0 warnings, 0 info.\n",
+    )
+
+
+def test_errors_are_listed_one_line_each_and_exit_one(run_cli, vault: Path) -> None:
+    _edit(vault, "level: L3", "level: L9")
+    _edit(vault, "title: All-Reduce Time for a 1B Model on 8 GPUs", "title: Question 12")
+    result = run_cli("check", str(vault))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{ITEM}:4:1: ERROR schema level: Input should be 'L1', 'L2', 'L3', 'L4', 'L5' or "
+        "'L6+' (fix: see docs/vault-format.md for the field's allowed values)",
+        "Checked 1 file (0 valid items): 1 error, 0 warnings, 0 info.",
+    ]
+    _edit(vault, "level: L9", "level: L3")
+    result = run_cli("check", str(vault))
+    assert result.stdout.splitlines()[0] == (
+        f"{ITEM}:10:1: ERROR title title is a placeholder: 'Question 12' "
+        "(fix: write a short, concrete plain-text title)"
+    )
+
+
+def test_warnings_exit_zero_unless_strict(run_cli, vault: Path) -> None:
+    _edit(vault, "level: L3", "level: L1")
+    line = (
+        f"{ITEM}:4:1: WARNING zone-level zone 'diagnosis' usually sits at L3 to L6+, not L1 "
+        "(fix: check the level and the zone; change one if the item was misfiled)"
+    )
+    relaxed = run_cli("check", str(vault))
+    assert (relaxed.exit_code, relaxed.stdout.splitlines()[0]) == (0, line)
+    strict = run_cli("check", str(vault), "--strict")
+    assert (strict.exit_code, strict.stdout.splitlines()[0]) == (1, line)
+
+
+def test_json_output_has_findings_and_counts(run_cli, vault: Path) -> None:
+    _edit(vault, "zone: diagnosis", "zone: recall")
+    result = run_cli("check", str(vault), "--json")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["counts"] == {"error": 1, "warning": 1, "info": 0}
+    assert (document["files"], document["items"]) == (1, 1)
+    assert [
+        (f["code"], f["severity"], f["path"], f["line"], f["column"]) for f in document["findings"]
+    ] == [("zone-level", "warning", ITEM, 4, 1), ("zone-bloom", "error", ITEM, 8, 1)]
+    assert set(document["findings"][0]) == {
+        "code",
+        "severity",
+        "path",
+        "line",
+        "column",
+        "message",
+        "fix",
+    }
+
+
+def test_rule_option_selects_codes(run_cli, vault: Path) -> None:
+    _edit(vault, "zone: diagnosis", "zone: recall")
+    result = run_cli("check", str(vault), "--rule", "zone-level")
+    assert result.exit_code == 0
+    assert [line.split()[2] for line in result.stdout.splitlines()[:-1]] == ["zone-level"]
+    both = run_cli("check", str(vault), "--rule", "zone-level", "--rule", "zone-bloom")
+    assert both.exit_code == 1
+
+
+def test_unknown_rule_code_is_misuse(run_cli, vault: Path) -> None:
+    result = run_cli("check", str(vault), "--rule", "no-such-rule")
+    assert result.exit_code == 2
+    assert (
+        "Invalid value for --rule: unknown rule code no-such-rule; see docs/check-rules.md"
+        in result.stderr
+    )
+
+
+def test_missing_vault_is_a_one_line_error(run_cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    result = run_cli("check", str(missing))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: vault '{missing}' does not exist; pass an existing vault folder\n"
+    )
+
+
+def test_no_cache_leaves_the_cache_folder_alone(run_cli, vault: Path, tmp_path: Path) -> None:
+    assert run_cli("check", str(vault), "--no-cache").exit_code == 0
+    assert not (tmp_path / "cache").exists()
+    assert run_cli("check", str(vault)).exit_code == 0
+    assert (tmp_path / "cache").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        (b"\x00\x01binary\xff", "questions/cloud/cloud-0001.yaml:1:1: ERROR file-not-text"),
+        (b"", "questions/cloud/cloud-0001.yaml:1:1: ERROR schema top level is empty"),
+        (b"- a\n- b\n", "questions/cloud/cloud-0001.yaml:1:1: ERROR schema top level is a list"),
+        (b"[" * 10_000 + b"]" * 10_000, "questions/cloud/cloud-0001.yaml:1:51: ERROR yaml-syntax"),
+        (b"title: caf\xe9\n", "questions/cloud/cloud-0001.yaml:1:11: ERROR file-not-text"),
+    ],
+    ids=["binary", "empty", "list", "nested", "latin1"],
+)
+def test_hostile_files_give_findings_not_tracebacks(
+    run_cli, vault: Path, content: bytes, line: str
+) -> None:
+    (vault / ITEM).write_bytes(content)
+    result = run_cli("check", str(vault))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0].startswith(line)
+    assert result.stderr == ""
+
+
+def test_fifty_megabyte_file_is_rejected_by_size(run_cli, vault: Path) -> None:
+    with (vault / ITEM).open("wb") as handle:
+        handle.truncate(50 * 1024 * 1024)
+    result = run_cli("check", str(vault))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == (
+        f"{ITEM}:0:0: ERROR file-too-large file is 52428800 bytes, more than the 262144 allowed "
+        "(fix: split it or remove what does not belong in one item)"
+    )
+
+
+def test_check_help_describes_every_option(run_cli) -> None:
+    result = run_cli("check", "--help")
+    assert result.exit_code == 0
+    for option in ("--json", "--strict", "--rule", "--no-cache"):
+        assert option in result.stdout

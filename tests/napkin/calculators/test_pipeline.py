@@ -1,0 +1,89 @@
+"""Pipeline bubbles against GPipe (Huang et al. 2019) and Megatron-LM (Narayanan et al. 2021)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sysdrill.errors import UsageError
+from sysdrill.napkin.calculators.pipeline import (
+    Schedule,
+    micro_batches_for_bubble,
+    pipeline_bubble,
+)
+
+
+def test_gpipe_bubble_fraction() -> None:
+    # GPipe §2.3: bubble O((K-1)/(M+K-1)); K = 4 stages, M = 16 micro-batches -> 3/19.
+    result = pipeline_bubble(stages=4, micro_batches=16, schedule=Schedule.GPIPE)
+    assert result.bubble_fraction == pytest.approx(3 / 19)
+    assert result.bubble_overhead == pytest.approx(3 / 16)
+    assert result.micro_batches_in_flight == 16
+
+
+def test_gpipe_rule_of_thumb_m_at_least_4k_keeps_bubble_under_a_fifth() -> None:
+    # GPipe §2.3: the bubble is negligible when M >= 4K.
+    for stages in (2, 4, 8, 16, 64):
+        result = pipeline_bubble(stages=stages, micro_batches=4 * stages, schedule=Schedule.GPIPE)
+        assert result.bubble_fraction < 0.2
+
+
+def test_one_f_one_b_has_gpipe_bubble_but_p_micro_batches_in_flight() -> None:
+    # Narayanan et al. 2021 §2.2.1: same bubble as GPipe, at most p micro-batches stashed.
+    result = pipeline_bubble(stages=8, micro_batches=32, schedule=Schedule.ONE_F_ONE_B)
+    gpipe = pipeline_bubble(stages=8, micro_batches=32, schedule=Schedule.GPIPE)
+    assert result.bubble_fraction == gpipe.bubble_fraction
+    assert result.micro_batches_in_flight == 8
+
+
+def test_interleaving_divides_the_bubble_by_v() -> None:
+    # Narayanan et al. 2021 §2.2.2: bubble time fraction (p-1)/m becomes (p-1)/(v·m).
+    plain = pipeline_bubble(stages=8, micro_batches=32)
+    interleaved = pipeline_bubble(
+        stages=8, micro_batches=32, schedule=Schedule.INTERLEAVED, virtual_stages=4
+    )
+    assert interleaved.bubble_overhead == pytest.approx(plain.bubble_overhead / 4)
+    assert interleaved.bubble_overhead == pytest.approx(7 / 128)
+
+
+def test_interleaved_needs_micro_batches_divisible_by_stages() -> None:
+    with pytest.raises(UsageError, match="divisible"):
+        pipeline_bubble(stages=8, micro_batches=12, schedule=Schedule.INTERLEAVED, virtual_stages=2)
+
+
+def test_virtual_stages_only_for_interleaved() -> None:
+    with pytest.raises(UsageError, match="interleaved"):
+        pipeline_bubble(stages=8, micro_batches=16, virtual_stages=2)
+
+
+def test_smallest_m_for_target_bubble() -> None:
+    # (P-1)/(M+P-1) <= 0.2 with P = 4 needs M >= 12.
+    assert micro_batches_for_bubble(stages=4, target_bubble_fraction=0.2) == 12
+    assert micro_batches_for_bubble(stages=1, target_bubble_fraction=0.01) == 1
+    assert (
+        micro_batches_for_bubble(
+            stages=8,
+            target_bubble_fraction=0.05,
+            schedule=Schedule.INTERLEAVED,
+            virtual_stages=4,
+        )
+        % 8
+        == 0
+    )
+
+
+def test_target_must_be_a_fraction() -> None:
+    with pytest.raises(UsageError, match="target_bubble_fraction"):
+        micro_batches_for_bubble(stages=4, target_bubble_fraction=1.5)
+
+
+@given(
+    stages=st.integers(min_value=1, max_value=128),
+    target=st.floats(min_value=0.001, max_value=0.999),
+)
+def test_smallest_m_meets_the_target_and_one_fewer_does_not(stages: int, target: float) -> None:
+    m = micro_batches_for_bubble(stages=stages, target_bubble_fraction=target)
+    assert pipeline_bubble(stages=stages, micro_batches=m).bubble_fraction <= target + 1e-9
+    if m > 1:
+        assert pipeline_bubble(stages=stages, micro_batches=m - 1).bubble_fraction > target - 1e-9

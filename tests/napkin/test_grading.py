@@ -1,0 +1,60 @@
+"""Grading typed numeric answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from sysdrill.errors import ExpressionSyntax
+from sysdrill.napkin import grade_numeric_answer
+
+
+def test_grade_accepts_an_equivalent_unit() -> None:
+    grade = grade_numeric_answer("3600 us", expected_value=3.6, expected_unit="ms", tolerance=0.05)
+    assert grade.correct
+    assert grade.given_value == pytest.approx(3.6)
+
+
+def test_grade_reads_a_plain_number_in_the_expected_unit() -> None:
+    grade = grade_numeric_answer("3.7", expected_value=3.6, expected_unit="ms", tolerance=0.05)
+    assert grade.correct
+    assert grade.given_value == pytest.approx(3.7)
+
+
+def test_grade_rejects_an_answer_outside_the_tolerance() -> None:
+    grade = grade_numeric_answer("5 ms", expected_value=3.6, expected_unit="ms", tolerance=0.05)
+    assert not grade.correct
+    assert grade.given_value == pytest.approx(5)
+    assert grade.message == "Not quite: 5 ms, expected 3.6 ms within 5%."
+
+
+def test_grade_names_the_expected_unit_on_a_wrong_dimension() -> None:
+    grade = grade_numeric_answer("3.6 GB", expected_value=3.6, expected_unit="ms", tolerance=0.05)
+    assert not grade.correct
+    assert grade.given_value is None
+    assert grade.message == "'3.6 GB' is in B; the answer is expected in ms."
+
+
+def test_grade_explains_an_unreadable_answer() -> None:
+    grade = grade_numeric_answer("lots", expected_value=16, expected_unit="", tolerance=0)
+    assert not grade.correct
+    assert grade.given_value is None
+    assert "type a value such as '16'" in grade.message
+
+
+def test_grade_accepts_notation_and_suffixes() -> None:
+    grade = grade_numeric_answer(
+        "1.12e11 bytes", expected_value=112, expected_unit="GB", tolerance=0.01
+    )
+    assert grade.correct
+    assert grade_numeric_answer("112B", expected_value=112e9, expected_unit="", tolerance=0).correct
+    assert grade_numeric_answer("2¹⁶", expected_value=65536, expected_unit="", tolerance=0).correct
+
+
+def test_grade_of_a_zero_expected_value_uses_an_absolute_tolerance() -> None:
+    assert grade_numeric_answer("0", expected_value=0, expected_unit="", tolerance=0.01).correct
+    assert not grade_numeric_answer("1", expected_value=0, expected_unit="", tolerance=0.01).correct
+
+
+def test_grade_with_an_unknown_expected_unit_raises() -> None:
+    with pytest.raises(ExpressionSyntax):
+        grade_numeric_answer("3", expected_value=3, expected_unit="furlongs", tolerance=0.1)

@@ -1,0 +1,108 @@
+"""Unit spellings, conventions, and the compiled table generated from pint."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sysdrill.napkin.units import (
+    UNIT_TABLE_PATH,
+    _SPELLINGS,
+    compile_unit,
+    format_dims,
+    get_registry,
+    is_unit_spelling,
+    resolve_unit,
+)
+
+
+def test_unit_table_matches_pint_for_every_spelling() -> None:
+    # The table is generated from pint; regenerate it with
+    # `python -c "from sysdrill.napkin.units import write_unit_table; write_unit_table()"`.
+    table = json.loads(UNIT_TABLE_PATH.read_text("utf-8"))
+    assert set(table) == set(_SPELLINGS)
+    for name in _SPELLINGS:
+        spec = compile_unit(name)
+        scale, dims, alt = table[name]
+        assert scale == pytest.approx(spec.scale, rel=1e-12), name
+        assert [tuple(d) for d in dims] == [tuple(d) for d in spec.dims], name
+        assert alt == pytest.approx(spec.alt_scale, rel=1e-12), name
+
+
+@pytest.mark.parametrize(
+    ("spelling", "scale"),
+    [
+        ("GB", 1e9),
+        ("GiB", 2**30),
+        ("KB", 1e3),
+        ("kB", 1e3),
+        ("KiB", 1024),
+        ("TB", 1e12),
+        ("Gb", 1e9 / 8),
+        ("bit", 1 / 8),
+        ("B", 1),
+    ],
+)
+def test_information_is_measured_in_bytes_with_decimal_and_binary_prefixes(
+    spelling: str, scale: float
+) -> None:
+    spec = resolve_unit(spelling)
+    assert spec.scale == pytest.approx(scale)
+    assert spec.dims == (("information", 1),)
+
+
+def test_gbps_is_bits_per_second_and_gb_per_s_is_bytes() -> None:
+    assert resolve_unit("Gbps").scale == pytest.approx(1e9 / 8)
+    assert resolve_unit("Gbps").dims == (("information", 1), ("time", -1))
+
+
+def test_decimal_prefixes_have_a_binary_alternative_but_binary_ones_do_not() -> None:
+    assert resolve_unit("GB").alt_scale == 2**30
+    assert resolve_unit("GiB").alt_scale == 2**30
+
+
+@pytest.mark.parametrize(
+    ("spelling", "scale", "dims"),
+    [
+        ("FLOPs", 1, (("flop", 1),)),
+        ("FLOPS", 1, (("flop", 1), ("time", -1))),
+        ("TFLOPS", 1e12, (("flop", 1), ("time", -1))),
+        ("TOPS", 1e12, (("flop", 1), ("time", -1))),
+        ("MAC", 2, (("flop", 1),)),
+        ("µs", 1e-6, (("time", 1),)),
+        ("μs", 1e-6, (("time", 1),)),
+        ("us", 1e-6, (("time", 1),)),
+        ("GPU-hour", 3600, (("gpu", 1), ("time", 1))),
+        ("kWh", 3.6e6, (("length", 2), ("mass", 1), ("time", -2))),
+        ("mAh", 3.6, (("current", 1), ("time", 1))),
+        ("$", 1, (("currency", 1),)),
+        ("°C", 1, (("temperature", 1),)),
+    ],
+)
+def test_spellings_compile_to_scale_and_dimensions(
+    spelling: str, scale: float, dims: tuple[tuple[str, int], ...]
+) -> None:
+    spec = resolve_unit(spelling)
+    assert spec.scale == pytest.approx(scale)
+    assert spec.dims == dims
+
+
+def test_single_letter_suffixes_are_not_units() -> None:
+    assert not is_unit_spelling("K")
+    assert not is_unit_spelling("M")
+    assert not is_unit_spelling("T")
+    assert not is_unit_spelling("N")
+
+
+def test_format_dims_names_energy_power_and_rates() -> None:
+    assert format_dims(resolve_unit("kWh").dims) == "J"
+    assert format_dims(resolve_unit("kW").dims) == "W"
+    assert format_dims(resolve_unit("Gbps").dims) == "B/s"
+
+
+def test_registry_keeps_the_definitions_calculators_use() -> None:
+    registry = get_registry()
+    assert registry.Quantity(1, "GPU * hour").to("GPU * second").magnitude == 3600
+    assert registry.Quantity(1, "MAC").to("FLOP").magnitude == 2
+    assert str(registry.Quantity(3, "USD").units) == "USD"
