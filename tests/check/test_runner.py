@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import types
 from pathlib import Path
 
@@ -140,3 +141,39 @@ def test_missing_napkin_tier_is_skipped_silently(planted, monkeypatch) -> None:
     assert run_check(planted.root, workers=1).findings == []
     with pytest.raises(UsageError):
         run_check(planted.root, codes=["napkin-arithmetic"])
+
+
+def _age(path: Path, seconds: int) -> None:
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - seconds * 1_000_000_000))
+
+
+def test_warm_run_skips_reading_old_unchanged_files(planted, tmp_path: Path, monkeypatch) -> None:
+    _age(planted.root / ITEM, 3600)
+    cache_dir = tmp_path / "cache"
+    run_check(planted.root, cache_dir=cache_dir, workers=1)
+    read: list[str] = []
+    real = runner.read_file
+
+    def spy(path, rel):  # type: ignore[no-untyped-def]
+        read.append(rel)
+        return real(path, rel)
+
+    monkeypatch.setattr(runner, "read_file", spy)
+    assert run_check(planted.root, cache_dir=cache_dir, workers=1).findings == []
+    assert read == []
+
+
+def test_same_size_edit_within_the_racy_window_is_caught(planted, tmp_path: Path) -> None:
+    # An editor saving twice within one clock tick leaves size and mtime equal;
+    # files modified this close to the cache's writing are always hashed.
+    cache_dir = tmp_path / "cache"
+    path = planted.root / ITEM
+    path.write_text(path.read_text())  # modified now, as while editing
+    assert run_check(planted.root, cache_dir=cache_dir, workers=1).findings == []
+    stat = path.stat()
+    path.write_text(path.read_text().replace("level: L3", "level: L1"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    report = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert [(f.code, f.line) for f in report.findings] == [("zone-level", 4)]

@@ -34,12 +34,14 @@ def test_expression_from_the_issue_prints_3_5_ms(run_cli) -> None:
 
 
 def test_expression_with_target_unit_and_json(run_cli) -> None:
-    result = run_cli("calc", "100 MB / (50 GB/s)", "--to", "us")
+    result = run_cli("calc", "100 MB / (50 GB/s)", "--to", "us", "--json")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.strip() == "2000 us"
-    as_json = run_cli("calc", "100 MB / (50 GB/s)", "--json")
-    payload = json.loads(as_json.stdout)
-    assert payload["display"] == "2 ms"
+    payload = json.loads(result.stdout)
+    assert payload["value"] == pytest.approx(2000)
+    assert payload["unit"] == "us"
+    assert payload["display"].endswith(" us")
+    plain = run_cli("calc", "100 MB / (50 GB/s)", "--to", "us")
+    assert plain.stdout == payload["display"] + "\n"
 
 
 def test_expression_with_mismatched_units_is_one_error_line(run_cli) -> None:

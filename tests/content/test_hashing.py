@@ -1,15 +1,15 @@
 from __future__ import annotations
 
 import hashlib
-import json
+import re
 import unicodedata
+from collections.abc import Callable
+from pathlib import Path
 
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sysdrill.content.hashing import (
-    HASHED_FIELDS,
     canonical_json,
     content_hash,
     release_hash,
@@ -137,35 +137,37 @@ def test_release_hash_from_hashes_matches_by_hand_recipe() -> None:
     assert release_hash_from_hashes(pairs) == by_hand
 
 
-def test_by_hand_recipe_from_yaml_matches_for_every_sample_item() -> None:
-    # The recipe documented in docs/vault-format.md, applied to the raw YAML.
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "vault-format.md"
+
+
+def documented_recipe() -> Callable[[Path], str]:
+    """The Python recipe of docs/vault-format.md, executed as written."""
+    text = DOCS.read_text("utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.DOTALL)
+    assert code is not None
+    namespace: dict[str, object] = {}
+    exec(code.group(1), namespace)  # noqa: S102 - our own documentation
+    recipe = namespace["content_hash"]
+    assert callable(recipe)
+    return recipe  # type: ignore[return-value]
+
+
+def test_documented_recipe_matches_for_every_sample_item() -> None:
+    recipe = documented_recipe()
     vault = load_vault(sample_vault_path())
+    assert vault.files
     for loaded in vault.files:
-        raw = yaml.safe_load(loaded.path.read_text("utf-8"))
         assert loaded.item is not None
-        assert recipe(raw) == content_hash(loaded.item), loaded.rel
+        assert recipe(loaded.path) == content_hash(loaded.item), loaded.rel
 
 
-def recipe(raw: dict[str, object]) -> str:
-    def norm(value: object) -> object:
-        if isinstance(value, str):
-            text = unicodedata.normalize("NFC", value.replace("\r\n", "\n").replace("\r", "\n"))
-            text = "\n".join(line.rstrip(" \t") for line in text.split("\n")).strip()
-            return text or None
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, dict):
-            kept = {k: norm(v) for k, v in value.items()}
-            return {k: v for k, v in kept.items() if v is not None} or None
-        if isinstance(value, list):
-            items = [norm(v) for v in value]
-            return items if any(v is not None for v in items) else None
-        return value
-
-    picked = {key: raw.get(key) for key in HASHED_FIELDS}
-    picked["format"] = picked["format"] or "question"
-    text = json.dumps(norm(picked), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def test_documented_recipe_normalises_like_the_library(tmp_path: Path) -> None:
+    path = tmp_path / "item.yaml"
+    path.write_bytes(
+        'id: edge-2\r\nformat: numeric\r\nquestion: "Cafe\u0301 bytes?  "\r\n'
+        "answer_value: 128.0\r\nanswer_unit: KiB\r\ntags: []\r\n".encode()
+    )
+    assert documented_recipe()(path) == content_hash(item(NUMERIC))
 
 
 @given(st.text(max_size=200))

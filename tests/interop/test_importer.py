@@ -471,3 +471,14 @@ def test_item_dropped_from_source_is_kept_and_noted(tmp_path: Path) -> None:
     [note] = [n for n in second.notes if "no longer in the source" in n.message]
     assert note.message.startswith(f"{dropped.id}: no longer in the source")
     assert note.location == dropped.path
+
+
+def test_unreadable_vault_file_is_noted(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    broken = vault / "questions" / "misc" / "global-quiz-0009.yaml"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("id: [unclosed\n", "utf-8")
+    report = import_source(write_quiz(tmp_path / "q.txt", ["One."]), into=vault, now=NOW)
+    [note] = [n for n in report.notes if n.location == "questions/misc/global-quiz-0009.yaml"]
+    assert "cannot be matched and may be added again" in note.message
+    assert len(report.added) == 1

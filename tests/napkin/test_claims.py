@@ -135,9 +135,7 @@ def test_parenthetical_labels_are_ignored() -> None:
 
 
 def test_bullet_dashes_inside_a_line_are_not_minus_signs() -> None:
-    assert judged("fits, 32 GB left. - 3B × 16 = 48 GB model state") == [
-        ("3B × 16 = 48 GB", "ok")
-    ]
+    assert judged("fits, 32 GB left. - 3B × 16 = 48 GB model state") == [("3B × 16 = 48 GB", "ok")]
 
 
 def test_flops_written_for_flop_per_second_is_not_a_unit_mismatch() -> None:

@@ -76,7 +76,7 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
                 document = loaded.text if loaded.text is not None else _read(loaded)
                 root = _compose(document)
             node = node_at(root, loc) if root is not None else None
-            line, column = yaml_line(document, node, text, verdict.line)
+            line, column = yaml_line(document, node, text, verdict.line, verdict.column)
             severity, _, fix = RULES[code]
             field = ".".join(str(part) for part in loc)
             message = f"{field}: '{verdict.claim}': {verdict.message}"

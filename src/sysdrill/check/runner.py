@@ -36,7 +36,7 @@ from sysdrill.content.loader import (
     ItemFile,
     Vault,
     check_vault_root,
-    list_item_files,
+    list_item_file_names,
     load_shared_files,
     read_file,
     read_item_file,
@@ -150,7 +150,7 @@ _Fresh = tuple[_Result, int, int, str]
 """A freshly audited file: its result, size, mtime_ns and digest (for the cache)."""
 
 
-def _audit_files(files: list[tuple[Path, str]]) -> list[_Fresh]:
+def _audit_files(files: list[tuple[str, str]]) -> list[_Fresh]:
     """Load and audit files from scratch (in this process or a worker)."""
     napkin = _napkin_hook()
     fresh: list[_Fresh] = []
@@ -169,7 +169,7 @@ def _audit_files(files: list[tuple[Path, str]]) -> list[_Fresh]:
     return fresh
 
 
-def _audit_in_parallel(files: list[tuple[Path, str]], workers: int) -> list[_Fresh]:
+def _audit_in_parallel(files: list[tuple[str, str]], workers: int) -> list[_Fresh]:
     """Audit files, handing half to a forked worker when there are enough of them.
 
     Parsing and validation are CPU-bound Python, so a second process is what
@@ -217,23 +217,28 @@ def _check_codes(codes: Iterable[str] | None, rules: dict[str, Rule]) -> set[str
 
 
 def _reuse_cached(
-    files: list[tuple[Path, str]], cache: VaultCache, key: str
-) -> tuple[list[_Result], list[tuple[Path, str]]]:
+    files: list[tuple[str, str]], cache: VaultCache, key: str
+) -> tuple[list[_Result], list[tuple[str, str]]]:
     """Results of unchanged files from the cache, and the files that need auditing."""
     reused: list[_Result] = []
-    stale: list[tuple[Path, str]] = []
-    for path, rel in files:
-        data, size, mtime_ns, _ = read_file(path, rel)
-        entry = None
-        if data is not None:
-            digest = hashlib.sha256(data).hexdigest()
-            entry = cache.lookup(rel, size=size, mtime_ns=mtime_ns, digest=digest)
+    stale: list[tuple[str, str]] = []
+    for name, rel in files:
+        try:
+            stat = os.stat(name)
+        except OSError:
+            stale.append((name, rel))
+            continue
+        entry = cache.lookup_stat(rel, size=stat.st_size, mtime_ns=stat.st_mtime_ns)
+        if entry is None:
+            data, size, mtime_ns, _ = read_file(name, rel)
+            if data is not None:
+                digest = hashlib.sha256(data).hexdigest()
+                entry = cache.lookup(rel, size=size, mtime_ns=mtime_ns, digest=digest)
         extra = entry.extra if entry is not None else None
-        if isinstance(extra, tuple) and len(extra) == 3 and extra[0] == key:
-            assert entry is not None
+        if entry is not None and isinstance(extra, tuple) and len(extra) == 3 and extra[0] == key:
             reused.append((rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2]))
         else:
-            stale.append((path, rel))
+            stale.append((name, rel))
     return reused, stale
 
 
@@ -265,7 +270,7 @@ def run_check(
     check_vault_root(root)
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
-    files = list_item_files(root)
+    files = list_item_file_names(root)
     cache = None
     if cache_dir is not None:
         cache = VaultCache(cache_dir, root, salt=PARSER, keeps_raw=False)

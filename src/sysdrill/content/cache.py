@@ -1,12 +1,16 @@
 """A per-vault cache of loaded item files, so unchanged files are not parsed again.
 
 An entry is reused only when the file's size, modification time (ns) and SHA-256
-digest all match what was cached. The cache holds two files per vault: a small
-index (sizes, digests, loader findings, and an opaque slot the ``check`` runner
-fills with its per-file findings) and the raw mappings, read only when a caller
-needs an unchanged file's content. Both are written with :mod:`marshal`, which
-holds plain data only (no code runs on load), atomically (temporary file, then
-rename). A cache that is missing, corrupt or from another version is ignored.
+digest all match what was cached; :meth:`VaultCache.lookup_stat` lets the check
+runner skip reading files whose size and mtime match, as git does, except files
+modified within two seconds of the cache's writing (see its docstring).
+
+The cache holds two files per vault: a small index (sizes, digests, loader
+findings, and an opaque slot the ``check`` runner fills with its per-file
+findings) and the raw mappings, read only when a caller needs an unchanged
+file's content. Both are written with :mod:`marshal`, which holds plain data
+only (no code runs on load), atomically (temporary file, then rename). A cache
+that is missing, corrupt or from another version is ignored.
 
 The folder is ``SYSDRILL_CACHE_DIR`` when set, else the platform's user cache
 folder (``platformdirs.user_cache_dir("sysdrill")``).
@@ -17,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,8 +39,11 @@ __all__ = [
     "raw_blob",
 ]
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Bumped whenever the layout of the cache files changes."""
+
+RACY_WINDOW_NS = 2_000_000_000
+"""Files modified this close (ns) before the cache was written are always hashed again."""
 
 
 def default_cache_dir() -> Path:
@@ -80,11 +88,15 @@ def _finding_to_tuple(finding: Finding) -> tuple[Any, ...]:
 
 def findings_to_data(findings: tuple[Finding, ...] | list[Finding]) -> tuple[Any, ...]:
     """Findings as plain tuples, for :mod:`marshal`."""
+    if not findings:
+        return ()
     return tuple(_finding_to_tuple(f) for f in findings)
 
 
 def findings_from_data(data: Any) -> tuple[Finding, ...]:
     """Findings back from :func:`findings_to_data` output."""
+    if not data:
+        return ()
     return tuple(
         Finding(code, Severity(severity), path, line, column, message, fix)
         for code, severity, path, line, column, message, fix in data
@@ -122,6 +134,7 @@ class VaultCache:
         self._raw: dict[str, bytes] | None = None
         self._new_raw: dict[str, bytes] = {}
         self._seen: set[str] = set()
+        self._saved_at_ns = 0
         self._dirty = False
         self._load_index()
 
@@ -150,9 +163,13 @@ class VaultCache:
         return data[1]
 
     def _load_index(self) -> None:
-        entries = self._read(self.index_path)
-        if not isinstance(entries, dict):
+        payload = self._read(self.index_path)
+        if not isinstance(payload, tuple) or len(payload) != 2:
             return
+        saved_at_ns, entries = payload
+        if not isinstance(entries, dict) or not isinstance(saved_at_ns, int):
+            return
+        self._saved_at_ns = saved_at_ns
         try:
             for rel, (size, mtime_ns, digest, valid, findings, extra) in entries.items():
                 self._index[rel] = CachedFile(
@@ -180,6 +197,26 @@ class VaultCache:
             loaded = self._read(self.raw_path)
             self._raw = loaded if isinstance(loaded, dict) else {}
         return self._raw.get(rel)
+
+    def lookup_stat(self, rel: str, *, size: int, mtime_ns: int) -> CachedFile | None:
+        """The entry of ``rel`` if size and mtime match and the file is not racy.
+
+        Like git's index, a file whose size and mtime (ns) are unchanged is taken
+        as unchanged without reading it, unless its mtime falls within
+        :data:`RACY_WINDOW_NS` of the moment the cache was written: such a file
+        could have been edited again in the same clock tick, so the caller must
+        hash it and use :meth:`lookup`.
+        """
+        entry = self._index.get(rel)
+        if (
+            entry is None
+            or entry.size != size
+            or entry.mtime_ns != mtime_ns
+            or mtime_ns >= self._saved_at_ns - RACY_WINDOW_NS
+        ):
+            return None
+        self._seen.add(rel)
+        return entry
 
     def raw(self, rel: str) -> Any:
         """The raw mapping cached for ``rel`` (None when it was not cached)."""
@@ -239,7 +276,7 @@ class VaultCache:
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            files: list[tuple[Path, Any]] = [(self.index_path, index)]
+            files: list[tuple[Path, Any]] = [(self.index_path, (time.time_ns(), index))]
             if self.keeps_raw:
                 files.insert(0, (self.raw_path, raw))
             for path, payload in files:

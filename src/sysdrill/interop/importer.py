@@ -24,7 +24,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from sysdrill.content.models import validate_item
@@ -33,6 +32,13 @@ from sysdrill.interop import vault_writer
 from sysdrill.interop.detect import detect_format
 from sysdrill.interop.formats import FORMAT_NAMES, get_reader, slugify
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.vault_writer import (
+    IdAllocator,
+    VaultIndex,
+    format_family,
+    load_decks_file,
+    scan_vault_index,
+)
 
 __all__ = [
     "ImportReport",
@@ -44,11 +50,6 @@ __all__ = [
 
 _DEFAULT_TRACK = "global"
 """Id prefix of items without a track (``check`` wants ids to start with a track)."""
-
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
 
 
 class ItemAction(StrEnum):
@@ -145,54 +146,6 @@ class ImportReport:
         }
 
 
-@dataclass(slots=True)
-class _Existing:
-    """An item file already in the vault."""
-
-    id: str
-    rel: str
-    raw: dict[str, Any]
-
-
-@dataclass(slots=True)
-class _VaultIndex:
-    """What the vault holds: ids, file paths, and imported items by identity."""
-
-    by_id: dict[str, _Existing] = field(default_factory=dict)
-    by_identity: dict[tuple[str, str], _Existing] = field(default_factory=dict)
-    paths: set[str] = field(default_factory=set)
-
-
-def _family(format_name: str) -> str:
-    """Format family for identity: StaffML ids are one namespace however they were copied."""
-    return "staffml" if format_name.startswith("staffml") else format_name
-
-
-def _scan_vault(root: Path) -> _VaultIndex:
-    index = _VaultIndex()
-    questions = root / "questions"
-    if not questions.is_dir():
-        return index
-    for path in sorted(questions.rglob("*")):
-        if path.suffix not in (".yaml", ".yml") or not path.is_file():
-            continue
-        rel = path.relative_to(root).as_posix()
-        index.paths.add(rel.casefold())
-        try:
-            raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe
-        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
-            continue  # `check` reports broken files; the import only needs good ones
-        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
-            continue
-        existing = _Existing(raw["id"], rel, raw)
-        index.by_id.setdefault(existing.id, existing)
-        stamp = raw.get("source")
-        if isinstance(stamp, dict) and stamp.get("format") and stamp.get("key") is not None:
-            identity = (_family(str(stamp["format"])), str(stamp["key"]))
-            index.by_identity.setdefault(identity, existing)
-    return index
-
-
 def _digest(data: dict[str, Any]) -> str:
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -249,33 +202,6 @@ class _Plan:
     errors: list[str] = field(default_factory=list)
 
 
-class _Allocator:
-    """Hands out ``<track>-<kind>-NNNN`` ids that no file in the vault uses."""
-
-    def __init__(self, index: _VaultIndex) -> None:
-        self._taken = {item_id.casefold() for item_id in index.by_id}
-        self._paths = index.paths
-        self._next: dict[str, int] = {}
-
-    def reserve(self, item_id: str) -> None:
-        self._taken.add(item_id.casefold())
-
-    def taken(self, item_id: str) -> bool:
-        return item_id.casefold() in self._taken
-
-    def allocate(self, prefix: str, folder: str) -> str:
-        number = self._next.get(prefix, 1)
-        while True:
-            candidate = f"{prefix}-{number:04d}"
-            rel = f"{folder}/{candidate}.yaml".casefold()
-            if candidate.casefold() not in self._taken and rel not in self._paths:
-                break
-            number += 1
-        self._next[prefix] = number + 1
-        self._taken.add(candidate.casefold())
-        return candidate
-
-
 def _folder(data: dict[str, Any]) -> str:
     track = data.get("track")
     if isinstance(track, str) and track:
@@ -311,30 +237,9 @@ def _validation_messages(where: str, exc: ValidationError) -> list[str]:
     ]
 
 
-def _load_decks(root: Path) -> dict[str, Any]:
-    path = root / "decks.yaml"
-    if not path.is_file():
-        return {"decks": []}
-    try:
-        raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ImportFailed(
-            f"{path}: cannot read decks.yaml ({exc}); fix it (`sysdrill check` shows where) "
-            "and import again"
-        ) from exc
-    if raw is None:
-        return {"decks": []}
-    if not isinstance(raw, dict) or not isinstance(raw.get("decks", []), list):
-        raise ImportFailed(
-            f"{path}: decks.yaml is not a mapping with a 'decks' list; fix it and import again"
-        )
-    raw.setdefault("decks", [])
-    return raw
-
-
 def _decks_text(root: Path, plan: _Plan) -> str | None:
     """New text of decks.yaml with this import's decks added or updated, or None if unchanged."""
-    raw = _load_decks(root)
+    raw = load_decks_file(root)
     before = copy.deepcopy(raw)
     entries: list[Any] = raw["decks"]
     for name, ids in plan.deck_items.items():
@@ -387,7 +292,7 @@ def _finalise(
 
 def _plan_items(
     parsed: ParsedSource,
-    index: _VaultIndex,
+    index: VaultIndex,
     report: ImportReport,
     *,
     deck: str | None,
@@ -395,8 +300,8 @@ def _plan_items(
     now: datetime,
 ) -> _Plan:
     plan = _Plan()
-    allocator = _Allocator(index)
-    family = _family(parsed.format)
+    allocator = IdAllocator(index)
+    family = format_family(parsed.format)
     name = Path(parsed.path).name
     for parsed_item in parsed.items:
         own_deck = parsed_item.data.get("deck")
@@ -470,12 +375,12 @@ def _plan_items(
     return plan
 
 
-def _note_dropped(parsed: ParsedSource, index: _VaultIndex, report: ImportReport) -> None:
+def _note_dropped(parsed: ParsedSource, index: VaultIndex, report: ImportReport) -> None:
     """Note items an earlier import of this source added that the source no longer has.
 
     They are kept: deleting vault files is the author's call, not the importer's.
     """
-    family = _family(parsed.format)
+    family = format_family(parsed.format)
     name = Path(parsed.path).name
     keys = {item.key for item in parsed.items}
     for (item_family, key), existing in sorted(index.by_identity.items()):
@@ -584,7 +489,16 @@ def import_source(
             report.outcomes.append(
                 ItemOutcome(ItemAction.SKIPPED, note.location, reason=note.message)
             )
-    index = _scan_vault(into) if into.is_dir() else _VaultIndex()
+    index = scan_vault_index(into) if into.is_dir() else VaultIndex()
+    for rel in index.unreadable:
+        report.notes.append(
+            ImportNote(
+                "vault file is not a readable item, so an item imported from it earlier "
+                "cannot be matched and may be added again; fix it (`sysdrill check` shows "
+                "how) and re-import",
+                rel,
+            )
+        )
     plan = _plan_items(parsed, index, report, deck=deck_name, forced_deck=forced_deck, now=now)
     if plan.errors:
         shown = "; ".join(plan.errors[:3])

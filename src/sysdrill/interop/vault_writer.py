@@ -1,10 +1,14 @@
-"""Write vault files readably and all or nothing.
+"""Read what a vault holds and write vault files readably, all or nothing.
 
 Item files are YAML with keys in schema order and multi-line text as ``|``
 block scalars, so that imported files read like hand-written ones and diff
 well in git. A set of files is written to a staging folder inside the vault
 first and then moved into place; if any step fails, every file already moved
 is put back as it was and nothing new is left behind.
+
+Reading side: :func:`scan_vault_index` reads every item file's YAML (without
+validating it) to learn the ids in use and which items came from which source,
+and :class:`IdAllocator` hands out ids no file uses.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +26,18 @@ import yaml
 from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Part
 from sysdrill.errors import ImportFailed
 
-__all__ = ["STAGING_PREFIX", "dump_yaml", "order_item", "write_files"]
+__all__ = [
+    "STAGING_PREFIX",
+    "ExistingItem",
+    "IdAllocator",
+    "VaultIndex",
+    "dump_yaml",
+    "format_family",
+    "load_decks_file",
+    "order_item",
+    "scan_vault_index",
+    "write_files",
+]
 
 STAGING_PREFIX = ".sysdrill-staging-"
 """Name prefix of the staging folder created inside the vault while writing."""
@@ -33,6 +49,11 @@ _ORDER: dict[str, tuple[str, ...]] = {
     "source": tuple(ItemSource.model_fields),
 }
 _PART_ORDER = tuple(Part.model_fields)
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
 
 
 def _ordered(data: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
@@ -181,3 +202,112 @@ def write_files(root: Path, files: Mapping[str, str], *, create_root: bool = Fal
         _rollback(moved, staging, created_dirs)
         raise
     shutil.rmtree(staging, ignore_errors=True)
+
+
+@dataclass(slots=True)
+class ExistingItem:
+    """An item file already in the vault: its id, vault-relative path and raw mapping."""
+
+    id: str
+    rel: str
+    raw: dict[str, Any]
+
+
+@dataclass(slots=True)
+class VaultIndex:
+    """What the vault holds: ids, file paths, and imported items by identity."""
+
+    by_id: dict[str, ExistingItem] = field(default_factory=dict)
+    by_identity: dict[tuple[str, str], ExistingItem] = field(default_factory=dict)
+    paths: set[str] = field(default_factory=set)
+    unreadable: list[str] = field(default_factory=list)
+    """Item files that are not valid YAML mappings (their identity is unknown)."""
+
+
+def format_family(format_name: str) -> str:
+    """Format family for identity: StaffML ids are one namespace however they were copied."""
+    return "staffml" if format_name.startswith("staffml") else format_name
+
+
+def scan_vault_index(root: Path) -> VaultIndex:
+    """Read every item file of a vault quickly (YAML only, no validation) into an index."""
+    index = VaultIndex()
+    questions = root / "questions"
+    if not questions.is_dir():
+        return index
+    for path in sorted(questions.rglob("*")):
+        if path.suffix not in (".yaml", ".yml") or not path.is_file():
+            continue
+        rel = path.relative_to(root).as_posix()
+        index.paths.add(rel.casefold())
+        try:
+            raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+            index.unreadable.append(rel)
+            continue
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+            index.unreadable.append(rel)
+            continue
+        existing = ExistingItem(raw["id"], rel, raw)
+        index.by_id.setdefault(existing.id, existing)
+        stamp = raw.get("source")
+        if isinstance(stamp, dict) and stamp.get("format") and stamp.get("key") is not None:
+            identity = (format_family(str(stamp["format"])), str(stamp["key"]))
+            index.by_identity.setdefault(identity, existing)
+    return index
+
+
+class IdAllocator:
+    """Hands out ``<track>-<kind>-NNNN`` ids that no file in the vault uses."""
+
+    def __init__(self, index: VaultIndex) -> None:
+        self._taken = {item_id.casefold() for item_id in index.by_id}
+        self._paths = index.paths
+        self._next: dict[str, int] = {}
+
+    def reserve(self, item_id: str) -> None:
+        """Mark an id as used (an id the source brings along)."""
+        self._taken.add(item_id.casefold())
+
+    def taken(self, item_id: str) -> bool:
+        """Whether a file of the vault or this import already uses the id."""
+        return item_id.casefold() in self._taken
+
+    def allocate(self, prefix: str, folder: str) -> str:
+        """Return the lowest free ``<prefix>-NNNN`` whose file in ``folder`` does not exist."""
+        number = self._next.get(prefix, 1)
+        while True:
+            candidate = f"{prefix}-{number:04d}"
+            rel = f"{folder}/{candidate}.yaml".casefold()
+            if candidate.casefold() not in self._taken and rel not in self._paths:
+                break
+            number += 1
+        self._next[prefix] = number + 1
+        self._taken.add(candidate.casefold())
+        return candidate
+
+
+def load_decks_file(root: Path) -> dict[str, Any]:
+    """Read ``decks.yaml`` as plain data (``{"decks": []}`` when absent).
+
+    Raises:
+        ImportFailed: If the file is not valid YAML or not a mapping with a ``decks`` list.
+    """
+    path = root / "decks.yaml"
+    if not path.is_file():
+        return {"decks": []}
+    try:
+        raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ImportFailed(
+            f"{path}: cannot read decks.yaml ({exc}); fix it (`sysdrill check` shows where) "
+            "and import again"
+        ) from exc
+    if raw is None:
+        return {"decks": []}
+    if not isinstance(raw, dict) or not isinstance(raw.get("decks", []), list):
+        raise ImportFailed(
+            f"{path}: decks.yaml is not a mapping with a 'decks' list; fix it and import again"
+        )
+    raw.setdefault("decks", [])
+    return raw

@@ -248,6 +248,10 @@ class ClaimChecker:
         for side in (left, right):
             if side.why is not None:
                 return verdict(Verdict.SKIPPED, f"not numeric ({side.why})")
+        if left.scale and lhs.start > segment_start and tokens[lhs.start - 1].kind is Kind.NAME:
+            # "TP of 8 and PP of 4 = 32 GPUs": a lone number inside a phrase is not
+            # the left side of the claim; the phrase is.
+            return verdict(Verdict.SKIPPED, "the left side is part of a phrase")
         if lhs.truncated or rhs.truncated:
             return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
         return _compare(link, left, right, line, norm, tokens, rhs)

@@ -113,20 +113,43 @@ def node_at(root: yaml.Node, loc: tuple[str | int, ...]) -> yaml.Node | None:
 
 
 def yaml_line(
-    document: str, node: yaml.Node | None, field_text: str, line_in_field: int
+    document: str,
+    node: yaml.Node | None,
+    field_text: str,
+    line_in_field: int,
+    column_in_line: int = 1,
 ) -> tuple[int, int]:
-    """Line (1-based) in the YAML document of a line of a scalar field, and its column."""
+    """Where a position inside a scalar field is in the YAML document.
+
+    Args:
+        document: The YAML text.
+        node: The field's scalar node (None when it could not be found).
+        field_text: The field's value.
+        line_in_field: 1-based line within the value.
+        column_in_line: 1-based column within that line of the value.
+
+    Returns:
+        The 1-based line and column in the document.
+    """
     if node is None:
         return 1, 1
-    if isinstance(node, yaml.ScalarNode) and node.style == "|":
-        return node.start_mark.line + 1 + line_in_field, 1
     lines = field_text.splitlines()
-    needle = lines[line_in_field - 1].strip()[:40] if line_in_field <= len(lines) else ""
+    text_line = lines[line_in_field - 1] if line_in_field <= len(lines) else ""
+    if isinstance(node, yaml.ScalarNode) and node.style == "|":
+        # A literal block's content starts on the line after its key.
+        line = node.start_mark.line + 1 + line_in_field
+        starts = document.split("\n", line)[line - 1] if line > 0 else ""
+        indent = len(starts) - len(starts.lstrip(" "))
+        return line, indent + column_in_line
+    stripped = text_line.strip()
+    needle = stripped[:40]
     if needle:
         index = document.find(needle, node.start_mark.index, node.end_mark.index)
         if index >= 0:
             line_start = document.rfind("\n", 0, index) + 1
-            return document.count("\n", 0, index) + 1, index - line_start + 1
+            leading = len(text_line) - len(text_line.lstrip())
+            column = index - line_start + 1 + max(0, column_in_line - 1 - leading)
+            return document.count("\n", 0, index) + 1, column
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
@@ -177,7 +200,7 @@ def check_document(text: str, *, source: str, as_yaml: bool | None = None) -> Do
         node = node_at(root, loc) if root is not None else None
         dotted = ".".join(str(part) for part in loc)
         for verdict in check_claims(field_text):
-            line, _ = yaml_line(text, node, field_text, verdict.line)
-            result.verdicts.append(FieldVerdict(dotted, replace(verdict, line=line)))
+            line, column = yaml_line(text, node, field_text, verdict.line, verdict.column)
+            result.verdicts.append(FieldVerdict(dotted, replace(verdict, line=line, column=column)))
     result.verdicts.sort(key=lambda v: (v.verdict.line, v.verdict.column))
     return result

@@ -266,6 +266,18 @@ def _unit_value(name: str) -> Value:
     return value
 
 
+def _is_label(name: str) -> bool:
+    """A lowercase prose word (``layers``, ``heads``) that may name what a number counts."""
+    return (
+        len(name) >= 3
+        and name.isalpha()
+        and name.islower()
+        and not is_unit_spelling(name)
+        and name not in FUNCTIONS
+        and name not in _CONSTANTS
+    )
+
+
 def _bare_unit_ok(name: str) -> bool:
     """Whether a unit spelling standing alone (not after a number) reads as a unit."""
     return len(name) > 1 and name not in ("min", "Ah", "mA", "sec", "bit", "tok")
@@ -464,6 +476,29 @@ class Parser:
                 self.pos += 1
                 unit = self._compound_unit(_unit_value(token.text), token.text)
                 value = _literal_unit(value, unit)
+                continue
+            if (
+                kind is Kind.NAME
+                and not value.unit
+                and token.space_before
+                and tokens[self.pos - 1].kind is Kind.NUM
+                and _is_label(token.text)
+                and token.text not in self.variables
+                and not self._next_is_lp()
+            ):
+                # "80 layers * 8 heads": a prose word naming what a number counts.
+                self.pos += 1
+                value = Value(
+                    value.v,
+                    value.w,
+                    value.a,
+                    value.dims,
+                    exact=value.exact,
+                    ulp=value.ulp,
+                    sig=value.sig,
+                    scale=value.scale,
+                    unit=token.text,
+                )
                 continue
             if kind is Kind.PCT:
                 self.pos += 1

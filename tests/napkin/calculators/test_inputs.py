@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysdrill.errors import ExpressionSyntax, UnitMismatch
@@ -95,6 +95,7 @@ def test_parse_count() -> None:
         parse_count("2.5", name="--ranks")
 
 
+@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
 @given(st.integers(min_value=0, max_value=10**15))
 def test_counts_round_trip(value: int) -> None:
     assert parse_count(str(value), name="--n") == value

@@ -6,7 +6,7 @@ import math
 import struct
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysdrill.errors import UsageError
@@ -116,6 +116,7 @@ def _struct_round(value: float, code: str) -> float | None:
         return None
 
 
+@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
 @given(st.floats(allow_nan=False, allow_infinity=False, width=64))
 def test_fp16_rounding_matches_the_ieee_struct_codec(value: float) -> None:
     expected = _struct_round(value, "e")
@@ -126,6 +127,7 @@ def test_fp16_rounding_matches_the_ieee_struct_codec(value: float) -> None:
         assert result.stored == expected
 
 
+@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
 @given(st.floats(allow_nan=False, allow_infinity=False, width=64))
 def test_fp32_rounding_matches_the_ieee_struct_codec(value: float) -> None:
     expected = _struct_round(value, "f")

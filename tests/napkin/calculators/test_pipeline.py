@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysdrill.errors import UsageError
@@ -78,6 +78,7 @@ def test_target_must_be_a_fraction() -> None:
         micro_batches_for_bubble(stages=4, target_bubble_fraction=1.5)
 
 
+@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
 @given(
     stages=st.integers(min_value=1, max_value=128),
     target=st.floats(min_value=0.001, max_value=0.999),

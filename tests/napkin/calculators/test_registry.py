@@ -49,7 +49,9 @@ def _example_inputs(calc: Calculator) -> tuple[dict[str, str | None], dict[str, 
 def test_every_family_has_calculators() -> None:
     assert {calc.family for calc in CALCULATORS} == FAMILIES
     for family in FAMILIES:
-        assert importlib.import_module(f"sysdrill.napkin.calculators.{family}").__all__
+        module = importlib.import_module(f"sysdrill.napkin.calculators.{family}")
+        assert module.__all__
+        assert all(hasattr(module, name) for name in module.__all__)
 
 
 def test_names_are_unique_and_looked_up() -> None:

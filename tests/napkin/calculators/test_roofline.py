@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysdrill.errors import UsageError
@@ -72,6 +72,7 @@ def test_elementwise_rejects_no_work() -> None:
         elementwise_intensity(flops_per_element=0)
 
 
+@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
 @given(intensity=st.floats(min_value=1e-3, max_value=1e6))
 def test_attainable_never_exceeds_either_roof(intensity: float) -> None:
     value = attainable_flops(

@@ -1,0 +1,234 @@
+"""Benchmark the vault pipeline on a synthetic vault of StaffML size.
+
+Generates 10,711 items (``bench/synthetic_vault.py``), then times, each in a
+fresh child process so every run starts cold and its peak memory is its own:
+
+- cold ``check``: :func:`sysdrill.check.run_check` with an empty cache (as the
+  CLI calls it, which uses the cache folder ``SYSDRILL_CACHE_DIR``);
+- cold ``build``: :func:`sysdrill.storage.vault_db.build_vault` with no previous
+  database and an empty check cache (it audits the vault first);
+- ``build`` after ``check``: the usual sequence, check cache warm, no database;
+- warm ``check`` + ``build`` with nothing changed;
+- an incremental build after editing one file;
+- the baseline: the same files read with pure-Python PyYAML (``yaml.SafeLoader``,
+  no libyaml) and validated with the same models.
+
+Each figure is the operation's own time inside the child (best and median of
+``--repeat`` runs); the ``sysdrill`` command lines are also timed end to end,
+interpreter start-up included. Peak memory is the child's maximum resident set
+size (``os.wait4`` rusage). Targets (2 cores): cold check <= 2.5 s, cold build
+<= 4 s, warm check + build <= 0.5 s, peak memory <= 400 MB.
+
+Usage: ``python bench/vault_bench.py [--count N] [--repeat R] [--keep DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic_vault import generate_vault  # noqa: E402
+
+_PRELUDE = """
+import json, sys, time
+from datetime import UTC, datetime
+from pathlib import Path
+root, out, cache = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+"""
+
+SNIPPETS: dict[str, str] = {
+    "check": """
+from sysdrill.check import run_check
+start = time.perf_counter()
+report = run_check(root, cache_dir=cache)
+seconds = time.perf_counter() - start
+assert report.counts["error"] == 0, report.findings[:3]
+""",
+    "build": """
+from sysdrill.storage.vault_db import build_vault
+start = time.perf_counter()
+report = build_vault(root, out, now=datetime.now(UTC), cache_dir=cache)
+seconds = time.perf_counter() - start
+assert report.items > 0
+""",
+    "check+build": """
+from sysdrill.check import run_check
+from sysdrill.storage.vault_db import build_vault
+start = time.perf_counter()
+run_check(root, cache_dir=cache)
+report = build_vault(root, out, now=datetime.now(UTC), cache_dir=cache)
+seconds = time.perf_counter() - start
+""",
+    "baseline": """
+import yaml
+from sysdrill.content.models import validate_item
+start = time.perf_counter()
+files = sorted((root / "questions").rglob("*.yaml"))
+items = [validate_item(yaml.load(p.read_text("utf-8"), Loader=yaml.SafeLoader)) for p in files]
+seconds = time.perf_counter() - start
+assert len(items) == len(files)
+""",
+}
+
+
+def run_child(name: str, root: Path, out: Path, cache: Path) -> tuple[float, float, float]:
+    """Run one snippet in a fresh interpreter: (operation s, process wall s, peak MB)."""
+    code = _PRELUDE + SNIPPETS[name] + "\nprint(json.dumps({'seconds': seconds}))\n"
+    command = [sys.executable, "-c", code, str(root), str(out), str(cache)]
+    return _measure(command, parse=True)
+
+
+def run_cli(args: list[str]) -> tuple[float, float, float]:
+    """Run a ``sysdrill`` command line: (process wall s, process wall s, peak MB)."""
+    command = [sys.executable, "-m", "sysdrill", *args]
+    return _measure(command, parse=False)
+
+
+def _measure(command: list[str], *, parse: bool) -> tuple[float, float, float]:
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    out = process.stdout.read()
+    err = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])} failed:\n{err.decode()[-2000:]}")
+    peak_mb = usage.ru_maxrss / 1024  # Linux reports kilobytes
+    seconds = json.loads(out.decode().strip().splitlines()[-1])["seconds"] if parse else wall
+    return seconds, wall, peak_mb
+
+
+def _fresh(base: Path, label: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix=f"{label}-", dir=base))
+    return folder
+
+
+def _summary(runs: list[tuple[float, float, float]]) -> dict[str, float]:
+    ops = [r[0] for r in runs]
+    return {
+        "best_s": min(ops),
+        "median_s": statistics.median(ops),
+        "process_s": min(r[1] for r in runs),
+        "peak_mb": max(r[2] for r in runs),
+    }
+
+
+def bench(root: Path, work: Path, repeat: int) -> dict[str, dict[str, float]]:
+    """Time every stage; returns stage -> figures."""
+    results: dict[str, dict[str, float]] = {}
+
+    cold_check = [
+        run_child("check", root, work / "unused.db", _fresh(work, "c")) for _ in range(repeat)
+    ]
+    results["cold check"] = _summary(cold_check)
+
+    cold_build = []
+    for _ in range(repeat):
+        folder = _fresh(work, "b")
+        cold_build.append(run_child("build", root, folder / "vault.db", folder / "cache"))
+    results["cold build"] = _summary(cold_build)
+
+    after_check = []
+    for _ in range(repeat):
+        folder = _fresh(work, "a")
+        run_child("check", root, folder / "unused.db", folder / "cache")
+        after_check.append(run_child("build", root, folder / "vault.db", folder / "cache"))
+    results["build after check"] = _summary(after_check)
+
+    # Warm: the last folder has a checked cache and an up-to-date database.
+    warm = [
+        run_child("check+build", root, folder / "vault.db", folder / "cache") for _ in range(repeat)
+    ]
+    results["warm check + build"] = _summary(warm)
+
+    env_cache = folder / "cache"
+    os.environ["SYSDRILL_CACHE_DIR"] = str(env_cache)
+    cli_check = [run_cli(["check", str(root)]) for _ in range(repeat)]
+    cli_build = [
+        run_cli(["build", str(root), "--out", str(folder / "vault.db")]) for _ in range(repeat)
+    ]
+    results["warm `sysdrill check` (process)"] = _summary(cli_check)
+    results["warm `sysdrill build` (process)"] = _summary(cli_build)
+
+    one = sorted((root / "questions").rglob("*.yaml"))[len(cli_check)]
+    incremental = []
+    for n in range(repeat):
+        one.write_text(one.read_text("utf-8") + f"# edit {n}\n", "utf-8")
+        incremental.append(run_child("build", root, folder / "vault.db", folder / "cache"))
+    results["build after editing one file"] = _summary(incremental)
+
+    results["baseline: pure-Python PyYAML + models"] = _summary(
+        [run_child("baseline", root, work / "unused.db", work)]
+    )
+    return results
+
+
+def main() -> None:
+    """Generate the vault, run the benchmark, print figures, ratios and targets."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10711, help="items to generate")
+    parser.add_argument("--seed", type=int, default=0, help="generator seed")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per stage")
+    parser.add_argument("--keep", type=Path, help="keep the work folder here")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="sysdrill-vault-bench-"))
+    try:
+        root = work / "vault"
+        started = time.perf_counter()
+        generate_vault(root, args.count, seed=args.seed)
+        files = sorted((root / "questions").rglob("*.yaml"))
+        sizes = [p.stat().st_size for p in files]
+        print(
+            f"Generated {len(files)} items in {time.perf_counter() - started:.1f} s "
+            f"({min(sizes)}-{max(sizes)} bytes, {sum(sizes) / 1e6:.1f} MB); "
+            f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}"
+        )
+        results = bench(root, work, args.repeat)
+        width = max(len(name) for name in results)
+        print(
+            f"\n{'stage':<{width}}  {'best s':>7}  {'median s':>8}  "
+            f"{'process s':>9}  {'peak MB':>7}"
+        )
+        for name, figures in results.items():
+            print(
+                f"{name:<{width}}  {figures['best_s']:>7.2f}  {figures['median_s']:>8.2f}  "
+                f"{figures['process_s']:>9.2f}  {figures['peak_mb']:>7.0f}"
+            )
+        base = results["baseline: pure-Python PyYAML + models"]["best_s"]
+        check = results["cold check"]["best_s"]
+        build = results["cold build"]["best_s"]
+        warm = results["warm check + build"]["best_s"]
+        peak = max(f["peak_mb"] for n, f in results.items() if not n.startswith("baseline"))
+        print(
+            f"\nbaseline / cold check: {base / check:.1f}x   "
+            f"baseline / cold build: {base / build:.1f}x"
+        )
+        for label, value, target, unit in (
+            ("cold check", check, 2.5, "s"),
+            ("cold build", build, 4.0, "s"),
+            ("warm check + build", warm, 0.5, "s"),
+            ("peak memory", peak, 400, "MB"),
+        ):
+            verdict = "meets" if value <= target else "MISSES"
+            print(f"{label}: {value:.2f} {unit} {verdict} the target of {target:g} {unit}")
+        if args.keep:
+            shutil.copytree(root, args.keep / "vault", dirs_exist_ok=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
