@@ -6,7 +6,8 @@ fresh child process so every run starts cold and its peak memory is its own:
 - cold ``check``: :func:`sysdrill.check.run_check` with an empty cache (as the
   CLI calls it, which uses the cache folder ``SYSDRILL_CACHE_DIR``);
 - cold ``build``: :func:`sysdrill.storage.vault_db.build_vault` with no previous
-  database and an empty check cache (it audits the vault first);
+  database and an empty check cache (it audits the vault, in a child process
+  while it compiles), and the compilation alone (``check=False``);
 - ``build`` after ``check``: the usual sequence, check cache warm, no database;
 - warm ``check`` + ``build`` with nothing changed;
 - an incremental build after editing one file;
@@ -58,6 +59,13 @@ assert report.counts["error"] == 0, report.findings[:3]
 from sysdrill.storage.vault_db import build_vault
 start = time.perf_counter()
 report = build_vault(root, out, now=datetime.now(UTC), cache_dir=cache)
+seconds = time.perf_counter() - start
+assert report.items > 0
+""",
+    "compile": """
+from sysdrill.storage.vault_db import build_vault
+start = time.perf_counter()
+report = build_vault(root, out, now=datetime.now(UTC), check=False)
 seconds = time.perf_counter() - start
 assert report.items > 0
 """,
@@ -139,6 +147,12 @@ def bench(root: Path, work: Path, repeat: int) -> dict[str, dict[str, float]]:
         folder = _fresh(work, "b")
         cold_build.append(run_child("build", root, folder / "vault.db", folder / "cache"))
     results["cold build"] = _summary(cold_build)
+
+    compile_only = []
+    for _ in range(repeat):
+        folder = _fresh(work, "p")
+        compile_only.append(run_child("compile", root, folder / "vault.db", folder / "cache"))
+    results["cold build, compile only (no audit)"] = _summary(compile_only)
 
     after_check = []
     for _ in range(repeat):

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from sysdrill.check import all_rules
+from sysdrill.check import all_rules, run_check
 from sysdrill.content.diagnostics import Severity
 
 ITEM = "questions/cloud/cloud-0001.yaml"
@@ -250,7 +250,8 @@ def test_rule_reports_planted_defect_at_its_line(planted, code, plant, expected)
 def test_every_defined_rule_has_a_planted_case() -> None:
     planted_codes = {case[0] for case in CASES}
     local = {code for code, rule in all_rules().items() if rule.scope != "napkin"}
-    assert local - planted_codes == {"file-unreadable"}
+    # Tested on their own: an unreadable file (test_loader) and a crashing tier (test_runner).
+    assert local - planted_codes == {"file-unreadable", "rule-crashed", "vault-layout"}
 
 
 def test_findings_carry_the_rule_severity(planted) -> None:
@@ -273,3 +274,10 @@ def test_check_reports_every_problem_of_a_file_at_once(planted) -> None:
     assert ("schema", 4, "level") in found
     assert ("schema", 9, "phase") in found
     assert len([f for f in found if f[0] == "schema"]) == 2
+
+
+def test_folder_without_questions_is_reported(tmp_path) -> None:
+    report = run_check(tmp_path, workers=1)
+    assert [(f.code, f.severity, f.path, f.line) for f in report.findings] == [
+        ("vault-layout", Severity.WARNING, "questions", 0)
+    ]

@@ -177,3 +177,23 @@ def test_same_size_edit_within_the_racy_window_is_caught(planted, tmp_path: Path
     assert path.stat().st_size == stat.st_size
     report = run_check(planted.root, cache_dir=cache_dir, workers=1)
     assert [(f.code, f.line) for f in report.findings] == [("zone-level", 4)]
+
+
+def test_crashing_napkin_tier_becomes_a_finding(planted, monkeypatch) -> None:
+    def napkin_findings(loaded):  # type: ignore[no-untyped-def]
+        raise RecursionError("maximum recursion depth exceeded")
+
+    fake = types.SimpleNamespace(napkin_findings=napkin_findings, RULES={}, __file__=None)
+    monkeypatch.setattr(runner, "napkin_module", lambda: fake)
+    report = run_check(planted.root, workers=1)
+    assert [(f.code, f.line, f.message) for f in report.findings] == [
+        (
+            "rule-crashed",
+            13,
+            "the napkin tier failed on this item "
+            "(RecursionError: maximum recursion depth exceeded)",
+        )
+    ]
+    monkeypatch.setenv("SYSDRILL_DEBUG", "1")
+    with pytest.raises(RecursionError):
+        run_check(planted.root, workers=1)

@@ -100,6 +100,17 @@ def test_training_memory_zero3_over_64_gpus(run_cli) -> None:
     assert rows["optimizer"] == "adam"
 
 
+def test_gpu_memory_from_the_catalogue_checks_the_fit(run_cli) -> None:
+    result = run_cli(
+        *shlex.split("calc training-memory --params 70B --zero 3 --gpus 8 --gpu h100 --json")
+    )
+    assert result.exit_code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["inputs"]["gpu_memory"] == {"value": 80e9, "unit": "byte"}
+    assert payload["outputs"]["fits"] is False
+    assert payload["outputs"]["utilization"] == pytest.approx(1.75)
+
+
 def test_training_memory_gpus_must_divide_by_tp_times_pp(run_cli) -> None:
     result = run_cli("calc", "training-memory", "--params", "7B", "--gpus", "12", "--tp", "8")
     assert result.exit_code == 1
@@ -157,8 +168,9 @@ def test_gpu_without_the_precision_names_what_it_has(run_cli) -> None:
 def test_unknown_dtype_is_a_usage_error(run_cli) -> None:
     result = run_cli("calc", "roofline", "--gpu", "h100", "--dtype", "fp7", "--intensity", "1")
     assert result.exit_code == USAGE_ERROR
-    assert (
-        last_line(result.stderr) == "Error: Invalid value for '--dtype': 'fp7' is not a precision"
+    assert last_line(result.stderr) == (
+        "Error: --dtype: 'fp7' is not one of fp64, fp64_tensor, fp32, tf32, bf16, fp16, fp8, "
+        "int8, int4"
     )
 
 
@@ -282,3 +294,10 @@ def test_documented_output_is_what_the_command_prints(run_cli, command: str, out
     result = run_cli(*words[1:])
     assert result.exit_code == 0, result.stderr
     assert result.stdout == output
+
+
+def test_calculator_help_has_no_shell_completion_options(run_cli) -> None:
+    result = run_cli("calc", "kv-cache", "--help")
+    assert "--install-completion" not in result.stdout
+    assert "--gpu-memory" in result.stdout
+    assert "--dtype" not in result.stdout

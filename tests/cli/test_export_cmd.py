@@ -38,7 +38,8 @@ def _vault(root: Path) -> Path:
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Path:
+def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
     return _vault(tmp_path / "vault")
 
 
@@ -52,6 +53,7 @@ def test_export_apkg_prints_a_summary(run_cli, vault: Path, tmp_path: Path) -> N
     assert lines[0].startswith(f"Exported 2 items to {out} (apkg, ")
     assert lines[1:] == ["  flashcard 2", "  decks: sysdrill::Networking"]
     assert zipfile.is_zipfile(out)
+    assert any((tmp_path / "cache").iterdir())  # the load cache serves the next export
 
 
 def test_export_with_filters_and_json_summary(run_cli, vault: Path, tmp_path: Path) -> None:

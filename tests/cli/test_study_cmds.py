@@ -204,3 +204,56 @@ def test_every_study_command_is_documented():
         "sysdrill optimize",
     ):
         assert f"`{command}" in text, command
+
+
+def test_progress_table_lists_weakest_topics_and_deadline(run_cli, db_url):
+    ids = _sample_ids()
+    _seed(db_url, ids)
+    deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    run_cli("settings", "set", "deadline", deadline, "--db", db_url)
+    result = run_cli("progress", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert "Weakest topics" in result.stdout
+    assert f"Deadline: {deadline} (see `sysdrill workload`)." in result.stdout
+    assert "Reviews per day, last 30 days:" in result.stdout
+
+
+def test_workload_table(run_cli, db_url):
+    deadline = (datetime.now(UTC) + timedelta(days=2)).date().isoformat()
+    run_cli("settings", "set", "deadline", deadline, "--db", db_url)
+    result = run_cli("workload", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert "Expected workload until the deadline" in result.stdout
+
+
+def test_state_export_to_stdout_is_the_document(run_cli, db_url):
+    _seed(db_url, ["a"])
+    result = run_cli("state", "export", "-", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["format"], len(data["reviews"])) == ("sysdrill-study-state", 1)
+
+
+def test_state_export_into_missing_folder_fails_cleanly(run_cli, db_url, tmp_path):
+    target = tmp_path / "missing" / "state.json"
+    result = run_cli("state", "export", str(target), "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {target}: cannot write (No such file or directory). Choose a writable location.\n"
+    )
+    assert not target.exists()
+
+
+def test_state_import_of_missing_file(run_cli, db_url, tmp_path):
+    missing = tmp_path / "nope.json"
+    result = run_cli("state", "import", str(missing), "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {missing}: cannot read (")
+
+
+def test_state_import_of_a_json_array_is_refused(run_cli, db_url, tmp_path):
+    array = tmp_path / "array.json"
+    array.write_text("[]")
+    result = run_cli("state", "import", str(array), "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {array}: expected a JSON object at the top level.\n"

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sysdrill.content.hashing import (
+    canonical_content,
     canonical_json,
     content_hash,
     release_hash,
@@ -174,3 +176,21 @@ def test_documented_recipe_normalises_like_the_library(tmp_path: Path) -> None:
 def test_content_hash_accepts_any_text(text: str) -> None:
     digest = content_hash({"id": "cloud-9", "question": text})
     assert len(digest) == 64 and int(digest, 16) >= 0
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(details=_JSON_VALUES, value=st.floats() | st.integers())
+def test_canonical_json_equals_the_documented_json_dumps(details: object, value: object) -> None:
+    data = {"id": "cloud-1", "details": details, "answer_value": value}
+    expected = json.dumps(
+        canonical_content(data), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    assert canonical_json(data) == expected

@@ -110,3 +110,22 @@ def test_sample_vault_text_is_not_copied_from_the_seeds(vault: Vault, seeds_dir)
         for text in filter(None, texts):
             for sentence in re.split(r"[.\n]", text):
                 assert sentence.strip() not in seed_sentences, item.id
+
+
+def test_sample_vault_passes_the_full_check_without_any_finding() -> None:
+    from sysdrill.check import run_check
+
+    report = run_check(sample_vault_path())
+    assert [f.render() for f in report.findings] == []
+    assert report.items == report.files == 12
+
+
+def test_every_napkin_claim_of_the_sample_vault_holds(vault: Vault) -> None:
+    from sysdrill.napkin import check_claims
+
+    checked = 0
+    for item in vault.items:
+        for claim in check_claims(item.details.napkin_math or ""):
+            assert claim.verdict.value == "ok", (item.id, claim.lhs, claim.rhs, claim.message)
+            checked += 1
+    assert checked >= 40

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sysdrill.content.yaml_source import Locator, locate, parse_yaml
 
@@ -92,3 +94,18 @@ def test_locator_points_inside_block_scalars() -> None:
     locator = Locator(ITEM)
     assert locator.locate(("details", "napkin_math"), needle="**Calculations:**") == (24, 5)
     assert locator.locate(("details", "common_mistake"), needle="not there") == (17, 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+def test_any_bytes_give_data_or_findings_never_an_exception(data: bytes) -> None:
+    parsed, found = parse_yaml(data, "f.yaml")
+    assert all(f.path == "f.yaml" and f.line >= 0 and f.column >= 0 for f in found)
+    if any(f.code in {"yaml-syntax", "file-not-text"} for f in found):
+        assert parsed is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab:- \n[]{}&*!'\"#|>?,%@`\t", max_size=80))
+def test_yaml_like_text_never_raises(text: str) -> None:
+    parse_yaml(text.encode("utf-8"), "f.yaml")

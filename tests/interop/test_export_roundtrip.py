@@ -78,3 +78,32 @@ def test_staffml_json_round_trip_keeps_every_field_of_a_full_question(tmp_path: 
 
     assert _items_by_id(tmp_path / "copy") == _items_by_id(vault)
     assert _items_by_id(vault)["cloud-0900"]["x_custom"] == {"kept": [1, 2]}
+
+
+def test_apkg_export_imports_as_valid_items_and_reimport_changes_nothing(tmp_path: Path) -> None:
+    apkg = tmp_path / "sample.apkg"
+    report = export_vault(sample_vault_path(), format="apkg", out=apkg, now=NOW)
+    target = tmp_path / "from-anki"
+
+    first = import_source(apkg, into=target, now=NOW)
+    again = import_source(apkg, into=target, now=NOW)
+
+    assert first.format == "apkg"
+    assert len(first.added) == report.items
+    loaded = load_vault(target)
+    assert [f.rel for f in loaded.files if f.item is None] == []
+    assert {item.id for item in loaded.items} == {
+        item.id for item in load_vault(sample_vault_path()).items
+    }
+    assert (len(again.added), len(again.updated), len(again.unchanged)) == (0, 0, report.items)
+
+
+def test_csv_export_imports_as_valid_items(tmp_path: Path) -> None:
+    out = tmp_path / "sample.csv"
+    report = export_vault(sample_vault_path(), format="csv", out=out, now=NOW)
+
+    imported = import_source(out, into=tmp_path / "from-csv", now=NOW)
+
+    assert len(imported.added) == report.items
+    loaded = load_vault(tmp_path / "from-csv")
+    assert [f.rel for f in loaded.files if f.item is None] == []

@@ -94,7 +94,7 @@ def test_names_ranges_comparisons_and_symbols_are_never_wrong(line: str) -> None
 
 def test_values_defined_on_earlier_lines_are_used_later() -> None:
     text = "N = 8\nThe ring sends 2 * (N - 1) = 14 chunks."
-    assert judged(text) == [("2 * (N - 1) = 14", "ok")]
+    assert judged(text) == [("2 * (N - 1) = 14 chunks", "ok")]
     assert judged("N = 8\n2 * (N - 1) = 16") == [("2 * (N - 1) = 16", "wrong")]
 
 

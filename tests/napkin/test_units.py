@@ -8,12 +8,12 @@ import pytest
 
 from sysdrill.napkin.units import (
     UNIT_TABLE_PATH,
-    _SPELLINGS,
     compile_unit,
     format_dims,
     get_registry,
     is_unit_spelling,
     resolve_unit,
+    unit_spellings,
 )
 
 
@@ -21,8 +21,8 @@ def test_unit_table_matches_pint_for_every_spelling() -> None:
     # The table is generated from pint; regenerate it with
     # `python -c "from sysdrill.napkin.units import write_unit_table; write_unit_table()"`.
     table = json.loads(UNIT_TABLE_PATH.read_text("utf-8"))
-    assert set(table) == set(_SPELLINGS)
-    for name in _SPELLINGS:
+    assert set(table) == set(unit_spellings())
+    for name in unit_spellings():
         spec = compile_unit(name)
         scale, dims, alt = table[name]
         assert scale == pytest.approx(spec.scale, rel=1e-12), name

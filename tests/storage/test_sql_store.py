@@ -198,3 +198,47 @@ def test_killed_writer_loses_no_acknowledged_review(sql_url):
     store.close()
     assert set(acknowledged) <= logged
     assert process.returncode == -signal.SIGKILL
+
+
+def test_in_memory_sqlite_is_shared_across_threads():
+    import threading
+
+    store = SqlStudyStore("sqlite://")
+    user = store.ensure_user("local", now=T0)
+    store.record_review(user, _card("q"), _review("q"))
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(store.get_card(user, "q")))
+    thread.start()
+    thread.join()
+    store.close()
+    assert seen == [_card("q")]
+
+
+def test_two_writers_on_one_sqlite_file_both_land_every_review(tmp_path):
+    import threading
+
+    url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    SqlStudyStore(url).close()
+    errors: list[BaseException] = []
+
+    def writer(name: str) -> None:
+        store = SqlStudyStore(url)
+        try:
+            user = store.ensure_user("local", now=T0)
+            for n in range(20):
+                store.record_review(user, _card(f"{name}-{n}"), _review(f"{name}-{n}"))
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=writer, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    store = SqlStudyStore(url)
+    count = len(list(store.iter_reviews(store.ensure_user("local", now=T0))))
+    store.close()
+    assert errors == []
+    assert count == 40

@@ -93,3 +93,14 @@ def test_translate_errors_leaves_other_exceptions_alone():
     with pytest.raises(KeyError):
         with translate_errors("testing"):
             raise KeyError("x")
+
+
+def test_locked_database_message_suggests_waiting():
+    locked = sa_exc.OperationalError("INSERT", {}, sqlite3.OperationalError("database is locked"))
+    with pytest.raises(StorageUnavailable) as caught:
+        with translate_errors("recording a review of q"):
+            raise locked
+    assert str(caught.value) == (
+        "Database failure while recording a review of q: database is locked. "
+        "Another sysdrill process is writing to it; try again when it has finished."
+    )

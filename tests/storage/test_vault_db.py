@@ -211,6 +211,12 @@ def test_build_rejects_naive_or_non_utc_time(vault: Path, tmp_path: Path) -> Non
         )
 
 
+def test_build_into_a_folder_is_refused(vault: Path, tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="is a folder; give a file name"):
+        build_vault(vault, tmp_path, now=NOW)
+    assert leftovers(tmp_path) == [] and leftovers(tmp_path.parent) == []
+
+
 def test_build_of_missing_vault_raises_vault_not_found(tmp_path: Path) -> None:
     with pytest.raises(VaultNotFound):
         build_vault(tmp_path / "nowhere", tmp_path / "a.db", now=NOW)

@@ -173,3 +173,57 @@ def test_database_url_variable_wins_over_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
     assert default_database_url() == f"sqlite:///{tmp_path / 'x.db'}"
+
+
+def test_due_items_outside_the_filter_are_paged_past(study, make_item):
+    others = [make_item(f"o{i:02d}", track="edge") for i in range(30)]
+    wanted = make_item("w", track="cloud")
+    for item in others:
+        _graduate(study, item.id, now=T0 - timedelta(days=30))
+    _graduate(study, "w", now=T0 - timedelta(days=20))
+    chosen = study.next_items(
+        [*others, wanted], now=T0, filters=ItemFilter(track=Track.CLOUD), limit=1
+    )
+    assert _ids(chosen) == ["w"]
+
+
+def test_open_study_closes_the_store_when_the_user_cannot_be_opened(tmp_path, monkeypatch):
+    from sysdrill.storage import sql_store
+
+    closed = []
+    original = sql_store.SqlStudyStore.close
+
+    def recording_close(self):
+        closed.append(True)
+        original(self)
+
+    def failing_ensure_user(self, name, *, now):
+        raise SchedulingError("boom")
+
+    monkeypatch.setattr(sql_store.SqlStudyStore, "close", recording_close)
+    monkeypatch.setattr(sql_store.SqlStudyStore, "ensure_user", failing_ensure_user)
+    with pytest.raises(SchedulingError, match="boom"):
+        open_study(f"sqlite:///{tmp_path / 'x.db'}")
+    assert closed == [True]
+
+
+def test_public_names_of_the_study_modules_exist():
+    import importlib
+
+    for name in (
+        "sysdrill.study.service",
+        "sysdrill.study.grading",
+        "sysdrill.study.progress",
+        "sysdrill.study.deadline",
+        "sysdrill.study.state_io",
+        "sysdrill.study.staffml_progress",
+        "sysdrill.study.settings",
+        "sysdrill.study.scheduler",
+        "sysdrill.study.optimizer",
+        "sysdrill.storage.sql_store",
+        "sysdrill.storage.memory",
+        "sysdrill.storage.records",
+    ):
+        module = importlib.import_module(name)
+        missing = [attr for attr in module.__all__ if not hasattr(module, attr)]
+        assert missing == [], name

@@ -82,3 +82,21 @@ def test_every_setting_is_documented_in_code_and_docs():
     text = DOCS.read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", text, flags=re.MULTILINE))
     assert set(SETTING_DOCS) <= documented
+
+
+def test_steps_must_be_positive_and_parameters_twenty_one():
+    with pytest.raises(SchedulingError) as caught:
+        StudySettings(learning_steps_minutes=(1.0, 0.0), fsrs_parameters=(1.0, 2.0))
+    assert "learning_steps_minutes must be positive minutes, got [1.0, 0.0]" in str(caught.value)
+    assert "fsrs_parameters must hold 21 numbers, got 2" in str(caught.value)
+
+
+def test_unreadable_stored_value_is_a_scheduling_error():
+    with pytest.raises(SchedulingError, match="Invalid stored setting"):
+        StudySettings.from_mapping({"new_per_day": "many"})
+
+
+def test_fuzz_accepts_words_and_rejects_others():
+    assert parse_setting("fuzz", "Yes") is True
+    with pytest.raises(SchedulingError, match="expected true or false"):
+        parse_setting("fuzz", "maybe")

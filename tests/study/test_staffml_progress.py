@@ -128,3 +128,51 @@ def test_existing_state_needs_replace_and_settings_survive():
     study.import_staffml({"attempts": ATTEMPTS[:1]}, now=NOW, replace=True)
     assert len(list(study.store.iter_reviews(study.user_id))) == 1
     assert study.settings.new_per_day == 4
+
+
+def test_cards_may_be_a_list_carrying_question_ids():
+    attempts, cards = read_staffml_progress(
+        {"sm2": [{"questionId": "q-9", "ef": 2.2, "interval": 3, "reps": 1}]}
+    )
+    assert attempts == []
+    assert [(c.question_id, c.ease, c.interval_days, c.repetitions) for c in cards] == [
+        ("q-9", 2.2, 3.0, 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"cards": 5}, "cards must be an object or a list"),
+        ({"cards": {"q": "x"}}, "expected an object with a question id"),
+        ({"cards": {"q": {"ease": "high"}}}, r"cards\['q'\]"),
+        ({"cards": {"q": {"due": True}}}, "is not a time"),
+        ({"attempts": ["x"]}, r"attempts\[0\]: expected an object"),
+        ({"attempts": "[oops"}, "attempts: not JSON"),
+    ],
+)
+def test_malformed_cards_and_sections_are_rejected(document, message):
+    with pytest.raises(ImportFailed, match=message):
+        read_staffml_progress(document)
+
+
+def test_non_object_document_is_rejected():
+    with pytest.raises(ImportFailed, match="must be a JSON object"):
+        read_staffml_progress([])  # type: ignore[arg-type]
+
+
+def test_rating_words_and_naive_iso_times_are_read():
+    [attempt], _ = read_staffml_progress(
+        {"attempts": [{"id": "q", "date": "2026-11-01T10:00:00", "rating": "hard"}]}
+    )
+    assert attempt.at == datetime(2026, 11, 1, 10, 0, tzinfo=UTC)
+    assert attempt.rating.name == "HARD"
+
+
+def test_sm2_card_without_due_is_due_one_interval_after_its_last_review():
+    study = _fresh()
+    study.import_staffml(
+        {"cards": {"q": {"interval": 4, "repetitions": 2, "lastReview": "2026-11-18T00:00:00Z"}}},
+        now=NOW,
+    )
+    assert study.card_state("q").due == datetime(2026, 11, 22, tzinfo=UTC)

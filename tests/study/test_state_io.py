@@ -99,3 +99,25 @@ def test_invalid_settings_in_document_are_rejected():
     data["settings"]["desired_retention"] = 1.5
     with pytest.raises(ImportFailed, match="desired_retention must be between"):
         StudyService(MemoryStudyStore(), now=T0).import_state(data)
+
+
+def test_timestamps_without_offset_are_rejected():
+    data = _busy_study().export_state(now=T0)
+    data["reviews"][0]["reviewed_at"] = "2026-11-02T09:00:00"
+    with pytest.raises(ImportFailed, match="reviews.0.reviewed_at: Value error, datetime needs"):
+        StudyService(MemoryStudyStore(), now=T0).import_state(data)
+
+
+def test_timestamps_with_other_offsets_are_converted_to_utc():
+    data = _busy_study().export_state(now=T0)
+    data["reviews"][1]["reviewed_at"] = "2026-11-02T11:00:00.250000+02:00"
+    study = StudyService(MemoryStudyStore(), now=T0)
+    study.import_state(data)
+    assert list(study.store.iter_reviews(study.user_id))[1].reviewed_at == T0
+
+
+def test_two_cards_for_one_item_are_rejected():
+    data = _busy_study().export_state(now=T0)
+    data["cards"].append(dict(data["cards"][0]))
+    with pytest.raises(ImportFailed, match="two cards for item 'a'"):
+        StudyService(MemoryStudyStore(), now=T0).import_state(data)

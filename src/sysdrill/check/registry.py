@@ -251,7 +251,21 @@ _DEFINED = (
         "a resource URL is not an absolute https URL",
         "link the https address of the page",
     ),
+    _rule(
+        "rule-crashed",
+        E,
+        Scope.ITEM,
+        "a rule tier failed with an internal error on this item (the rest of the audit ran)",
+        "report it with the item attached; run `sysdrill --debug check` for the traceback",
+    ),
     # Several items and the shared files.
+    _rule(
+        "vault-layout",
+        W,
+        Scope.VAULT,
+        "the vault has no questions/ folder, so no item was checked",
+        "pass the folder that holds questions/ (not questions/ itself)",
+    ),
     _rule(
         "id-unique", E, Scope.VAULT, "two item files use the same id", "give each item its own id"
     ),

@@ -139,7 +139,16 @@ def audit_file(loaded: ItemFile, napkin: NapkinHook | None = None) -> list[Findi
     for check in ITEM_CHECKS:
         check(context)
     if napkin is not None:
-        context.findings.extend(napkin(loaded))
+        try:
+            context.findings.extend(napkin(loaded))
+        except Exception as exc:  # one tier's bug must not end the whole audit
+            if os.environ.get("SYSDRILL_DEBUG"):
+                raise
+            context.add(
+                "rule-crashed",
+                f"the napkin tier failed on this item ({type(exc).__name__}: {exc})"[:300],
+                ("details",),
+            )
     return context.findings
 
 
@@ -290,6 +299,11 @@ def run_check(
             cache.attach(rel, (key, found, summary))
     vault = Vault(root=root)
     load_shared_files(vault)
+    if not (root / "questions").is_dir():
+        rule = rules["vault-layout"]
+        vault.findings.append(
+            Finding("vault-layout", rule.severity, "questions", 0, 0, rule.meaning, rule.fix)
+        )
     report = CheckReport(root=root, files=len(files))
     summaries: list[ItemSummary] = []
     for _, valid, loader_findings, found, summary in results:

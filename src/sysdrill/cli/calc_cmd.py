@@ -28,7 +28,7 @@ __all__ = ["CalcGroup", "register"]
 
 _EXPRESSION = "expression"
 _CALCULATOR_NAME = re.compile(r"^[a-z]+(?:-[a-z0-9]+)+$")
-_GPU_HELP = "Take peak FLOP/s and memory bandwidth from this accelerator ('sysdrill hw list')."
+_GPU_HELP = "Take peak FLOP/s and memory figures from this accelerator ('sysdrill hw list')."
 _LINK_HELP = "Take bandwidth and latency from this interconnect (e.g. nvlink-4, infiniband-ndr)."
 
 
@@ -79,15 +79,16 @@ def _signature(calc: Calculator) -> list[inspect.Parameter]:
             params.append(
                 inspect.Parameter(param.name, keyword, default=None, annotation=annotation)
             )
-    if calc.fills & {Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH}:
+    if calc.fills & {Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH, Fill.MEMORY_CAPACITY}:
         gpu = Annotated[str | None, typer.Option("--gpu", help=_GPU_HELP)]
+        params.append(inspect.Parameter("gpu", keyword, default=None, annotation=gpu))
+    if Fill.PEAK_FLOPS in calc.fills:
         dtype = Annotated[
             str,
             typer.Option(
                 "--dtype", help="Precision of the --gpu peak (fp32, tf32, bf16, fp8, int8)."
             ),
         ]
-        params.append(inspect.Parameter("gpu", keyword, default=None, annotation=gpu))
         params.append(inspect.Parameter("dtype", keyword, default="bf16", annotation=dtype))
     if calc.fills & {Fill.LINK_BANDWIDTH, Fill.LINK_LATENCY}:
         link = Annotated[str | None, typer.Option("--link", help=_LINK_HELP)]
@@ -112,10 +113,6 @@ def _calculator_command(calc: Calculator) -> Callable[..., None]:
             values = calc.resolve(raw, gpu=gpu, precision=dtype, link=link)
         except (NapkinError, UsageError) as exc:
             raise ClickUsageError(str(exc)) from exc
-        except ValueError as exc:  # a --dtype the catalogue does not know
-            raise typer.BadParameter(
-                f"{dtype!r} is not a precision", param_hint="'--dtype'"
-            ) from exc
         _print_result(calc, calc.compute(values), as_json=as_json)
 
     signature = _signature(calc)
@@ -163,7 +160,7 @@ class CalcGroup(TyperGroup):
         calc = get_calculator(cmd_name)
         if calc is None:
             return super().get_command(ctx, cmd_name)
-        single = typer.Typer()
+        single = typer.Typer(add_completion=False)
         help_text = (
             f"{calc.summary}\n\nFormula: {calc.formula}\n\nSource: {calc.source}\n\n"
             f"Example: sysdrill calc {calc.name} {calc.example}"

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
+from sysdrill.content.enums import Level, Status, Track
+
 if TYPE_CHECKING:
     from sysdrill.interop.export import ExportFilters, ExportReport
 
@@ -81,7 +83,6 @@ def _parse_choices(values: list[str], enum: type[_Choice], option: str) -> tuple
 def _filters(
     tracks: list[str], levels: list[str], decks: list[str], tags: list[str], statuses: list[str]
 ) -> ExportFilters:
-    from sysdrill.content.enums import Level, Status, Track
     from sysdrill.interop.export import ExportFilters
 
     return ExportFilters(
@@ -98,12 +99,16 @@ def register(app: typer.Typer) -> None:
 
     @app.command("export")
     def export_command(
-        vault: Annotated[Path, typer.Argument(help="Vault folder to export.", show_default=False)],
+        vault: Annotated[
+            Path,
+            typer.Argument(help="Vault folder to export.", metavar="VAULT", show_default=False),
+        ],
         format: Annotated[
             str,
             typer.Option(
                 "--format",
                 "-f",
+                metavar="FORMAT",
                 help="Output format: " + ", ".join(EXPORT_FORMATS) + ".",
                 show_default=False,
             ),
@@ -113,6 +118,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--out",
                 "-o",
+                metavar="FILE",
                 help="File to write (replaced atomically if it exists).",
                 show_default=False,
             ),
@@ -120,14 +126,18 @@ def register(app: typer.Typer) -> None:
         track: Annotated[
             list[str] | None,
             typer.Option(
-                "--track", help="Only items of this track (repeatable).", show_default=False
+                "--track",
+                metavar="TRACK",
+                help="Only items of this track (repeatable): " + ", ".join(Track) + ".",
+                show_default=False,
             ),
         ] = None,
         level: Annotated[
             list[str] | None,
             typer.Option(
                 "--level",
-                help="Only items of this level, e.g. L3 (repeatable).",
+                metavar="LEVEL",
+                help="Only items of this level (repeatable): " + ", ".join(Level) + ".",
                 show_default=False,
             ),
         ] = None,
@@ -135,6 +145,7 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option(
                 "--deck",
+                metavar="DECK",
                 help="Only items of this deck or its subdecks (repeatable).",
                 show_default=False,
             ),
@@ -142,17 +153,30 @@ def register(app: typer.Typer) -> None:
         tag: Annotated[
             list[str] | None,
             typer.Option(
-                "--tag", help="Only items with this tag (repeatable).", show_default=False
+                "--tag",
+                metavar="TAG",
+                help="Only items with this tag (repeatable).",
+                show_default=False,
             ),
         ] = None,
         status: Annotated[
             list[str] | None,
             typer.Option(
                 "--status",
-                help="Only items with this status (repeatable); default: all but deleted.",
+                metavar="STATUS",
+                help="Only items with this status (repeatable): "
+                + ", ".join(Status)
+                + "; default: all but deleted.",
                 show_default=False,
             ),
         ] = None,
+        no_cache: Annotated[
+            bool,
+            typer.Option(
+                "--no-cache",
+                help="Parse every file afresh and leave the load cache (SYSDRILL_CACHE_DIR) alone.",
+            ),
+        ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     ) -> None:
         """Export a vault to Anki (.apkg or text), CSV, StaffML JSON or Markdown.
@@ -165,9 +189,17 @@ def register(app: typer.Typer) -> None:
                 f"'{format}' is not one of {', '.join(EXPORT_FORMATS)}", param_hint="--format"
             )
         filters = _filters(track or [], level or [], deck or [], tag or [], status or [])
+        from sysdrill.content.cache import default_cache_dir
         from sysdrill.interop.export import export_vault
 
-        report = export_vault(vault, format=format, out=out, filters=filters, now=datetime.now(UTC))
+        report = export_vault(
+            vault,
+            format=format,
+            out=out,
+            filters=filters,
+            now=datetime.now(UTC),
+            cache_dir=None if no_cache else default_cache_dir(),
+        )
         if as_json:
             typer.echo(
                 json.dumps(

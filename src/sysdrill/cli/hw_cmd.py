@@ -15,7 +15,11 @@ __all__ = ["register"]
 
 
 class KindChoice(StrEnum):
-    """The ``--kind`` filter."""
+    """The ``--kind`` filter.
+
+    It mirrors ``HardwareKind``; importing that would load pydantic for every
+    ``sysdrill --help``.
+    """
 
     ACCELERATOR = "accelerator"
     INTERCONNECT = "interconnect"

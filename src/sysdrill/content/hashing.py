@@ -35,6 +35,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from sysdrill.content.enums import ItemKind, Status
 from sysdrill.content.models import Item
 
@@ -71,6 +73,11 @@ HASHED_FIELDS: tuple[str, ...] = (
     "answer_tolerance",
 )
 """Top-level fields whose content defines an item's meaning (``details`` whole)."""
+
+
+class _ExponentFloat(float):
+    """A float that Python's json writes in exponent notation (orjson refuses subclasses)."""
+
 
 _TRAILING_BLANKS = re.compile(r"[ \t]+$", re.MULTILINE)
 
@@ -112,7 +119,12 @@ def _normalise(value: Any) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, float):
-        return int(value) if value.is_integer() else value
+        if value.is_integer():
+            return int(value)
+        magnitude = abs(value)
+        # Python writes these as 1e-07 / 1e+16 where orjson writes 1e-7 / 1e16.
+        # (NaN fails both comparisons and is wrapped too.)
+        return value if 1e-4 <= magnitude < 1e16 else _ExponentFloat(value)
     if isinstance(value, int):
         return value
     if isinstance(value, Mapping):
@@ -140,10 +152,19 @@ def canonical_content(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def canonical_json(data: Mapping[str, Any]) -> str:
-    """The canonical JSON text that :func:`content_hash` digests."""
-    return json.dumps(
-        canonical_content(data), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    )
+    """The canonical JSON text that :func:`content_hash` digests.
+
+    The text is exactly ``json.dumps(canonical_content(data), sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)``. orjson writes the same bytes
+    about five times faster, except for floats in exponent notation, which
+    :func:`_normalise` wraps in :class:`_ExponentFloat` so orjson refuses them
+    and the standard library writes them.
+    """
+    content = canonical_content(data)
+    try:
+        return orjson.dumps(content, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:  # an exponent float, a lone surrogate, or a huge integer
+        return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def content_hash(item: Item | Mapping[str, Any]) -> str:

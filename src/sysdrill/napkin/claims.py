@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sysdrill.napkin.lexer import _SUFFIXES, Kind, Token, normalize, tokenize
 from sysdrill.napkin.parser import FUNCTIONS, ParseFailed, Parser, Value
@@ -35,7 +36,6 @@ _ROUNDING_CAP = {"=": 0.02, "≈": 0.10, "~": 0.10}
 MAX_LINE_CHARS = 2000
 """Longer lines are skipped whole (no claim is that long; hostile input might be)."""
 
-_HINT = re.compile(r"[=≈~≃]|\\approx|\\sim")
 _CHUNK_BREAK = re.compile(r"[:;?!|\"→<>≤≥≠±≪≫]|\.(?!\d)|,(?!\d{3}(?!\d))")
 _CLAIM_CHUNK = re.compile(r"[=≈~]")
 _GLUED_EQUALS = re.compile(r"[\w)]=\S")
@@ -109,7 +109,7 @@ class ClaimChecker:
         Returns:
             One verdict per relation sign that links two sides, in order.
         """
-        if len(line) > MAX_LINE_CHARS or not _HINT.search(line) or not _DIGIT.search(line):
+        if len(line) > MAX_LINE_CHARS or not _may_claim(line):
             return []
         marker = _LIST_MARKER.match(line)
         source = line
@@ -371,6 +371,7 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _S
     return _Side(start, stop, value, truncated=truncated)
 
 
+@lru_cache(maxsize=1024)
 def _strip_counts(dims: Dims) -> tuple[Dims, Dims]:
     counts = tuple(d for d in dims if d[0] in COUNT_DIMENSIONS)
     rest = tuple(d for d in dims if d[0] not in COUNT_DIMENSIONS)
@@ -554,10 +555,22 @@ def _wrong(
     )
 
 
+def _may_claim(line: str) -> bool:
+    # Plain substring tests first: they cost far less than a regex per line.
+    return (
+        "=" in line
+        or "~" in line
+        or "≈" in line
+        or "≃" in line
+        or "\\approx" in line
+        or "\\sim" in line
+    ) and _DIGIT.search(line) is not None
+
+
 def iter_claim_lines(text: str) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, line)`` for the lines that may hold a claim."""
     for number, line in enumerate(text.splitlines(), 1):
-        if _HINT.search(line) and _DIGIT.search(line):
+        if _may_claim(line):
             yield number, line
 
 

@@ -8,9 +8,15 @@ from sysdrill.errors import ExpressionSyntax, UnitMismatch
 from sysdrill.napkin.lexer import Kind, normalize, tokenize
 from sysdrill.napkin.parser import ParseFailed, Parser, Value
 from sysdrill.napkin.results import CalcResult
-from sysdrill.napkin.units import COUNT_DIMENSIONS, Dims, format_dims, resolve_unit
+from sysdrill.napkin.units import (
+    COUNT_DIMENSIONS,
+    Dims,
+    format_dims,
+    is_unit_spelling,
+    resolve_unit,
+)
 
-__all__ = ["calc_expression", "evaluate", "format_number", "format_value"]
+__all__ = ["calc_expression", "evaluate", "format_number", "format_value", "parse_unit"]
 
 MAX_EXPRESSION_CHARS = 2000
 """Longest expression :func:`evaluate` reads; longer text is refused, not parsed."""
@@ -55,14 +61,31 @@ def evaluate(text: str) -> Value:
     return value
 
 
-def _unit_of(to_unit: str) -> tuple[float, Dims]:
-    tokens = tokenize(normalize(to_unit))
+def parse_unit(text: str) -> tuple[float, Dims]:
+    """Read a unit such as ``"ms"``, ``"GB/s"`` or ``"$/GPU-hour"``.
+
+    Returns:
+        The unit's size in base units and its dimension vector.
+
+    Raises:
+        ExpressionSyntax: ``text`` is not a unit.
+    """
+    stripped = text.strip()
+    if is_unit_spelling(stripped):
+        spec = resolve_unit(stripped)
+        return spec.scale, spec.dims
+    tokens = tokenize(normalize(stripped))
     try:
         value, stop = Parser(tokens, {}).parse(0, len(tokens))
     except ParseFailed:
         stop, value = -1, Value.bad("syntax")
-    if not tokens or stop != len(tokens) or value.why is not None:
-        raise ExpressionSyntax(f"unknown unit {to_unit!r}; try one such as 'ms', 'GB/s' or 'GiB'")
+    if (
+        not tokens
+        or stop != len(tokens)
+        or value.why is not None
+        or any(t.kind is Kind.NUM for t in tokens)
+    ):
+        raise ExpressionSyntax(f"unknown unit {text!r}; try one such as 'ms', 'GB/s' or 'GiB'")
     return value.v, value.dims
 
 
@@ -168,7 +191,7 @@ def calc_expression(text: str, *, to_unit: str | None = None) -> CalcResult:
     if to_unit is None:
         magnitude, unit, display = format_value(value)
         return CalcResult(magnitude, unit, display)
-    scale, dims = _unit_of(to_unit)
+    scale, dims = parse_unit(to_unit)
     if dims != value.dims:
         have = format_dims(value.dims) if value.dims else "a pure number"
         raise UnitMismatch(f"cannot express {have} in {to_unit}; choose a unit of the same kind")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sysdrill.errors import NapkinError
-from sysdrill.napkin.expression import evaluate, format_number
+from sysdrill.napkin.expression import evaluate, format_number, parse_unit
 from sysdrill.napkin.results import NumericGrade
 from sysdrill.napkin.units import Dims, format_dims
 
@@ -25,16 +25,15 @@ def grade_numeric_answer(
     Returns:
         Whether it is correct, the given value in ``expected_unit``, and a message
         (naming the expected unit when the dimension is wrong).
+
+    Raises:
+        ExpressionSyntax: ``expected_unit`` is not a unit (a content error).
     """
     unit_text = expected_unit.strip()
     unit_scale: float = 1.0
     unit_dims: Dims = ()
     if unit_text:
-        try:
-            expected = evaluate(f"1 {unit_text}")
-        except NapkinError:
-            expected = evaluate(unit_text)
-        unit_scale, unit_dims = expected.v, expected.dims
+        unit_scale, unit_dims = parse_unit(unit_text)
     shown_unit = f" {unit_text}" if unit_text else ""
     try:
         value = evaluate(given)

@@ -143,17 +143,28 @@ class Accelerator(_Entry):
         # Integer operations are counted as FLOP so roofline maths accepts them.
         return get_registry().Quantity(table[wanted], "TFLOP / s")
 
+    def memory_capacity(self) -> Any:
+        """Return the device memory as a pint quantity (decimal GB).
+
+        Raises:
+            HardwareNotFound: the vendor publishes no memory size for this part.
+        """
+        return self._published(self.memory_gb, "GB", "memory size")
+
     def memory_bandwidth(self) -> Any:
-        """Return the memory bandwidth as a pint quantity (byte/s).
+        """Return the memory bandwidth as a pint quantity (decimal GB/s).
 
         Raises:
             HardwareNotFound: the vendor publishes no memory bandwidth for this part.
         """
+        return self._published(self.memory_bandwidth_gb_per_s, "GB / s", "memory bandwidth")
+
+    def _published(self, value: float | None, unit: str, what: str) -> Any:
         from sysdrill.napkin.units import get_registry
 
-        if self.memory_bandwidth_gb_per_s is None:
-            raise HardwareNotFound(f"'{self.name}' has no published memory bandwidth")
-        return get_registry().Quantity(self.memory_bandwidth_gb_per_s, "GB / s")
+        if value is None:
+            raise HardwareNotFound(f"'{self.name}' has no published {what}")
+        return get_registry().Quantity(value, unit)
 
 
 class Interconnect(_Entry):

@@ -266,6 +266,12 @@ def _unit_value(name: str) -> Value:
     return value
 
 
+_NOT_LABELS = frozenset(
+    "and are but each for from into is not nor over per than that the then this "
+    "via was were which while with yet also just only both".split()
+)
+
+
 def _is_label(name: str) -> bool:
     """A lowercase prose word (``layers``, ``heads``) that may name what a number counts."""
     return (
@@ -275,6 +281,7 @@ def _is_label(name: str) -> bool:
         and not is_unit_spelling(name)
         and name not in FUNCTIONS
         and name not in _CONSTANTS
+        and name not in _NOT_LABELS
     )
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "UNIT_TABLE_PATH",
     "compile_unit",
     "resolve_unit",
+    "unit_spellings",
     "write_unit_table",
 ]
 
@@ -140,6 +141,11 @@ def _spellings() -> dict[str, tuple[str, int]]:
 
 
 _SPELLINGS = _spellings()
+
+
+def unit_spellings() -> list[str]:
+    """Every unit spelling the napkin parser knows, sorted."""
+    return sorted(_SPELLINGS)
 
 
 def is_unit_spelling(name: str) -> bool:

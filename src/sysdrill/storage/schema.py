@@ -27,9 +27,6 @@ __all__ = [
 
 metadata = sa.MetaData()
 
-_SQLITE_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
-"""How SQLAlchemy's SQLite DateTime stores values; kept so old rows compare the same."""
-
 
 class _SqliteUtc(TypeDecorator[datetime]):
     """UTC datetimes as SQLite text, parsed with the C ``fromisoformat`` (fast reads)."""
@@ -40,8 +37,10 @@ class _SqliteUtc(TypeDecorator[datetime]):
     def process_bind_param(self, value: Any, dialect: Any) -> str | None:
         if value is None:
             return None
-        moment = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-        return str(moment.strftime(_SQLITE_FORMAT))
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        # Same text as SQLAlchemy's SQLite DateTime ("2026-11-01 09:00:00.000000").
+        return str(value.isoformat(sep=" ", timespec="microseconds"))
 
     def process_result_value(self, value: Any, dialect: Any) -> datetime | None:
         if value is None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,9 @@ __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 """The Alembic script folder shipped in the package."""
 
+_WRITE_OPTION = "sysdrill_write"
+_MIGRATION_LOCK = threading.Lock()
+
 
 def _safe_url(url: str) -> str:
     try:
@@ -65,7 +70,16 @@ def create_study_engine(url: str) -> Engine:
                         f"Cannot create the folder for {database}: {exc.strerror}. "
                         "Choose another place with --db or SYSDRILL_DATA_DIR."
                     ) from exc
-            engine = sa.create_engine(parsed)
+            if not database or database == ":memory:":
+                # One shared connection, usable from any thread (a web app's
+                # worker threads must all see the same in-memory database).
+                engine = sa.create_engine(
+                    parsed,
+                    poolclass=sa.pool.StaticPool,
+                    connect_args={"check_same_thread": False},
+                )
+            else:
+                engine = sa.create_engine(parsed)
             _make_sqlite_transactional(engine)
         elif parsed.get_backend_name() == "postgresql":
             engine = sa.create_engine(parsed, pool_pre_ping=True)
@@ -92,7 +106,10 @@ def _make_sqlite_transactional(engine: Engine) -> None:
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN")
+        # Writers take the write lock up front: a deferred transaction that reads
+        # first fails at once with "database is locked" instead of waiting.
+        writing = connection.get_execution_options().get(_WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
 
 
 def migrate(engine: Engine, *, target: str = "head") -> None:
@@ -108,7 +125,9 @@ def migrate(engine: Engine, *, target: str = "head") -> None:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    with translate_errors("migrating the database schema", migration=True):
+    # Alembic keeps its running context in module globals: one migration at a
+    # time per process (a web server may open stores from several threads).
+    with _MIGRATION_LOCK, translate_errors("migrating the database schema", migration=True):
         with engine.connect() as connection:
             config.attributes["connection"] = connection
             try:
@@ -242,6 +261,14 @@ class SqlStudyStore:
             self._engine.dispose()
             raise
 
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """A connection in a write transaction, committed on leaving the block."""
+        with self._engine.connect() as conn:
+            conn.execution_options(**{_WRITE_OPTION: True})
+            with conn.begin():
+                yield conn
+
     @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for tests and the benchmark)."""
@@ -255,7 +282,7 @@ class SqlStudyStore:
 
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""
-        with translate_errors(f"opening user {name!r}"), self._engine.begin() as conn:
+        with translate_errors(f"opening user {name!r}"), self._write() as conn:
             found = conn.execute(sa.select(t.users.c.id).where(t.users.c.name == name)).scalar()
             if found is None:
                 result = conn.execute(t.users.insert().values(name=name, created_at=now))
@@ -381,7 +408,7 @@ class SqlStudyStore:
     def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
         with translate_errors(f"recording a review of {review.item_id}"):
-            with self._engine.begin() as conn:
+            with self._write() as conn:
                 settings_id = self._settings_id(conn, review.settings)
                 self._upsert_card(conn, user_id, card)
                 result = conn.execute(
@@ -458,7 +485,7 @@ class SqlStudyStore:
 
     def put_settings(self, user_id: UserId, values: Mapping[str, Any]) -> None:
         """Store ``values`` by key in one transaction."""
-        with translate_errors("saving settings"), self._engine.begin() as conn:
+        with translate_errors("saving settings"), self._write() as conn:
             self._put_settings(conn, user_id, values)
 
     @staticmethod
@@ -473,7 +500,7 @@ class SqlStudyStore:
 
     def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
         """Store a new session and return its id."""
-        with translate_errors("starting a session"), self._engine.begin() as conn:
+        with translate_errors("starting a session"), self._write() as conn:
             return SessionId(self._insert_session(conn, user_id, session))
 
     @staticmethod
@@ -496,7 +523,7 @@ class SqlStudyStore:
         """Mark a session ended and merge ``meta`` into its metadata."""
         from sysdrill.errors import StorageError
 
-        with translate_errors("finishing a session"), self._engine.begin() as conn:
+        with translate_errors("finishing a session"), self._write() as conn:
             current = conn.execute(
                 sa.select(t.sessions.c.meta_json).where(t.sessions.c.id == session_id)
             ).scalar()
@@ -521,15 +548,20 @@ class SqlStudyStore:
 
     def replace_user_state(self, user_id: UserId, state: UserState) -> None:
         """Replace all of the user's state in one transaction."""
-        with translate_errors("importing study state"), self._engine.begin() as conn:
+        with translate_errors("importing study state"), self._write() as conn:
             for table in (t.reviews, t.review_days, t.cards, t.settings, t.sessions):
                 conn.execute(table.delete().where(table.c.user_id == user_id))
             session_ids = [self._insert_session(conn, user_id, s) for s in state.sessions]
             if state.cards:
                 conn.execute(t.cards.insert(), [_card_row(user_id, c) for c in state.cards])
             rows = []
+            by_identity: dict[int, int] = {}
             for review in state.reviews:
-                settings_id = self._settings_id(conn, review.settings)
+                # Imported logs share a few settings dicts; hash each only once.
+                settings_id = by_identity.get(id(review.settings))
+                if settings_id is None:
+                    settings_id = self._settings_id(conn, review.settings)
+                    by_identity[id(review.settings)] = settings_id
                 if review.session_id is not None:
                     review = _with_session(review, session_ids[review.session_id])
                 rows.append(self._review_row(user_id, review, settings_id))

@@ -84,4 +84,7 @@ def translate_errors(action: str, *, migration: bool = False) -> Iterator[None]:
         if migration and found is not StorageUnavailable:
             found = MigrationError
         detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise found(f"Database failure while {action}: {detail}. {_FIX[found]}") from exc
+        fix = _FIX[found]
+        if found is StorageUnavailable and ("locked" in detail or "busy" in detail):
+            fix = "Another sysdrill process is writing to it; try again when it has finished."
+        raise found(f"Database failure while {action}: {detail}. {fix}") from exc

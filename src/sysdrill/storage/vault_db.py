@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -40,6 +37,7 @@ from sysdrill.content.enums import Level
 from sysdrill.content.hashing import content_hash, release_hash_from_hashes
 from sysdrill.content.loader import parse_yaml
 from sysdrill.errors import ContentInvalid, DuplicateQuestion, StorageError, VaultNotFound
+from sysdrill.storage.vault_audit import BackgroundCheck, check_errors, refuse_invalid
 from sysdrill.storage.vault_query import (
     ItemRecord,
     ReleaseInfo,
@@ -60,7 +58,6 @@ __all__ = [
     "SearchHit",
     "VaultStats",
     "build_vault",
-    "check_errors",
     "compiled_vault",
     "default_db_path",
     "get_item",
@@ -188,69 +185,6 @@ def _previous(out: Path) -> tuple[dict[str, tuple[int, int, str]], dict[str, str
     except sqlite3.Error:
         return None
     return files, meta
-
-
-def check_errors(root: Path, cache_dir: Path | None) -> tuple[int, str]:
-    """Run the audit; return the number of error findings and the first one rendered.
-
-    A module-level function so that a worker process can run it.
-    """
-    from sysdrill.check import run_check
-
-    report = run_check(root, cache_dir=cache_dir)
-    errors = [f for f in report.findings if f.severity is Severity.ERROR]
-    return len(errors), errors[0].render() if errors else ""
-
-
-def _refuse(root: Path, outcome: tuple[int, str]) -> None:
-    count, first = outcome
-    if count:
-        raise ContentInvalid(
-            f"the vault has {count} error finding(s), first {first}; "
-            f"run `sysdrill check {root}` and fix them before building"
-        )
-
-
-_WORKER = (
-    "import json, sys\n"
-    "from pathlib import Path\n"
-    "from sysdrill.storage.vault_db import check_errors\n"
-    "cache = Path(sys.argv[2]) if sys.argv[2] else None\n"
-    "print(json.dumps(check_errors(Path(sys.argv[1]), cache)))\n"
-)
-
-
-class _BackgroundCheck:
-    """The audit of a large rebuild, run in a child process while the database is written.
-
-    On a cold build of a big vault the audit and the compilation each take about
-    half the time and share nothing, so running them on two cores cuts the wait.
-    Small rebuilds audit inline: starting an interpreter costs more than it saves.
-    A plain subprocess (not multiprocessing) keeps this safe for any caller,
-    including scripts without a ``__main__`` guard.
-    """
-
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
-        self._args = (root, cache_dir)
-        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or "")]
-        self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and code
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-
-    def result(self) -> tuple[int, str]:
-        out, _ = self._process.communicate()
-        try:
-            count, first = json.loads(out.strip().splitlines()[-1])
-            return int(count), str(first)
-        except (ValueError, IndexError, TypeError):
-            # The child failed (a bad vault path, out of memory): audit here, so
-            # the real error, if any, is raised in this process.
-            return check_errors(*self._args)
-
-    def close(self) -> None:
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.communicate()
 
 
 PARALLEL_CHECK_MIN_FILES = 2000
@@ -534,6 +468,8 @@ def build_vault(
         raise VaultNotFound(
             f"vault '{root}' does not exist or is not a folder; pass a vault folder"
         )
+    if out.is_dir():
+        raise StorageError(f"'{out}' is a folder; give a file name such as {out / 'vault.db'}")
     files = _scan(root)
     previous = _previous(out)
     old_files, old_meta = previous if previous is not None else ({}, {})
@@ -557,13 +493,13 @@ def build_vault(
     gone = [rel for rel in old_files if rel not in current and rel not in SHARED_FILES]
     background = None
     if check and len(changed) >= PARALLEL_CHECK_MIN_FILES:
-        background = _BackgroundCheck(root, cache_dir)
+        background = BackgroundCheck(root, cache_dir)
     elif check:
-        _refuse(root, check_errors(root, cache_dir))
+        refuse_invalid(root, check_errors(root, cache_dir))
 
     def gate() -> None:
         if background is not None:
-            _refuse(root, background.result())
+            refuse_invalid(root, background.result())
 
     try:
         parsed = [(rel, _parse(files[rel])) for rel in changed]
@@ -580,7 +516,7 @@ def build_vault(
     except ContentInvalid:
         # A parse problem is better explained by the audit's findings, when it has any.
         if background is not None:
-            _refuse(root, background.result())
+            refuse_invalid(root, background.result())
         raise
     finally:
         if background is not None:

@@ -454,9 +454,9 @@ class StudyService:
         from sysdrill.study.deadline import expected_workload
 
         chosen = ItemFilter() if filters is None else filters
-        wanted = [item.id for item in items if chosen.matches(item)]
+        wanted = {item.id for item in items if chosen.matches(item)}
         cards = [card for card in self._store.iter_cards(self._user_id) if card.item_id in wanted]
-        seen = {card.item_id for card in cards}
+        seen = {card.item_id for card in cards if card.state is not CardState.NEW}
         unseen = sum(1 for item_id in wanted if item_id not in seen)
         return expected_workload(cards, unseen=unseen, settings=self._settings, now=now)
 

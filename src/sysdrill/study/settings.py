@@ -6,7 +6,6 @@ a table of the same keys and a test keeps the two in step.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
@@ -203,8 +202,3 @@ def parse_setting(key: str, text: str) -> Any:
         return int(cleaned)
     except ValueError as exc:
         raise SchedulingError(f"Invalid value {text!r} for {key}: {exc}.") from exc
-
-
-def settings_json(settings: StudySettings) -> str:
-    """Serialise settings as compact JSON (stored with every review)."""
-    return json.dumps(settings.to_mapping(), sort_keys=True, separators=(",", ":"))

@@ -133,7 +133,7 @@ def test_bytes_and_plain_rates_do_not_mix() -> None:
         ring_allreduce_time(ranks=8, message=Q(1, "GB"), bandwidth=Q(50, "1/s"), latency=Q(0, "s"))
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(
     small=st.floats(min_value=1, max_value=1e12),
     factor=st.floats(min_value=1.0, max_value=1e3),
@@ -149,7 +149,7 @@ def test_allreduce_time_is_monotone_in_message_size(
         assert low <= high
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(ranks=st.integers(min_value=2, max_value=100_000))
 def test_ring_bytes_per_rank_stay_below_twice_the_message(ranks: int) -> None:
     result = ring_allreduce_time(

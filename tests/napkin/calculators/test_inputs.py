@@ -95,7 +95,7 @@ def test_parse_count() -> None:
         parse_count("2.5", name="--ranks")
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(st.integers(min_value=0, max_value=10**15))
 def test_counts_round_trip(value: int) -> None:
     assert parse_count(str(value), name="--n") == value

@@ -15,6 +15,7 @@ from sysdrill.napkin.calculators.memory import (
     bytes_per_parameter,
     checkpointed_activation_memory,
     fsdp_peak_memory,
+    memory_fit,
     model_state_memory,
     sqrt_checkpoint_interval,
 )
@@ -150,3 +151,15 @@ def test_sqrt_interval_minimises_checkpointed_memory_when_input_equals_activatio
 
     best = min(range(1, 65), key=total)
     assert best == sqrt_checkpoint_interval(layers=64) == math.isqrt(64)
+
+
+def test_memory_fit_against_one_gpu() -> None:
+    # 70B under ZeRO-3 on 8 GPUs needs 16 × 70e9 / 8 = 140 GB each: not on an 80 GB H100.
+    state = model_state_memory(parameters=Q(70e9, "param"), zero_stage=3, data_parallel=8)
+    fit = memory_fit(required=state.total, capacity=Q(80, "GB"))
+    assert not fit.fits
+    assert fit.utilization == pytest.approx(1.75)
+    assert gb(fit.headroom) == pytest.approx(-60)
+    roomy = memory_fit(required=Q(40, "GB"), capacity=Q(80, "GB"))
+    assert roomy.fits
+    assert roomy.utilization == pytest.approx(0.5)

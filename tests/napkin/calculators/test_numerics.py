@@ -116,7 +116,7 @@ def _struct_round(value: float, code: str) -> float | None:
         return None
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(st.floats(allow_nan=False, allow_infinity=False, width=64))
 def test_fp16_rounding_matches_the_ieee_struct_codec(value: float) -> None:
     expected = _struct_round(value, "e")
@@ -127,7 +127,7 @@ def test_fp16_rounding_matches_the_ieee_struct_codec(value: float) -> None:
         assert result.stored == expected
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(st.floats(allow_nan=False, allow_infinity=False, width=64))
 def test_fp32_rounding_matches_the_ieee_struct_codec(value: float) -> None:
     expected = _struct_round(value, "f")

@@ -78,7 +78,7 @@ def test_target_must_be_a_fraction() -> None:
         micro_batches_for_bubble(stages=4, target_bubble_fraction=1.5)
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(
     stages=st.integers(min_value=1, max_value=128),
     target=st.floats(min_value=0.001, max_value=0.999),

@@ -72,7 +72,7 @@ def test_elementwise_rejects_no_work() -> None:
         elementwise_intensity(flops_per_element=0)
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(intensity=st.floats(min_value=1e-3, max_value=1e6))
 def test_attainable_never_exceeds_either_roof(intensity: float) -> None:
     value = attainable_flops(

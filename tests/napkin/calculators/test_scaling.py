@@ -32,7 +32,7 @@ def test_gustafson_scaled_speedup() -> None:
     assert gustafson_speedup(parallel_fraction=0.95, workers=64) == pytest.approx(0.05 + 0.95 * 64)
 
 
-@settings(deadline=None)  # pint is slow on a loaded machine; tests never time
+@settings(deadline=None)  # tests never assert on timing
 @given(p=st.floats(min_value=0, max_value=1), n=st.integers(min_value=1, max_value=10**6))
 def test_gustafson_never_below_amdahl(p: float, n: int) -> None:
     amdahl = amdahl_speedup(parallel_fraction=p, workers=n)

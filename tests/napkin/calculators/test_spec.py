@@ -108,3 +108,11 @@ def test_single_value_runner_uses_the_output_name() -> None:
     assert result.outputs == (("twice", 42.0),)
     assert result.rows() == [("twice", "42")]
     assert result.input_rows() == [("x", "21")]
+
+
+def test_default_applies_when_the_catalogue_entry_lacks_the_figure() -> None:
+    # A --link fills latency; without one the default (0 s) still applies.
+    values = calculator("ring-allreduce").resolve(
+        {"ranks": "4", "message": "1MB", "bandwidth": "1GB/s"}, gpu="h100"
+    )
+    assert values["latency"].magnitude == 0

@@ -199,6 +199,7 @@ def export_vault(
     out: Path,
     filters: ExportFilters | None = None,
     now: datetime,
+    cache_dir: Path | None = None,
 ) -> ExportReport:
     """Export the vault's valid items that pass the filters into one file.
 
@@ -208,6 +209,8 @@ def export_vault(
         out: The file to write; replaced atomically if it exists.
         filters: Which items to export; all but deleted ones when None.
         now: Current time (UTC), stamped on Anki notes as their modification time.
+        cache_dir: Load cache folder (see ``load_vault``); files unchanged since
+            the last load are not parsed again. None parses every file.
 
     Returns:
         What was written, with the files skipped because they do not validate.
@@ -222,7 +225,7 @@ def export_vault(
     _check_now(now)
     fmt = ExportFormat(format)
     filters = filters or ExportFilters()
-    loaded = load_vault(vault)
+    loaded = load_vault(vault, cache_dir=cache_dir)
     report = ExportReport(format=fmt, out=out)
     titles = {deck.name: deck.title or deck.name for deck in loaded.decks}
     listed_in: dict[str, str] = {}

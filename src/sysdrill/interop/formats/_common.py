@@ -160,13 +160,27 @@ def unique(values: Iterable[str]) -> list[str]:
 
 
 def card_item(
-    *, front: str, back: str, deck: str | None = None, tags: Iterable[str] = ()
-) -> tuple[dict[str, Any], list[ImportNote]]:
+    *,
+    front: str,
+    back: str,
+    deck: str | None = None,
+    tags: Iterable[str] = (),
+    where: str = "",
+    media: Iterable[str] = (),
+) -> tuple[dict[str, Any], tuple[ImportNote, ...]]:
     """Raw vault mapping of a front/back card.
 
     A card with a back is a ``flashcard``; one without a back becomes a
     ``quiz`` item with no model answer, and a note says so (it is kept, not
     dropped, so the author can add the answer).
+
+    Args:
+        front: Front text (Markdown).
+        back: Back text (Markdown), possibly empty.
+        deck: Deck the card belongs to.
+        tags: Tags, repeats dropped.
+        where: Location for the notes, such as ``deck.csv:12``.
+        media: Media files the card referred to (noted, not imported).
 
     Returns:
         The mapping (no ``id``) and notes about it.
@@ -177,13 +191,18 @@ def card_item(
         data["details"] = {"realistic_solution": back.strip()}
     else:
         data["format"] = "quiz"
-        notes.append(ImportNote("card has no back; imported as a quiz question without an answer"))
+        notes.append(
+            ImportNote("card has no back; imported as a quiz question without an answer", where)
+        )
+    media_list = unique(media)
+    if media_list:
+        notes.append(ImportNote(f"refers to media not imported: {', '.join(media_list)}", where))
     tag_list = unique(tags)
     if tag_list:
         data["tags"] = tag_list
     if deck:
         data["deck"] = deck
-    return data, notes
+    return data, tuple(notes)
 
 
 # --- HTML to Markdown-ish text -------------------------------------------------

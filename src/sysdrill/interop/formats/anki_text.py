@@ -176,11 +176,10 @@ def read_anki_text(path: Path) -> ParsedSource:
                 back=back,
                 deck=column("deck") or deck_default,
                 tags=[*tags_default, *split_tags(column("tags"))],
+                where=where,
+                media=media,
             )
-            if media:
-                notes.append(ImportNote(f"refers to media not imported: {', '.join(media)}"))
-            located = tuple(ImportNote(n.message, where, n.skipped) for n in notes)
-            source.items.append(ParsedItem(key=key, data=data, notes=located))
+            source.items.append(ParsedItem(key=key, data=data, notes=notes))
     except csv.Error as exc:
         raise ImportFailed(
             f"{path.name}:{start + reader.line_num}: {exc}; fix the quoting of this row"

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.formats._common import card_item, html_to_markdown, unique
+from sysdrill.interop.formats._common import card_item, html_to_markdown
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
@@ -219,15 +219,10 @@ def _note_item(
     ]
     if extras:
         back = "\n\n".join([back, *extras] if back else extras)
-    data, notes = card_item(front=front, back=back, deck=deck, tags=tags)
+    data, notes = card_item(front=front, back=back, deck=deck, tags=tags, where=where, media=media)
     if title:
         data["title"] = title
-    if media:
-        notes.append(
-            ImportNote(f"refers to media not imported: {', '.join(unique(media))}", location=where)
-        )
-    located = tuple(ImportNote(n.message, where, n.skipped) for n in notes)
-    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=located)
+    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
 
 
 def _read_collection(conn: sqlite3.Connection, source: ParsedSource) -> None:

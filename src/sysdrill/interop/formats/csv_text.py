@@ -156,7 +156,10 @@ def _row_item(
         return None
     seen[key] = position[1]
     data, notes = card_item(
-        front=front, back=cell("back"), deck=cell("deck") or None, tags=split_tags(cell("tags"))
+        front=front,
+        back=cell("back"),
+        deck=cell("deck") or None,
+        tags=split_tags(cell("tags")),
+        where=where,
     )
-    located = tuple(ImportNote(n.message, where, n.skipped) for n in notes)
-    return ParsedItem(key=key, data=data, preferred_id=given_id, notes=located)
+    return ParsedItem(key=key, data=data, preferred_id=given_id, notes=notes)

@@ -174,11 +174,8 @@ def read_markdown_qa(path: Path) -> ParsedSource:
             )
             continue
         seen[key] = card.line
-        data, notes = card_item(front=front, back=back, deck=deck, tags=card.tags)
-        located = tuple(ImportNote(n.message, where, n.skipped) for n in notes)
-        source.items.append(
-            ParsedItem(key=key, data=data, preferred_id=card.given_id, notes=located)
-        )
+        data, notes = card_item(front=front, back=back, deck=deck, tags=card.tags, where=where)
+        source.items.append(ParsedItem(key=key, data=data, preferred_id=card.given_id, notes=notes))
     if not source.items:
         source.notes.append(ImportNote("no questions found: write 'Q:' and 'A:' lines"))
     return source

@@ -8,12 +8,14 @@ from sysdrill.napkin.calculators import inference, numerics, reliability, scalin
 from sysdrill.napkin.calculators._params import (
     ELEMENT,
     FORMAT,
+    GPU_MEMORY,
     LAYERS,
     PARAMS,
     SEQ,
     Q,
     count,
     fields,
+    with_fit,
 )
 from sysdrill.napkin.calculators.spec import Calculator, Kind, Param
 
@@ -61,6 +63,18 @@ def _noise_scale(v: dict[str, Any]) -> dict[str, Any]:
     if v["batch"] is not None:
         out.update(fields(scaling.batch_tradeoff(batch=v["batch"], noise_scale=noise)))
     return out
+
+
+def _kv_cache(v: dict[str, Any]) -> Any:
+    cache = inference.kv_cache_size(
+        layers=v["layers"],
+        kv_heads=v["kv_heads"],
+        head_dim=v["head_dim"],
+        sequence_length=v["sequence_length"],
+        batch=v["batch"],
+        bytes_per_element=v["bytes_per_element"],
+    )
+    return with_fit(cache, cache.total, v["gpu_memory"])
 
 
 OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
@@ -196,16 +210,11 @@ OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
             SEQ,
             count("batch", "Concurrent sequences.", default="1"),
             ELEMENT,
+            GPU_MEMORY,
         ),
-        run=lambda v: inference.kv_cache_size(
-            layers=v["layers"],
-            kv_heads=v["kv_heads"],
-            head_dim=v["head_dim"],
-            sequence_length=v["sequence_length"],
-            batch=v["batch"],
-            bytes_per_element=v["bytes_per_element"],
-        ),
-        example="--layers 80 --kv-heads 8 --head-dim 128 --sequence-length 4096",
+        run=_kv_cache,
+        example="--layers 80 --kv-heads 8 --head-dim 128 --sequence-length 4096 --batch 32"
+        " --gpu h100-sxm",
     ),
     # reliability ---------------------------------------------------------------------------
     Calculator(

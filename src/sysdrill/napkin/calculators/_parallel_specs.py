@@ -14,6 +14,7 @@ from sysdrill.napkin.calculators import (
 from sysdrill.napkin.calculators._params import (
     BANDWIDTH,
     ELEMENT,
+    GPU_MEMORY,
     HIDDEN,
     LATENCY,
     LAYERS,
@@ -27,6 +28,7 @@ from sysdrill.napkin.calculators._params import (
     Q,
     count,
     fields,
+    with_fit,
 )
 from sysdrill.napkin.calculators.spec import Calculator, Kind, Param
 
@@ -72,7 +74,7 @@ def _data_parallel(gpus: int, tp: int, pp: int) -> int:
 
 
 def _training_memory(v: dict[str, Any]) -> Any:
-    return memory.model_state_memory(
+    state = memory.model_state_memory(
         parameters=v["params"],
         optimizer=v["optimizer"],
         precision=v["precision"],
@@ -81,6 +83,19 @@ def _training_memory(v: dict[str, Any]) -> Any:
         tensor_parallel=v["tp"],
         pipeline_parallel=v["pp"],
     )
+    return with_fit(state, state.total, v["gpu_memory"])
+
+
+def _fsdp_peak(v: dict[str, Any]) -> Any:
+    peak = memory.fsdp_peak_memory(
+        parameters=v["params"],
+        layers=v["layers"],
+        gpus=v["gpus"],
+        optimizer=v["optimizer"],
+        precision=v["precision"],
+        gathered_layers=v["gathered_layers"],
+    )
+    return with_fit(peak, peak.total, v["gpu_memory"])
 
 
 def _activation_memory(v: dict[str, Any]) -> dict[str, Any]:
@@ -220,6 +235,7 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
             count("gpus", "Total GPUs (data parallel = gpus / (tp·pp)).", default="1"),
             count("tp", "Tensor-parallel degree.", default="1"),
             count("pp", "Pipeline-parallel degree.", default="1"),
+            GPU_MEMORY,
         ),
         run=_training_memory,
         example="--params 7.5B --zero 1 --gpus 64",
@@ -237,16 +253,10 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
             OPTIMIZER,
             PRECISION,
             count("gathered_layers", "Layers unsharded at once (2 with prefetch).", "1"),
+            GPU_MEMORY,
         ),
-        run=lambda v: memory.fsdp_peak_memory(
-            parameters=v["params"],
-            layers=v["layers"],
-            gpus=v["gpus"],
-            optimizer=v["optimizer"],
-            precision=v["precision"],
-            gathered_layers=v["gathered_layers"],
-        ),
-        example="--params 70B --layers 80 --gpus 64",
+        run=_fsdp_peak,
+        example="--params 70B --layers 80 --gpus 64 --gpu h100-sxm",
     ),
     Calculator(
         name="activation-memory",

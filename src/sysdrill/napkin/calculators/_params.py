@@ -14,6 +14,7 @@ __all__ = [
     "BANDWIDTH",
     "ELEMENT",
     "FORMAT",
+    "GPU_MEMORY",
     "HIDDEN",
     "LATENCY",
     "LAYERS",
@@ -30,6 +31,7 @@ __all__ = [
     "Q",
     "count",
     "fields",
+    "with_fit",
 ]
 
 Q = Kind.QUANTITY
@@ -66,6 +68,14 @@ PEAK = Param(
     unit="FLOP / s",
     fill=Fill.PEAK_FLOPS,
 )
+GPU_MEMORY = Param(
+    "gpu_memory",
+    Q,
+    "Memory of one GPU to check the fit against, e.g. 80GB.",
+    unit="byte",
+    fill=Fill.MEMORY_CAPACITY,
+    optional=True,
+)
 MEM_BW = Param(
     "bandwidth",
     Q,
@@ -82,6 +92,15 @@ FORMAT = Param(
     "format", Kind.CHOICE, "Number format.", default="fp16", choices=numerics.FloatFormat
 )
 PRICE = "USD / GPU / hour"
+
+
+def with_fit(outputs: Any, required: Any, capacity: Any) -> dict[str, Any]:
+    """Return ``outputs`` as a dict, plus the fit against ``capacity`` when one is given."""
+    pairs = dict(result_fields(outputs)) if not isinstance(outputs, dict) else dict(outputs)
+    if capacity is not None:
+        fit = memory.memory_fit(required=required, capacity=capacity)
+        pairs.update(result_fields(fit))
+    return pairs
 
 
 def fields(result: Any) -> tuple[tuple[str, Any], ...]:

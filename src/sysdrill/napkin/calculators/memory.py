@@ -25,6 +25,7 @@ __all__ = [
     "BytesPerParameter",
     "CheckpointedActivations",
     "FsdpPeakMemory",
+    "MemoryFit",
     "ModelStateMemory",
     "Optimizer",
     "Precision",
@@ -33,6 +34,7 @@ __all__ = [
     "bytes_per_parameter",
     "checkpointed_activation_memory",
     "fsdp_peak_memory",
+    "memory_fit",
     "model_state_memory",
     "sqrt_checkpoint_interval",
 ]
@@ -339,3 +341,35 @@ def sqrt_checkpoint_interval(*, layers: int) -> int:
         ``max(1, round(√L))`` layers per segment.
     """
     return max(1, round(math.sqrt(require_count(layers, name="layers"))))
+
+
+@dataclass(frozen=True)
+class MemoryFit:
+    """Whether a footprint fits in one device's memory.
+
+    Attributes:
+        fits: ``required <= capacity``.
+        utilization: ``required / capacity`` (1.0 is exactly full).
+        headroom: ``capacity - required`` (bytes; negative when it does not fit).
+    """
+
+    fits: bool
+    utilization: float
+    headroom: Quantity
+
+
+def memory_fit(*, required: Quantity, capacity: Quantity) -> MemoryFit:
+    """Compare a per-GPU footprint with a GPU's memory.
+
+    The check counts only what the calculator computed (model state, or a KV
+    cache); frameworks also reserve memory for the CUDA context, workspaces and
+    fragmentation, so a utilisation near 1 does not fit in practice.
+
+    Args:
+        required: Bytes needed per GPU.
+        capacity: Bytes one GPU has.
+    """
+    need = as_unit(required, "byte", name="required")
+    have = require_positive(as_unit(capacity, "byte", name="capacity"), name="capacity")
+    ratio = float((need / have).to(""))
+    return MemoryFit(fits=need <= have, utilization=ratio, headroom=have - need)

@@ -49,6 +49,7 @@ class Fill(Enum):
 
     PEAK_FLOPS = "peak-flops"
     MEMORY_BANDWIDTH = "memory-bandwidth"
+    MEMORY_CAPACITY = "memory-capacity"
     LINK_BANDWIDTH = "link-bandwidth"
     LINK_LATENCY = "link-latency"
 
@@ -237,16 +238,16 @@ class Calculator:
         values: dict[str, Any] = {}
         for param in self.params:
             text = raw.get(param.name)
+            value: Any = None
             if text is not None:
-                values[param.name] = param.parse(text)
-            elif param.fill is not None and (accelerator or interconnect):
-                filled = _fill(param.fill, accelerator, interconnect, precision)
-                values[param.name] = None if filled is None else filled.to(param.unit)
-            elif param.default is not None:
-                values[param.name] = param.parse(param.default)
-            else:
-                values[param.name] = None
-            if values[param.name] is None and not param.optional:
+                value = param.parse(text)
+            elif param.fill is not None:
+                value = _fill(param.fill, accelerator, interconnect, precision)
+                value = None if value is None else value.to(param.unit)
+            if value is None and text is None and param.default is not None:
+                value = param.parse(param.default)
+            values[param.name] = value
+            if value is None and not param.optional:
                 raise UsageError(f"{self.name} needs {param.option}{_fill_hint(param)}")
         return values
 
@@ -268,12 +269,19 @@ class Calculator:
 
 def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> Any:
     if fill is Fill.PEAK_FLOPS and accelerator is not None:
+        from sysdrill.napkin.hardware import Precision
+
+        known = [p.value for p in Precision]
+        if precision not in known:
+            raise UsageError(f"--dtype: {precision!r} is not one of {', '.join(known)}")
         try:
             return accelerator.peak_flops(precision)
         except HardwareNotFound as exc:
             raise HardwareNotFound(f"{exc}; choose one with --dtype") from exc
     if fill is Fill.MEMORY_BANDWIDTH and accelerator is not None:
         return accelerator.memory_bandwidth()
+    if fill is Fill.MEMORY_CAPACITY and accelerator is not None:
+        return accelerator.memory_capacity()
     if fill is Fill.LINK_BANDWIDTH and interconnect is not None:
         return interconnect.bandwidth()
     if fill is Fill.LINK_LATENCY and interconnect is not None:
@@ -282,7 +290,7 @@ def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> An
 
 
 def _fill_hint(param: Param) -> str:
-    if param.fill in (Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH):
+    if param.fill in (Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH, Fill.MEMORY_CAPACITY):
         return " (or --gpu NAME)"
     if param.fill in (Fill.LINK_BANDWIDTH, Fill.LINK_LATENCY):
         return " (or --link NAME)"
