@@ -140,6 +140,49 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         lambda v: v.edit("  napkin_math: |", "  correct_index: 0\n  napkin_math: |"),
         [(ITEM, 21)],
     ),
+    ("napkin-markers", lambda v: v.replace_line(24, "    Working:"), [(ITEM, 21)]),
+    ("napkin-markers", lambda v: v.replace_line(22, "    Given:"), [(ITEM, 21)]),
+    (
+        "mcq",
+        lambda v: v.edit(
+            "  napkin_math: |",
+            "  options:\n    - '10 ms'\n    - 40\n    - '80 ms'\n    - '160 ms'\n"
+            "  correct_index: 1\n  napkin_math: |",
+        ),
+        [(ITEM, 23)],
+    ),
+    (
+        "mcq",
+        lambda v: v.edit(
+            "  napkin_math: |",
+            "  options:\n    - '10 ms'\n    - '40 ms'\n    - '80 ms'\n    - '160 ms'\n"
+            "  napkin_math: |",
+        ),
+        [(ITEM, 21)],
+    ),
+    (
+        "unsafe-markup",
+        lambda v: v.replace_line(9, "phase: training\ntags:\n  - safe\n  - 'javascript:alert(1)'"),
+        [(ITEM, 12)],
+    ),
+    (
+        "taxonomy-ref-exists",
+        lambda v: v.edit(
+            "  - id: collectives\n",
+            "  - id: collectives\n  - id: collectives\n",
+            rel="taxonomy.yaml",
+        ),
+        [("taxonomy.yaml", 7)],
+    ),
+    (
+        "chain-duplicate",
+        lambda v: v.edit(
+            "chains:\n",
+            "chains:\n  - id: data-parallelism-chain\n    items: [cloud-0001]\n",
+            rel="chains.yaml",
+        ),
+        [("chains.yaml", 4)],
+    ),
     (
         "unsafe-markup",
         lambda v: v.edit("or about 40 ms", "or <script>alert(1)</script> about 40 ms"),

@@ -105,12 +105,24 @@ def test_worker_process_gives_the_same_report(planted, monkeypatch) -> None:
         if number % 3 == 0:
             text = text.replace("title: All-Reduce Time for a 1B Model on 8 GPUs", "title: Item 7")
         planted.write(f"questions/cloud/cloud-{number:04d}.yaml", text)
+
+    def napkin_findings(loaded):  # type: ignore[no-untyped-def]
+        # Records which process audited the file.
+        return [Finding("napkin-units", Severity.INFO, loaded.rel, 1, 1, str(os.getpid()), "")]
+
+    monkeypatch.setattr(runner, "_napkin_hook", lambda: napkin_findings)
     serial = run_check(planted.root, workers=1)
     monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
     parallel = run_check(planted.root, workers=2)
-    assert parallel.findings == serial.findings
+
+    def rules_only(findings):  # type: ignore[no-untyped-def]
+        return [f for f in findings if f.code != "napkin-units"]
+
+    assert rules_only(parallel.findings) == rules_only(serial.findings)
     assert len([f for f in serial.findings if f.code == "title"]) == 3
     assert (parallel.files, parallel.items) == (11, 11)
+    processes = {f.message for f in parallel.findings if f.code == "napkin-units"}
+    assert len(processes) == 2 and str(os.getpid()) in processes
 
 
 def test_napkin_tier_runs_on_every_validated_item(planted, monkeypatch) -> None:

@@ -144,3 +144,19 @@ def test_default_cache_dir_follows_the_environment(
     assert default_cache_dir() == tmp_path / "c"
     monkeypatch.delenv("SYSDRILL_CACHE_DIR")
     assert default_cache_dir().name == "sysdrill"
+
+
+def test_file_with_dates_from_libyaml_is_loaded_afresh_each_time(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A tag sends the file down the libyaml road, which reads the unquoted date as
+    # a date object that marshal cannot store: the file is simply not cached.
+    path = vault / "questions" / "cloud" / "cloud-0002.yaml"
+    text = path.read_text().replace("created_at: '2026-11-21'", "created_at: 2026-11-21")
+    path.write_text(text + "note: !!str kept\n")
+    cache_dir = tmp_path / "cache"
+    first = load_vault(vault, cache_dir=cache_dir)
+    assert first.files[1].item is not None and first.files[1].item.created_at == "2026-11-21"
+    parsed = _count_parses(monkeypatch)
+    load_vault(vault, cache_dir=cache_dir)
+    assert parsed == ["questions/cloud/cloud-0002.yaml"]

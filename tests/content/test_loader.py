@@ -109,3 +109,14 @@ def test_shared_file_errors_are_findings(tmp_path: Path) -> None:
     (vault / "decks.yaml").write_text("decks:\n  - title: no name\n")
     found = [(f.path, f.code, f.line) for f in load_vault(vault).findings]
     assert found == [("chains.yaml", "yaml-syntax", 4), ("decks.yaml", "schema", 2)]
+
+
+def test_unreadable_file_is_a_finding(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    shutil.copytree(VALID, vault)
+    missing = vault / "questions" / "cloud" / "gone.yaml"
+    [loaded] = load_vault(vault, paths=[missing]).files
+    assert [(f.code, f.path, f.line) for f in loaded.findings] == [
+        ("file-unreadable", "questions/cloud/gone.yaml", 0)
+    ]
+    assert loaded.findings[0].message == "cannot read file: No such file or directory"

@@ -15,6 +15,7 @@ import yaml
 
 from sysdrill.interop.export import export_vault
 from sysdrill.interop.export.apkg import note_guid
+from sysdrill.interop.formats.anki_text import read_anki_text
 
 try:
     import anki.collection as anki_collection
@@ -207,3 +208,36 @@ def test_anki_imports_our_text_export_and_updates_instead_of_duplicating(
     assert len(log.new) == 1
     assert (collection.note_count(), collection.card_count()) == (6, 6)
     assert _note(collection, "deck-0101")["Back"] == "<p>ZeRO stage 3: everything sharded.</p>"
+
+
+def test_anki_text_that_anki_exported_reads_back(tmp_path: Path, collection: Any) -> None:
+    note = collection.new_note(collection.models.by_name("Basic"))
+    note["Front"] = "Ring all-reduce moves <b>how much</b> data?"
+    note["Back"] = "\\(2(N-1)/N\\) of the buffer, per GPU"
+    note.tags = ["collectives", "nccl"]
+    collection.add_note(note, collection.decks.id("Systems::Comms"))
+    out = tmp_path / "notes.txt"
+    collection.export_note_csv(
+        out_path=str(out),
+        limit=None,
+        with_html=True,
+        with_tags=True,
+        with_deck=True,
+        with_notetype=True,
+        with_guid=True,
+    )
+
+    source = read_anki_text(out)
+
+    assert [(item.key, item.data) for item in source.items] == [
+        (
+            note.guid,
+            {
+                "format": "flashcard",
+                "question": "Ring all-reduce moves **how much** data?",
+                "details": {"realistic_solution": "$2(N-1)/N$ of the buffer, per GPU"},
+                "tags": ["collectives", "nccl"],
+                "deck": "Systems::Comms",
+            },
+        )
+    ]

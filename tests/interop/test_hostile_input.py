@@ -240,3 +240,17 @@ def test_text_with_broken_utf16_is_refused(tmp_path: Path) -> None:
         "'broken.md' starts with a UTF-16 byte order mark but is not valid UTF-16; "
         "save it again as UTF-8"
     )
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "latin-1"])
+def test_anki_text_and_markdown_decode_utf16_and_latin1(tmp_path: Path, encoding: str) -> None:
+    bom = b"\xfe\xff" if encoding == "utf-16-be" else b""
+    text_path = tmp_path / "notes.txt"
+    text_path.write_bytes(bom + "#separator:tab\nCafé?\tTrès bien\n".encode(encoding))
+    md_path = tmp_path / "notes.md"
+    md_path.write_bytes(bom + "Q: Café?\nA: Très bien\n".encode(encoding))
+
+    for source in (read_anki_text(text_path), read_markdown_qa(md_path)):
+        (item,) = source.items
+        assert item.data["question"] == "Café?"
+        assert item.data["details"] == {"realistic_solution": "Très bien"}

@@ -167,3 +167,18 @@ def test_verdict_to_dict_has_the_json_shape() -> None:
     assert data["claim"] == "2 * 3 = 7"
     assert data["computed"] == 6
     assert set(data) >= {"line", "column", "relation", "lhs", "rhs", "suggestion"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "(1+" * 600 + " = 5",
+        "(" * 500 + "1+" * 300 + " = 5",
+        "1=" * 900 + "1",
+        "a " * 900 + "= 5",
+        "1+" * 900 + "1 = 901",
+    ],
+)
+def test_hostile_lines_are_judged_without_crashing(line: str) -> None:
+    verdicts = check_claims(line)
+    assert all(v.verdict in (Verdict.OK, Verdict.SKIPPED) for v in verdicts)

@@ -58,3 +58,17 @@ def test_grade_of_a_zero_expected_value_uses_an_absolute_tolerance() -> None:
 def test_grade_with_an_unknown_expected_unit_raises() -> None:
     with pytest.raises(ExpressionSyntax):
         grade_numeric_answer("3", expected_value=3, expected_unit="furlongs", tolerance=0.1)
+
+
+def test_grade_reads_percentages_in_a_percent_unit() -> None:
+    assert grade_numeric_answer("16%", expected_value=16, expected_unit="%", tolerance=0.05).correct
+    assert grade_numeric_answer("16", expected_value=16, expected_unit="%", tolerance=0.05).correct
+    assert grade_numeric_answer(
+        "0.158", expected_value=0.16, expected_unit="", tolerance=0.05
+    ).correct
+
+
+def test_grade_reads_a_plain_count_in_the_expected_count_unit() -> None:
+    grade = grade_numeric_answer("2048", expected_value=2048, expected_unit="samples", tolerance=0)
+    assert grade.correct
+    assert grade.message == "Correct: 2,048 samples (expected 2,048 samples)."

@@ -57,9 +57,10 @@ def test_gbps_is_bits_per_second_and_gb_per_s_is_bytes() -> None:
     assert resolve_unit("Gbps").dims == (("information", 1), ("time", -1))
 
 
-def test_decimal_prefixes_have_a_binary_alternative_but_binary_ones_do_not() -> None:
+def test_decimal_and_binary_prefixes_are_each_others_alternative() -> None:
     assert resolve_unit("GB").alt_scale == 2**30
-    assert resolve_unit("GiB").alt_scale == 2**30
+    assert resolve_unit("GiB").alt_scale == 1e9
+    assert resolve_unit("ms").alt_scale == resolve_unit("ms").scale
 
 
 @pytest.mark.parametrize(

@@ -84,3 +84,11 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store
 def store(make_store: StoreFactory) -> StudyStore:
     """One open store of each kind."""
     return make_store()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def sql_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database URL for each SQL backend: a SQLite file, and PostgreSQL when configured."""
+    if request.param == "sqlite":
+        return _sqlite_url(tmp_path)
+    return str(request.getfixturevalue("postgres_url"))

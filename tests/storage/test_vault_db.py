@@ -134,6 +134,38 @@ def test_touching_mtime_only_reparses_file_and_keeps_its_hash(vault: Path, built
     assert get_item(built, "edge-0101").content_hash == before
 
 
+def _age_all_files(vault: Path, when: datetime) -> None:
+    stamp = int(when.timestamp() * 1e9)
+    for path in vault.rglob("*.yaml"):
+        os.utime(path, ns=(stamp, stamp))
+
+
+def test_old_files_matching_size_and_mtime_are_trusted_unread(vault: Path, tmp_path: Path) -> None:
+    old = datetime(2026, 1, 1, tzinfo=UTC)
+    _age_all_files(vault, old)
+    out = tmp_path / "vault.db"
+    build_vault(vault, out, now=NOW)
+    path = vault / "questions/cloud/cloud-0104.yaml"
+    edit(path, "Idle GPUs", "Idle CPUs")  # same size
+    _age_all_files(vault, old)
+    report = build_vault(vault, out, now=LATER)
+    assert report.up_to_date  # like git: same size and old mtime are trusted
+
+
+def test_recent_files_are_hashed_even_with_matching_size_and_mtime(
+    vault: Path, tmp_path: Path
+) -> None:
+    recent = NOW - timedelta(seconds=1)
+    _age_all_files(vault, recent)
+    out = tmp_path / "vault.db"
+    build_vault(vault, out, now=NOW)
+    edit(vault / "questions/cloud/cloud-0104.yaml", "Idle GPUs", "Idle CPUs")  # same size
+    _age_all_files(vault, recent)
+    report = build_vault(vault, out, now=LATER)
+    assert report.parsed == 1 and not report.up_to_date
+    assert get_item(out, "cloud-0104").item.title == "Idle CPUs in an Eight-Stage Pipeline"
+
+
 def test_removed_file_drops_its_item(vault: Path, built: Path) -> None:
     (vault / "questions/tinyml/tinyml-0101.yaml").unlink()
     edit(vault / "decks.yaml", ", tinyml-0101]", "]")

@@ -116,13 +116,23 @@ def test_numeric_default_tolerance_is_five_percent(make_item):
     assert grader.calls[0][1]["tolerance"] == 0.05
 
 
-def test_numeric_answer_through_the_napkin_engine(numeric):
-    try:
-        result = grade_numeric(numeric, "3600 us")
-    except NotImplementedError:
-        pytest.skip("the napkin engine's grade_numeric_answer is not implemented yet")
+def test_equivalent_unit_is_right_through_the_napkin_engine(numeric):
+    result = grade_numeric(numeric, "3600 us")
     assert result.correct is True
     assert result.given_value == pytest.approx(3.6)
+    assert result.suggested_rating is Rating.GOOD
+
+
+def test_wrong_value_through_the_napkin_engine_names_the_answer_once(numeric):
+    result = grade_numeric(numeric, "5 ms")
+    assert result.correct is False
+    assert result.message.count("3.6") == 1
+
+
+def test_wrong_dimension_through_the_napkin_engine_is_wrong_and_shows_the_answer(numeric):
+    result = grade_numeric(numeric, "3.6 GB")
+    assert (result.correct, result.given_value) == (False, None)
+    assert "3.6 ms" in result.message
 
 
 def test_free_text_returns_material_for_self_grading(make_item):

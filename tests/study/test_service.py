@@ -227,3 +227,15 @@ def test_public_names_of_the_study_modules_exist():
         module = importlib.import_module(name)
         missing = [attr for attr in module.__all__ if not hasattr(module, attr)]
         assert missing == [], name
+
+
+def test_learning_steps_are_not_held_back_by_the_review_limit(study, make_item):
+    study.update_settings(reviews_per_day=0, new_per_day=0)
+    items = [make_item(f"r{i:02d}") for i in range(40)] + [make_item("learning")]
+    for item in items[:-1]:
+        _graduate(study, item.id, now=T0 - timedelta(days=60))
+    step = study.record_review(
+        "learning", rating=Rating.AGAIN, graded_by=GradedBy.SELF, now=T0 - timedelta(minutes=5)
+    )
+    assert step.card.state is CardState.LEARNING
+    assert _ids(study.next_items(items, now=T0, limit=5)) == ["learning"]

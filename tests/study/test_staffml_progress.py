@@ -176,3 +176,18 @@ def test_sm2_card_without_due_is_due_one_interval_after_its_last_review():
         now=NOW,
     )
     assert study.card_state("q").due == datetime(2026, 11, 22, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("quality", "rating"), [(0, "AGAIN"), (2, "AGAIN"), (3, "HARD"), (5, "EASY")]
+)
+def test_sm2_quality_scores_map_to_ratings(quality, rating):
+    [attempt], _ = read_staffml_progress(
+        {"attempts": [{"id": "q", "ts": 1_700_000_000_000, "quality": quality}]}
+    )
+    assert attempt.rating.name == rating
+
+
+def test_quality_outside_zero_to_five_is_rejected():
+    with pytest.raises(ImportFailed, match="quality must be 0-5, got 7"):
+        read_staffml_progress({"attempts": [{"id": "q", "ts": 1, "quality": 7}]})

@@ -8,7 +8,6 @@ from typing import Any
 
 from sysdrill.check.registry import RULES
 from sysdrill.content.diagnostics import Finding
-from sysdrill.content.enums import ItemKind
 from sysdrill.content.loader import ItemFile, Locator
 from sysdrill.content.models import Item
 
@@ -23,11 +22,6 @@ class FileContext:
     item: Item
     findings: list[Finding] = field(default_factory=list)
     _locator: Locator | None = None
-
-    @property
-    def kind(self) -> ItemKind:
-        """Kind of the item."""
-        return self.item.kind
 
     @property
     def raw(self) -> dict[str, Any]:

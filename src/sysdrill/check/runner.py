@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -184,7 +185,9 @@ def _audit_in_parallel(files: list[tuple[str, str]], workers: int) -> list[_Fres
     Parsing and validation are CPU-bound Python, so a second process is what
     makes use of a second core; forking shares the imported modules for free.
     """
-    if workers < 2 or len(files) < PARALLEL_MIN_FILES:
+    # Forking a process that runs other threads (a web server, say) can copy a
+    # lock in its held state; such hosts get the serial road.
+    if workers < 2 or len(files) < PARALLEL_MIN_FILES or threading.active_count() > 1:
         return _audit_files(files)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

@@ -121,25 +121,43 @@ def search(
     query: Annotated[
         str,
         typer.Argument(
+            metavar="QUERY",
             help="Words to find (FTS5 syntax such as `roof*` or `a OR b` works; "
-            'anything else is searched as plain words). "" lists items by id.'
+            'anything else is searched as plain words). "" lists items by id.',
         ),
     ],
     vault: VaultOption = None,
     db: DbOption = None,
     track: Annotated[
         list[Track] | None,
-        typer.Option("--track", help="Only this track (repeat for several).", show_default=False),
+        typer.Option(
+            "--track",
+            metavar="TRACK",
+            help="Only this track (repeat for several).",
+            show_default=False,
+        ),
     ] = None,
     level: Annotated[
         list[Level] | None,
-        typer.Option("--level", help="Only this level (repeat for several).", show_default=False),
+        typer.Option(
+            "--level",
+            metavar="LEVEL",
+            help="Only this level (repeat for several).",
+            show_default=False,
+        ),
     ] = None,
     topic: Annotated[
         list[str] | None,
-        typer.Option("--topic", help="Only this topic (repeat for several).", show_default=False),
+        typer.Option(
+            "--topic",
+            metavar="TOPIC",
+            help="Only this topic (repeat for several).",
+            show_default=False,
+        ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Most results to show.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", metavar="N", min=1, help="Most results to show.")
+    ] = 20,
     as_json: JsonOption = False,
 ) -> None:
     """Search titles, scenarios, questions and answers, best matches first."""

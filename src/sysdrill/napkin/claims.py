@@ -7,34 +7,27 @@ sides evaluate to numbers; anything symbolic (``16N``, ``Per-GPU Batch``), a
 range (``5-7 W``), a comparison or prose is *skipped*, because a false ``wrong``
 on a correct answer costs more than a missed check.
 
-Tolerances: ``=`` holds within 0.5 % relative, or within the rounding of the
-number written on the right (``= 4.19e8`` accepts 4.185e8 to 4.195e8, capped at
-10 %), and exactly when both sides are integers written in full (``2048 / 128 =
-16``); ``≈`` and ``~`` hold within 5 % (rounding capped at 15 %).
+How a link whose sides are numbers is judged (tolerances, units written on one
+side, prefixes) is :mod:`sysdrill.napkin.verdicts`.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterator
 
-from sysdrill.napkin.lexer import _SUFFIXES, Kind, Token, normalize, tokenize
+from sysdrill.napkin.lexer import Kind, Token, normalize, refill, scan, shape_of, tokenize
 from sysdrill.napkin.parser import FUNCTIONS, ParseFailed, Parser, Value
 from sysdrill.napkin.results import ClaimVerdict, Verdict
-from sysdrill.napkin.units import COUNT_DIMENSIONS, Dims, format_dims, is_unit_spelling
+from sysdrill.napkin.units import is_unit_spelling
+from sysdrill.napkin.verdicts import Link, compare
 
 __all__ = ["ClaimChecker", "check_claims", "iter_claim_lines"]
 
-EQUAL_TOLERANCE = 0.005
-"""Relative tolerance of ``=``."""
-APPROX_TOLERANCE = 0.05
-"""Relative tolerance of ``≈`` and ``~``."""
-_ROUNDING_CAP = {"=": 0.02, "≈": 0.10, "~": 0.10}
 MAX_LINE_CHARS = 2000
 """Longer lines are skipped whole (no claim is that long; hostile input might be)."""
+MAX_SIDE_TOKENS = 64
+"""Longest left side searched for, in tokens."""
 
 _CHUNK_BREAK = re.compile(r"[:;?!|\"→<>≤≥≠±≪≫]|\.(?!\d)|,(?!\d{3}(?!\d))")
 _CLAIM_CHUNK = re.compile(r"[=≈~]")
@@ -44,6 +37,16 @@ _DIGIT = re.compile(r"\d")
 _LIST_MARKER = re.compile(r"^(\s*)(?:[-*+•]|\d{1,2}[.)]|\([a-zA-Z0-9]\))(\s+)")
 _OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
 _STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
+
+
+_Span = tuple[int, int, bool] | None
+"""A side's token span and whether it was truncated; None when there is no side."""
+_Step = tuple[int, int, _Span, _Span]
+"""One planned link: relation index, segment start, left span, right span."""
+
+MAX_PLANS = 4096
+"""Claim plans kept per process, by shape (cleared when full)."""
+_PLANS: dict[tuple[str, tuple[str, ...]], tuple[list[Token], list[_Step]]] = {}
 
 
 class _Side:
@@ -56,41 +59,6 @@ class _Side:
         self.end = end
         self.value = value
         self.truncated = truncated
-
-
-@dataclass(frozen=True, slots=True)
-class _Link:
-    """Where a link is and what it says, to build its verdict."""
-
-    number: int
-    column: int
-    relation: str
-    lhs: str
-    rhs: str
-
-    def verdict(
-        self,
-        kind: Verdict,
-        message: str,
-        *,
-        computed: float | None = None,
-        claimed: float | None = None,
-        unit: str = "",
-        suggestion: str | None = None,
-    ) -> ClaimVerdict:
-        return ClaimVerdict(
-            self.number,
-            self.column,
-            self.relation,
-            self.lhs,
-            self.rhs,
-            kind,
-            computed=computed,
-            claimed=claimed,
-            unit=unit,
-            message=message,
-            suggestion=suggestion,
-        )
 
 
 class ClaimChecker:
@@ -118,20 +86,40 @@ class ClaimChecker:
         norm = normalize(source)
         verdicts: list[ClaimVerdict] = []
         for start, end in _chunks(norm):
-            chunk = norm[start:end]
-            verdicts.extend(self._check_chunk(line, norm, number, chunk, tokenize(chunk, start)))
+            verdicts.extend(self._check_chunk(line, norm, number, norm[start:end], start))
         return verdicts
 
     def _check_chunk(
-        self, line: str, norm: str, number: int, chunk: str, tokens: list[Token]
+        self, line: str, norm: str, number: int, chunk: str, offset: int
     ) -> list[ClaimVerdict]:
+        pieces = scan(chunk)
+        key: tuple[str, tuple[str, ...]] | None = None
+        # A glued setting (TP=8) defines values while it is read: never reused.
+        if not _GLUED_EQUALS.search(chunk):
+            used = tuple(name for name in self.variables if name in chunk)
+            key = (shape_of(chunk), used)
+            cached = _PLANS.get(key)
+            if cached is not None:
+                tokens, plan = cached
+                refill(tokens, pieces, offset)
+                return self._run_plan(line, norm, number, tokens, plan, None)
+        tokens = tokenize(chunk, offset, pieces)
         # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
         if " (" in chunk:
             tokens = _drop_annotations(tokens)
-        if _GLUED_EQUALS.search(chunk):
+        if key is None:
             tokens = self._fold_assignments(tokens)
         if "~" in chunk or "≈" in chunk or _DOUBLE_RELATION.search(chunk):
             tokens = _fold_approximations(tokens)
+        plan, sides = self._plan(tokens)
+        if key is not None:
+            if len(_PLANS) >= MAX_PLANS:
+                _PLANS.clear()
+            _PLANS[key] = (tokens, plan)
+        return self._run_plan(line, norm, number, tokens, plan, sides)
+
+    def _plan(self, tokens: list[Token]) -> tuple[list[_Step], list[tuple[_Side | None, ...]]]:
+        """Where each link's sides are: the part of checking that depends only on shape."""
         stops: list[int] = []
         relations: list[int] = []
         depth = 0
@@ -148,10 +136,11 @@ class ClaimChecker:
                 depth = max(0, depth - 1)
             elif kind is Kind.COMMA and depth == 0:
                 stops.append(index)
+        plan: list[_Step] = []
+        sides: list[tuple[_Side | None, ...]] = []
         if not relations:
-            return []
+            return plan, sides
         parser = Parser(tokens, self.variables)
-        verdicts = []
         count = len(tokens)
         for rel in relations:
             position = stops.index(rel)
@@ -161,7 +150,29 @@ class ClaimChecker:
             rhs = _right_side(parser, tokens, rel + 1, right_stop)
             if lhs is None and rhs is None:
                 continue
-            verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, left_stop + 1)
+            plan.append((rel, left_stop + 1, _span(lhs), _span(rhs)))
+            sides.append((lhs, rhs))
+        return plan, sides
+
+    def _run_plan(
+        self,
+        line: str,
+        norm: str,
+        number: int,
+        tokens: list[Token],
+        plan: list[_Step],
+        sides: list[tuple[_Side | None, ...]] | None,
+    ) -> list[ClaimVerdict]:
+        """Evaluate and judge the planned links (``sides`` given when just parsed)."""
+        verdicts = []
+        parser = Parser(tokens, self.variables)
+        for index, (rel, segment_start, lhs_span, rhs_span) in enumerate(plan):
+            if sides is not None:
+                lhs, rhs = sides[index]
+            else:
+                lhs = _reparse(parser, lhs_span)
+                rhs = _reparse(parser, rhs_span)
+            verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, segment_start)
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
@@ -231,7 +242,7 @@ class ClaimChecker:
         lhs_text = norm[tokens[lhs.start].start : tokens[lhs.end - 1].end] if lhs else ""
         rhs_text = norm[tokens[rhs.start].start : tokens[rhs.end - 1].end] if rhs else ""
 
-        link = _Link(number, column, relation, lhs_text, rhs_text)
+        link = Link(number, column, relation, lhs_text, rhs_text)
         verdict = link.verdict
 
         if lhs is None or rhs is None:
@@ -254,7 +265,30 @@ class ClaimChecker:
             return verdict(Verdict.SKIPPED, "the left side is part of a phrase")
         if lhs.truncated or rhs.truncated:
             return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
-        return _compare(link, left, right, line, norm, tokens, rhs)
+
+        def reread() -> tuple[Value, Value]:
+            # Binary prefixes read as decimal (GiB as GB): only needed, and only
+            # paid for, when the claim does not hold as written.
+            parser = Parser(tokens, self.variables, reverse=True)
+            return parser.parse(lhs.start, lhs.end)[0], parser.parse(rhs.start, rhs.end)[0]
+
+        return compare(link, left, right, line, norm, tokens[rhs.start : rhs.end], reread)
+
+
+def _span(side: _Side | None) -> _Span:
+    return None if side is None else (side.start, side.end, side.truncated)
+
+
+def _reparse(parser: Parser, span: _Span) -> _Side | None:
+    """Evaluate a planned side again, with this span's numbers."""
+    if span is None:
+        return None
+    start, end, truncated = span
+    try:
+        value, _ = parser.parse(start, end)
+    except (ParseFailed, RecursionError):  # pragma: no cover - same shape parses alike
+        return None
+    return _Side(start, end, value, truncated=truncated)
 
 
 def _assignment_end(tokens: list[Token], start: int) -> int:
@@ -336,13 +370,21 @@ def _fold_approximations(tokens: list[Token]) -> list[Token]:
 
 
 def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Side | None:
-    for begin in range(start, rel):
+    # Longest first; a left side longer than MAX_SIDE_TOKENS is not tried, which
+    # keeps hostile lines ("(1+(1+(1+...") from costing quadratic time.
+    for begin in range(max(start, rel - MAX_SIDE_TOKENS), rel):
         if tokens[begin].kind not in _STARTS:
             continue
         if tokens[begin].kind is Kind.OP and (
             tokens[begin].text not in ("-", "+") or tokens[begin + 1].space_before
         ):
             continue  # a spaced dash ("- 3B × 16") is a bullet, not a minus sign
+        if (
+            tokens[begin].kind is Kind.OP
+            and begin > start
+            and tokens[begin - 1].kind in (Kind.NUM, Kind.RP, Kind.PCT)
+        ):
+            continue  # "1+1": the sign joins two operands, it does not start a side
         try:
             value, stop = parser.parse(begin, rel)
         except (ParseFailed, RecursionError):
@@ -369,190 +411,6 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _S
         return None
     truncated = stop < end and tokens[stop].kind in (Kind.OP, Kind.SQRT)
     return _Side(start, stop, value, truncated=truncated)
-
-
-@lru_cache(maxsize=1024)
-def _strip_counts(dims: Dims) -> tuple[Dims, Dims]:
-    counts = tuple(d for d in dims if d[0] in COUNT_DIMENSIONS)
-    rest = tuple(d for d in dims if d[0] not in COUNT_DIMENSIONS)
-    return rest, counts
-
-
-def _holds(left: float, right: float, relation: str, right_value: Value, exact: bool) -> bool:
-    """Whether ``left`` and the claimed ``right`` agree under the relation's tolerance.
-
-    Besides the relative tolerance, a right side written as a literal may be the
-    left side rounded to the digits written (``70 / 32 = 2.2``): half a unit in
-    its last digit, with at least two significant digits for ``=``, and capped at
-    2 % for ``=`` and 10 % for ``≈``/``~``.
-    """
-    if exact:
-        return abs(left - right) <= 1e-9 * max(abs(left), abs(right), 1.0)
-    diff = abs(left - right)
-    scale = max(abs(left), abs(right))
-    if scale == 0:
-        return True
-    tolerance = EQUAL_TOLERANCE if relation == "=" else APPROX_TOLERANCE
-    if diff <= tolerance * scale * (1 + 1e-9):
-        return True
-    ulp = right_value.ulp
-    if ulp > 0 and (relation != "=" or right_value.sig >= 2):
-        return diff <= ulp / 2 * (1 + 1e-9) and diff <= _ROUNDING_CAP[relation] * scale
-    return False
-
-
-def _is_integral(value: float) -> bool:
-    return math.isfinite(value) and value == round(value)
-
-
-def _compare(
-    link: _Link,
-    left: Value,
-    right: Value,
-    line: str,
-    norm: str,
-    tokens: list[Token],
-    rhs: _Side,
-) -> ClaimVerdict:
-    make = link.verdict
-    relation = link.relation
-    # "Exactly where both sides are integers written in full": the left side's
-    # value in the right side's written unit must itself be an integer.
-    exact = (
-        relation == "="
-        and left.exact
-        and right.exact
-        and right.scale > 0
-        and _is_integral(left.v / right.scale)
-        and _is_integral(right.v / right.scale)
-    )
-    unit = right.unit if right.scale else ""
-    left_rest, left_counts = _strip_counts(left.dims)
-    right_rest, right_counts = _strip_counts(right.dims)
-    if left_rest == right_rest:
-        # Counted things (GPUs, tokens, FLOPs...) are soft: napkin math often
-        # writes them on one side only ("128 GPUs * 4 * 4 = 2048").
-        if _holds(left.v, right.v, relation, right, exact):
-            return _ok(make, left, right, unit)
-        if left_counts and not right_counts and left.scale:
-            # "At 16 nodes = 2048 / 128": a counted label on the left, not a claim.
-            return make(Verdict.SKIPPED, "a counted label on the left; not compared")
-        if (left.a != left.v or right.a != right.v) and _holds(
-            left.a, right.a, relation, right, exact=False
-        ):
-            return make(
-                Verdict.PREFIX_AMBIGUOUS,
-                "holds only if the decimal prefixes are read as powers of 1024; "
-                "write KiB/MiB/GiB for 1024-based sizes",
-                computed=_in_unit(left, right),
-                claimed=_in_unit(right, right),
-                unit=unit,
-            )
-        return _wrong(make, _in_unit(left, right), left, right, unit, line, norm, tokens, rhs)
-    if not left_rest or not right_rest:
-        # Units written on one side only: the bare number may be in base units
-        # ("7B × 16 = 112 GB") or in the other side's written unit ("7 × 24 = 168 h").
-        bare, other = (left, right) if not left_rest else (right, left)
-        if _holds(bare.v, other.v, relation, right, False) or _holds(
-            bare.v, other.w, relation, right, False
-        ):
-            return make(
-                Verdict.OK,
-                "holds (units written on one side only)",
-                computed=left.w,
-                claimed=right.w,
-            )
-        if bare is left and right.scale and not left.scale:
-            # A computed bare left side against a written quantity ("7 × 24 = 148
-            # hours"); a bare literal ("7B = 112 GB") is shorthand, not arithmetic.
-            return _wrong(make, left.v, left, right, unit, line, norm, tokens, rhs)
-        return make(
-            Verdict.SKIPPED, "units are written on one side only and neither reading matches"
-        )
-    if {"flop"} <= {k for k, _ in left.dims} & {k for k, _ in right.dims}:
-        ratio = dict(left.dims).get("time", 0) - dict(right.dims).get("time", 0)
-        if abs(ratio) == 1:
-            return make(Verdict.SKIPPED, "FLOPs and FLOP/s are easily confused here; not compared")
-    return make(
-        Verdict.UNIT_MISMATCH,
-        f"the left side is in {format_dims(left.dims)} but the right side is in "
-        f"{format_dims(right.dims)}",
-    )
-
-
-def _in_unit(value: Value, like: Value) -> float:
-    """``value`` expressed in the unit ``like`` was written in."""
-    if like.scale:
-        return value.v / like.scale
-    return value.v
-
-
-def _ok(make: Callable[..., ClaimVerdict], left: Value, right: Value, unit: str) -> ClaimVerdict:
-    return make(
-        Verdict.OK,
-        "holds",
-        computed=_in_unit(left, right),
-        claimed=_in_unit(right, right),
-        unit=unit,
-    )
-
-
-def _format_like(number: float, token: Token | None, sig: int) -> str:
-    """Format ``number`` in the style of the literal it replaces."""
-    from sysdrill.napkin.expression import format_number
-
-    digits = max(3, sig + 1)
-    if token is not None:
-        text = token.text
-        suffix = text[-1] if text[-1] in _SUFFIXES and not token.unit else ""
-        if suffix:
-            return format_number(number / _SUFFIXES[suffix], digits=digits) + suffix
-        if "e" in text.lower() and not token.unit:
-            mantissa, _, exponent = f"{number:.{digits - 1}e}".partition("e")
-            return f"{mantissa}e{int(exponent)}"
-    if _is_integral(number) and abs(number) < 1e15:
-        grouped = token is not None and "," in token.text
-        return f"{round(number):,}" if grouped else str(round(number))
-    return format_number(number, digits=digits)
-
-
-def _wrong(
-    make: Callable[..., ClaimVerdict],
-    computed: float,
-    left: Value,
-    right: Value,
-    unit: str,
-    line: str,
-    norm: str,
-    tokens: list[Token],
-    rhs: _Side,
-) -> ClaimVerdict:
-    """A wrong verdict; ``computed`` is the left side in the right side's written unit."""
-    from sysdrill.napkin.expression import format_value
-
-    suggestion = None
-    if right.scale:
-        literal = next((t for t in tokens[rhs.start : rhs.end] if t.kind is Kind.NUM), None)
-        if literal is not None:
-            new = _format_like(computed, literal, right.sig) + literal.unit
-            old = norm[literal.start : literal.end]
-            if line.count(old) == 1:
-                suggestion = line.replace(old, new, 1)
-            else:
-                suggestion = norm[: literal.start] + new + norm[literal.end :]
-        shown = f"{_format_like(computed, None, right.sig)} {unit}".strip()
-    else:
-        shown = format_value(left)[2]
-    if unit == "%":
-        shown = shown.replace(" %", "%")
-    return make(
-        Verdict.WRONG,
-        f"the left side is {shown}",
-        computed=computed,
-        claimed=_in_unit(right, right),
-        unit=unit,
-        suggestion=suggestion.strip() if suggestion else None,
-    )
 
 
 def _may_claim(line: str) -> bool:

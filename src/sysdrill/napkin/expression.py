@@ -62,7 +62,7 @@ def evaluate(text: str) -> Value:
 
 
 def parse_unit(text: str) -> tuple[float, Dims]:
-    """Read a unit such as ``"ms"``, ``"GB/s"`` or ``"$/GPU-hour"``.
+    """Read a unit such as ``"ms"``, ``"GB/s"``, ``"%"`` or ``"$/GPU-hour"``.
 
     Returns:
         The unit's size in base units and its dimension vector.
@@ -71,6 +71,8 @@ def parse_unit(text: str) -> tuple[float, Dims]:
         ExpressionSyntax: ``text`` is not a unit.
     """
     stripped = text.strip()
+    if stripped == "%":
+        return 0.01, ()
     if is_unit_spelling(stripped):
         spec = resolve_unit(stripped)
         return spec.scale, spec.dims

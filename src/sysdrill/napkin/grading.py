@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from sysdrill.errors import NapkinError
 from sysdrill.napkin.expression import evaluate, format_number, parse_unit
+from sysdrill.napkin.lexer import Kind, normalize, tokenize
 from sysdrill.napkin.results import NumericGrade
-from sysdrill.napkin.units import Dims, format_dims
+from sysdrill.napkin.units import Dims, format_dims, is_unit_spelling
 
 __all__ = ["grade_numeric_answer"]
 
@@ -44,7 +45,7 @@ def grade_numeric_answer(
             f"Could not read {given.strip()!r} as a number; type a value such as "
             f"'{format_number(expected_value)}{shown_unit}'.",
         )
-    if not value.dims and unit_dims:
+    if _is_plain(given):
         # A plain number is read in the expected unit.
         value_in_unit = value.v
     elif value.dims != unit_dims:
@@ -68,3 +69,13 @@ def grade_numeric_answer(
             f"within {tolerance:.0%}."
         )
     return NumericGrade(correct, value_in_unit, message)
+
+
+def _is_plain(text: str) -> bool:
+    """Whether an answer is written without any unit, percent or currency sign."""
+    return not any(
+        token.kind in (Kind.PCT, Kind.DOLLAR)
+        or token.unit
+        or (token.kind is Kind.NAME and is_unit_spelling(token.text))
+        for token in tokenize(normalize(text))
+    )

@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+from itertools import accumulate
 
 from sysdrill.napkin.units import is_unit_spelling
 
-__all__ = ["Kind", "Token", "normalize", "tokenize"]
+__all__ = ["Kind", "Token", "normalize", "refill", "scan", "shape_of", "tokenize"]
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -222,6 +223,7 @@ class Token:
         ulp: For NUM: one unit in the last written significant digit.
         sig: For NUM: count of significant digits written.
         unit: For NUM: a unit spelling glued to the number (``100MB``).
+        piece: Index of the scanned piece it came from.
     """
 
     kind: Kind
@@ -235,6 +237,8 @@ class Token:
     ulp: float = 0.0
     sig: int = 0
     unit: str = ""
+    piece: int = -1
+    """Index of the scanned piece the token came from (see :func:`scan`)."""
 
 
 _SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -316,7 +320,17 @@ def _literal(raw: str) -> _Literal:
     return value, value, exact and bool(unit), ulp, sig, unit
 
 
-def tokenize(text: str, offset: int = 0) -> list[Token]:
+def scan(text: str) -> list[str]:
+    """Split text into pieces, each a token with the whitespace before it."""
+    return _PIECES.findall(text)
+
+
+def _is_number_piece(raw: str) -> bool:
+    first = raw[0]
+    return first.isdigit() or (first == "." and len(raw) > 1)
+
+
+def tokenize(text: str, offset: int = 0, pieces: list[str] | None = None) -> list[Token]:
     """Split a normalised line into tokens.
 
     A number glued to letters is a number with a unit (``100MB``), with a
@@ -326,6 +340,7 @@ def tokenize(text: str, offset: int = 0) -> list[Token]:
     Args:
         text: Output of :func:`normalize` (or a span of it).
         offset: Added to token positions (the span's start in the line).
+        pieces: ``scan(text)``, when the caller has it already.
 
     Returns:
         The tokens, whitespace dropped (recorded in ``space_before``).
@@ -333,32 +348,76 @@ def tokenize(text: str, offset: int = 0) -> list[Token]:
     tokens: list[Token] = []
     append = tokens.append
     start = offset
-    for piece in _PIECES.findall(text):
+    for index, piece in enumerate(_PIECES.findall(text) if pieces is None else pieces):
         end = start + len(piece)
         raw = piece
         space = piece[0].isspace() or start == offset
         if space:
             raw = piece.lstrip()
         begin = end - len(raw)
-        first = raw[0]
-        if first.isdigit() or (first == "." and len(raw) > 1):
+        if _is_number_piece(raw):
             literal = _literal(raw)
             if literal is None:
-                append(Token(Kind.NAME, raw, begin, end, space))
+                append(Token(Kind.NAME, raw, begin, end, space, piece=index))
             else:
                 value, alt, exact, ulp, sig, unit = literal
-                append(Token(Kind.NUM, raw, begin, end, space, value, alt, exact, ulp, sig, unit))
-        elif first.isalpha() or first in "_°":
-            append(Token(Kind.NAME, raw, begin, end, space))
+                append(
+                    Token(
+                        Kind.NUM, raw, begin, end, space, value, alt, exact, ulp, sig, unit, index
+                    )
+                )
+        elif raw[0].isalpha() or raw[0] in "_°":
+            append(Token(Kind.NAME, raw, begin, end, space, piece=index))
         else:
             kind = _SYMBOL_KINDS.get(raw, Kind.PUNCT)
             if raw in ("=~", "~="):
                 raw = "≈"
-            append(Token(kind, raw, begin, end, space))
+            append(Token(kind, raw, begin, end, space, piece=index))
         start = end
     if "x" in text:
         _mark_spaced_x(tokens)
     return tokens
+
+
+_MASK = re.compile(r"(?<![A-Za-z_µμ°π])\d")
+
+
+def shape_of(text: str) -> str:
+    """The text with every digit that is not part of a name masked as ``#``.
+
+    Texts with one shape tokenise and parse alike (digits are one character
+    class to the scanner; names keep their digits, so ``log2`` stays a function),
+    so a span's tokens and claim plan can be reused for another span of the same
+    shape with its numbers filled in (:func:`refill`).
+    """
+    return _MASK.sub("#", text)
+
+
+def refill(tokens: list[Token], pieces: list[str], offset: int) -> None:
+    """Give tokens built from a span of the same shape this span's numbers and offsets.
+
+    Args:
+        tokens: Tokens of an earlier span with the same :func:`shape_of`.
+        pieces: ``scan`` of this span.
+        offset: This span's start in its line.
+    """
+    ends = list(accumulate(map(len, pieces), initial=offset))
+    for token in tokens:
+        index = token.piece
+        end = ends[index + 1]
+        kind = token.kind
+        if kind is Kind.NUM or kind is Kind.NAME:
+            raw = pieces[index].lstrip()
+            token.text = raw
+            token.start = end - len(raw)
+            if kind is Kind.NUM:
+                literal = _literal(raw)
+                if literal is not None:  # pragma: no branch - same shape, same glue
+                    token.value, token.alt, token.exact, token.ulp, token.sig, _ = literal
+        else:
+            # Symbols keep their width; their text may have been rewritten (=~ to ≈).
+            token.start = end - (token.end - token.start)
+        token.end = end
 
 
 @lru_cache(maxsize=1024)

@@ -19,6 +19,7 @@ from sysdrill.napkin.units import (
     dims_div,
     dims_mul,
     dims_pow,
+    has_binary_prefix,
     is_unit_spelling,
     resolve_unit,
 )
@@ -253,16 +254,28 @@ _UNARY_PRECEDENCE = 25
 _QUANTITY_ENDS = (Kind.NUM, Kind.RP, Kind.PCT)
 
 
-_UNIT_VALUES: dict[str, Value] = {}
+_UNIT_VALUES: dict[tuple[str, bool], Value] = {}
 
 
-def _unit_value(name: str) -> Value:
+def _unit_value(name: str, reverse: bool = False) -> Value:
+    """A unit as a value; ``a`` reads a decimal prefix as binary (GB as GiB).
+
+    With ``reverse``, binary prefixes are read as decimal instead (GiB as GB), for
+    the other half of the prefix-ambiguity check.
+    """
     # Values are never mutated, so one per spelling is shared.
-    value = _UNIT_VALUES.get(name)
+    key = (name, reverse)
+    value = _UNIT_VALUES.get(key)
     if value is None:
         spec = resolve_unit(name)
-        value = Value(spec.scale, 1.0, spec.alt_scale, spec.dims, exact=True, unit=name)
-        _UNIT_VALUES[name] = value
+        binary = has_binary_prefix(name)
+        if reverse:
+            scale = spec.alt_scale if binary else spec.scale
+            value = Value(scale, 1.0, scale, spec.dims, exact=True, unit=name)
+        else:
+            alt = spec.scale if binary else spec.alt_scale
+            value = Value(spec.scale, 1.0, alt, spec.dims, exact=True, unit=name)
+        _UNIT_VALUES[key] = value
     return value
 
 
@@ -296,13 +309,17 @@ class Parser:
     Args:
         tokens: Tokens of one line.
         variables: Values defined earlier (``N = 8``), by name.
+        reverse: Read binary prefixes as decimal ones (GiB as GB).
     """
 
-    __slots__ = ("end", "pos", "tokens", "variables")
+    __slots__ = ("end", "pos", "reverse", "tokens", "variables")
 
-    def __init__(self, tokens: list[Token], variables: Mapping[str, Value]) -> None:
+    def __init__(
+        self, tokens: list[Token], variables: Mapping[str, Value], *, reverse: bool = False
+    ) -> None:
         self.tokens = tokens
         self.variables = variables
+        self.reverse = reverse
         self.pos = 0
         self.end = len(tokens)
 
@@ -412,7 +429,7 @@ class Parser:
                 scale=1.0,
             )
             if token.unit:
-                unit = self._compound_unit(_unit_value(token.unit), token.unit)
+                unit = self._compound_unit(_unit_value(token.unit, self.reverse), token.unit)
                 value = _literal_unit(value, unit)
             return value
         if kind is Kind.LP:
@@ -425,7 +442,7 @@ class Parser:
             return Value(inner.v, inner.w, inner.a, inner.dims, exact=inner.exact, why=inner.why)
         if kind is Kind.DOLLAR:
             self.pos += 1
-            dollar = _unit_value("$")
+            dollar = _unit_value("$", self.reverse)
             following = self._peek()
             if following is not None and following.kind is Kind.NUM and not following.space_before:
                 amount = self._primary()
@@ -454,14 +471,14 @@ class Parser:
         after_slash = previous is not None and previous.kind is Kind.OP and previous.text == "/"
         if after_slash and is_unit_spelling(name):
             # "$/GB/month" is ($/GB)/month: leave the next "/" to the operator loop.
-            return self._unit_power(_unit_value(name))
+            return self._unit_power(_unit_value(name, self.reverse))
         if name in self.variables:
             known = self.variables[name]
             return Value(known.v, known.w, known.a, known.dims, exact=known.exact)
         if name in _CONSTANTS:
             return Value(_CONSTANTS[name], _CONSTANTS[name], _CONSTANTS[name])
         if is_unit_spelling(name) and _bare_unit_ok(name):
-            return self._compound_unit(_unit_value(name), name)
+            return self._compound_unit(_unit_value(name, self.reverse), name)
         return Value.bad("symbolic")
 
     def _postfix(self, value: Value) -> Value:
@@ -481,7 +498,7 @@ class Parser:
                 if token.text in FUNCTIONS and self._next_is_lp():
                     return value
                 self.pos += 1
-                unit = self._compound_unit(_unit_value(token.text), token.text)
+                unit = self._compound_unit(_unit_value(token.text, self.reverse), token.text)
                 value = _literal_unit(value, unit)
                 continue
             if (
@@ -535,7 +552,7 @@ class Parser:
                 break
             if op.text in ("/", "×") and nxt.kind is Kind.NAME and is_unit_spelling(nxt.text):
                 self.pos += 2
-                other = self._unit_power(_unit_value(nxt.text))
+                other = self._unit_power(_unit_value(nxt.text, self.reverse))
                 unit = _div(unit, other) if op.text == "/" else _mul(unit, other)
                 continue
             break

@@ -38,6 +38,7 @@ __all__ = [
     "dims_pow",
     "format_dims",
     "get_registry",
+    "has_binary_prefix",
     "is_unit_spelling",
     "UNIT_TABLE_PATH",
     "compile_unit",
@@ -160,7 +161,7 @@ class UnitSpec:
     Attributes:
         scale: Size of one unit in base units (bytes, seconds, FLOP, dollars...).
         dims: Dimension vector.
-        alt_scale: The scale with a decimal prefix read as binary (KB as KiB),
+        alt_scale: The scale with 1000- and 1024-based prefixes swapped (KB <-> KiB),
             used to detect prefix-ambiguous claims; equal to ``scale`` otherwise.
     """
 
@@ -179,13 +180,18 @@ def _dims_from(mapping: dict[str, float], info: int) -> Dims:
     return tuple(sorted((k, v) for k, v in merged.items() if v))
 
 
+def has_binary_prefix(name: str) -> bool:
+    """Whether a spelling uses a 1024-based prefix (``KiB``, ``Gib``)."""
+    return len(name) == 3 and name[1] == "i" and name[:2] in _BIN
+
+
 def _alt_spelling(name: str) -> str | None:
     """The same unit with its decimal/binary information prefix swapped, if any."""
     for short in ("K", "k", "M", "G", "T", "P", "E"):
         if name in (f"{short}B", f"{short}b"):
             return f"{short.upper()}i{name[-1]}"
-    # Only decimal spellings are misread as binary ones ("1 GB = 1024 MB"); an
-    # explicit KiB/MiB/GiB means what it says.
+    if len(name) == 3 and name[1] == "i" and name[:2] in _BIN:
+        return f"{name[0]}{name[2]}"
     return None
 
 

@@ -81,7 +81,8 @@ def translate_errors(action: str, *, migration: bool = False) -> Iterator[None]:
         raise
     except (sa_exc.SQLAlchemyError, sqlite3.Error, sqlite3.Warning) as exc:
         found = storage_error_class(exc) or StorageError
-        if migration and found is not StorageUnavailable:
+        if migration:
+            # The connection is open by now: whatever fails is the migration.
             found = MigrationError
         detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         fix = _FIX[found]

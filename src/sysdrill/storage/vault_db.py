@@ -5,7 +5,9 @@ The build is incremental and atomic:
 - Every item file and shared file (``taxonomy.yaml``, ``chains.yaml``,
   ``decks.yaml``) is recorded in the ``files`` table with its size, mtime (ns)
   and SHA-256 digest. A file unchanged in all three since the last build is not
-  parsed again: its rows are carried over. When nothing changed at all (and the
+  parsed again: its rows are carried over. Like git, an item file whose size
+  and mtime match and whose mtime is more than two seconds older than the last
+  build is not even read (:data:`RACY_WINDOW_NS`). When nothing changed at all (and the
   database was written by this version), the build writes nothing.
 - The new database is written to a temporary file beside the target (starting
   from a copy of the previous build) and moved into place with :func:`os.replace`,
@@ -141,11 +143,23 @@ def _item_files(root: str) -> list[str]:
     return sorted(found)
 
 
-def _scan(root: Path) -> dict[str, _File]:
-    """Read every tracked file once: its stat data, bytes and digest.
+RACY_WINDOW_NS = 2_000_000_000
+"""Files modified this close to (or after) the last build are always hashed."""
 
-    Plain strings instead of Path objects: on 10,000 files pathlib's overhead is
-    most of a no-change build.
+
+def _scan(
+    root: Path,
+    known: Mapping[str, tuple[int, int, str]],
+    *,
+    trusted_before_ns: int,
+) -> dict[str, _File]:
+    """Stat every tracked file; read and hash those that may have changed.
+
+    An item file whose size and mtime equal the last build's, and whose mtime is
+    older than ``trusted_before_ns``, keeps its recorded digest unread, as git
+    does: an edit within the same clock tick as the last build could keep size
+    and mtime, so files that recent are hashed anyway. Plain strings instead of
+    Path objects: on 10,000 files pathlib's overhead is most of a no-change build.
     """
     base = str(root)
     rels = [name for name in SHARED_FILES if os.path.isfile(os.path.join(base, name))]
@@ -154,6 +168,14 @@ def _scan(root: Path) -> dict[str, _File]:
     for rel in rels:
         full = os.path.join(base, rel)
         try:
+            old = known.get(rel)
+            if old is not None and rel not in SHARED_FILES:
+                stat = os.stat(full)
+                if (stat.st_size, stat.st_mtime_ns) == old[:2] and (
+                    stat.st_mtime_ns < trusted_before_ns
+                ):
+                    found[rel] = _File(rel, full, stat.st_size, stat.st_mtime_ns, old[2], b"")
+                    continue
             with open(full, "rb") as handle:
                 stat = os.fstat(handle.fileno())
                 data = handle.read()
@@ -470,11 +492,15 @@ def build_vault(
         )
     if out.is_dir():
         raise StorageError(f"'{out}' is a folder; give a file name such as {out / 'vault.db'}")
-    files = _scan(root)
     previous = _previous(out)
     old_files, old_meta = previous if previous is not None else ({}, {})
     if previous is not None and old_meta.get("tool_version") != __version__:
         previous, old_files, old_meta = None, {}, {}
+    trusted_before_ns = 0
+    if previous is not None:
+        last = datetime.fromisoformat(old_meta["built_at"])
+        trusted_before_ns = int(last.timestamp() * 1e9) - RACY_WINDOW_NS
+    files = _scan(root, old_files, trusted_before_ns=trusted_before_ns)
     current = {rel: (f.size_bytes, f.mtime_ns, f.digest) for rel, f in files.items()}
     item_rels = [rel for rel in files if rel not in SHARED_FILES]
     if previous is not None and current == old_files:

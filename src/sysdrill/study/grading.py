@@ -173,7 +173,8 @@ def grade_numeric(item: Item, answer: str, *, grader: NumericGrader | None = Non
     except NapkinError as exc:
         right, value, message = False, None, str(exc)
     unit = f" {item.answer_unit}" if item.answer_unit else ""
-    if not right:
+    if not right and f"{item.answer_value:g}{unit}" not in message:
+        # Always show the right number, whatever the grader's message says.
         message = f"{message} Expected {item.answer_value:g}{unit} (within {tolerance:.0%})."
     return GradeResult(
         graded_by=GradedBy.NUMERIC,

@@ -311,6 +311,8 @@ class StudyService:
             if len(cards) < page:
                 break
             offset += page
+            # Skipping (other filters, the review limit reached): read further ahead.
+            page = min(page * 4, 4096)
         new_left = max(0, self._settings.new_per_day - new_done)
         if len(picked) < limit and new_left > 0:
             known = self._known_ids()

@@ -11,8 +11,9 @@ export as a JSON object in either of two shapes:
 An **attempt** is an object with the question id (``questionId``,
 ``question_id`` or ``id``), a time (``timestamp``, ``ts``, ``date`` or
 ``attemptedAt``: epoch milliseconds or ISO 8601) and an outcome: ``rating`` /
-``selfRating`` / ``confidence`` (1-5, or again/hard/good/easy), or ``correct``
-(true is Good, false is Again). Optional: ``durationMs``, ``answer``.
+``selfRating`` / ``confidence`` (1-5, or again/hard/good/easy), SM-2
+``quality`` (0-5: 0-2 Again, 3 Hard, 4 Good, 5 Easy), or ``correct`` (true is
+Good, false is Again). Optional: ``durationMs``, ``answer``.
 
 A **card** is keyed by question id (or carries ``questionId`` in a list) with
 ``ease`` (``easeFactor``, ``ef``), ``interval`` (days), ``repetitions``
@@ -105,11 +106,17 @@ def _rating(entry: Mapping[str, Any], where: str) -> Rating:
             return rating_from_text(str(value))
         except SysdrillError as exc:
             raise ImportFailed(f"StaffML export: {where}: {exc}") from exc
+    quality = entry.get("quality")
+    if isinstance(quality, int | float) and not isinstance(quality, bool):
+        # SM-2 quality 0-5: below 3 is a failed recall.
+        if not 0 <= quality <= 5:
+            raise ImportFailed(f"StaffML export: {where}: quality must be 0-5, got {quality}.")
+        return (Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY)[max(0, int(quality) - 2)]
     correct = entry.get("correct")
     if isinstance(correct, bool):
         return Rating.GOOD if correct else Rating.AGAIN
     raise ImportFailed(
-        f"StaffML export: {where}: no outcome (rating, selfRating, confidence or correct)."
+        f"StaffML export: {where}: no outcome (rating, selfRating, confidence, quality or correct)."
     )
 
 

@@ -15,6 +15,7 @@ newer" rule takes the later export.
 from __future__ import annotations
 
 import hashlib
+import html
 import itertools
 import json
 import sqlite3  # noqa: TID251 - genanki writes the collection through sqlite3
@@ -198,8 +199,6 @@ def _fields(item: Item, note_type: NoteType, render: FieldRenderer) -> list[str]
         values["Back"] = back_markdown(item)
     rendered = {name: render(value) for name, value in values.items()}
     # Id and Meta are plain text: escaped, never rendered as Markdown.
-    import html
-
     rendered["Meta"] = html.escape(_meta(item))
     rendered["Id"] = html.escape(item.id)
     return [rendered.get(name, "") for name in note_type.fields]
@@ -264,7 +263,7 @@ def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str
             conn.commit()
         finally:
             conn.close()
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             archive.write(collection, "collection.anki2")
             archive.writestr("media", json.dumps({}))
     return sorted(decks)

@@ -176,7 +176,8 @@ _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _BLOCK_SLOT = re.compile(r"(?:<p>)?SYSDRILLBLOCK(\d+)X(?:</p>)?")
 _SPAN_SLOT = re.compile(r"SYSDRILLSPAN(\d+)X")
 # Text without any of these renders as plain paragraphs; it skips the parser.
-_MARKDOWN_SYNTAX = re.compile(r"[*_`\[\]<>&#|\\!~$]|^\s*(?:[-+]|\d+[.)])\s|^\s{4}|^=+\s*$", re.M)
+_SYNTAX_CHARS = re.compile(r"[*_`\[\]<>&#|\\!~$]")
+_LINE_SYNTAX = re.compile(r"^[ \t]*(?:[-+]|\d+[.)])[ \t]|^(?: {4}|\t)|^=+[ \t]*$", re.M)
 
 
 class FieldRenderer:
@@ -198,7 +199,9 @@ class FieldRenderer:
 
         self._to_html = cmarkgfm.github_flavored_markdown_to_html
         self._options = Options.CMARK_OPT_HARDBREAKS
-        self._clean = nh3.clean
+        # A Cleaner builds its allow-lists once; nh3.clean rebuilds them per call.
+        cleaner = getattr(nh3, "Cleaner", None)
+        self._clean = cleaner().clean if cleaner is not None else nh3.clean
         self._memo: dict[str, str] = {}
 
     def __call__(self, text: str | None) -> str:
@@ -211,8 +214,9 @@ class FieldRenderer:
         return cached
 
     def _render(self, text: str) -> str:
-        text = demote_headings(text)
-        if not _MARKDOWN_SYNTAX.search(text):
+        if "#" in text:
+            text = demote_headings(text)
+        if not _SYNTAX_CHARS.search(text) and not _LINE_SYNTAX.search(text):
             paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
             return "".join(
                 "<p>" + html.escape(p, quote=False).replace("\n", "<br>") + "</p>"
@@ -241,11 +245,14 @@ class FieldRenderer:
 
             return replace
 
-        text = _FENCE.sub(block, text)
-        text = _CODE_SPAN.sub(code, text)
-        text = _DISPLAY_MATH.sub(math("\\[", "\\]"), text)
-        text = _INLINE_MATH.sub(math("\\(", "\\)"), text)
-        text = _TAG_START.sub("&lt;", text)
+        if "`" in text or "~~~" in text:
+            text = _FENCE.sub(block, text)
+            text = _CODE_SPAN.sub(code, text)
+        if "$" in text:
+            text = _DISPLAY_MATH.sub(math("\\[", "\\]"), text)
+            text = _INLINE_MATH.sub(math("\\(", "\\)"), text)
+        if "<" in text:
+            text = _TAG_START.sub("&lt;", text)
         rendered = self._clean(self._to_html(text, options=self._options)).strip()
         if blocks:
             rendered = _BLOCK_SLOT.sub(lambda m: blocks[int(m.group(1))], rendered)

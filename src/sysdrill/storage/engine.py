@@ -1,0 +1,134 @@
+"""Engines for the study database and its migrations.
+
+SQLite files get WAL mode, ``synchronous=NORMAL``, foreign keys, a busy
+timeout, and real transactions (SQLAlchemy emits ``BEGIN``, ``BEGIN IMMEDIATE``
+for writes); PostgreSQL connections are checked before use. Migrations are
+Alembic scripts shipped in ``storage/migrations``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from sysdrill.errors import MigrationError, StorageUnavailable
+from sysdrill.storage.translate import translate_errors
+
+__all__ = ["MIGRATIONS_DIR", "WRITE_OPTION", "create_study_engine", "migrate", "safe_url"]
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+"""The Alembic script folder shipped in the package."""
+
+WRITE_OPTION = "sysdrill_write"
+"""Connection execution option marking a write transaction (SQLite: BEGIN IMMEDIATE)."""
+_MIGRATION_LOCK = threading.Lock()
+
+
+def safe_url(url: str) -> str:
+    """Return the URL with its password masked, for messages."""
+    try:
+        return sa.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return "<unreadable URL>"
+
+
+def create_study_engine(url: str) -> Engine:
+    """Create an engine for ``url``, set up for durable, transactional SQLite if it is one.
+
+    Raises:
+        StorageUnavailable: If the URL is malformed or names an unknown driver.
+    """
+    with translate_errors(f"reading the database URL {safe_url(url)}"):
+        parsed = sa.make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            database = parsed.database
+            if database and database != ":memory:" and not database.startswith("file:"):
+                try:
+                    Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StorageUnavailable(
+                        f"Cannot create the folder for {database}: {exc.strerror}. "
+                        "Choose another place with --db or SYSDRILL_DATA_DIR."
+                    ) from exc
+            if not database or database == ":memory:":
+                # One shared connection, usable from any thread (a web app's
+                # worker threads must all see the same in-memory database).
+                engine = sa.create_engine(
+                    parsed,
+                    poolclass=sa.pool.StaticPool,
+                    connect_args={"check_same_thread": False},
+                )
+            else:
+                engine = sa.create_engine(parsed)
+            _make_sqlite_transactional(engine)
+        elif parsed.get_backend_name() == "postgresql":
+            engine = sa.create_engine(parsed, pool_pre_ping=True)
+        else:
+            raise StorageUnavailable(
+                f"Unsupported database {parsed.get_backend_name()!r} in {safe_url(url)}. "
+                "Use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB."
+            )
+    return engine
+
+
+def _make_sqlite_transactional(engine: Engine) -> None:
+    # pysqlite's own transaction handling does not begin a transaction before
+    # DDL; hand BEGIN to SQLAlchemy so migrations and writes are atomic.
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        # Writers take the write lock up front: a deferred transaction that reads
+        # first fails at once with "database is locked" instead of waiting.
+        writing = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+
+def migrate(engine: Engine, *, target: str = "head", scripts: Path | None = None) -> None:
+    """Apply pending migrations up to ``target``, each in its own transaction.
+
+    Args:
+        engine: The study database.
+        target: Revision to reach (``head`` for the latest).
+        scripts: Alembic script folder; the one shipped in the package when None.
+
+    Raises:
+        MigrationError: If a migration fails (the failed step is rolled back).
+        StorageUnavailable: If the database cannot be reached.
+    """
+    from alembic import command
+    from alembic.config import Config
+    from alembic.util import CommandError
+
+    config = Config()
+    config.set_main_option("script_location", str(scripts or MIGRATIONS_DIR))
+    # Alembic keeps its running context in module globals: one migration at a
+    # time per process (a web server may open stores from several threads).
+    with _MIGRATION_LOCK:
+        with translate_errors("connecting to the database"):
+            connection = engine.connect()
+        try:
+            with translate_errors("migrating the database schema", migration=True):
+                config.attributes["connection"] = connection
+                try:
+                    command.upgrade(config, target)
+                except CommandError as exc:
+                    raise MigrationError(
+                        f"Cannot migrate the study database: {exc}. Use a database written "
+                        "by this or an older sysdrill version."
+                    ) from exc
+                connection.commit()
+        finally:
+            connection.close()
