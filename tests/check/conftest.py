@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +58,3 @@ def planted(tmp_path: Path) -> PlantedVault:
     root = tmp_path / "vault"
     shutil.copytree(FIXTURES / "valid", root)
     return PlantedVault(root)
-
-
-@pytest.fixture
-def fixtures_dir() -> Path:
-    return FIXTURES
-
-
-PlantFn = Callable[..., None]

@@ -11,7 +11,6 @@ from sysdrill.content.diagnostics import Severity
 
 ITEM = "questions/cloud/cloud-0001.yaml"
 
-Plant = Callable[..., None]
 RATIONALE = (
     "    **The Rationale:** A ring all-reduce is a reduce-scatter followed by an all-gather.\n"
 )

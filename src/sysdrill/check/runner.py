@@ -3,8 +3,11 @@
 The runner loads the vault (the loader reports file, YAML and schema findings),
 runs the item rules and the napkin tier on every validated item, then the vault
 rules over short item summaries. With a cache folder, each unchanged file's
-item and napkin findings and its summary come from the cache, so a warm run
-reads and hashes the files but parses none of them.
+item and napkin findings and its summary come from the cache: a warm run
+stats every file, hashes only those whose size or mtime changed (or that are
+too recent to trust, see :meth:`VaultCache.lookup_stat`), and parses only files
+whose digest changed. Cold runs hand half of the files to a forked worker
+process when there are enough of them to pay for it.
 """
 
 from __future__ import annotations

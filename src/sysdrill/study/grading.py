@@ -173,9 +173,11 @@ def grade_numeric(item: Item, answer: str, *, grader: NumericGrader | None = Non
     except NapkinError as exc:
         right, value, message = False, None, str(exc)
     unit = f" {item.answer_unit}" if item.answer_unit else ""
-    if not right and f"{item.answer_value:g}{unit}" not in message:
-        # Always show the right number, whatever the grader's message says.
-        message = f"{message} Expected {item.answer_value:g}{unit} (within {tolerance:.0%})."
+    if not right:
+        # One wording for every wrong answer, ending with the right number; the
+        # engine's own sentence is kept only when it says why no number was read.
+        reason = f"Not quite: {value:g}{unit}." if value is not None else message
+        message = f"{reason} Expected {item.answer_value:g}{unit} (within {tolerance:.0%})."
     return GradeResult(
         graded_by=GradedBy.NUMERIC,
         correct=right,
