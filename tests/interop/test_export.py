@@ -476,3 +476,25 @@ def test_export_uses_deck_titles_and_decks_listing_items(tmp_path: Path) -> None
         now=NOW,
     )
     assert csv_report.decks == ["dist"]
+
+
+def test_export_markdown_escapes_marker_lines_inside_answers(tmp_path: Path) -> None:
+    root = write_vault(
+        tmp_path / "v",
+        [
+            {
+                "id": "m-1",
+                "format": "flashcard",
+                "question": "Interview drill?",
+                "details": {"realistic_solution": "Expect:\nQ: a follow-up\nA: its answer"},
+            },
+        ],
+    )
+    out = tmp_path / "m.md"
+
+    export_vault(root, format="markdown", out=out, now=NOW)
+
+    (item,) = read_markdown_qa(out).items
+    assert item.preferred_id == "m-1"
+    assert item.data["question"] == "Interview drill?"
+    assert item.data["details"]["realistic_solution"].startswith("Expect:\n\\Q: a follow-up")

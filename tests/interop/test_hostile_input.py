@@ -254,3 +254,12 @@ def test_anki_text_and_markdown_decode_utf16_and_latin1(tmp_path: Path, encoding
         (item,) = source.items
         assert item.data["question"] == "Café?"
         assert item.data["details"] == {"realistic_solution": "Très bien"}
+
+
+def test_anki21b_that_is_not_zstd_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "garbled.apkg"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("collection.anki21b", b"definitely not zstd" * 10)
+
+    with pytest.raises(ImportFailed, match="collection.anki21b is not valid zstd data"):
+        read_apkg(path)

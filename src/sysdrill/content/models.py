@@ -219,8 +219,14 @@ REQUIRED_FIELDS: dict[ItemKind, tuple[str, ...]] = {
 """Fields (dotted paths) each kind of item must have, non-empty."""
 
 
-def _lookup(data: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
+_REQUIRED_PATHS: dict[ItemKind, tuple[tuple[str, ...], ...]] = {
+    kind: tuple(tuple(dotted.split(".")) for dotted in fields)
+    for kind, fields in REQUIRED_FIELDS.items()
+}
+
+
+def _lookup(data: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
         if not isinstance(data, dict):
             return None
         data = data.get(part)
@@ -253,8 +259,8 @@ def validate_item(data: Any) -> Item:
         except ValueError:
             kind = None
         if kind is not None:
-            for dotted in REQUIRED_FIELDS[kind]:
-                value = _lookup(data, dotted)
+            for path in _REQUIRED_PATHS[kind]:
+                value = _lookup(data, path)
                 if value is None or (isinstance(value, str) and not value.strip()):
                     errors.append(
                         InitErrorDetails(
@@ -263,7 +269,7 @@ def validate_item(data: Any) -> Item:
                                 "Field required for a {kind} item",
                                 {"kind": kind.value},
                             ),
-                            loc=tuple(dotted.split(".")),
+                            loc=path,
                             input=data,
                         )
                     )
