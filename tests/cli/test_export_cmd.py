@@ -161,3 +161,42 @@ def test_export_help_lists_formats_and_filters(run_cli) -> None:
     for option in ("--format", "--out", "--track", "--level", "--deck", "--tag", "--status"):
         assert option in text
     assert "apkg, anki-text, csv, staffml-json, markdown" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("d.apkg", "apkg"),
+        ("d.txt", "anki-text"),
+        ("d.CSV", "csv"),
+        ("corpus.json", "staffml-json"),
+        ("d.md", "markdown"),
+    ],
+)
+def test_export_infers_format_from_out_suffix(
+    run_cli, vault: Path, tmp_path: Path, name: str, fmt: str
+) -> None:
+    result = run_cli("export", str(vault), "--out", str(tmp_path / name), "--json")
+
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["format"] == fmt
+
+
+def test_export_without_format_and_unknown_suffix_exits_2(
+    run_cli, vault: Path, tmp_path: Path
+) -> None:
+    result = run_cli("export", str(vault), "--out", str(tmp_path / "deck.zip"))
+
+    assert result.exit_code == 2
+    assert (
+        "Invalid value for --format: cannot tell the format from 'deck.zip'; pass --format "
+        "(apkg, anki-text, csv, staffml-json, markdown)"
+    ) in " ".join(result.stderr.split())
+
+
+def test_cli_format_names_match_the_library() -> None:
+    from sysdrill.cli.export_cmd import EXPORT_FORMATS, SUFFIX_FORMATS
+    from sysdrill.interop.export import ExportFormat
+
+    assert EXPORT_FORMATS == tuple(fmt.value for fmt in ExportFormat)
+    assert set(SUFFIX_FORMATS.values()) == set(EXPORT_FORMATS)

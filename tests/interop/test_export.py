@@ -498,3 +498,27 @@ def test_export_markdown_escapes_marker_lines_inside_answers(tmp_path: Path) -> 
     assert item.preferred_id == "m-1"
     assert item.data["question"] == "Interview drill?"
     assert item.data["details"]["realistic_solution"].startswith("Expect:\n\\Q: a follow-up")
+
+
+def test_apkg_export_reads_back_with_scenario_on_front_and_no_meta(
+    vault: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "deck.apkg"
+    export_vault(vault, format="apkg", out=out, now=NOW)
+
+    items = {item.preferred_id: item.data for item in read_apkg(out).items}
+
+    question = items["cloud-0002"]
+    assert question["title"] == "NVLink"
+    assert question["question"] == (
+        "Eight GPUs in one node.\n\nWhich link is fastest?\n\n"
+        "A. PCIe 4\nB. NVLink 4\nC. Ethernet\nD. InfiniBand"
+    )
+    assert question["details"]["realistic_solution"] == (
+        "B. NVLink 4\n\n**Explanation:** NVLink moves 900 GB/s per GPU."
+    )
+    card = items["deck-0001"]
+    assert card["details"] == {
+        "realistic_solution": "Sharding of params, grads and optimizer state."
+    }
+    assert "Meta" not in card["details"]["realistic_solution"]

@@ -15,10 +15,20 @@ from sysdrill.content.enums import Level, Status, Track
 if TYPE_CHECKING:
     from sysdrill.interop.export import ExportFilters, ExportReport
 
-__all__ = ["EXPORT_FORMATS", "register", "render_report"]
+__all__ = ["EXPORT_FORMATS", "SUFFIX_FORMATS", "register", "render_report"]
 
 EXPORT_FORMATS: tuple[str, ...] = ("apkg", "anki-text", "csv", "staffml-json", "markdown")
 """Values of ``--format`` (the same as :class:`~sysdrill.interop.export.ExportFormat`)."""
+
+SUFFIX_FORMATS: dict[str, str] = {
+    ".apkg": "apkg",
+    ".txt": "anki-text",
+    ".csv": "csv",
+    ".json": "staffml-json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+"""Format used when ``--format`` is not given, by the suffix of ``--out``."""
 
 _MAX_LISTED = 20
 """Most decks or skipped files listed one by one; the rest are counted."""
@@ -103,16 +113,6 @@ def register(app: typer.Typer) -> None:
             Path,
             typer.Argument(help="Vault folder to export.", metavar="VAULT", show_default=False),
         ],
-        format: Annotated[
-            str,
-            typer.Option(
-                "--format",
-                "-f",
-                metavar="FORMAT",
-                help="Output format: " + ", ".join(EXPORT_FORMATS) + ".",
-                show_default=False,
-            ),
-        ],
         out: Annotated[
             Path,
             typer.Option(
@@ -123,6 +123,18 @@ def register(app: typer.Typer) -> None:
                 show_default=False,
             ),
         ],
+        format: Annotated[
+            str | None,
+            typer.Option(
+                "--format",
+                "-f",
+                metavar="FORMAT",
+                help="Output format: "
+                + ", ".join(EXPORT_FORMATS)
+                + "; by default inferred from the --out suffix (.apkg, .txt, .csv, .json, .md).",
+                show_default=False,
+            ),
+        ] = None,
         track: Annotated[
             list[str] | None,
             typer.Option(
@@ -184,6 +196,14 @@ def register(app: typer.Typer) -> None:
         Anki notes keep stable GUIDs derived from item ids, so importing a newer
         export into Anki updates the notes instead of adding copies.
         """
+        if format is None:
+            format = SUFFIX_FORMATS.get(out.suffix.casefold())
+            if format is None:
+                raise typer.BadParameter(
+                    f"cannot tell the format from '{out.name}'; pass --format "
+                    f"({', '.join(EXPORT_FORMATS)})",
+                    param_hint="--format",
+                )
         if format not in EXPORT_FORMATS:
             raise typer.BadParameter(
                 f"'{format}' is not one of {', '.join(EXPORT_FORMATS)}", param_hint="--format"

@@ -316,11 +316,12 @@ def _drop_rows(db: sqlite3.Connection, rels: list[str]) -> None:
 
 
 def _duplicate_message(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> str:
-    paths: dict[str, list[str]] = {}
+    # executemany stops at the clash, so rows before it may be stored already.
+    paths: dict[str, set[str]] = {}
     for item_id, path in db.execute("SELECT id, path FROM items").fetchall():
-        paths.setdefault(item_id, []).append(path)
+        paths.setdefault(item_id, set()).add(path)
     for row in rows:
-        paths.setdefault(row[0], []).append(row[1])
+        paths.setdefault(row[0], set()).add(row[1])
     for item_id, where in sorted(paths.items()):
         if len(where) > 1:
             return (
@@ -330,27 +331,39 @@ def _duplicate_message(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> s
     return "two items share one id; run `sysdrill check` to find them"
 
 
-def _insert_items(db: sqlite3.Connection, parsed: list[tuple[str, dict[str, Any]]]) -> None:
-    rows = [_item_row(rel, raw) for rel, raw in parsed]
-    try:
-        db.executemany(f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({','.join('?' * 19)})", rows)
-    except sqlite3.IntegrityError as exc:
-        raise DuplicateQuestion(_duplicate_message(db, rows)) from exc
-    tags: list[tuple[str, str]] = []
-    for row, (_, raw) in zip(rows, parsed, strict=True):
-        values = raw.get("tags")
-        if isinstance(values, list):
-            tags.extend((row[0], str(tag)) for tag in values)
-    db.executemany("INSERT OR IGNORE INTO tags (item_id, tag) VALUES (?, ?)", tags)
-    ids = [row[0] for row in rows]
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        db.execute(
-            "INSERT INTO items_fts (rowid, title, scenario, question, answer) "
-            f"SELECT rowid, title, scenario, question, answer FROM items WHERE id IN ({marks})",
-            chunk,
-        )
+_BATCH = 1000
+"""Items parsed and inserted per ``executemany``; bounds memory on large builds."""
+
+
+def _insert_items(db: sqlite3.Connection, files: dict[str, _File], rels: list[str]) -> None:
+    """Parse, hash and insert the items of ``rels`` with their tags and full-text rows."""
+    for start in range(0, len(rels), _BATCH):
+        rows: list[tuple[Any, ...]] = []
+        tags: list[tuple[str, str]] = []
+        for rel in rels[start : start + _BATCH]:
+            raw = _parse(files[rel])
+            files[rel].data = b""  # the bytes are no longer needed
+            row = _item_row(rel, raw)
+            rows.append(row)
+            values = raw.get("tags")
+            if isinstance(values, list):
+                tags.extend((row[0], str(tag)) for tag in values)
+        try:
+            db.executemany(
+                f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({','.join('?' * 19)})", rows
+            )
+        except sqlite3.IntegrityError as exc:
+            raise DuplicateQuestion(_duplicate_message(db, rows)) from exc
+        db.executemany("INSERT OR IGNORE INTO tags (item_id, tag) VALUES (?, ?)", tags)
+        ids = [row[0] for row in rows]
+        for first in range(0, len(ids), 500):
+            chunk = ids[first : first + 500]
+            marks = ",".join("?" * len(chunk))
+            db.execute(
+                "INSERT INTO items_fts (rowid, title, scenario, question, answer) "
+                f"SELECT rowid, title, scenario, question, answer FROM items WHERE id IN ({marks})",
+                chunk,
+            )
 
 
 def _write_collections(db: sqlite3.Connection, files: dict[str, _File]) -> None:
@@ -528,10 +541,9 @@ def build_vault(
             refuse_invalid(root, background.result())
 
     try:
-        parsed = [(rel, _parse(files[rel])) for rel in changed]
         with _staging(out, start_from=out if previous is not None else None, gate=gate) as db:
             _drop_rows(db, [rel for rel in changed if rel in old_files] + gone)
-            _insert_items(db, parsed)
+            _insert_items(db, files, changed)
             _write_collections(db, files)
             db.execute("DELETE FROM files")
             db.executemany(

@@ -206,9 +206,26 @@ def _note_item(
     front = texts[front_at] if front_at < len(texts) else ""
     back = texts[back_at] if back_at is not None and back_at < len(texts) else ""
     title = None
-    if own and "Title" in names and names.index("Title") not in taken:
-        taken.add(names.index("Title"))
-        title = texts[names.index("Title")] or None
+    if own:
+        # Our note types: Title is the title, Scenario/Options/Parts belong on
+        # the front, and Meta only repeats the tags.
+        prompt: dict[str, list[str]] = {"scenario": [], "options": [], "parts": []}
+        for n, name in enumerate(names):
+            key = name.casefold()
+            if n in taken or n >= len(texts):
+                continue
+            if key == "title":
+                title = texts[n] or None
+            elif key in prompt:
+                prompt[key].append(texts[n])
+            elif key != "meta":
+                continue
+            taken.add(n)
+        front = "\n\n".join(
+            part
+            for part in (*prompt["scenario"], front, *prompt["options"], *prompt["parts"])
+            if part
+        )
     if _CLOZE.search(front):
         back = "\n\n".join(part for part in (_reveal_cloze(front, hide=False), back) if part)
         front = _reveal_cloze(front, hide=True)
