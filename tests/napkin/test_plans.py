@@ -8,7 +8,8 @@ import pytest
 
 from sysdrill.napkin import claims
 from sysdrill.napkin.claims import ClaimChecker
-from sysdrill.napkin.lexer import shape_of
+from sysdrill.napkin.lexer import normalize, shape_of, tokenize
+from sysdrill.napkin.parser import Parser, chain_of, evaluate_chain
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 
@@ -73,3 +74,42 @@ def test_shape_masks_numbers_but_not_digits_inside_names() -> None:
     assert shape_of("2048 / 128 = 16") == shape_of("4096 / 256 = 32")
     assert shape_of("log2(8) = 3") != shape_of("log3(8) = 3")
     assert shape_of("4,8") != shape_of("4,800")
+
+
+@pytest.mark.parametrize(
+    ("text", "simple"),
+    [
+        ("36864 B * 8192 * 8", True),
+        ("2.416 GB", True),
+        ("2048 / 128", True),
+        ("100MB × 3", True),
+        ("50 GB/s * 2", False),
+        ("2048/128", False),
+        ("1 + 2", False),
+        ("(2 * 3)", False),
+        ("80 layers * 8", False),
+        ("45%", False),
+        ("N * 2", False),
+    ],
+)
+def test_only_plain_products_of_literals_skip_the_parser(text: str, simple: bool) -> None:
+    tokens = tokenize(normalize(text))
+    chain = chain_of(tokens, 0, len(tokens))
+    assert (chain is not None) is simple
+    if chain is not None:
+        folded = evaluate_chain(tokens, chain)
+        parsed, stop = Parser(tokens, {}).parse(0, len(tokens))
+        assert stop == len(tokens)
+        assert (folded.v, folded.w, folded.a, folded.dims, folded.exact) == (
+            parsed.v,
+            parsed.w,
+            parsed.a,
+            parsed.dims,
+            parsed.exact,
+        )
+        assert (folded.ulp, folded.sig, folded.scale, folded.unit) == (
+            parsed.ulp,
+            parsed.sig,
+            parsed.scale,
+            parsed.unit,
+        )

@@ -17,9 +17,10 @@ import re
 from collections.abc import Iterator
 
 from sysdrill.napkin.lexer import Kind, Token, normalize, refill, scan, shape_of, tokenize
-from sysdrill.napkin.parser import FUNCTIONS, ParseFailed, Parser, Value
+from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
+from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
 from sysdrill.napkin.verdicts import Link, compare
 
 __all__ = ["ClaimChecker", "check_claims", "iter_claim_lines"]
@@ -39,8 +40,9 @@ _OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
 _STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
 
 
-_Span = tuple[int, int, bool] | None
-"""A side's token span and whether it was truncated; None when there is no side."""
+_Span = tuple[int, int, bool, Chain | None] | None
+"""A side's token span, whether it was truncated, and its chain when it is a plain
+product of literals; None when there is no side."""
 _Step = tuple[int, int, _Span, _Span]
 """One planned link: relation index, segment start, left span, right span."""
 
@@ -150,7 +152,7 @@ class ClaimChecker:
             rhs = _right_side(parser, tokens, rel + 1, right_stop)
             if lhs is None and rhs is None:
                 continue
-            plan.append((rel, left_stop + 1, _span(lhs), _span(rhs)))
+            plan.append((rel, left_stop + 1, _span(tokens, lhs), _span(tokens, rhs)))
             sides.append((lhs, rhs))
         return plan, sides
 
@@ -275,15 +277,20 @@ class ClaimChecker:
         return compare(link, left, right, line, norm, tokens[rhs.start : rhs.end], reread)
 
 
-def _span(side: _Side | None) -> _Span:
-    return None if side is None else (side.start, side.end, side.truncated)
+def _span(tokens: list[Token], side: _Side | None) -> _Span:
+    if side is None:
+        return None
+    return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
 
 
 def _reparse(parser: Parser, span: _Span) -> _Side | None:
     """Evaluate a planned side again, with this span's numbers."""
     if span is None:
         return None
-    start, end, truncated = span
+    start, end, truncated, chain = span
+    if chain is not None:
+        # A plain product of literals: fold it without parsing.
+        return _Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
     try:
         value, _ = parser.parse(start, end)
     except (ParseFailed, RecursionError):  # pragma: no cover - same shape parses alike

@@ -6,7 +6,7 @@ import math
 
 from sysdrill.errors import ExpressionSyntax, UnitMismatch
 from sysdrill.napkin.lexer import Kind, normalize, tokenize
-from sysdrill.napkin.parser import ParseFailed, Parser, Value
+from sysdrill.napkin.parser import Parser
 from sysdrill.napkin.results import CalcResult
 from sysdrill.napkin.units import (
     COUNT_DIMENSIONS,
@@ -15,6 +15,7 @@ from sysdrill.napkin.units import (
     is_unit_spelling,
     resolve_unit,
 )
+from sysdrill.napkin.values import ParseFailed, Value
 
 __all__ = ["calc_expression", "evaluate", "format_number", "format_value", "parse_unit"]
 

@@ -11,272 +11,31 @@ claim checker knows how far an expression reaches and that it cannot be checked.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from sysdrill.napkin.lexer import Kind, Token
-from sysdrill.napkin.units import (
-    Dims,
-    dims_div,
-    dims_mul,
-    dims_pow,
-    has_binary_prefix,
-    is_unit_spelling,
-    resolve_unit,
+from sysdrill.napkin.units import is_unit_spelling
+from sysdrill.napkin.values import (
+    FUNCTIONS,
+    ParseFailed,
+    Value,
+    add,
+    div,
+    literal_unit,
+    literal_value,
+    mul,
+    power,
+    square_root,
+    unit_value,
 )
 
-__all__ = ["FUNCTIONS", "ParseFailed", "Parser", "Value"]
+__all__ = ["Chain", "Parser", "chain_of", "evaluate_chain"]
 
-
-class ParseFailed(Exception):
-    """Internal: the tokens do not form an expression here."""
-
-
-class Value:
-    """A compiled quantity, or the reason it is not one.
-
-    Attributes:
-        v: Magnitude in base units (bytes, seconds, FLOP, dollars...).
-        w: Magnitude as written, with every unit scale taken as 1.
-        a: Magnitude in base units with decimal and binary prefixes swapped.
-        dims: Dimension vector.
-        exact: Built only from integers written in full.
-        ulp: One unit in the last written digit, in base units, when the value is
-            a single literal (0 otherwise).
-        sig: Significant digits written, for a single literal.
-        why: None for a number; otherwise why it cannot be evaluated
-            (``"symbolic"``, ``"range"``, ``"mixed units"``...).
-        unit: The unit as written, for a single literal (``"GB/s"``).
-        scale: For a single literal, the base-unit size of one written unit, so
-            that ``v / scale`` is the number as written (with its suffix).
-    """
-
-    __slots__ = ("a", "dims", "exact", "scale", "sig", "ulp", "unit", "v", "w", "why")
-
-    def __init__(
-        self,
-        v: float,
-        w: float,
-        a: float,
-        dims: Dims = (),
-        *,
-        exact: bool = False,
-        ulp: float = 0.0,
-        sig: int = 0,
-        why: str | None = None,
-        unit: str = "",
-        scale: float = 0.0,
-    ) -> None:
-        self.v = v
-        self.w = w
-        self.a = a
-        self.dims = dims
-        self.exact = exact
-        self.ulp = ulp
-        self.sig = sig
-        self.why = why
-        self.unit = unit
-        self.scale = scale
-
-    @classmethod
-    def bad(cls, why: str) -> Value:
-        """A value that cannot be evaluated, for the given reason."""
-        return cls(math.nan, math.nan, math.nan, why=why)
-
-    def __repr__(self) -> str:
-        return f"Value(v={self.v!r}, dims={self.dims!r}, why={self.why!r})"
-
-
-def _combine(left: Value, right: Value) -> Value | None:
-    if left.why is not None:
-        return left
-    if right.why is not None:
-        return right
-    return None
-
-
-def _mul(left: Value, right: Value) -> Value:
-    bad = _combine(left, right)
-    if bad is not None:
-        return bad
-    return Value(
-        left.v * right.v,
-        left.w * right.w,
-        left.a * right.a,
-        dims_mul(left.dims, right.dims),
-        exact=left.exact and right.exact,
-    )
-
-
-def _div(left: Value, right: Value) -> Value:
-    bad = _combine(left, right)
-    if bad is not None:
-        return bad
-    if right.v == 0 or right.w == 0 or right.a == 0:
-        return Value.bad("division by zero")
-    return Value(
-        left.v / right.v,
-        left.w / right.w,
-        left.a / right.a,
-        dims_div(left.dims, right.dims),
-        exact=left.exact and right.exact,
-    )
-
-
-def _add(left: Value, right: Value, sign: float) -> Value:
-    bad = _combine(left, right)
-    if bad is not None:
-        return bad
-    if left.dims != right.dims:
-        return Value.bad("mixed units")
-    return Value(
-        left.v + sign * right.v,
-        left.w + sign * right.w,
-        left.a + sign * right.a,
-        left.dims,
-        exact=left.exact and right.exact,
-    )
-
-
-def _pow(base: Value, exponent: Value) -> Value:
-    bad = _combine(base, exponent)
-    if bad is not None:
-        return bad
-    if exponent.dims:
-        return Value.bad("exponent with units")
-    power = exponent.v
-    dims: Dims = ()
-    if base.dims:
-        if power != int(power):
-            return Value.bad("fractional power of a unit")
-        dims = dims_pow(base.dims, int(power))
-    try:
-        return Value(
-            base.v**power,
-            base.w**power,
-            base.a**power,
-            dims,
-            exact=base.exact and exponent.exact and power >= 0,
-        )
-    except (OverflowError, ZeroDivisionError):
-        return Value.bad("overflow")
-    except TypeError:  # pragma: no cover - complex result of a negative base
-        return Value.bad("complex result")
-
-
-def _unary(func: Callable[[float], float], *, keep_exact: bool = False) -> Callable[..., Value]:
-    def apply(*args: Value) -> Value:
-        if len(args) != 1:
-            raise ParseFailed("one argument expected")
-        (arg,) = args
-        if arg.why is not None:
-            return arg
-        if arg.dims:
-            return Value.bad("function of a quantity with units")
-        try:
-            return Value(func(arg.v), func(arg.w), func(arg.a), exact=keep_exact and arg.exact)
-        except (ValueError, OverflowError):
-            return Value.bad("math domain error")
-
-    return apply
-
-
-def _rounding(func: Callable[[float], float]) -> Callable[..., Value]:
-    def apply(*args: Value) -> Value:
-        if len(args) != 1:
-            raise ParseFailed("one argument expected")
-        (arg,) = args
-        if arg.why is not None:
-            return arg
-        if arg.dims:
-            # Round in the unit as written (ceil(2.5 GB) is 3 GB, not 2.5e9 bytes).
-            factor = arg.v / arg.w if arg.w else 1.0
-            return Value(func(arg.w) * factor, func(arg.w), func(arg.w) * factor, arg.dims)
-        return Value(func(arg.v), func(arg.w), func(arg.a), exact=arg.exact)
-
-    return apply
-
-
-def _extreme(pick: Callable[..., Value]) -> Callable[..., Value]:
-    def apply(*args: Value) -> Value:
-        if not args:
-            raise ParseFailed("arguments expected")
-        for arg in args:
-            if arg.why is not None:
-                return arg
-        if any(arg.dims != args[0].dims for arg in args):
-            return Value.bad("mixed units")
-        chosen = pick(args, key=lambda arg: arg.v)
-        return Value(
-            chosen.v,
-            chosen.w,
-            chosen.a,
-            chosen.dims,
-            exact=all(arg.exact for arg in args),
-        )
-
-    return apply
-
-
-def _sqrt(*args: Value) -> Value:
-    if len(args) != 1:
-        raise ParseFailed("one argument expected")
-    (arg,) = args
-    if arg.why is not None:
-        return arg
-    if any(exp % 2 for _, exp in arg.dims):
-        return Value.bad("square root of an odd power of a unit")
-    if arg.v < 0:
-        return Value.bad("square root of a negative number")
-    dims = tuple((k, e // 2) for k, e in arg.dims)
-    return Value(math.sqrt(arg.v), math.sqrt(arg.w), math.sqrt(arg.a), dims)
-
-
-FUNCTIONS: dict[str, Callable[..., Value]] = {
-    "min": _extreme(min),
-    "max": _extreme(max),
-    "ceil": _rounding(math.ceil),
-    "floor": _rounding(math.floor),
-    "round": _rounding(round),
-    "sqrt": _sqrt,
-    "log2": _unary(math.log2),
-    "log10": _unary(math.log10),
-    "log": _unary(math.log),
-    "ln": _unary(math.log),
-    "exp": _unary(math.exp),
-    "sin": _unary(math.sin),
-    "cos": _unary(math.cos),
-}
-"""Functions the parser knows, by name."""
 
 _CONSTANTS = {"π": math.pi, "pi": math.pi}
 _BINARY = {"+": 10, "-": 10, "×": 20, "*": 20, "/": 20, "^": 30, "**": 30}
 _UNARY_PRECEDENCE = 25
 _QUANTITY_ENDS = (Kind.NUM, Kind.RP, Kind.PCT)
-
-
-_UNIT_VALUES: dict[tuple[str, bool], Value] = {}
-
-
-def _unit_value(name: str, reverse: bool = False) -> Value:
-    """A unit as a value; ``a`` reads a decimal prefix as binary (GB as GiB).
-
-    With ``reverse``, binary prefixes are read as decimal instead (GiB as GB), for
-    the other half of the prefix-ambiguity check.
-    """
-    # Values are never mutated, so one per spelling is shared.
-    key = (name, reverse)
-    value = _UNIT_VALUES.get(key)
-    if value is None:
-        spec = resolve_unit(name)
-        binary = has_binary_prefix(name)
-        if reverse:
-            scale = spec.alt_scale if binary else spec.scale
-            value = Value(scale, 1.0, scale, spec.dims, exact=True, unit=name)
-        else:
-            alt = spec.scale if binary else spec.alt_scale
-            value = Value(spec.scale, 1.0, alt, spec.dims, exact=True, unit=name)
-        _UNIT_VALUES[key] = value
-    return value
 
 
 _NOT_LABELS = frozenset(
@@ -359,18 +118,18 @@ class Parser:
             op = token.text
             if op in ("^", "**"):
                 right = self._expression(30)
-                left = _pow(left, right)
+                left = power(left, right)
             elif op in ("×", "*"):
-                left = _mul(left, self._expression(precedence + 1))
+                left = mul(left, self._expression(precedence + 1))
             elif op == "/":
-                left = _div(left, self._expression(precedence + 1))
+                left = div(left, self._expression(precedence + 1))
             else:
                 is_range = op == "-" and self._is_range(op_index)
                 right = self._expression(precedence + 1)
                 if is_range:
                     left = Value.bad("range")
                 else:
-                    left = _add(left, right, 1.0 if op == "+" else -1.0)
+                    left = add(left, right, 1.0 if op == "+" else -1.0)
         return left
 
     def _is_range(self, index: int) -> bool:
@@ -409,7 +168,7 @@ class Parser:
             )
         if token.kind is Kind.SQRT:
             self.pos += 1
-            return _sqrt(self._expression(_UNARY_PRECEDENCE))
+            return square_root(self._expression(_UNARY_PRECEDENCE))
         return self._postfix(self._primary())
 
     def _primary(self) -> Value:
@@ -419,18 +178,10 @@ class Parser:
         kind = token.kind
         if kind is Kind.NUM:
             self.pos += 1
-            value = Value(
-                token.value,
-                token.value,
-                token.alt,
-                exact=token.exact,
-                ulp=token.ulp,
-                sig=token.sig,
-                scale=1.0,
-            )
+            value = literal_value(token)
             if token.unit:
-                unit = self._compound_unit(_unit_value(token.unit, self.reverse), token.unit)
-                value = _literal_unit(value, unit)
+                unit = self._compound_unit(unit_value(token.unit, self.reverse), token.unit)
+                value = literal_unit(value, unit)
             return value
         if kind is Kind.LP:
             self.pos += 1
@@ -442,11 +193,11 @@ class Parser:
             return Value(inner.v, inner.w, inner.a, inner.dims, exact=inner.exact, why=inner.why)
         if kind is Kind.DOLLAR:
             self.pos += 1
-            dollar = _unit_value("$", self.reverse)
+            dollar = unit_value("$", self.reverse)
             following = self._peek()
             if following is not None and following.kind is Kind.NUM and not following.space_before:
                 amount = self._primary()
-                return _literal_unit(amount, dollar)
+                return literal_unit(amount, dollar)
             return dollar
         if kind is Kind.NAME:
             return self._name(token)
@@ -471,14 +222,14 @@ class Parser:
         after_slash = previous is not None and previous.kind is Kind.OP and previous.text == "/"
         if after_slash and is_unit_spelling(name):
             # "$/GB/month" is ($/GB)/month: leave the next "/" to the operator loop.
-            return self._unit_power(_unit_value(name, self.reverse))
+            return self._unit_power(unit_value(name, self.reverse))
         if name in self.variables:
             known = self.variables[name]
             return Value(known.v, known.w, known.a, known.dims, exact=known.exact)
         if name in _CONSTANTS:
             return Value(_CONSTANTS[name], _CONSTANTS[name], _CONSTANTS[name])
         if is_unit_spelling(name) and _bare_unit_ok(name):
-            return self._compound_unit(_unit_value(name, self.reverse), name)
+            return self._compound_unit(unit_value(name, self.reverse), name)
         return Value.bad("symbolic")
 
     def _postfix(self, value: Value) -> Value:
@@ -498,8 +249,8 @@ class Parser:
                 if token.text in FUNCTIONS and self._next_is_lp():
                     return value
                 self.pos += 1
-                unit = self._compound_unit(_unit_value(token.text, self.reverse), token.text)
-                value = _literal_unit(value, unit)
+                unit = self._compound_unit(unit_value(token.text, self.reverse), token.text)
+                value = literal_unit(value, unit)
                 continue
             if (
                 kind is Kind.NAME
@@ -512,28 +263,18 @@ class Parser:
             ):
                 # "80 layers * 8 heads": a prose word naming what a number counts.
                 self.pos += 1
-                value = Value(
-                    value.v,
-                    value.w,
-                    value.a,
-                    value.dims,
-                    exact=value.exact,
-                    ulp=value.ulp,
-                    sig=value.sig,
-                    scale=value.scale,
-                    unit=token.text,
-                )
+                value = value.labelled(token.text)
                 continue
             if kind is Kind.PCT:
                 self.pos += 1
-                value = _literal_unit(value, Value(0.01, 0.01, 0.01, unit="%"))
+                value = literal_unit(value, Value(0.01, 0.01, 0.01, unit="%"))
                 nxt = self._peek()
                 if nxt is not None and nxt.kind is Kind.NAME and nxt.text == "of":
                     self.pos += 1
-                    return _mul(value, self._expression(21))
+                    return mul(value, self._expression(21))
                 continue
             if kind is Kind.LP and not token.space_before:
-                value = _mul(value, self._primary())
+                value = mul(value, self._primary())
                 continue
             return value
 
@@ -552,10 +293,12 @@ class Parser:
                 break
             if op.text in ("/", "×") and nxt.kind is Kind.NAME and is_unit_spelling(nxt.text):
                 self.pos += 2
-                other = self._unit_power(_unit_value(nxt.text, self.reverse))
-                unit = _div(unit, other) if op.text == "/" else _mul(unit, other)
+                other = self._unit_power(unit_value(nxt.text, self.reverse))
+                unit = div(unit, other) if op.text == "/" else mul(unit, other)
                 continue
             break
+        if self.pos == start:
+            return unit  # a plain unit (the common case): its shared value as is
         text += "".join(t.text for t in self.tokens[start : self.pos])
         return Value(unit.v, unit.w, unit.a, unit.dims, exact=unit.exact, unit=text)
 
@@ -565,24 +308,70 @@ class Parser:
             nxt = self.tokens[self.pos + 1]
             if op.kind is Kind.OP and op.text == "^" and nxt.kind is Kind.NUM and nxt.exact:
                 self.pos += 2
-                return _pow(unit, Value(nxt.value, nxt.value, nxt.value, exact=True))
+                return power(unit, Value(nxt.value, nxt.value, nxt.value, exact=True))
         return unit
 
 
-def _literal_unit(value: Value, unit: Value) -> Value:
-    """A number times its unit, keeping the literal's rounding information."""
-    if value.why is not None:
-        return value
-    if unit.why is not None:
-        return unit
-    return Value(
-        value.v * unit.v,
-        value.w * unit.w,
-        value.a * unit.a,
-        dims_mul(value.dims, unit.dims),
-        exact=value.exact and unit.exact,
-        ulp=value.ulp * unit.v,
-        sig=value.sig,
-        unit=f"{value.unit} {unit.unit}".strip(),
-        scale=(value.scale or 1.0) * unit.v,
-    )
+Chain = tuple[tuple[str, int, str], ...]
+"""A side that is a plain product/quotient of literals: (operator, NUM index, unit)."""
+
+
+def chain_of(tokens: list[Token], start: int, end: int) -> Chain | None:
+    """The side ``tokens[start:end]`` as a :data:`Chain`, if it is that simple.
+
+    Simple means numbers, each with at most one plain unit (``2 bytes``, ``100MB``),
+    joined by spaced ``*``, ``×`` or ``/``: what :class:`Parser` reads by folding
+    :func:`_mul` and :func:`_div` from the left, so :func:`evaluate_chain` gives the
+    same value without parsing.
+    """
+    steps: list[tuple[str, int, str]] = []
+    index = start
+    op = ""
+    while index < end:
+        token = tokens[index]
+        if token.kind is not Kind.NUM:
+            return None
+        number = index
+        unit = token.unit
+        index += 1
+        if (
+            not unit
+            and index < end
+            and tokens[index].kind is Kind.NAME
+            and is_unit_spelling(tokens[index].text)
+        ):
+            unit = tokens[index].text
+            index += 1
+        steps.append((op, number, unit))
+        if index >= end:
+            return tuple(steps)
+        sign = tokens[index]
+        if (
+            sign.kind is not Kind.OP
+            or sign.text not in ("*", "×", "/")
+            or not sign.space_before
+            or index + 1 >= end
+            or not tokens[index + 1].space_before
+        ):
+            return None
+        op = sign.text
+        index += 1
+    return None
+
+
+def evaluate_chain(tokens: list[Token], chain: Chain, *, reverse: bool = False) -> Value:
+    """The value of a :data:`Chain` with the numbers now in ``tokens``."""
+    value: Value | None = None
+    for op, index, unit in chain:
+        token = tokens[index]
+        leaf = literal_value(token)
+        if unit:
+            leaf = literal_unit(leaf, unit_value(unit, reverse))
+        if value is None:
+            value = leaf
+        elif op == "/":
+            value = div(value, leaf)
+        else:
+            value = mul(value, leaf)
+    assert value is not None
+    return value

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from sysdrill.napkin.lexer import _SUFFIXES, Kind, Token
-from sysdrill.napkin.parser import Value
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import COUNT_DIMENSIONS, Dims, format_dims
+from sysdrill.napkin.values import Value
 
 __all__ = ["APPROX_TOLERANCE", "EQUAL_TOLERANCE", "Link", "compare"]
 

@@ -1,27 +1,26 @@
-"""The audit a build runs first, inline or in a child process.
+"""The audit a build runs first: a vault with error findings is not compiled.
 
-A build refuses a vault with error findings. On a large rebuild the audit runs
-in a separate interpreter while the database is written (see
-:class:`BackgroundCheck`); the result decides whether the new file replaces the old.
+Running it in a child process while the database is written was tried and
+measured (docs/benchmarks.md): the check already keeps both cores busy with its
+own worker process, so overlapping it gained nothing on two cores.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from sysdrill.content.diagnostics import Severity
 from sysdrill.errors import ContentInvalid
 
-__all__ = ["BackgroundCheck", "check_errors", "refuse_invalid"]
+__all__ = ["check_errors", "refuse_invalid"]
 
 
 def check_errors(root: Path, cache_dir: Path | None) -> tuple[int, str]:
     """Run the audit; return the number of error findings and the first one rendered.
 
-    A module-level function so that a worker process can run it.
+    Args:
+        root: The vault folder.
+        cache_dir: The check cache folder (None audits afresh).
     """
     from sysdrill.check import run_check
 
@@ -43,47 +42,3 @@ def refuse_invalid(root: Path, outcome: tuple[int, str]) -> None:
             f"the vault has {count} error finding(s), first {first}; "
             f"run `sysdrill check {root}` and fix them before building"
         )
-
-
-_WORKER = (
-    "import json, sys\n"
-    "from pathlib import Path\n"
-    "from sysdrill.storage.vault_audit import check_errors\n"
-    "cache = Path(sys.argv[2]) if sys.argv[2] else None\n"
-    "print(json.dumps(check_errors(Path(sys.argv[1]), cache)))\n"
-)
-
-
-class BackgroundCheck:
-    """The audit of a large rebuild, run in a child process while the database is written.
-
-    On a cold build of a big vault the audit and the compilation each take about
-    half the time and share nothing, so running them on two cores cuts the wait.
-    Small rebuilds audit inline: starting an interpreter costs more than it saves.
-    A plain subprocess (not multiprocessing) keeps this safe for any caller,
-    including scripts without a ``__main__`` guard.
-    """
-
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
-        self._args = (root, cache_dir)
-        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or "")]
-        self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and code
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-
-    def result(self) -> tuple[int, str]:
-        """Wait for the audit; what :func:`check_errors` returns."""
-        out, _ = self._process.communicate()
-        try:
-            count, first = json.loads(out.strip().splitlines()[-1])
-            return int(count), str(first)
-        except (ValueError, IndexError, TypeError):
-            # The child failed (a bad vault path, out of memory): audit here, so
-            # the real error, if any, is raised in this process.
-            return check_errors(*self._args)
-
-    def close(self) -> None:
-        """Stop the child if it still runs, and reap it."""
-        if self._process.poll() is None:
-            self._process.kill()
-        self._process.communicate()

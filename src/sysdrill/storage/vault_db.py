@@ -26,7 +26,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,7 +39,7 @@ from sysdrill.content.enums import Level
 from sysdrill.content.hashing import content_hash, release_hash_from_hashes
 from sysdrill.content.loader import parse_yaml
 from sysdrill.errors import ContentInvalid, DuplicateQuestion, StorageError, VaultNotFound
-from sysdrill.storage.vault_audit import BackgroundCheck, check_errors, refuse_invalid
+from sysdrill.storage.vault_audit import check_errors, refuse_invalid
 from sysdrill.storage.vault_query import (
     ItemRecord,
     ReleaseInfo,
@@ -207,10 +207,6 @@ def _previous(out: Path) -> tuple[dict[str, tuple[int, int, str]], dict[str, str
     except sqlite3.Error:
         return None
     return files, meta
-
-
-PARALLEL_CHECK_MIN_FILES = 2000
-"""Changed item files from which the audit runs in a worker process during the build."""
 
 
 def _parse(file: _File) -> dict[str, Any]:
@@ -428,14 +424,8 @@ def _write_meta(db: sqlite3.Connection, root: Path, now: datetime) -> tuple[str,
 
 
 @contextlib.contextmanager
-def _staging(
-    out: Path, *, start_from: Path | None, gate: Callable[[], None]
-) -> Iterator[sqlite3.Connection]:
-    """A connection to a temporary copy of ``out``, moved into place on success.
-
-    ``gate`` runs after the commit and before the move; raising there discards
-    the temporary file and leaves ``out`` as it was.
-    """
+def _staging(out: Path, *, start_from: Path | None) -> Iterator[sqlite3.Connection]:
+    """A connection to a temporary copy of ``out``, moved into place on success."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
@@ -455,7 +445,6 @@ def _staging(
             db.execute("COMMIT")
         finally:
             db.close()
-        gate()
         os.replace(tmp, out)
     except sqlite3.Error as exc:
         raise StorageError(
@@ -530,35 +519,18 @@ def build_vault(
         )
     changed = [rel for rel in item_rels if old_files.get(rel) != current[rel]]
     gone = [rel for rel in old_files if rel not in current and rel not in SHARED_FILES]
-    background = None
-    if check and len(changed) >= PARALLEL_CHECK_MIN_FILES:
-        background = BackgroundCheck(root, cache_dir)
-    elif check:
+    if check:
         refuse_invalid(root, check_errors(root, cache_dir))
-
-    def gate() -> None:
-        if background is not None:
-            refuse_invalid(root, background.result())
-
-    try:
-        with _staging(out, start_from=out if previous is not None else None, gate=gate) as db:
-            _drop_rows(db, [rel for rel in changed if rel in old_files] + gone)
-            _insert_items(db, files, changed)
-            _write_collections(db, files)
-            db.execute("DELETE FROM files")
-            db.executemany(
-                "INSERT INTO files (rel, size_bytes, mtime_ns, digest) VALUES (?, ?, ?, ?)",
-                [(rel, *stat) for rel, stat in current.items()],
-            )
-            digest, count, published = _write_meta(db, root, now)
-    except ContentInvalid:
-        # A parse problem is better explained by the audit's findings, when it has any.
-        if background is not None:
-            refuse_invalid(root, background.result())
-        raise
-    finally:
-        if background is not None:
-            background.close()
+    with _staging(out, start_from=out if previous is not None else None) as db:
+        _drop_rows(db, [rel for rel in changed if rel in old_files] + gone)
+        _insert_items(db, files, changed)
+        _write_collections(db, files)
+        db.execute("DELETE FROM files")
+        db.executemany(
+            "INSERT INTO files (rel, size_bytes, mtime_ns, digest) VALUES (?, ?, ?, ?)",
+            [(rel, *stat) for rel, stat in current.items()],
+        )
+        digest, count, published = _write_meta(db, root, now)
     return BuildReport(
         out=out,
         items=count,
