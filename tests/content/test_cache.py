@@ -160,3 +160,17 @@ def test_file_with_dates_from_libyaml_is_loaded_afresh_each_time(
     parsed = _count_parses(monkeypatch)
     load_vault(vault, cache_dir=cache_dir)
     assert parsed == ["questions/cloud/cloud-0002.yaml"]
+
+
+def test_cache_is_not_reused_after_the_content_code_changes(tmp_path):
+    # A working copy changes the models without a version bump; findings cached
+    # under the old models must not be served (an unknown field may have become known).
+    from sysdrill.content.cache import code_fingerprint
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    module = pkg / "models.py"
+    module.write_text("x = 1\n")
+    before = code_fingerprint(pkg)
+    module.write_text("x = 12\n")
+    assert code_fingerprint(pkg) != before

@@ -29,8 +29,10 @@ from sysdrill.check.rules_identity import check_identity, check_shape
 from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
 from sysdrill.check.rules_style import check_classification, check_wording
 from sysdrill.content.cache import (
+    CONTENT_CODE,
     CachedFile,
     VaultCache,
+    code_fingerprint,
     findings_from_data,
     findings_to_data,
 )
@@ -110,14 +112,11 @@ def _ruleset_key(rules: dict[str, Rule]) -> str:
     digest = hashlib.sha256(f"{RULESET_VERSION}/{PARSER}/{sorted(rules)}".encode())
     # During development the rule code changes without a version bump: include the
     # size and mtime of the modules that make findings.
-    folders = [Path(rules_graph.__file__).parent]
+    folders = [Path(rules_graph.__file__).parent, CONTENT_CODE]
     module = napkin_module()
     if module is not None and module.__file__:
         folders.append(Path(module.__file__).parent.parent / "napkin")
-    for folder in folders:
-        for path in sorted(folder.glob("*.py")):
-            stat = path.stat()
-            digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    digest.update(code_fingerprint(*folders).encode())
     return digest.hexdigest()
 
 

@@ -111,6 +111,25 @@ def raw_blob(raw: Any) -> bytes | None:
         return None
 
 
+def code_fingerprint(*folders: Path) -> str:
+    """Size and mtime of every module in ``folders``, hashed.
+
+    Cached findings depend on the code that made them (the models and the rules);
+    a released version changes ``__version__``, but a working copy changes code
+    without a version bump, so the modules themselves are part of the cache key.
+    """
+    digest = hashlib.sha256()
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            stat = path.stat()
+            digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    return digest.hexdigest()[:20]
+
+
+CONTENT_CODE = Path(__file__).resolve().parent
+"""The content package: its models decide what validates."""
+
+
 class VaultCache:
     """The cache of one vault folder, loaded from and saved to ``cache_dir``.
 
@@ -129,7 +148,7 @@ class VaultCache:
         key = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:20]
         self.keeps_raw = keeps_raw
         self.folder = cache_dir / f"{'vault' if keeps_raw else 'check'}-{key}"
-        self._stamp = f"{CACHE_FORMAT}/{__version__}/{salt}"
+        self._stamp = f"{CACHE_FORMAT}/{__version__}/{salt}/{code_fingerprint(CONTENT_CODE)}"
         self._index: dict[str, CachedFile] = {}
         self._raw: dict[str, bytes] | None = None
         self._new_raw: dict[str, bytes] = {}
