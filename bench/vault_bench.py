@@ -6,8 +6,8 @@ fresh child process so every run starts cold and its peak memory is its own:
 - cold ``check``: :func:`sysdrill.check.run_check` with an empty cache (as the
   CLI calls it, which uses the cache folder ``SYSDRILL_CACHE_DIR``);
 - cold ``build``: :func:`sysdrill.storage.vault_db.build_vault` with no previous
-  database and an empty check cache (it audits the vault first), and the
-  compilation alone (``check=False``);
+  database and an empty check cache (it audits the vault in a child process
+  while it compiles), and the compilation alone (``check=False``);
 - ``build`` after ``check``: the usual sequence, check cache warm, no database;
 - warm ``check`` + ``build`` with nothing changed;
 - an incremental build after editing one file;

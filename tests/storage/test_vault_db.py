@@ -19,6 +19,7 @@ from sysdrill.errors import (
     StorageError,
     VaultNotFound,
 )
+from sysdrill.storage import vault_db
 from sysdrill.storage.vault_db import (
     build_vault,
     default_db_path,
@@ -209,6 +210,21 @@ def test_failure_while_writing_leaves_old_database_intact(vault: Path, built: Pa
     )
     assert built.read_bytes() == before
     assert leftovers(built.parent) == []
+
+
+def test_background_check_refuses_large_rebuilds_too(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vault_db, "PARALLEL_CHECK_MIN_FILES", 1)
+    out = tmp_path / "vault.db"
+    report = build_vault(vault, out, now=NOW, cache_dir=tmp_path / "cache")
+    assert report.items == 12
+    edit(vault / "questions/cloud/cloud-0102.yaml", "zone: fluency", "zone: nowhere")
+    out.unlink()
+    with pytest.raises(ContentInvalid, match="the vault has 1 error finding"):
+        build_vault(vault, out, now=NOW, cache_dir=tmp_path / "cache")
+    assert not out.exists()
+    assert leftovers(tmp_path) == []
 
 
 def test_corrupt_database_is_rebuilt_from_scratch(vault: Path, tmp_path: Path) -> None:

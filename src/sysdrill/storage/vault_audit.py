@@ -1,18 +1,22 @@
 """The audit a build runs first: a vault with error findings is not compiled.
 
-Running it in a child process while the database is written was tried and
-measured (docs/benchmarks.md): the check already keeps both cores busy with its
-own worker process, so overlapping it gained nothing on two cores.
+Small rebuilds audit inline. A large rebuild audits in a child process while
+the database is written (:class:`BackgroundCheck`), and the new file replaces
+the old only if the audit is clean: on two quiet cores this took a cold build
+of 10,711 items from about 5.6 s to 3.9 s (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 from sysdrill.content.diagnostics import Severity
 from sysdrill.errors import ContentInvalid
 
-__all__ = ["check_errors", "refuse_invalid"]
+__all__ = ["BackgroundCheck", "check_errors", "refuse_invalid"]
 
 
 def check_errors(root: Path, cache_dir: Path | None) -> tuple[int, str]:
@@ -42,3 +46,48 @@ def refuse_invalid(root: Path, outcome: tuple[int, str]) -> None:
             f"the vault has {count} error finding(s), first {first}; "
             f"run `sysdrill check {root}` and fix them before building"
         )
+
+
+_WORKER = (
+    "import json, sys\n"
+    "from pathlib import Path\n"
+    "from sysdrill.storage.vault_audit import check_errors\n"
+    "cache = Path(sys.argv[2]) if sys.argv[2] else None\n"
+    "print(json.dumps(check_errors(Path(sys.argv[1]), cache)))\n"
+)
+
+
+class BackgroundCheck:
+    """The audit of a large rebuild, run in a child process while the database is written.
+
+    A plain subprocess (not multiprocessing) keeps this safe for any caller,
+    including scripts without a ``__main__`` guard.
+
+    Args:
+        root: The vault folder.
+        cache_dir: The check cache folder (None audits afresh).
+    """
+
+    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+        self._args = (root, cache_dir)
+        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or "")]
+        self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and code
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def result(self) -> tuple[int, str]:
+        """Wait for the audit; what :func:`check_errors` returns."""
+        out, _ = self._process.communicate()
+        try:
+            count, first = json.loads(out.strip().splitlines()[-1])
+            return int(count), str(first)
+        except (ValueError, IndexError, TypeError):
+            # The child failed (a bad vault path, out of memory): audit here, so
+            # the real error, if any, is raised in this process.
+            return check_errors(*self._args)
+
+    def close(self) -> None:
+        """Stop the child if it still runs, and reap it."""
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.communicate()

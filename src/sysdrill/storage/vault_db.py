@@ -13,7 +13,8 @@ The build is incremental and atomic:
   from a copy of the previous build) and moved into place with :func:`os.replace`,
   so a failed build leaves the previous database untouched.
 - A vault with error findings is refused: the build runs the full audit
-  (:func:`sysdrill.check.run_check`) before writing anything.
+  (:func:`sysdrill.check.run_check`); on large rebuilds in a child process
+  while it writes, and the new file replaces the old only if the audit is clean.
 
 Read functions for ``search``, ``show`` and ``stats`` live in
 :mod:`sysdrill.storage.vault_query` and are re-exported here.
@@ -26,7 +27,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,7 +40,7 @@ from sysdrill.content.enums import Level
 from sysdrill.content.hashing import content_hash, release_hash_from_hashes
 from sysdrill.content.loader import parse_yaml
 from sysdrill.errors import ContentInvalid, DuplicateQuestion, StorageError, VaultNotFound
-from sysdrill.storage.vault_audit import check_errors, refuse_invalid
+from sysdrill.storage.vault_audit import BackgroundCheck, check_errors, refuse_invalid
 from sysdrill.storage.vault_query import (
     ItemRecord,
     ReleaseInfo,
@@ -142,6 +143,9 @@ def _item_files(root: str) -> list[str]:
                     found.append(entry.path[prefix:].replace(os.sep, "/"))
     return sorted(found)
 
+
+PARALLEL_CHECK_MIN_FILES = 2000
+"""Changed item files from which the audit runs in a child process during the build."""
 
 RACY_WINDOW_NS = 2_000_000_000
 """Files modified this close to (or after) the last build are always hashed."""
@@ -424,8 +428,14 @@ def _write_meta(db: sqlite3.Connection, root: Path, now: datetime) -> tuple[str,
 
 
 @contextlib.contextmanager
-def _staging(out: Path, *, start_from: Path | None) -> Iterator[sqlite3.Connection]:
-    """A connection to a temporary copy of ``out``, moved into place on success."""
+def _staging(
+    out: Path, *, start_from: Path | None, gate: Callable[[], None]
+) -> Iterator[sqlite3.Connection]:
+    """A connection to a temporary copy of ``out``, moved into place on success.
+
+    ``gate`` runs after the commit and before the move; raising there discards
+    the temporary file and leaves ``out`` as it was.
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
@@ -445,6 +455,7 @@ def _staging(out: Path, *, start_from: Path | None) -> Iterator[sqlite3.Connecti
             db.execute("COMMIT")
         finally:
             db.close()
+        gate()
         os.replace(tmp, out)
     except sqlite3.Error as exc:
         raise StorageError(
@@ -519,18 +530,35 @@ def build_vault(
         )
     changed = [rel for rel in item_rels if old_files.get(rel) != current[rel]]
     gone = [rel for rel in old_files if rel not in current and rel not in SHARED_FILES]
-    if check:
+    background = None
+    if check and len(changed) >= PARALLEL_CHECK_MIN_FILES:
+        background = BackgroundCheck(root, cache_dir)
+    elif check:
         refuse_invalid(root, check_errors(root, cache_dir))
-    with _staging(out, start_from=out if previous is not None else None) as db:
-        _drop_rows(db, [rel for rel in changed if rel in old_files] + gone)
-        _insert_items(db, files, changed)
-        _write_collections(db, files)
-        db.execute("DELETE FROM files")
-        db.executemany(
-            "INSERT INTO files (rel, size_bytes, mtime_ns, digest) VALUES (?, ?, ?, ?)",
-            [(rel, *stat) for rel, stat in current.items()],
-        )
-        digest, count, published = _write_meta(db, root, now)
+
+    def gate() -> None:
+        if background is not None:
+            refuse_invalid(root, background.result())
+
+    try:
+        with _staging(out, start_from=out if previous is not None else None, gate=gate) as db:
+            _drop_rows(db, [rel for rel in changed if rel in old_files] + gone)
+            _insert_items(db, files, changed)
+            _write_collections(db, files)
+            db.execute("DELETE FROM files")
+            db.executemany(
+                "INSERT INTO files (rel, size_bytes, mtime_ns, digest) VALUES (?, ?, ?, ?)",
+                [(rel, *stat) for rel, stat in current.items()],
+            )
+            digest, count, published = _write_meta(db, root, now)
+    except ContentInvalid:
+        # A parse problem or id clash is better explained by the audit's findings.
+        if background is not None:
+            refuse_invalid(root, background.result())
+        raise
+    finally:
+        if background is not None:
+            background.close()
     return BuildReport(
         out=out,
         items=count,
