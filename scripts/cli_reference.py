@@ -46,9 +46,7 @@ def _walk(command: Any, path: list[str], out: list[str]) -> None:
         text = " ".join((command.help or "").split("\b")).strip()
         if text:
             out.append(text + "\n")
-        params = [
-            p for p in command.params if p.name != "help" and not getattr(p, "hidden", False)
-        ]
+        params = [p for p in command.params if p.name != "help" and not getattr(p, "hidden", False)]
         if params:
             out.append("| parameter | kind | meaning |")
             out.append("| --- | --- | --- |")
