@@ -16,8 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sysdrill.napkin.lexer import Kind, Token, normalize, refill, scan, shape_of, tokenize
+from sysdrill.napkin.lexer import (
+    Kind,
+    Token,
+    digits_change,
+    normalize,
+    refill,
+    scan,
+    shape_of,
+    tokenize,
+)
 from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
+from sysdrill.napkin.replay import Replay, SideSpec, record
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
@@ -48,7 +58,28 @@ _Step = tuple[int, int, _Span, _Span]
 
 MAX_PLANS = 4096
 """Claim plans kept per process, by shape (cleared when full)."""
-_PLANS: dict[tuple[str, tuple[str, ...]], tuple[list[Token], list[_Step]]] = {}
+_PLANS: dict[tuple[str, tuple[str, ...]], _Stored] = {}
+
+
+class _Stored:
+    """A stored plan: its tokens (refilled on reuse), its links, and its replay.
+
+    The replay (:mod:`sysdrill.napkin.replay`) is recorded on the first reuse, for
+    plans that read no defined value; None when the plan must always be parsed.
+    """
+
+    __slots__ = ("changing", "offset", "plan", "recorded", "replay", "replayable", "tokens")
+
+    def __init__(
+        self, tokens: list[Token], plan: list[_Step], offset: int, *, replayable: bool
+    ) -> None:
+        self.tokens = tokens
+        self.changing = digits_change(tokens)
+        self.offset = offset
+        self.plan = plan
+        self.replayable = replayable
+        self.recorded = False
+        self.replay: Replay | None = None
 
 
 class _Side:
@@ -94,7 +125,6 @@ class ClaimChecker:
     def _check_chunk(
         self, line: str, norm: str, number: int, chunk: str, offset: int
     ) -> list[ClaimVerdict]:
-        pieces = scan(chunk)
         key: tuple[str, tuple[str, ...]] | None = None
         # A glued setting (TP=8) defines values while it is read: never reused.
         if not _GLUED_EQUALS.search(chunk):
@@ -102,10 +132,10 @@ class ClaimChecker:
             key = (shape_of(chunk), used)
             cached = _PLANS.get(key)
             if cached is not None:
-                tokens, plan = cached
-                refill(tokens, pieces, offset)
-                return self._run_plan(line, norm, number, tokens, plan, None)
-        tokens = tokenize(chunk, offset, pieces)
+                refill(cached.tokens, chunk, offset, offset - cached.offset, cached.changing)
+                cached.offset = offset
+                return self._run_plan(line, norm, number, cached.tokens, cached.plan, None, cached)
+        tokens = tokenize(chunk, offset, scan(chunk))
         # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
         if " (" in chunk:
             tokens = _drop_annotations(tokens)
@@ -117,8 +147,8 @@ class ClaimChecker:
         if key is not None:
             if len(_PLANS) >= MAX_PLANS:
                 _PLANS.clear()
-            _PLANS[key] = (tokens, plan)
-        return self._run_plan(line, norm, number, tokens, plan, sides)
+            _PLANS[key] = _Stored(tokens, plan, offset, replayable=not key[1])
+        return self._run_plan(line, norm, number, tokens, plan, sides, None)
 
     def _plan(self, tokens: list[Token]) -> tuple[list[_Step], list[tuple[_Side | None, ...]]]:
         """Where each link's sides are: the part of checking that depends only on shape."""
@@ -164,20 +194,57 @@ class ClaimChecker:
         tokens: list[Token],
         plan: list[_Step],
         sides: list[tuple[_Side | None, ...]] | None,
+        stored: _Stored | None,
     ) -> list[ClaimVerdict]:
         """Evaluate and judge the planned links (``sides`` given when just parsed)."""
         verdicts = []
-        parser = Parser(tokens, self.variables)
+        parser: Parser | None = None
+        values = None
+        if stored is not None and stored.replayable:
+            if not stored.recorded:
+                stored.recorded = True
+                stored.replay = self._record(tokens, plan)
+            if stored.replay is not None:
+                values = stored.replay(tokens)
         for index, (rel, segment_start, lhs_span, rhs_span) in enumerate(plan):
             if sides is not None:
                 lhs, rhs = sides[index]
+            elif values is not None:
+                lhs = _replayed(lhs_span, values[index][0])
+                rhs = _replayed(rhs_span, values[index][1])
             else:
+                if parser is None:
+                    parser = Parser(tokens, self.variables)
                 lhs = _reparse(parser, lhs_span)
                 rhs = _reparse(parser, rhs_span)
             verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, segment_start)
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
+
+    def _record(self, tokens: list[Token], plan: list[_Step]) -> Replay | None:
+        """Record the plan's sides for replay, unless a link may define a value."""
+        specs: list[tuple[SideSpec, SideSpec]] = []
+        for _, _, lhs_span, rhs_span in plan:
+            if (
+                lhs_span is not None
+                and lhs_span[1] - lhs_span[0] == 1
+                and tokens[lhs_span[0]].kind is Kind.NAME
+            ):
+                return None  # "N = 8" defines N for the links after it
+            specs.append((self._spec(lhs_span), self._spec(rhs_span)))
+        return record(tokens, specs)
+
+    def _spec(self, span: _Span) -> SideSpec:
+        """How :func:`_reparse` evaluates a side, as a function of the tokens."""
+        if span is None:
+            return None
+        start, end, _, chain = span
+        variables = self.variables
+        if chain is not None:
+            found = chain
+            return start, end, lambda tokens: evaluate_chain(tokens, found)
+        return start, end, lambda tokens: Parser(tokens, variables).parse(start, end)[0]
 
     def _fold_assignments(self, tokens: list[Token]) -> list[Token]:
         """Turn glued ``TP=8``-style settings into one opaque name, defining the value."""
@@ -281,6 +348,12 @@ def _span(tokens: list[Token], side: _Side | None) -> _Span:
     if side is None:
         return None
     return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
+
+
+def _replayed(span: _Span, value: Value | None) -> _Side | None:
+    if span is None or value is None:
+        return None
+    return _Side(span[0], span[1], value, truncated=span[2])
 
 
 def _reparse(parser: Parser, span: _Span) -> _Side | None:

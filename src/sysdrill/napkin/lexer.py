@@ -12,11 +12,10 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from itertools import accumulate
 
 from sysdrill.napkin.units import is_unit_spelling
 
-__all__ = ["Kind", "Token", "normalize", "refill", "scan", "shape_of", "tokenize"]
+__all__ = ["Kind", "Token", "digits_change", "normalize", "refill", "scan", "shape_of", "tokenize"]
 
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -393,31 +392,43 @@ def shape_of(text: str) -> str:
     return _MASK.sub("#", text)
 
 
-def refill(tokens: list[Token], pieces: list[str], offset: int) -> None:
+def refill(tokens: list[Token], chunk: str, offset: int, moved: int, changing: list[Token]) -> None:
     """Give tokens built from a span of the same shape this span's numbers and offsets.
+
+    Spans of one :func:`shape_of` have the same length and split into pieces at the
+    same places (the scanner sees digits only as a class), so each token keeps its
+    place relative to the span's start and only tokens with digits change text.
 
     Args:
         tokens: Tokens of an earlier span with the same :func:`shape_of`.
-        pieces: ``scan`` of this span.
+        chunk: This span.
         offset: This span's start in its line.
+        moved: ``offset`` minus the start of the span the tokens were last filled from.
+        changing: The tokens whose text has digits (numbers, names such as ``H100``).
     """
-    ends = list(accumulate(map(len, pieces), initial=offset))
-    for token in tokens:
-        index = token.piece
-        end = ends[index + 1]
-        kind = token.kind
-        if kind is Kind.NUM or kind is Kind.NAME:
-            raw = pieces[index].lstrip()
-            token.text = raw
-            token.start = end - len(raw)
-            if kind is Kind.NUM:
-                literal = _literal(raw)
-                if literal is not None:  # pragma: no branch - same shape, same glue
-                    token.value, token.alt, token.exact, token.ulp, token.sig, _ = literal
-        else:
-            # Symbols keep their width; their text may have been rewritten (=~ to ≈).
-            token.start = end - (token.end - token.start)
-        token.end = end
+    if moved:
+        for token in tokens:
+            token.start += moved
+            token.end += moved
+    for token in changing:
+        raw = chunk[token.start - offset : token.end - offset]
+        if raw == token.text:
+            continue  # every field of a token follows from its text
+        token.text = raw
+        if token.kind is Kind.NUM:
+            literal = _literal(raw)
+            if literal is not None:  # pragma: no branch - same shape, same glue
+                token.value, token.alt, token.exact, token.ulp, token.sig, _ = literal
+
+
+def digits_change(tokens: list[Token]) -> list[Token]:
+    """The tokens :func:`refill` may give another text: those with digits in it."""
+    return [
+        token
+        for token in tokens
+        if token.kind is Kind.NUM
+        or (token.kind is Kind.NAME and any(char.isdigit() for char in token.text))
+    ]
 
 
 @lru_cache(maxsize=1024)
