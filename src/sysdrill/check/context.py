@@ -13,6 +13,9 @@ from sysdrill.content.models import Item
 
 __all__ = ["FileContext", "iter_strings"]
 
+_KINDS_OF = {code: rule.kinds for code, rule in RULES.items()}
+"""Kinds each item rule covers (``applies`` runs a few times for every item)."""
+
 
 @dataclass(slots=True)
 class FileContext:
@@ -31,7 +34,7 @@ class FileContext:
 
     def applies(self, code: str) -> bool:
         """Whether rule ``code`` covers this kind of item."""
-        return self.item.kind in RULES[code].kinds
+        return self.item.format in _KINDS_OF[code]
 
     def locate(self, loc: Sequence[str | int], *, needle: str | None = None) -> tuple[int, int]:
         """Line and column of a field, parsing the file for lines only on first use."""

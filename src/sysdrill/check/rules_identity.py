@@ -25,9 +25,11 @@ _FLASHCARD_UNUSED = (
 
 
 def _unknown_fields(ctx: FileContext, model: BaseModel | None, loc: tuple[str | int, ...]) -> None:
-    if model is None:
+    # The slot itself, not the ``model_extra`` property: this runs for every model of every item.
+    extra = model.__pydantic_extra__ if model is not None else None
+    if not extra:
         return
-    for key in model.model_extra or {}:
+    for key in extra:
         dotted = ".".join(str(p) for p in (*loc, key))
         ctx.add("unknown-field", f"unknown field '{dotted}' is kept but not used", (*loc, key))
 
@@ -35,7 +37,12 @@ def _unknown_fields(ctx: FileContext, model: BaseModel | None, loc: tuple[str | 
 def check_shape(ctx: FileContext) -> None:
     """``unknown-field`` and ``kind-field-unused``."""
     item = ctx.item
-    if item.model_extra or item.details.model_extra or item.human_reviewed or item.source:
+    if (
+        item.__pydantic_extra__
+        or item.details.__pydantic_extra__
+        or item.human_reviewed
+        or item.source
+    ):
         _unknown_fields(ctx, item, ())
         _unknown_fields(ctx, item.details, ("details",))
         _unknown_fields(ctx, item.human_reviewed, ("human_reviewed",))

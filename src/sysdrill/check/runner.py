@@ -12,6 +12,7 @@ process when there are enough of them to pay for it.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import threading
@@ -198,6 +199,13 @@ def _audit_in_parallel(files: list[tuple[str, str]], workers: int) -> list[_Fres
     if "fork" not in multiprocessing.get_all_start_methods():
         return _audit_files(files)
     half = len(files) // 2
+    # Objects that exist before the fork (imported modules, schemas) are left out of
+    # garbage collection while both processes audit: collections then do not walk
+    # them, and the worker does not copy the pages they live on.
+    # A host that froze objects itself keeps its own arrangement.
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
             future = pool.submit(_audit_files, files[half:])
@@ -205,6 +213,9 @@ def _audit_in_parallel(files: list[tuple[str, str]], workers: int) -> list[_Fres
             return first + future.result()
     except (OSError, BrokenProcessPool):
         return _audit_files(files)
+    finally:
+        if freeze:
+            gc.unfreeze()
 
 
 def _sort_key(finding: Finding) -> tuple[Any, ...]:

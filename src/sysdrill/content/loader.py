@@ -14,11 +14,13 @@ files unchanged in size, mtime and SHA-256 are not parsed again
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR
 from typing import Any
 
 from pydantic import ValidationError
@@ -60,6 +62,8 @@ __all__ = [
 
 MAX_FILE_BYTES = 256 * 1024
 """Largest item file read, in bytes; larger files get a ``file-too-large`` finding."""
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _finding(
@@ -189,9 +193,13 @@ def read_file(path: Path | str, rel: str) -> tuple[bytes | None, int, int, list[
         (bytes or None, size in bytes, mtime in ns, findings): ``file-too-large``
         files are not read, and an unreadable file gives ``file-unreadable``.
     """
+    # os.open/os.read, not open(): no file object per file (a third of the read time).
     try:
-        with open(path, "rb") as handle:
-            stat = os.fstat(handle.fileno())
+        fd = os.open(path, _OPEN_FLAGS)
+        try:
+            stat = os.fstat(fd)
+            if S_ISDIR(stat.st_mode):  # open() refuses a folder at once; os.open does not
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
             if stat.st_size > MAX_FILE_BYTES:
                 return (
                     None,
@@ -206,7 +214,15 @@ def read_file(path: Path | str, rel: str) -> tuple[bytes | None, int, int, list[
                         )
                     ],
                 )
-            return handle.read(), stat.st_size, stat.st_mtime_ns, []
+            data = os.read(fd, stat.st_size + 1)
+            if len(data) != stat.st_size:  # a short read, or the file grew: read to the end
+                parts = [data]
+                while chunk := os.read(fd, 65536):
+                    parts.append(chunk)
+                data = b"".join(parts)
+            return data, stat.st_size, stat.st_mtime_ns, []
+        finally:
+            os.close(fd)
     except OSError as exc:
         return (
             None,
@@ -264,7 +280,8 @@ def read_item_file(path: Path | str, rel: str, data: bytes | None = None) -> Ite
     if loaded.text is not None:
         loaded.raw, more = parse_text(loaded.text, rel)
         problems.extend(more)
-    loaded.findings.extend(problems)
+    if problems:
+        loaded.findings.extend(problems)
     if loaded.text is not None and not any(f.code == "yaml-syntax" for f in problems):
         _validate(loaded)
     return loaded

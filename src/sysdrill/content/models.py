@@ -225,6 +225,9 @@ _REQUIRED_PATHS: dict[ItemKind, tuple[tuple[str, ...], ...]] = {
 }
 
 
+_KINDS = {kind.value: kind for kind in ItemKind}
+
+
 def _lookup(data: Any, path: tuple[str, ...]) -> Any:
     for part in path:
         if not isinstance(data, dict):
@@ -254,14 +257,17 @@ def validate_item(data: Any) -> Item:
         errors.extend(exc.errors())  # type: ignore[arg-type]
     if isinstance(data, dict):
         kind_value = data.get("format", ItemKind.QUESTION.value)
-        try:
-            kind = ItemKind(kind_value)
-        except ValueError:
-            kind = None
+        kind = _KINDS.get(kind_value) if type(kind_value) is str else None
+        if kind is None:
+            try:
+                kind = ItemKind(kind_value)
+            except ValueError:
+                kind = None
         if kind is not None:
             for path in _REQUIRED_PATHS[kind]:
-                value = _lookup(data, path)
-                if value is None or (isinstance(value, str) and not value.strip()):
+                value = data.get(path[0]) if len(path) == 1 else _lookup(data, path)
+                # `isspace` is true exactly when `strip` leaves nothing (and allocates nothing).
+                if value is None or (isinstance(value, str) and (not value or value.isspace())):
                     errors.append(
                         InitErrorDetails(
                             type=PydanticCustomError(

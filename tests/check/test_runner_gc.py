@@ -1,0 +1,39 @@
+"""The worker split leaves garbage collection as it found it."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from sysdrill.check import runner
+from sysdrill.check.runner import run_check
+
+
+def _two_files(planted) -> None:
+    planted.write(
+        "questions/cloud/cloud-0002.yaml", planted.base_text.replace("cloud-0001", "cloud-0002")
+    )
+
+
+def test_objects_are_unfrozen_after_a_parallel_run(
+    planted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_files(planted)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+    assert gc.get_freeze_count() == 0
+    report = run_check(planted.root, workers=2)
+    assert (report.files, report.items) == (2, 2)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_host_that_froze_objects_stays_frozen(planted, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_files(planted)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        run_check(planted.root, workers=2)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
