@@ -231,18 +231,7 @@ def reduce_scatter_time(
         bandwidth: Per-link bandwidth ``β`` (bytes/s).
         latency: Per-step latency ``α`` (s).
     """
-    n, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
-    volume = size * ((n - 1) / n)
-    return _result(
-        collective=Collective.REDUCE_SCATTER,
-        ranks=n,
-        message=size,
-        latency=alpha,
-        bandwidth=beta,
-        steps=n - 1,
-        link_bytes=volume,
-        sent_per_rank=volume,
-    )
+    return _half_ring(Collective.REDUCE_SCATTER, ranks, message, bandwidth, latency)
 
 
 def all_gather_time(
@@ -259,10 +248,21 @@ def all_gather_time(
         bandwidth: Per-link bandwidth ``β`` (bytes/s).
         latency: Per-step latency ``α`` (s).
     """
+    return _half_ring(Collective.ALL_GATHER, ranks, message, bandwidth, latency)
+
+
+def _half_ring(
+    collective: Collective,
+    ranks: int,
+    message: Quantity,
+    bandwidth: Quantity,
+    latency: Quantity,
+) -> CollectiveTime:
+    """One ring pass (reduce-scatter or all-gather): N-1 steps of M/N bytes each."""
     n, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
     volume = size * ((n - 1) / n)
     return _result(
-        collective=Collective.ALL_GATHER,
+        collective=collective,
         ranks=n,
         message=size,
         latency=alpha,
