@@ -47,6 +47,24 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         ),
         [(ITEM, 23)],
     ),
+    # Line 31 is the last line of the valid item: fields appended land on 32 and 33.
+    (
+        "numeric-answer",
+        lambda v: v.replace_line(
+            31, "created_at: '2026-11-21'\nanswer_value: 3.5\nanswer_unit: furlongs"
+        ),
+        [(ITEM, 33)],
+    ),
+    (
+        "numeric-answer",
+        lambda v: v.replace_line(31, "created_at: '2026-11-21'\nanswer_value: 3.5"),
+        [(ITEM, 32)],
+    ),
+    (
+        "numeric-answer",
+        lambda v: v.replace_line(31, "created_at: '2026-11-21'\nanswer_unit: ms"),
+        [(ITEM, 32)],
+    ),
     ("id-format", lambda v: v.replace_line(2, "id: cloud_0001"), [(ITEM, 2)]),
     ("id-format", lambda v: v.replace_line(2, "id: edge-0001"), [(ITEM, 2)]),
     (
@@ -294,6 +312,13 @@ def test_every_defined_rule_has_a_planted_case() -> None:
     local = {code for code, rule in all_rules().items() if rule.scope != "napkin"}
     # Tested on their own: an unreadable file (test_loader) and a crashing tier (test_runner).
     assert local - planted_codes == {"file-unreadable", "rule-crashed", "vault-layout"}
+
+
+def test_numeric_answer_accepts_a_gradable_answer(planted) -> None:
+    planted.replace_line(
+        31, "created_at: '2026-11-21'\nanswer_value: 3.5\nanswer_unit: ms\nanswer_tolerance: 0.02"
+    )
+    assert planted.lines_of("numeric-answer") == []
 
 
 def test_findings_carry_the_rule_severity(planted) -> None:

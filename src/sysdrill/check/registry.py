@@ -237,6 +237,15 @@ _DEFINED = (
         "give four distinct quoted options and a 0-based correct_index",
     ),
     _rule(
+        "numeric-answer",
+        E,
+        Scope.ITEM,
+        "a numeric answer that cannot be graded: answer_unit or answer_tolerance without "
+        "answer_value, answer_value without answer_unit, or a unit sysdrill cannot read",
+        'give answer_value with a unit sysdrill reads (`sysdrill calc "1 UNIT"` tells), '
+        "and a relative answer_tolerance such as 0.05",
+    ),
+    _rule(
         "unsafe-markup",
         E,
         Scope.ITEM,

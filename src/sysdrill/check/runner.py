@@ -28,6 +28,7 @@ from sysdrill.check.registry import Rule, all_rules, napkin_module
 from sysdrill.check.rules_graph import ItemSummary, vault_findings
 from sysdrill.check.rules_identity import check_identity, check_shape
 from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
+from sysdrill.check.rules_numeric import check_numeric_answer
 from sysdrill.check.rules_style import check_classification, check_wording
 from sysdrill.content.cache import (
     CONTENT_CODE,
@@ -59,6 +60,7 @@ ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
     check_wording,
     check_answer_text,
     check_options,
+    check_numeric_answer,
     check_links_and_markup,
 )
 """Item rules, run in this order on every validated item."""
