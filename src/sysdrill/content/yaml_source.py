@@ -25,12 +25,23 @@ import yaml
 
 from sysdrill.content.diagnostics import Finding, Severity
 
-__all__ = ["MAX_DEPTH", "PARSER", "Locator", "decode_text", "locate", "parse_text", "parse_yaml"]
+__all__ = [
+    "MAX_DEPTH",
+    "PARSER",
+    "SAFE_LOADER",
+    "Locator",
+    "decode_text",
+    "locate",
+    "parse_text",
+    "parse_yaml",
+]
 
 try:
-    _Loader: Any = yaml.CSafeLoader
+    SAFE_LOADER: Any = yaml.CSafeLoader
+    """PyYAML's safe loader, the libyaml C one where PyYAML was built with it."""
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    SAFE_LOADER = yaml.SafeLoader
+_Loader = SAFE_LOADER
 
 MAX_DEPTH = 50
 """Deepest nesting of mappings and sequences accepted in one file."""

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Part
+from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import ImportFailed
 
 __all__ = [
@@ -50,10 +51,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
 }
 _PART_ORDER = tuple(Part.model_fields)
 
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+_Loader = SAFE_LOADER
 
 
 def _ordered(data: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:

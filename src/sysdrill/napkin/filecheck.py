@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import ContentInvalid
 from sysdrill.napkin.claims import check_claims
 from sysdrill.napkin.results import ClaimVerdict, Verdict
@@ -31,10 +32,7 @@ __all__ = [
 MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
 """Largest document checked, in bytes."""
 
-try:
-    YAML_LOADER: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    YAML_LOADER = yaml.SafeLoader
+YAML_LOADER: Any = SAFE_LOADER
 
 
 @dataclass(frozen=True, slots=True)

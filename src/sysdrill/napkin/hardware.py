@@ -238,9 +238,10 @@ def load_catalogue() -> Catalogue:
     import yaml
 
     text = resources.files("sysdrill.napkin").joinpath("hardware.yaml").read_text("utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from sysdrill.content.yaml_source import SAFE_LOADER
+
     try:
-        return Catalogue.model_validate(yaml.load(text, Loader=loader))
+        return Catalogue.model_validate(yaml.load(text, Loader=SAFE_LOADER))
     except ValidationError as exc:
         raise ContentInvalid(f"hardware.yaml: {exc.errors()[0]['msg']}") from exc
 

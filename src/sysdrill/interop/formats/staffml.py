@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
@@ -37,10 +38,7 @@ SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 _SHARED_FILES = frozenset({"taxonomy.yaml", "chains.yaml", "decks.yaml", "sysdrill.yaml"})
 
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+_Loader = SAFE_LOADER
 
 
 def load_yaml_text(text: str, where: str) -> Any:
