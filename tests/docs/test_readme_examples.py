@@ -38,6 +38,8 @@ def test_readme_has_runnable_examples():
 @pytest.mark.parametrize("command", _examples())
 def test_readme_example_runs(command, run_cli, tmp_path, monkeypatch):
     monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
+    # Examples such as `sysdrill build` write into the current folder.
+    monkeypatch.chdir(tmp_path)
     args = shlex.split(command)[1:]
     # Scripted sessions read answers from stdin; an empty stdin ends them at once.
     result = run_cli(*args, input="")
