@@ -8,6 +8,7 @@ if the unit cannot be read or the fields disagree, no learner could ever be mark
 from __future__ import annotations
 
 from sysdrill.check.context import FileContext
+from sysdrill.content.models import DEFAULT_ANSWER_TOLERANCE
 from sysdrill.errors import NapkinError
 
 __all__ = ["check_numeric_answer"]
@@ -33,7 +34,9 @@ def check_numeric_answer(ctx: FileContext) -> None:
     from sysdrill.napkin import grade_numeric_answer
 
     written = f"{value:g} {unit}".strip()
-    tolerance = item.answer_tolerance if item.answer_tolerance is not None else 0.05
+    tolerance = (
+        item.answer_tolerance if item.answer_tolerance is not None else DEFAULT_ANSWER_TOLERANCE
+    )
     try:
         grade = grade_numeric_answer(
             written, expected_value=value, expected_unit=unit, tolerance=tolerance

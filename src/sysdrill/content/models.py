@@ -29,6 +29,7 @@ from sysdrill.content.enums import (
 )
 
 __all__ = [
+    "DEFAULT_ANSWER_TOLERANCE",
     "REQUIRED_FIELDS",
     "Details",
     "HumanReview",
@@ -42,6 +43,9 @@ __all__ = [
 ]
 
 QuestionId = NewType("QuestionId", str)
+
+DEFAULT_ANSWER_TOLERANCE = 0.05
+"""Relative tolerance of a numeric answer whose item declares no ``answer_tolerance`` (5 %)."""
 
 _STRING_STAMPS = ("schema_version", "created_at", "updated_at", "validation_date", "math_date")
 
@@ -161,7 +165,9 @@ class Item(_Open):
     answer_unit: str | None = None
     """Unit of ``answer_value`` (any pint-readable unit, ``""`` for a pure number)."""
     answer_tolerance: float | None = Field(default=None, ge=0)
-    """Accepted relative error of a numeric answer, as a fraction (0.05 is 5 %)."""
+    """Accepted relative error of a numeric answer, as a fraction (0.05 is 5 %).
+
+    :data:`DEFAULT_ANSWER_TOLERANCE` applies when it is absent."""
     source: ItemSource | None = None
 
     @model_validator(mode="before")

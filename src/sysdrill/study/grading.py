@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from sysdrill.content.models import Item
+from sysdrill.content.models import DEFAULT_ANSWER_TOLERANCE, Item
 from sysdrill.errors import NapkinError, UsageError
 from sysdrill.study.ratings import GradedBy, Rating
 
@@ -26,8 +26,8 @@ __all__ = [
     "self_grade",
 ]
 
-DEFAULT_NUMERIC_TOLERANCE = 0.05
-"""Relative tolerance (5 %) when a numeric item declares none."""
+DEFAULT_NUMERIC_TOLERANCE = DEFAULT_ANSWER_TOLERANCE
+"""Relative tolerance (5 %) when a numeric item declares none (the content default)."""
 
 
 class _NumericGrade(Protocol):
