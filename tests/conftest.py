@@ -33,9 +33,10 @@ RunCli = Callable[..., CliResult]
 def run_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> RunCli:
     """Run ``sysdrill ARGS`` through the real entry point, capturing its output.
 
-    The user's data directory is redirected into the test's temporary folder.
+    The user's data and cache folders are redirected into the test's temporary folder.
     """
     monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "userdata"))
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("NO_COLOR", "1")
 
