@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sysdrill.content.yaml_source import Locator, locate, parse_yaml
+from sysdrill.content.yaml_source import MAX_DEPTH, Locator, _parse_careful, locate, parse_yaml
 
 ITEM = (
     Path(__file__).resolve().parents[1]
@@ -109,3 +110,34 @@ def test_any_bytes_give_data_or_findings_never_an_exception(data: bytes) -> None
 @given(st.text(alphabet="ab:- \n[]{}&*!'\"#|>?,%@`\t", max_size=80))
 def test_yaml_like_text_never_raises(text: str) -> None:
     parse_yaml(text.encode("utf-8"), "f.yaml")
+
+
+def _block_nesting(levels: int) -> bytes:
+    """``levels`` mappings, each indented one column more, around one scalar."""
+    lines = [" " * depth + f"k{depth}:" for depth in range(levels)]
+    return ("\n".join(lines) + "\n" + " " * levels + "leaf\n").encode()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"a: " + b"[" * 49 + b"]" * 49,
+        b"a: " + b"[" * 50 + b"]" * 50,
+        b"a: " + b"{b: " * 49 + b"1" + b"}" * 49,
+        b"a: " + b"{b: " * 50 + b"1" + b"}" * 50,
+        _block_nesting(50),
+        _block_nesting(51),
+    ],
+    ids=["flow-50", "flow-51", "map-50", "map-51", "block-50", "block-51"],
+)
+def test_depth_limit_is_the_same_on_both_roads(text: bytes) -> None:
+    fast = [f.code for f in parse_yaml(text, "x")[1]]
+    careful = [f.code for f in _parse_careful(text.decode(), "x")[1]]
+    assert fast == careful
+    levels = 1 + max(text.count(b"["), text.count(b"{"), text.count(b":") - 1)
+    assert fast == (["yaml-syntax"] if levels > MAX_DEPTH else [])
+
+
+def test_brackets_inside_quotes_and_comments_do_not_count_as_nesting() -> None:
+    text = b'a: "' + b"[" * 80 + b'"  # ' + b"{" * 80 + b"\n"
+    assert parse_yaml(text, "x") == ({"a": "[" * 80}, [])

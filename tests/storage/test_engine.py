@@ -172,3 +172,11 @@ def test_failed_migration_is_rolled_back_with_its_record(sql_url, tmp_path):
     assert "half_done" not in tables
     assert "review_days" in tables
     assert version == "0002_review_days"
+
+
+def test_postgres_without_its_driver_names_the_extra_to_install(monkeypatch):
+    from sysdrill.storage import engine
+
+    monkeypatch.setattr(engine, "find_spec", lambda name: None)
+    with pytest.raises(StorageUnavailable, match=r"pip install 'sysdrill\[postgres\]'"):
+        engine.create_study_engine("postgresql+psycopg://u@localhost/db")

@@ -14,7 +14,6 @@ import sys
 from collections.abc import Sequence
 
 import typer
-from typer._click.exceptions import ClickException
 
 from sysdrill import __version__
 from sysdrill.errors import SysdrillError
@@ -72,6 +71,16 @@ def build_app() -> typer.Typer:
     return app
 
 
+def _is_usage_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of Click's errors that print themselves (usage mistakes).
+
+    Typer vendors Click in newer releases and re-exports none of its exception
+    base classes, so they are recognised by the interface they share in every
+    Typer release rather than by a private import path.
+    """
+    return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
+
+
 def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -> int:
     """Run the CLI and return its exit code.
 
@@ -92,15 +101,17 @@ def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("Aborted.", err=True)
         return 130
-    except ClickException as exc:
-        # Usage mistakes (unknown options, bad values): click's own message, exit 2.
-        exc.show()
-        return int(exc.exit_code)
     except SysdrillError as exc:
         if debug:
             raise
         typer.echo(f"Error: {exc}", err=True)
         return 1
+    except Exception as exc:
+        if not _is_usage_error(exc):
+            raise
+        # Usage mistakes (unknown options, bad values): click's own message, exit 2.
+        exc.show()  # type: ignore[attr-defined]
+        return int(exc.exit_code)  # type: ignore[attr-defined]
     finally:
         os.environ.pop("SYSDRILL_DEBUG", None)
     return result if isinstance(result, int) else 0

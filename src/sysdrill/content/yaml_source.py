@@ -87,6 +87,85 @@ def _needs_careful_road(text: str) -> bool:
     return False
 
 
+# Nesting deeper than MAX_DEPTH needs flow brackets, indentation or compact
+# "- - -" runs adding up to that depth, so at least half of it comes from one of
+# them; files with none of the three, the common case, skip the depth walk.
+_HALF_DEPTH = MAX_DEPTH // 2
+_DEEP_INDENT = "\n" + " " * (_HALF_DEPTH - 2)
+_DEEP_DASHES = "- " * (_HALF_DEPTH // 2)
+
+
+def _may_be_deep(text: str) -> bool:
+    return (
+        text.count("[") + text.count("{") > _HALF_DEPTH
+        or _DEEP_INDENT in text
+        or _DEEP_DASHES in text
+    )
+
+
+def _data_depth(data: Any) -> int:
+    """Deepest nesting of mappings and lists in parsed data (a scalar is depth 0)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        depth += 1
+        if depth > MAX_DEPTH:
+            return depth
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def _flow_too_deep(text: str) -> tuple[int, int] | None:
+    """Line and column of the first flow bracket nested deeper than MAX_DEPTH.
+
+    Parsers differ in how far they look ahead inside flow collections before
+    their own limits fire (libyaml stops at 1,000 levels, at whatever column
+    that is), so our limit is found in the text, before any parser runs. Quoted
+    scalars and comments are skipped; block scalars are not told apart, which can
+    only over-count brackets in prose, and a false alarm here needs more than
+    fifty unclosed brackets.
+    """
+    depth = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        quote = ""
+        previous = " "
+        for column, char in enumerate(line, start=1):
+            if quote:
+                if char == quote and previous != "\\":
+                    quote = ""
+            elif char == "#" and previous in " \t":
+                break
+            elif char in "'\"" and previous in " \t[{,:":
+                quote = char
+            elif char in "[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return number, column
+            elif char in "]}":
+                depth = max(depth - 1, 0)
+            previous = char
+    return None
+
+
+def _depth_finding(rel: str, line: int, column: int) -> Finding:
+    return _finding(
+        "yaml-syntax",
+        rel,
+        f"nesting deeper than {MAX_DEPTH} levels",
+        "flatten the structure; an item needs only a few levels",
+        line=line,
+        column=column,
+    )
+
+
 def _finding(
     code: str,
     rel: str,
@@ -155,16 +234,7 @@ def _scan_events(text: str, rel: str) -> list[Finding]:
         elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
             stack.append([isinstance(event, yaml.MappingStartEvent), True, set()])
             if len(stack) > MAX_DEPTH:
-                found.append(
-                    _finding(
-                        "yaml-syntax",
-                        rel,
-                        f"nesting deeper than {MAX_DEPTH} levels",
-                        "flatten the structure; an item needs only a few levels",
-                        line=mark.line + 1,
-                        column=mark.column + 1,
-                    )
-                )
+                found.append(_depth_finding(rel, mark.line + 1, mark.column + 1))
                 return found
         elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
             stack.pop()
@@ -172,6 +242,8 @@ def _scan_events(text: str, rel: str) -> list[Finding]:
 
 
 def _parse_careful(text: str, rel: str) -> tuple[Any, list[Finding]]:
+    if _may_be_deep(text) and (at := _flow_too_deep(text)) is not None:
+        return None, [_depth_finding(rel, *at)]
     try:
         found = _scan_events(text, rel)
         if any(f.code == "yaml-syntax" for f in found):
@@ -248,7 +320,11 @@ def parse_text(text: str, rel: str) -> tuple[Any, list[Finding]]:
         else:
             # A list may be several documents, which the fast parser does not tell
             # apart from a top-level sequence.
-            if not isinstance(data, list):
+            # The fast parser's own depth limit is not ours: deeper data is
+            # located on the careful road.
+            if not isinstance(data, list) and not (
+                _may_be_deep(text) and _data_depth(data) > MAX_DEPTH
+            ):
                 return data, []
     return _parse_careful(text, rel)
 

@@ -9,6 +9,7 @@ Alembic scripts shipped in ``storage/migrations``.
 from __future__ import annotations
 
 import threading
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,11 @@ def create_study_engine(url: str) -> Engine:
                 engine = sa.create_engine(parsed)
             _make_sqlite_transactional(engine)
         elif parsed.get_backend_name() == "postgresql":
+            if parsed.get_driver_name() == "psycopg" and find_spec("psycopg") is None:
+                raise StorageUnavailable(
+                    "PostgreSQL needs its driver, which is an optional extra: "
+                    "pip install 'sysdrill[postgres]'."
+                )
             engine = sa.create_engine(parsed, pool_pre_ping=True)
         else:
             raise StorageUnavailable(
