@@ -200,3 +200,36 @@ def test_cli_format_names_match_the_library() -> None:
 
     assert EXPORT_FORMATS == tuple(fmt.value for fmt in ExportFormat)
     assert set(SUFFIX_FORMATS.values()) == set(EXPORT_FORMATS)
+
+
+def test_export_to_dash_writes_the_file_to_stdout_and_the_summary_to_stderr(
+    run_cli, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("export", str(vault), "--out", "-", "--format", "csv")
+
+    assert result.exit_code == 0, result.stderr
+    rows = result.stdout.splitlines()
+    assert len(rows) == 3 and "What is RDMA?" in result.stdout and "RDMA over Ethernet." in rows[2]
+    assert "Exported 2 items to standard output (csv," in result.stderr
+    assert not (tmp_path / "-").exists()
+
+
+def test_export_to_dash_without_format_exits_2(run_cli, vault: Path) -> None:
+    result = run_cli("export", str(vault), "--out", "-")
+
+    assert result.exit_code == 2
+    assert "writing to standard output needs --format" in " ".join(result.stderr.split())
+
+
+def test_exported_file_gets_the_users_normal_mode(run_cli, vault: Path, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    previous = os.umask(0o022)
+    try:
+        result = run_cli("export", str(vault), "--out", str(tmp_path / "cards.csv"))
+    finally:
+        os.umask(previous)
+    assert result.exit_code == 0, result.stderr
+    assert stat.S_IMODE((tmp_path / "cards.csv").stat().st_mode) == 0o644

@@ -257,3 +257,48 @@ def test_state_import_of_a_json_array_is_refused(run_cli, db_url, tmp_path):
     result = run_cli("state", "import", str(array), "--db", db_url)
     assert result.exit_code == 1
     assert result.stderr == f"Error: {array}: expected a JSON object at the top level.\n"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("desired_retention", "-0.9", "desired_retention must be between 0.70 and 0.97, got -0.9."),
+        ("maximum_interval_days", "-3", "maximum_interval_days must be at least 1, got -3."),
+    ],
+)
+def test_settings_set_reads_a_negative_value_as_a_value_and_rejects_it(
+    run_cli, key, value, message
+):
+    result = run_cli("settings", "set", key, value)
+
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"Error: Invalid study settings: {message}"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "sqlite://",
+            "Error: sqlite:// keeps nothing after the command ends; give a file, such as "
+            "sqlite:///study.sqlite3, or leave --db out for the default.",
+        ),
+        (
+            "sqlite:///:memory:",
+            "Error: sqlite:///:memory: keeps nothing after the command ends; give a file, such as "
+            "sqlite:///study.sqlite3, or leave --db out for the default.",
+        ),
+        (
+            "postgresql+psycopg://me:hunter2@localhost:abc/db",
+            "Error: Cannot read the database URL postgresql+psycopg://me:***@localhost:abc/db "
+            "(invalid literal for int() with base 10: 'abc'). Use sqlite:///PATH or "
+            "postgresql+psycopg://USER@HOST:PORT/DB with a numeric port.",
+        ),
+    ],
+    ids=["sqlite-no-file", "sqlite-memory", "port-not-a-number"],
+)
+def test_a_db_url_that_cannot_keep_or_reach_data_is_one_error_line(run_cli, url, message):
+    result = run_cli("progress", "--db", url)
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [message]

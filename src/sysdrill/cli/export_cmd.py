@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
+import tempfile
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -53,8 +56,9 @@ def render_report(report: ExportReport, vault: Path) -> list[str]:
         Plain-text lines, ready to print.
     """
     noun = "item" if report.items == 1 else "items"
+    target = "standard output" if str(report.out) == "-" else str(report.out)
     lines = [
-        f"Exported {report.items} {noun} to {report.out} "
+        f"Exported {report.items} {noun} to {target} "
         f"({report.format.value}, {_size(report.size_bytes)})"
     ]
     lines.append("  " + ", ".join(f"{kind} {count}" for kind, count in report.by_kind.items()))
@@ -119,7 +123,7 @@ def register(app: typer.Typer) -> None:
                 "--out",
                 "-o",
                 metavar="FILE",
-                help="File to write (replaced atomically if it exists).",
+                help="File to write (replaced atomically if it exists); - for standard output.",
                 show_default=False,
             ),
         ],
@@ -196,6 +200,12 @@ def register(app: typer.Typer) -> None:
         Anki notes keep stable GUIDs derived from item ids, so importing a newer
         export into Anki updates the notes instead of adding copies.
         """
+        to_stdout = str(out) == "-"
+        if format is None and to_stdout:
+            raise typer.BadParameter(
+                f"writing to standard output needs --format ({', '.join(EXPORT_FORMATS)})",
+                param_hint="--format",
+            )
         if format is None:
             format = SUFFIX_FORMATS.get(out.suffix.casefold())
             if format is None:
@@ -212,20 +222,30 @@ def register(app: typer.Typer) -> None:
         from sysdrill.content.cache import default_cache_dir
         from sysdrill.interop.export import export_vault
 
-        report = export_vault(
-            vault,
-            format=format,
-            out=out,
-            filters=filters,
-            now=datetime.now(UTC),
-            cache_dir=None if no_cache else default_cache_dir(),
-        )
+        if to_stdout and format == "apkg" and sys.stdout.isatty():
+            raise typer.BadParameter(
+                "an Anki package is binary: redirect standard output to a file "
+                "(> deck.apkg) or give --out deck.apkg",
+                param_hint="--out",
+            )
+        with tempfile.TemporaryDirectory(prefix="sysdrill-export-") as staging:
+            report = export_vault(
+                vault,
+                format=format,
+                out=Path(staging) / f"export.{format}" if to_stdout else out,
+                filters=filters,
+                now=datetime.now(UTC),
+                cache_dir=None if no_cache else default_cache_dir(),
+            )
+            if to_stdout:
+                # The file goes to standard output; the summary to standard error.
+                typer.echo(report.out.read_bytes(), nl=False)
         if as_json:
             typer.echo(
                 json.dumps(
                     {
                         "format": report.format.value,
-                        "out": str(report.out),
+                        "out": "-" if to_stdout else str(report.out),
                         "items": report.items,
                         "by_kind": report.by_kind,
                         "decks": report.decks,
@@ -234,8 +254,11 @@ def register(app: typer.Typer) -> None:
                         "size_bytes": report.size_bytes,
                     },
                     indent=2,
-                )
+                ),
+                err=to_stdout,
             )
             return
+        if to_stdout:
+            report = dataclasses.replace(report, out=out)
         for line in render_report(report, vault):
-            typer.echo(line)
+            typer.echo(line, err=to_stdout)

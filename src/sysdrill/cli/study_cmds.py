@@ -8,8 +8,6 @@ renders the result; scheduling and storage live in ``sysdrill.study`` and
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -130,13 +128,10 @@ def _render_workload(days: list[DayWorkload]) -> None:
 
 def _write_atomically(path: Path, text: str) -> None:
     from sysdrill.errors import ExportFailed
+    from sysdrill.files import write_text_atomically
 
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        write_text_atomically(path, text)
     except OSError as exc:
         raise ExportFailed(
             f"{path}: cannot write ({exc.strerror}). Choose a writable location."
@@ -281,7 +276,9 @@ def register(app: typer.Typer) -> None:
             table.add_row(key, shown if value is not None else "none", meaning)
         out_console().print(table)
 
-    @settings_app.command("set")
+    # A value such as -5 is a value, not an unknown option, so the setting's own
+    # validation can say what range it accepts.
+    @settings_app.command("set", context_settings={"ignore_unknown_options": True})
     def settings_set_cmd(
         key: Annotated[str, typer.Argument(help="Setting name (see `sysdrill settings show`).")],
         value: Annotated[str, typer.Argument(help="New value, e.g. 0.92, 1,10, true, none.")],

@@ -8,6 +8,7 @@ Alembic scripts shipped in ``storage/migrations``.
 
 from __future__ import annotations
 
+import re
 import threading
 from importlib.util import find_spec
 from pathlib import Path
@@ -33,8 +34,10 @@ def safe_url(url: str) -> str:
     """Return the URL with its password masked, for messages."""
     try:
         return sa.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:
-        return "<unreadable URL>"
+    except (sa.exc.ArgumentError, ValueError):
+        # An unreadable URL (a port that is not a number) still names its scheme
+        # and host for the message, never a password.
+        return re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", url)
 
 
 def create_study_engine(url: str) -> Engine:
@@ -44,7 +47,14 @@ def create_study_engine(url: str) -> Engine:
         StorageUnavailable: If the URL is malformed or names an unknown driver.
     """
     with translate_errors(f"reading the database URL {safe_url(url)}"):
-        parsed = sa.make_url(url)
+        try:
+            parsed = sa.make_url(url)
+        except ValueError as exc:
+            # SQLAlchemy reads the port with int() and lets the error through.
+            raise StorageUnavailable(
+                f"Cannot read the database URL {safe_url(url)} ({exc}). "
+                "Use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB with a numeric port."
+            ) from exc
         if parsed.get_backend_name() == "sqlite":
             database = parsed.database
             if database and database != ":memory:" and not database.startswith("file:"):

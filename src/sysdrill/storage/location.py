@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["DATABASE_FILENAME", "data_dir", "default_database_url"]
+from sysdrill.errors import StorageUnavailable
+
+__all__ = ["DATABASE_FILENAME", "data_dir", "default_database_url", "study_database_url"]
 
 DATABASE_FILENAME = "study.sqlite3"
 """File name of the default SQLite database inside the data folder."""
@@ -27,3 +29,23 @@ def default_database_url() -> str:
     if override:
         return override
     return f"sqlite:///{data_dir() / DATABASE_FILENAME}"
+
+
+def study_database_url(given: str | None) -> str:
+    """Return the database URL a command should open: ``given``, or the default.
+
+    A SQLite URL without a file (``sqlite://``, ``sqlite:///:memory:``) is refused:
+    from the command line it would keep the learner's reviews only until the
+    command ends.
+
+    Raises:
+        StorageUnavailable: If the URL names an in-memory SQLite database.
+    """
+    url = given or default_database_url()
+    scheme, _, rest = url.partition("://")
+    if scheme.split("+")[0] == "sqlite" and rest.split("?")[0] in ("", "/", "/:memory:"):
+        raise StorageUnavailable(
+            f"{url} keeps nothing after the command ends; "
+            "give a file, such as sqlite:///study.sqlite3, or leave --db out for the default."
+        )
+    return url

@@ -116,9 +116,10 @@ def open_study(db_url: str | None = None, *, user: str = "local") -> StudyServic
     Raises:
         StorageError: If the database cannot be opened or migrated.
     """
+    from sysdrill.storage.location import study_database_url
     from sysdrill.storage.sql_store import SqlStudyStore
 
-    store = SqlStudyStore(db_url or default_database_url())
+    store = SqlStudyStore(study_database_url(db_url))
     try:
         return StudyService(store, user=user)
     except BaseException:

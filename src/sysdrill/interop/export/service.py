@@ -9,7 +9,6 @@ at ``out`` survives a failed one.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.content.models import Item
 from sysdrill.errors import ExportFailed
+from sysdrill.files import replace_atomically
 
 __all__ = [
     "ExportFilters",
@@ -166,25 +166,16 @@ def write_atomically(out: Path, write: Callable[[Path], None]) -> None:
         )
     if out.is_dir():
         raise ExportFailed(f"'{out}' is a folder; give a file name, such as '{out / 'deck'}'")
-    try:
-        handle, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
+    if not os.access(folder, os.W_OK | os.X_OK):
         raise ExportFailed(
-            f"cannot write in '{folder}': {exc.strerror}; choose a folder you can write to"
-        ) from exc
-    os.close(handle)
-    temporary = Path(name)
+            f"cannot write in '{folder}': Permission denied; choose a folder you can write to"
+        )
     try:
-        write(temporary)
-        os.replace(temporary, out)
+        replace_atomically(out, write)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise ExportFailed(
             f"cannot write '{out}': {exc.strerror or exc}; check the space and permissions"
         ) from exc
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _check_now(now: datetime) -> None:
