@@ -37,6 +37,7 @@ __all__ = [
     "dims_mul",
     "dims_pow",
     "format_dims",
+    "from_pint",
     "get_registry",
     "has_binary_prefix",
     "is_unit_spelling",
@@ -195,16 +196,31 @@ def _alt_spelling(name: str) -> str | None:
     return None
 
 
+def from_pint(quantity: Any) -> tuple[float, Dims]:
+    """A pint quantity as our magnitude in base units and dimension vector.
+
+    pint counts bits as dimensionless; here information is a dimension measured
+    in bytes, so the power of ``bit`` in pint's base units becomes it.
+
+    Args:
+        quantity: A quantity of :func:`get_registry` (``50 GB/s``, ``2.5 USD/GPU/hour``).
+
+    Returns:
+        ``(magnitude, dims)``: ``(5e10, (("information", 1), ("time", -1)))``.
+    """
+    base = quantity.to_base_units()
+    info = round(sum(power for name, power in base.unit_items() if name == "bit"))
+    # pint's base is the bit; ours is the byte.
+    return float(base.magnitude) / 8**info, _dims_from(dict(base.dimensionality), info)
+
+
 @cache
 def _compile(name: str) -> tuple[float, Dims]:
-    expr, info = _SPELLINGS[name]
-    quantity = get_registry().Quantity(1, expr).to_base_units()
-    scale = float(quantity.magnitude)
-    if info:
-        scale /= 8  # pint's base is the bit; ours is the byte
+    expr, _ = _SPELLINGS[name]
+    scale, dims = from_pint(get_registry().Quantity(1, expr))
     if name in ("°C", "degC"):
         scale = 1.0  # a temperature, not an offset: compare like with like
-    return scale, _dims_from(dict(quantity.dimensionality), info)
+    return scale, dims
 
 
 UNIT_TABLE_PATH = Path(__file__).with_name("unit_table.json")
@@ -313,6 +329,16 @@ _DIM_SYMBOLS: dict[str, str] = {
 }
 
 
+_PER_SYMBOLS: dict[str, str] = {
+    **_DIM_SYMBOLS,
+    "param": "param",
+    "token": "token",
+    "sample": "sample",
+    "node": "node",
+}
+"""Symbols after ``/``: singular where the plain symbol is plural."""
+
+
 _NAMED_DIMS: dict[Dims, str] = {
     (("length", 2), ("mass", 1), ("time", -2)): "J",
     (("length", 2), ("mass", 1), ("time", -3)): "W",
@@ -334,7 +360,8 @@ def format_dims(dims: Dims) -> str:
 
     text = "·".join(term(k) for k in num) or "1"
     for key in den:
-        text += "/" + term(key)
+        # Per one thing: "B/param", "FLOP/token".
+        text += "/" + term(key).replace(_DIM_SYMBOLS.get(key, key), _PER_SYMBOLS.get(key, key), 1)
     return text
 
 
