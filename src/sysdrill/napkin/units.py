@@ -72,23 +72,23 @@ _BIN = {"Ki": "kibi", "Mi": "mebi", "Gi": "gibi", "Ti": "tebi", "Pi": "pebi", "E
 _SMALL = {"m": "milli", "u": "micro", "µ": "micro", "μ": "micro", "n": "nano", "p": "pico"}
 
 
-def _spellings() -> dict[str, tuple[str, int]]:
-    """Spelling -> (pint expression, information exponent to add)."""
-    table: dict[str, tuple[str, int]] = {}
+def _spellings() -> dict[str, str]:
+    """Spelling -> pint expression."""
+    table: dict[str, str] = {}
 
-    def add(names: str, expr: str, info: int = 0) -> None:
+    def add(names: str, expr: str) -> None:
         for name in names.split():
-            table[name] = (expr, info)
+            table[name] = expr
 
     # A bare "B" after a spaced number is bytes ("36864 B"); glued ("70B") it is billion.
-    add("B byte bytes Byte Bytes", "byte", 1)
-    add("bit bits", "bit", 1)
-    add("bps", "bit / second", 1)
+    add("B byte bytes Byte Bytes", "byte")
+    add("bit bits", "bit")
+    add("bps", "bit / second")
     for short, long in _SI.items():
-        add(f"{short}B {short}Byte {short}Bytes", f"{long}byte", 1)
-        add(f"{short}b {short}bit {short}bits", f"{long}bit", 1)
-        add(f"{short}bps", f"{long}bit / second", 1)
-        add(f"{short}Bps", f"{long}byte / second", 1)
+        add(f"{short}B {short}Byte {short}Bytes", f"{long}byte")
+        add(f"{short}b {short}bit {short}bits", f"{long}bit")
+        add(f"{short}bps", f"{long}bit / second")
+        add(f"{short}Bps", f"{long}byte / second")
         add(f"{short}FLOP {short}FLOPs {short}flop {short}flops", f"{long}FLOP")
         add(f"{short}FLOPS", f"{long}FLOP / second")
         add(f"{short}OPS", f"{long}FLOP / second")
@@ -98,8 +98,8 @@ def _spellings() -> dict[str, tuple[str, int]]:
         add(f"{short}Wh", f"{long}watt * hour")
         add(f"{short}J", f"{long}joule")
     for short, long in _BIN.items():
-        add(f"{short}B", f"{long}byte", 1)
-        add(f"{short}b {short}bit", f"{long}bit", 1)
+        add(f"{short}B", f"{long}byte")
+        add(f"{short}b {short}bit", f"{long}bit")
     for short, long in _SMALL.items():
         add(f"{short}W", f"{long}watt")
         add(f"{short}J", f"{long}joule")
@@ -216,8 +216,7 @@ def from_pint(quantity: Any) -> tuple[float, Dims]:
 
 @cache
 def _compile(name: str) -> tuple[float, Dims]:
-    expr, _ = _SPELLINGS[name]
-    scale, dims = from_pint(get_registry().Quantity(1, expr))
+    scale, dims = from_pint(get_registry().Quantity(1, _SPELLINGS[name]))
     if name in ("°C", "degC"):
         scale = 1.0  # a temperature, not an offset: compare like with like
     return scale, dims
@@ -353,15 +352,14 @@ def format_dims(dims: Dims) -> str:
     den = [k for k, v in dims if v < 0]
     exps = dict(dims)
 
-    def term(key: str) -> str:
+    def term(key: str, symbols: dict[str, str]) -> str:
         exp = abs(exps[key])
-        symbol = _DIM_SYMBOLS.get(key, key)
+        symbol = symbols.get(key, key)
         return symbol if exp == 1 else f"{symbol}^{exp}"
 
-    text = "·".join(term(k) for k in num) or "1"
+    text = "·".join(term(k, _DIM_SYMBOLS) for k in num) or "1"
     for key in den:
-        # Per one thing: "B/param", "FLOP/token".
-        text += "/" + term(key).replace(_DIM_SYMBOLS.get(key, key), _PER_SYMBOLS.get(key, key), 1)
+        text += "/" + term(key, _PER_SYMBOLS)  # per one thing: "B/param", "FLOP/token"
     return text
 
 
