@@ -72,12 +72,13 @@ def parse_count(text: str, *, name: str) -> int:
     Raises:
         ExpressionSyntax: ``text`` is not a whole number.
     """
+    problem = ExpressionSyntax(f"{name}: {text!r} is not a whole number (for example '8')")
     try:
         value = read_in_unit(text, unit="")
     except (ExpressionSyntax, UnitMismatch):
-        value = 0.5
+        raise problem from None
     if "%" in text or not value.is_integer():
-        raise ExpressionSyntax(f"{name}: {text!r} is not a whole number (for example '8')")
+        raise problem
     return int(value)
 
 
