@@ -51,13 +51,20 @@ def test_expression_with_mismatched_units_is_one_error_line(run_cli) -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_ring_allreduce_text_output(run_cli) -> None:
+# 8 Gb is 1 GB and 50 GBps is 50 GB/s: options read every spelling the checker reads.
+@pytest.mark.parametrize(("message", "bandwidth"), [("1GB", "50GB/s"), ("8Gb", "50GBps")])
+def test_ring_allreduce_text_output(run_cli, message: str, bandwidth: str) -> None:
     result = run_cli(
-        *shlex.split("calc ring-allreduce --ranks 8 --message 1GB --bandwidth 50GB/s --latency 5us")
+        *shlex.split(
+            f"calc ring-allreduce --ranks 8 --message {message} --bandwidth {bandwidth}"
+            " --latency 5us"
+        )
     )
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("ring-allreduce: T = 2(N-1)·α + 2(N-1)/N · M/β\n")
     rows = output_rows(result.stdout)
+    assert rows["message"] == "1 GB"
+    assert rows["bandwidth"] == "50 GB/s"
     # 2·7·5 µs + 2·7/8 · 1 GB / 50 GB/s = 70 µs + 35 ms.
     assert rows["time"] == "35.07 ms"
     assert rows["latency term"] == "70 µs"
@@ -301,3 +308,15 @@ def test_calculator_help_has_no_shell_completion_options(run_cli) -> None:
     assert "--install-completion" not in result.stdout
     assert "--gpu-memory" in result.stdout
     assert "--dtype" not in result.stdout
+
+
+def test_options_read_approximate_and_power_spellings(run_cli) -> None:
+    result = run_cli(
+        "calc", "ring-allreduce", "--ranks", "8", "--message", "2^30 B", "--bandwidth", "400 Gbps"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["message"] == "1.074 GB"
+    approximate = run_cli(
+        "calc", "ring-allreduce", "--ranks", "8", "--message", "~128 KiB", "--bandwidth", "50GB/s"
+    )
+    assert output_rows(approximate.stdout)["message"] == "131.1 KB"

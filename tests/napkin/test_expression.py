@@ -6,7 +6,7 @@ import pytest
 
 from sysdrill.errors import ExpressionSyntax, UnitMismatch
 from sysdrill.napkin import calc_expression
-from sysdrill.napkin.expression import MAX_EXPRESSION_CHARS, evaluate, format_number
+from sysdrill.napkin.expression import MAX_EXPRESSION_CHARS, evaluate
 
 
 def test_calc_expression_gives_the_issue_example_in_milliseconds() -> None:
@@ -82,10 +82,3 @@ def test_evaluate_keeps_bits_and_bytes_apart() -> None:
     assert evaluate("8 Gb").v == pytest.approx(evaluate("1 GB").v)
     assert evaluate("1 KiB").v == 1024
     assert evaluate("1 KB").v == 1000
-
-
-def test_format_number_groups_thousands_and_uses_e_notation_when_huge() -> None:
-    assert format_number(116388.9) == "116,389"
-    assert format_number(5.88e22) == "5.88e22"
-    assert format_number(0.0035) == "0.0035"
-    assert format_number(0) == "0"

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from sysdrill.errors import NapkinError
 from sysdrill.napkin import calc_expression, check_claims
-from sysdrill.napkin.expression import evaluate, format_value
+from sysdrill.napkin.expression import evaluate
+from sysdrill.napkin.quantity import format_value
 
 NOTATION = st.sampled_from(
     list("0123456789.,+-*/^()=~≈×÷−·%$ eExKMBT⁻¹²³√π")

@@ -107,3 +107,17 @@ def test_registry_keeps_the_definitions_calculators_use() -> None:
     assert registry.Quantity(1, "GPU * hour").to("GPU * second").magnitude == 3600
     assert registry.Quantity(1, "MAC").to("FLOP").magnitude == 2
     assert str(registry.Quantity(3, "USD").units) == "USD"
+
+
+def test_from_pint_makes_bits_and_bytes_a_dimension() -> None:
+    from sysdrill.napkin.units import from_pint, get_registry
+
+    quantity = get_registry().Quantity
+    assert from_pint(quantity(100, "Gbit / s")) == (12.5e9, (("information", 1), ("time", -1)))
+    assert from_pint(quantity(2.5, "USD / GPU / hour"))[1] == (
+        ("currency", 1),
+        ("gpu", -1),
+        ("time", -1),
+    )
+    # pint alone calls 50 bytes/s and 50 /s the same dimension; we do not.
+    assert from_pint(quantity(50, "byte / s"))[1] != from_pint(quantity(50, "1 / s"))[1]

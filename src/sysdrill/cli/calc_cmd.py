@@ -17,8 +17,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from typer._click.core import Context
-from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperGroup
 
 if TYPE_CHECKING:
@@ -30,6 +28,18 @@ _EXPRESSION = "expression"
 _CALCULATOR_NAME = re.compile(r"^[a-z]+(?:-[a-z0-9]+)+$")
 _GPU_HELP = "Take peak FLOP/s and memory figures from this accelerator ('sysdrill hw list')."
 _LINK_HELP = "Take bandwidth and latency from this interconnect (e.g. nvlink-4, infiniband-ndr)."
+
+
+class _CalcUsageError(typer.BadParameter):
+    """A usage mistake shown as our own message (``Error: --bandwidth: ...``), exit 2.
+
+    Built on ``typer.BadParameter``, Typer's public usage error, whichever Click
+    (installed or vendored) the Typer version runs on.
+    """
+
+    def format_message(self) -> str:
+        """The message as written, without Click's "Invalid value" prefix."""
+        return self.message
 
 
 def _print_result(calc: Calculator, result: CalculatorResult, *, as_json: bool) -> None:
@@ -112,7 +122,7 @@ def _calculator_command(calc: Calculator) -> Callable[..., None]:
         try:
             values = calc.resolve(raw, gpu=gpu, precision=dtype, link=link)
         except (NapkinError, UsageError) as exc:
-            raise ClickUsageError(str(exc)) from exc
+            raise _CalcUsageError(str(exc)) from exc
         _print_result(calc, calc.compute(values), as_json=as_json)
 
     signature = _signature(calc)
@@ -145,15 +155,18 @@ class CalcGroup(TyperGroup):
 
     Calculator subcommands are built on first use, so that running one command
     (or ``sysdrill --help``) does not pay for converting forty signatures.
+
+    ``ctx`` is typed ``Any``: Click's ``Context`` is public only through Click
+    itself, which newer Typer versions vendor privately.
     """
 
-    def list_commands(self, ctx: Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         """Return the calculator names in registry order (the expression command is hidden)."""
         from sysdrill.napkin.calculators.registry import calculator_names
 
         return [*calculator_names(), *super().list_commands(ctx)]
 
-    def get_command(self, ctx: Context, cmd_name: str) -> Any:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """Return the command called ``cmd_name``, building a calculator's on demand."""
         from sysdrill.napkin.calculators.registry import get_calculator
 
@@ -170,7 +183,7 @@ class CalcGroup(TyperGroup):
         )
         return typer.main.get_command(single)
 
-    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         """Resolve a calculator name, or hand the arguments to the expression command."""
         from sysdrill.napkin.calculators.registry import calculator_names
 
@@ -181,7 +194,7 @@ class CalcGroup(TyperGroup):
         if _CALCULATOR_NAME.match(first):
             close = difflib.get_close_matches(first, names, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
-            raise ClickUsageError(
+            raise _CalcUsageError(
                 f"No calculator named '{first}'.{hint} Run 'sysdrill calc --help' for the list.",
                 ctx,
             )

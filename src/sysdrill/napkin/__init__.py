@@ -11,8 +11,8 @@ Public API:
 from __future__ import annotations
 
 from sysdrill.napkin.claims import check_claims
-from sysdrill.napkin.expression import calc_expression
 from sysdrill.napkin.grading import grade_numeric_answer
+from sysdrill.napkin.quantity import calc_expression
 from sysdrill.napkin.results import CalcResult, ClaimVerdict, NumericGrade, Verdict
 
 __all__ = [

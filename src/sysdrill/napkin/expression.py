@@ -1,23 +1,21 @@
-"""Evaluate napkin-math expressions with units (the ``sysdrill calc "EXPR"`` engine)."""
+"""Evaluate napkin-math expressions with units (the ``sysdrill calc "EXPR"`` engine).
+
+Showing the result is :mod:`sysdrill.napkin.quantity`'s job (one formatter).
+"""
 
 from __future__ import annotations
-
-import math
 
 from sysdrill.errors import ExpressionSyntax, UnitMismatch
 from sysdrill.napkin.lexer import Kind, normalize, tokenize
 from sysdrill.napkin.parser import Parser
-from sysdrill.napkin.results import CalcResult
 from sysdrill.napkin.units import (
-    COUNT_DIMENSIONS,
     Dims,
-    format_dims,
     is_unit_spelling,
     resolve_unit,
 )
 from sysdrill.napkin.values import ParseFailed, Value
 
-__all__ = ["calc_expression", "evaluate", "format_number", "format_value", "parse_unit"]
+__all__ = ["MAX_EXPRESSION_CHARS", "evaluate", "parse_unit"]
 
 MAX_EXPRESSION_CHARS = 2000
 """Longest expression :func:`evaluate` reads; longer text is refused, not parsed."""
@@ -90,114 +88,3 @@ def parse_unit(text: str) -> tuple[float, Dims]:
     ):
         raise ExpressionSyntax(f"unknown unit {text!r}; try one such as 'ms', 'GB/s' or 'GiB'")
     return value.v, value.dims
-
-
-def format_number(number: float, *, digits: int = 4) -> str:
-    """Format a number with up to ``digits`` significant digits, for people.
-
-    Integers below 10^15 keep all their digits and get thousands separators;
-    very large or small numbers use ``e`` notation (``5.88e22``).
-    """
-    if number == 0 or not math.isfinite(number):
-        return "0" if number == 0 else str(number)
-    magnitude = abs(number)
-    if magnitude >= 1e15 or magnitude < 1e-4:
-        mantissa, _, exponent = f"{number:.{digits - 1}e}".partition("e")
-        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-        return f"{mantissa}e{int(exponent)}"
-    if number == round(number) and magnitude >= 10 ** (digits - 1):
-        return f"{round(number):,}"
-    text = f"{number:.{digits}g}"
-    if "e" in text:
-        return f"{number:,.0f}"
-    if "." not in text and magnitude >= 1000:
-        return f"{int(text):,}"
-    return text
-
-
-_FAMILIES: dict[Dims, tuple[tuple[str, float], ...]] = {}
-
-
-def _family(dims: Dims) -> tuple[tuple[str, float], ...] | None:
-    """Display units for a dimension, largest first, as (spelling, scale)."""
-    if not _FAMILIES:
-        groups = {
-            "time": ("years", "days", "h", "min", "s", "ms", "µs", "ns"),
-            "bytes": ("PB", "TB", "GB", "MB", "KB", "byte"),
-            "rate": ("PB/s", "TB/s", "GB/s", "MB/s", "KB/s", "byte/s"),
-            "flop": ("EFLOP", "PFLOP", "TFLOP", "GFLOP", "MFLOP", "FLOP"),
-            "flops": ("EFLOP/s", "PFLOP/s", "TFLOP/s", "GFLOP/s", "MFLOP/s", "FLOP/s"),
-            "power": ("GW", "MW", "kW", "W", "mW", "µW"),
-            "energy": ("GWh", "MWh", "kWh", "kJ", "J", "mJ", "µJ", "pJ"),
-            "freq": ("GHz", "MHz", "kHz", "Hz"),
-        }
-        for spellings in groups.values():
-            entries = []
-            for spelling in spellings:
-                if "/" in spelling:
-                    top, bottom = spelling.split("/")
-                    scale = resolve_unit(top).scale / resolve_unit(bottom).scale
-                    family_dims = _dims_ratio(top, bottom)
-                else:
-                    spec = resolve_unit(spelling)
-                    scale, family_dims = spec.scale, spec.dims
-                entries.append((spelling, scale))
-            _FAMILIES[family_dims] = tuple(entries)
-    return _FAMILIES.get(dims)
-
-
-def _dims_ratio(top: str, bottom: str) -> Dims:
-    from sysdrill.napkin.units import dims_div
-
-    return dims_div(resolve_unit(top).dims, resolve_unit(bottom).dims)
-
-
-def format_value(value: Value) -> tuple[float, str, str]:
-    """Choose a sensible unit for a value and format it.
-
-    Returns:
-        ``(magnitude, unit, display)`` such as ``(3.5, "ms", "3.5 ms")``.
-    """
-    if not value.dims:
-        return value.v, "", format_number(value.v)
-    if value.dims == (("currency", 1),):
-        return value.v, "$", f"${format_number(value.v, digits=6)}"
-    family = _family(value.dims)
-    if family is not None:
-        magnitude = abs(value.v)
-        for spelling, scale in family:
-            if magnitude >= scale * 0.9999 or spelling == family[-1][0]:
-                number = value.v / scale
-                return number, spelling, f"{format_number(number)} {spelling}"
-    unit = format_dims(value.dims)
-    if all(key in COUNT_DIMENSIONS for key, _ in value.dims):
-        unit = unit.replace("·", "×")
-    return value.v, unit, f"{format_number(value.v)} {unit}"
-
-
-def calc_expression(text: str, *, to_unit: str | None = None) -> CalcResult:
-    """Evaluate an expression with units and express it in a sensible unit.
-
-    Args:
-        text: The expression, e.g. ``"2*(8-1)/8 * 100 MB / (50 GB/s)"``.
-        to_unit: Unit to express the result in (e.g. ``"us"``); a sensible unit
-            is chosen when None.
-
-    Returns:
-        The value, its unit, and a display string such as ``"3.5 ms"``.
-
-    Raises:
-        ExpressionSyntax: The text is not an expression, or uses unknown names.
-        UnitMismatch: Dimensions do not agree (in a sum, or with ``to_unit``).
-    """
-    value = evaluate(text)
-    if to_unit is None:
-        magnitude, unit, display = format_value(value)
-        return CalcResult(magnitude, unit, display)
-    scale, dims = parse_unit(to_unit)
-    if dims != value.dims:
-        have = format_dims(value.dims) if value.dims else "a pure number"
-        raise UnitMismatch(f"cannot express {have} in {to_unit}; choose a unit of the same kind")
-    magnitude = value.v / scale
-    unit = to_unit.strip()
-    return CalcResult(magnitude, unit, f"{format_number(magnitude)} {unit}".strip())

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from sysdrill.errors import NapkinError
-from sysdrill.napkin.expression import evaluate, format_number, parse_unit
-from sysdrill.napkin.lexer import Kind, normalize, tokenize
+from sysdrill.errors import NapkinError, UnitMismatch
+from sysdrill.napkin.expression import parse_unit
+from sysdrill.napkin.quantity import format_number, read_in_unit
 from sysdrill.napkin.results import NumericGrade
-from sysdrill.napkin.units import Dims, format_dims, is_unit_spelling
 
 __all__ = ["grade_numeric_answer"]
 
@@ -15,6 +14,10 @@ def grade_numeric_answer(
     given: str, *, expected_value: float, expected_unit: str, tolerance: float
 ) -> NumericGrade:
     """Grade a typed answer against the expected value.
+
+    The answer is read like every quantity in sysdrill
+    (:func:`sysdrill.napkin.quantity.read_quantity`), so any spelling the claim
+    checker and the calculators read is accepted here too.
 
     Args:
         given: What the learner typed: ``"3.6 ms"``, ``"3600 us"``, or a plain
@@ -31,13 +34,13 @@ def grade_numeric_answer(
         ExpressionSyntax: ``expected_unit`` is not a unit (a content error).
     """
     unit_text = expected_unit.strip()
-    unit_scale: float = 1.0
-    unit_dims: Dims = ()
     if unit_text:
-        unit_scale, unit_dims = parse_unit(unit_text)
+        parse_unit(unit_text)  # a content error, raised before the learner's answer is read
     shown_unit = f" {unit_text}" if unit_text else ""
     try:
-        value = evaluate(given)
+        value_in_unit = read_in_unit(given, unit=unit_text, plain_in_unit=True)
+    except UnitMismatch as exc:
+        return NumericGrade(False, None, f"{exc}.")
     except NapkinError:
         return NumericGrade(
             False,
@@ -45,17 +48,6 @@ def grade_numeric_answer(
             f"Could not read {given.strip()!r} as a number; type a value such as "
             f"'{format_number(expected_value)}{shown_unit}'.",
         )
-    if _is_plain(given):
-        # A plain number is read in the expected unit.
-        value_in_unit = value.v
-    elif value.dims != unit_dims:
-        have = format_dims(value.dims) if value.dims else "a pure number"
-        want = unit_text or "a pure number"
-        return NumericGrade(
-            False, None, f"{given.strip()!r} is in {have}; the answer is expected in {want}."
-        )
-    else:
-        value_in_unit = value.v / unit_scale
     scale = max(abs(expected_value), 1e-300)
     correct = abs(value_in_unit - expected_value) <= tolerance * scale * (1 + 1e-9)
     if expected_value == 0:
@@ -69,13 +61,3 @@ def grade_numeric_answer(
             f"within {tolerance:.0%}."
         )
     return NumericGrade(correct, value_in_unit, message)
-
-
-def _is_plain(text: str) -> bool:
-    """Whether an answer is written without any unit, percent or currency sign."""
-    return not any(
-        token.kind in (Kind.PCT, Kind.DOLLAR)
-        or token.unit
-        or (token.kind is Kind.NAME and is_unit_spelling(token.text))
-        for token in tokenize(normalize(text))
-    )

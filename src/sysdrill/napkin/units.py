@@ -37,6 +37,7 @@ __all__ = [
     "dims_mul",
     "dims_pow",
     "format_dims",
+    "from_pint",
     "get_registry",
     "has_binary_prefix",
     "is_unit_spelling",
@@ -71,23 +72,23 @@ _BIN = {"Ki": "kibi", "Mi": "mebi", "Gi": "gibi", "Ti": "tebi", "Pi": "pebi", "E
 _SMALL = {"m": "milli", "u": "micro", "µ": "micro", "μ": "micro", "n": "nano", "p": "pico"}
 
 
-def _spellings() -> dict[str, tuple[str, int]]:
-    """Spelling -> (pint expression, information exponent to add)."""
-    table: dict[str, tuple[str, int]] = {}
+def _spellings() -> dict[str, str]:
+    """Spelling -> pint expression."""
+    table: dict[str, str] = {}
 
-    def add(names: str, expr: str, info: int = 0) -> None:
+    def add(names: str, expr: str) -> None:
         for name in names.split():
-            table[name] = (expr, info)
+            table[name] = expr
 
     # A bare "B" after a spaced number is bytes ("36864 B"); glued ("70B") it is billion.
-    add("B byte bytes Byte Bytes", "byte", 1)
-    add("bit bits", "bit", 1)
-    add("bps", "bit / second", 1)
+    add("B byte bytes Byte Bytes", "byte")
+    add("bit bits", "bit")
+    add("bps", "bit / second")
     for short, long in _SI.items():
-        add(f"{short}B {short}Byte {short}Bytes", f"{long}byte", 1)
-        add(f"{short}b {short}bit {short}bits", f"{long}bit", 1)
-        add(f"{short}bps", f"{long}bit / second", 1)
-        add(f"{short}Bps", f"{long}byte / second", 1)
+        add(f"{short}B {short}Byte {short}Bytes", f"{long}byte")
+        add(f"{short}b {short}bit {short}bits", f"{long}bit")
+        add(f"{short}bps", f"{long}bit / second")
+        add(f"{short}Bps", f"{long}byte / second")
         add(f"{short}FLOP {short}FLOPs {short}flop {short}flops", f"{long}FLOP")
         add(f"{short}FLOPS", f"{long}FLOP / second")
         add(f"{short}OPS", f"{long}FLOP / second")
@@ -97,8 +98,8 @@ def _spellings() -> dict[str, tuple[str, int]]:
         add(f"{short}Wh", f"{long}watt * hour")
         add(f"{short}J", f"{long}joule")
     for short, long in _BIN.items():
-        add(f"{short}B", f"{long}byte", 1)
-        add(f"{short}b {short}bit", f"{long}bit", 1)
+        add(f"{short}B", f"{long}byte")
+        add(f"{short}b {short}bit", f"{long}bit")
     for short, long in _SMALL.items():
         add(f"{short}W", f"{long}watt")
         add(f"{short}J", f"{long}joule")
@@ -195,16 +196,30 @@ def _alt_spelling(name: str) -> str | None:
     return None
 
 
+def from_pint(quantity: Any) -> tuple[float, Dims]:
+    """A pint quantity as our magnitude in base units and dimension vector.
+
+    pint counts bits as dimensionless; here information is a dimension measured
+    in bytes, so the power of ``bit`` in pint's base units becomes it.
+
+    Args:
+        quantity: A quantity of :func:`get_registry` (``50 GB/s``, ``2.5 USD/GPU/hour``).
+
+    Returns:
+        ``(magnitude, dims)``: ``(5e10, (("information", 1), ("time", -1)))``.
+    """
+    base = quantity.to_base_units()
+    info = round(sum(power for name, power in base.unit_items() if name == "bit"))
+    # pint's base is the bit; ours is the byte.
+    return float(base.magnitude) / 8**info, _dims_from(dict(base.dimensionality), info)
+
+
 @cache
 def _compile(name: str) -> tuple[float, Dims]:
-    expr, info = _SPELLINGS[name]
-    quantity = get_registry().Quantity(1, expr).to_base_units()
-    scale = float(quantity.magnitude)
-    if info:
-        scale /= 8  # pint's base is the bit; ours is the byte
+    scale, dims = from_pint(get_registry().Quantity(1, _SPELLINGS[name]))
     if name in ("°C", "degC"):
         scale = 1.0  # a temperature, not an offset: compare like with like
-    return scale, _dims_from(dict(quantity.dimensionality), info)
+    return scale, dims
 
 
 UNIT_TABLE_PATH = Path(__file__).with_name("unit_table.json")
@@ -313,6 +328,16 @@ _DIM_SYMBOLS: dict[str, str] = {
 }
 
 
+_PER_SYMBOLS: dict[str, str] = {
+    **_DIM_SYMBOLS,
+    "param": "param",
+    "token": "token",
+    "sample": "sample",
+    "node": "node",
+}
+"""Symbols after ``/``: singular where the plain symbol is plural."""
+
+
 _NAMED_DIMS: dict[Dims, str] = {
     (("length", 2), ("mass", 1), ("time", -2)): "J",
     (("length", 2), ("mass", 1), ("time", -3)): "W",
@@ -327,14 +352,14 @@ def format_dims(dims: Dims) -> str:
     den = [k for k, v in dims if v < 0]
     exps = dict(dims)
 
-    def term(key: str) -> str:
+    def term(key: str, symbols: dict[str, str]) -> str:
         exp = abs(exps[key])
-        symbol = _DIM_SYMBOLS.get(key, key)
+        symbol = symbols.get(key, key)
         return symbol if exp == 1 else f"{symbol}^{exp}"
 
-    text = "·".join(term(k) for k in num) or "1"
+    text = "·".join(term(k, _DIM_SYMBOLS) for k in num) or "1"
     for key in den:
-        text += "/" + term(key)
+        text += "/" + term(key, _PER_SYMBOLS)  # per one thing: "B/param", "FLOP/token"
     return text
 
 

@@ -221,7 +221,7 @@ def _ok(make: Callable[..., ClaimVerdict], left: Value, right: Value, unit: str)
 
 def _format_like(number: float, token: Token | None, sig: int) -> str:
     """Format ``number`` in the style of the literal it replaces."""
-    from sysdrill.napkin.expression import format_number
+    from sysdrill.napkin.quantity import format_number
 
     digits = max(3, sig + 1)
     if token is not None:
@@ -249,7 +249,7 @@ def _wrong(
     rhs_tokens: list[Token],
 ) -> ClaimVerdict:
     """A wrong verdict; ``computed`` is the left side in the right side's written unit."""
-    from sysdrill.napkin.expression import format_value
+    from sysdrill.napkin.quantity import format_value
 
     suggestion = None
     if right.scale:

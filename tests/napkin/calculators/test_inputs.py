@@ -69,15 +69,17 @@ def test_plain_rate_is_not_a_bandwidth() -> None:
 def test_unknown_unit_and_non_number() -> None:
     with pytest.raises(ExpressionSyntax, match="unknown unit 'zorks'"):
         parse_quantity("5 zorks", unit="s", name="--latency")
-    with pytest.raises(ExpressionSyntax, match="cannot read 'fast'"):
+    with pytest.raises(ExpressionSyntax, match="cannot evaluate 'fast'"):
         parse_quantity("fast", unit="s", name="--latency")
 
 
-def test_b_suffix_means_billion_only_for_counts() -> None:
+def test_glued_b_means_billion_and_spaced_b_means_bytes_as_in_the_checker() -> None:
     assert (
         parse_quantity("7B", unit="param", name="--params", default_unit="param").magnitude == 7e9
     )
-    assert parse_quantity("7B", unit="byte", name="--message").magnitude == 7
+    assert parse_quantity("7 B", unit="byte", name="--message").magnitude == 7
+    with pytest.raises(UnitMismatch, match="'7B' needs a unit"):
+        parse_quantity("7B", unit="byte", name="--message")
 
 
 def test_parse_number_and_percentages() -> None:
