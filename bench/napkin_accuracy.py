@@ -58,6 +58,8 @@ CATEGORIES = (
     "time",
     "formatting",
     "magnitude-slips",
+    "ascii-style",
+    "paragraphs",
     "prose",
 )
 FLAGGING = frozenset({"wrong", "unit-mismatch", "prefix-ambiguous"})
