@@ -229,6 +229,13 @@ class Tally:
         return self.caught / flagged if flagged else None
 
     @property
+    def false_alarm_rate(self) -> float | None:
+        """False alarms per right or not-a-claim line: unlike precision, this does not
+        depend on how many wrong lines the corpus holds (a real vault has few)."""
+        clean_lines = self.lines - self.wrong_lines
+        return self.false_alarms / clean_lines if clean_lines else None
+
+    @property
     def recall(self) -> float | None:
         return self.caught / self.wrong_lines if self.wrong_lines else None
 
@@ -251,6 +258,7 @@ class Tally:
             "precision": self.precision,
             "recall": self.recall,
             "skip_share": self.skip_share,
+            "false_alarm_rate": self.false_alarm_rate,
         }
 
 
@@ -330,6 +338,7 @@ def _print_split(name: str, score: SplitScore, *, verbose: bool) -> None:
     print(
         f"precision {_percent(o.precision)}   recall {_percent(o.recall)}   "
         f"skipped {_percent(o.skip_share)}   "
+        f"false alarms per clean line {_percent(o.false_alarm_rate)}\n"
         f"(caught {o.caught}, {o.prefix_only} of them by a prefix note only; "
         f"false alarms {o.count('right', 'false-alarm')} on right + "
         f"{o.count('not-a-claim', 'false-alarm')} on not-a-claim lines)"

@@ -194,6 +194,7 @@ def test_scoring_maths_on_a_known_confusion() -> None:
     assert overall.precision == pytest.approx(3 / 5)
     assert overall.recall == pytest.approx(3 / 4)
     assert overall.skip_share == pytest.approx(2 / 9)
+    assert overall.false_alarm_rate == pytest.approx(2 / 7)
     assert overall.prefix_only == 1
     assert score.categories["time"].recall == 1.0
     assert score.categories["time"].precision == 1.0
@@ -209,11 +210,9 @@ def test_scoring_maths_on_a_known_confusion() -> None:
 def test_a_split_without_flags_or_wrong_lines_has_no_precision_or_recall() -> None:
     rows = [_row("n1", "not-a-claim", "Let B = 32")]
     score = acc.score_rows(rows, {"n1": []})
-    assert (score.overall.precision, score.overall.recall, score.overall.skip_share) == (
-        None,
-        None,
-        None,
-    )
+    overall = score.overall
+    assert (overall.precision, overall.recall, overall.skip_share) == (None, None, None)
+    assert overall.false_alarm_rate == 0.0
 
 
 def test_rows_of_one_block_are_checked_as_one_text() -> None:
