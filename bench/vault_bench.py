@@ -156,6 +156,7 @@ def bench(root: Path, work: Path, repeat: int) -> dict[str, dict[str, float]]:
         folder = _fresh(work, "b")
         cold_build.append(run_child("build", root, folder / "vault.db", folder / "cache"))
     results["cold build"] = _summary(cold_build)
+    print(f"compiled vault.db: {(folder / 'vault.db').stat().st_size / 1e6:.0f} MB")
 
     compile_only = []
     for _ in range(repeat):

@@ -283,12 +283,39 @@ def test_search_honours_fts_syntax(built: Path) -> None:
     assert [h.id for h in search_items(built, '"keyword spotting"')] == ["tinyml-0101"]
 
 
+SAMPLE_IDS = {
+    *(f"cloud-010{n}" for n in range(1, 7)),
+    "edge-0101",
+    "edge-0102",
+    "global-0101",
+    "global-0102",
+    "mobile-0101",
+    "tinyml-0101",
+}
+"""Every item id of the bundled sample vault."""
+
+
 @pytest.mark.parametrize(
-    "query", ['"unterminated', "AND", "NEAR(", "(bubble", "*", "-", "title:", "c++", "a:b:c"]
+    ("query", "expected"),
+    [
+        ('"unterminated', set()),  # read as the word "unterminated", which no item has
+        ("AND", SAMPLE_IDS),  # the operator alone becomes the word "and", in every item
+        ("NEAR(", {"edge-0102", "global-0102"}),
+        ("(bubble", {"cloud-0104"}),
+        ("roofline)", {"edge-0102"}),
+        ("all-reduce (", {"cloud-0101", "cloud-0102", "cloud-0105"}),
+        ('kv-cache "memory', {"mobile-0101"}),
+        ("*", set()),  # no word characters: nothing to search
+        ("-", set()),
+        ("title:", set()),
+        ("c++", set()),
+        ("a:b:c", set()),
+    ],
 )
-def test_search_falls_back_to_plain_terms_on_fts_syntax_errors(built: Path, query: str) -> None:
-    hits = search_items(built, query)
-    assert isinstance(hits, list)
+def test_search_falls_back_to_plain_terms_on_fts_syntax_errors(
+    built: Path, query: str, expected: set[str]
+) -> None:
+    assert {h.id for h in search_items(built, query)} == expected
 
 
 def test_search_fallback_finds_words_of_a_broken_query(built: Path) -> None:
@@ -303,7 +330,9 @@ def test_plain_terms_query_quotes_each_word_group() -> None:
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(max_size=60))
 def test_search_never_raises_on_any_text(built: Path, query: str) -> None:
-    assert isinstance(search_items(built, query, limit=5), list)
+    hits = search_items(built, query, limit=5)
+    assert len(hits) <= 5
+    assert {h.id for h in hits} <= SAMPLE_IDS
 
 
 def test_get_item_suggests_close_ids(built: Path) -> None:

@@ -1,1 +1,1 @@
-"""FastAPI and Jinja2 server-rendered pages and a JSON API."""
+"""Reserved for the web front end (FastAPI and Jinja2, issue 12); nothing here yet."""
