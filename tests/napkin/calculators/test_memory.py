@@ -12,6 +12,7 @@ from sysdrill.napkin.calculators.memory import (
     Precision,
     Recompute,
     activation_memory_per_layer,
+    best_checkpoint_interval,
     bytes_per_parameter,
     checkpointed_activation_memory,
     fsdp_peak_memory,
@@ -151,6 +152,21 @@ def test_sqrt_interval_minimises_checkpointed_memory_when_input_equals_activatio
 
     best = min(range(1, 65), key=total)
     assert best == sqrt_checkpoint_interval(layers=64) == math.isqrt(64)
+    assert best_checkpoint_interval(
+        layers=64, layer_activations=Q(1, "GB"), layer_input=Q(1, "GB")
+    ) == math.isqrt(64)
+
+
+def test_best_interval_grows_when_the_checkpoint_is_small_beside_the_activations() -> None:
+    # 96 layers, 2.9 GB of activations and a 50 MB input each: √(96 · 50/2900) ≈ 1.3, so
+    # one or two layers per segment; √L = 10 would keep 29.5 GB instead of about 7.7 GB.
+    sizes = {"layer_activations": Q(2.9, "GB"), "layer_input": Q(50, "MB")}
+    k = best_checkpoint_interval(layers=96, **sizes)
+    assert k == 1
+    best = checkpointed_activation_memory(layers=96, checkpoint_every=k, **sizes)
+    sqrt_rule = checkpointed_activation_memory(layers=96, checkpoint_every=10, **sizes)
+    assert gb(best.total) == pytest.approx(7.7)
+    assert gb(sqrt_rule.total) == pytest.approx(29.5)
 
 
 def test_memory_fit_against_one_gpu() -> None:

@@ -112,7 +112,11 @@ def _activation_memory(v: dict[str, Any]) -> dict[str, Any]:
 
 
 def _checkpointing(v: dict[str, Any]) -> Any:
-    every = v["every"] or memory.sqrt_checkpoint_interval(layers=v["layers"])
+    every = v["every"] or memory.best_checkpoint_interval(
+        layers=v["layers"],
+        layer_activations=v["layer_activations"],
+        layer_input=v["layer_input"],
+    )
     result = memory.checkpointed_activation_memory(
         layers=v["layers"],
         layer_activations=v["layer_activations"],
@@ -287,8 +291,9 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
     Calculator(
         name="activation-checkpointing",
         family="memory",
-        summary="Activation memory with a checkpoint every k layers (√L rule by default).",
-        formula="memory = ⌈L/k⌉·input + k·activations; best near k = √L",
+        summary="Activation memory with a checkpoint every k layers (the best k by default).",
+        formula="memory = ⌈L/k⌉·input + k·activations; best near k = √(L·input/activations), "
+        "√L when input ≈ activations",
         source="Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost",
         params=(
             LAYERS,
@@ -297,7 +302,7 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
             Param(
                 "every",
                 Kind.COUNT,
-                "Layers per segment k (default √L).",
+                "Layers per segment k (default: the k with the least memory).",
                 optional=True,
             ),
         ),

@@ -36,6 +36,7 @@ __all__ = [
     "fsdp_peak_memory",
     "memory_fit",
     "model_state_memory",
+    "best_checkpoint_interval",
     "sqrt_checkpoint_interval",
 ]
 
@@ -307,9 +308,10 @@ def checkpointed_activation_memory(
 ) -> CheckpointedActivations:
     """Activation memory when only every ``k``-th layer input is kept.
 
-    ``memory = ⌈L/k⌉·input + k·activations``, minimised near ``k = √L`` for
-    ``O(√L)`` memory at the cost of one extra forward pass (Chen et al. 2016,
-    "Training Deep Nets with Sublinear Memory Cost").
+    ``memory = ⌈L/k⌉·input + k·activations``; with input and activations of one
+    size it is smallest near ``k = √L``, for ``O(√L)`` memory at the cost of one
+    extra forward pass (Chen et al. 2016, "Training Deep Nets with Sublinear Memory
+    Cost"); :func:`best_checkpoint_interval` finds the best ``k`` for any sizes.
 
     Args:
         layers: Layers ``L``.
@@ -341,6 +343,28 @@ def sqrt_checkpoint_interval(*, layers: int) -> int:
         ``max(1, round(√L))`` layers per segment.
     """
     return max(1, round(math.sqrt(require_count(layers, name="layers"))))
+
+
+def best_checkpoint_interval(
+    *, layers: int, layer_activations: Quantity, layer_input: Quantity
+) -> int:
+    """Return the segment length ``k`` that minimises ``⌈L/k⌉·input + k·activations``.
+
+    Near ``√(L·input/activations)``; that is Chen et al.'s ``√L`` only when one
+    layer's input is about the size of its activations, while in a transformer the
+    input (``2sbh`` bytes) is often a small fraction of them, so segments run longer.
+    Every ``k`` from 1 to ``L`` is tried (ties go to the shorter segment, which
+    recomputes less).
+
+    Args:
+        layers: Layers ``L``.
+        layer_activations: Full activations one layer keeps (bytes).
+        layer_input: Size of one layer's input, the checkpoint (bytes).
+    """
+    count = require_count(layers, name="layers")
+    act = float(as_unit(layer_activations, "byte", name="layer_activations").magnitude)
+    inp = float(as_unit(layer_input, "byte", name="layer_input").magnitude)
+    return min(range(1, count + 1), key=lambda k: math.ceil(count / k) * inp + k * act)
 
 
 @dataclass(frozen=True)
