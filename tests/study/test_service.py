@@ -7,7 +7,7 @@ import pytest
 from sysdrill.content.enums import Track
 from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
-from sysdrill.storage.records import CardState
+from sysdrill.study.card_state import CardState
 from sysdrill.study.service import (
     GradedBy,
     ItemFilter,
@@ -222,7 +222,11 @@ def test_public_names_of_the_study_modules_exist():
         "sysdrill.study.optimizer",
         "sysdrill.storage.sql_store",
         "sysdrill.storage.memory",
-        "sysdrill.storage.records",
+        "sysdrill.study.card_state",
+        "sysdrill.study.review_log",
+        "sysdrill.study.user_state",
+        "sysdrill.study.store",
+        "sysdrill.study.workload",
     ):
         module = importlib.import_module(name)
         missing = [attr for attr in module.__all__ if not hasattr(module, attr)]

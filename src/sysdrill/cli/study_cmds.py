@@ -19,8 +19,8 @@ import typer
 
 if TYPE_CHECKING:
     from sysdrill.content.models import Item
-    from sysdrill.study.deadline import DayWorkload
     from sysdrill.study.progress import ProgressReport
+    from sysdrill.study.workload import DayWorkload
 
 __all__ = ["register"]
 

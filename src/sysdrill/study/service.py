@@ -31,26 +31,21 @@ from typing import TYPE_CHECKING, Any
 
 from sysdrill.content.models import Item
 from sysdrill.errors import SchedulingError
-from sysdrill.storage.protocol import StudyStore
-from sysdrill.storage.records import (
-    CardRecord,
-    CardState,
-    ReviewRecord,
-    SessionId,
-    SessionRecord,
-    UserId,
-)
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import day_start, require_utc, utc_day
 from sysdrill.study.deadline import deadline_eve
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
+from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
+from sysdrill.study.store import StudyStore
+from sysdrill.study.user_state import SessionId, SessionRecord, UserId
 
 if TYPE_CHECKING:
-    from sysdrill.study.deadline import DayWorkload
     from sysdrill.study.optimizer import FitResult
     from sysdrill.study.progress import ProgressReport
+    from sysdrill.study.workload import DayWorkload
 
 __all__ = [
     "CardRecord",
@@ -127,7 +122,7 @@ def open_study(db_url: str | None = None, *, user: str = "local") -> StudyServic
 
 
 class StudyService:
-    """One learner's study state over a :class:`~sysdrill.storage.protocol.StudyStore`."""
+    """One learner's study state over a :class:`~sysdrill.study.store.StudyStore`."""
 
     def __init__(self, store: StudyStore, *, user: str = "local", now: datetime | None = None):
         """Bind the service to ``store`` and user ``user`` (created on first use).
@@ -453,7 +448,7 @@ class StudyService:
         Raises:
             SchedulingError: If no deadline is set or it has passed.
         """
-        from sysdrill.study.deadline import expected_workload
+        from sysdrill.study.workload import expected_workload
 
         chosen = ItemFilter() if filters is None else filters
         wanted = {item.id for item in items if chosen.matches(item)}
