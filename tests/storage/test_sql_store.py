@@ -44,7 +44,8 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from datetime import UTC, datetime, timedelta
-    from sysdrill.study.service import GradedBy, Rating, open_study
+    from sysdrill.app.study import open_study
+    from sysdrill.study.service import GradedBy, Rating
 
     study = open_study(sys.argv[1])
     start = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)

@@ -1,11 +1,12 @@
-"""The study API: open a learner's store, choose items, record reviews, report progress.
+"""The study API: choose items, record reviews, report progress for one learner.
 
 This is the one entry point the session commands, the terminal UI and the web
 app use. Typical use::
 
     from datetime import UTC, datetime
     from sysdrill.content.loader import load_vault
-    from sysdrill.study.service import GradedBy, ItemFilter, Rating, open_study
+    from sysdrill.app.study import open_study
+    from sysdrill.study.service import GradedBy, ItemFilter, Rating
 
     items = load_vault(vault_path).items
     with open_study() as study:
@@ -57,8 +58,6 @@ __all__ = [
     "SessionId",
     "StudyService",
     "StudySettings",
-    "default_database_url",
-    "open_study",
     "rating_from_confidence",
     "rating_from_text",
 ]
@@ -83,42 +82,6 @@ class ReviewOutcome:
     """When the item is due next (UTC)."""
     interval_days: float
     """Time from this review to the next due, in days (fractions for learning steps)."""
-
-
-def default_database_url() -> str:
-    """Return the database URL used when none is given.
-
-    ``$SYSDRILL_DATABASE_URL`` when set; otherwise a SQLite file ``study.sqlite3``
-    in ``$SYSDRILL_DATA_DIR`` when set, else in the platform's user data
-    directory for ``sysdrill`` (created on demand).
-    """
-    from sysdrill.storage.location import default_database_url as _default
-
-    return _default()
-
-
-def open_study(db_url: str | None = None, *, user: str = "local") -> StudyService:
-    """Open (and migrate) the study database and return a service for one user.
-
-    Args:
-        db_url: SQLAlchemy URL (``sqlite:///path`` or
-            ``postgresql+psycopg://user@host/db``); None for :func:`default_database_url`.
-        user: Learner name; the single ``local`` user unless told otherwise.
-
-    Returns:
-        A service to use as a context manager or to :meth:`StudyService.close`.
-
-    Raises:
-        StorageError: If the database cannot be opened or migrated.
-    """
-    from sysdrill.storage.sql_store import SqlStudyStore
-
-    store = SqlStudyStore(db_url or default_database_url())
-    try:
-        return StudyService(store, user=user)
-    except BaseException:
-        store.close()
-        raise
 
 
 class StudyService:
