@@ -254,3 +254,10 @@ def test_compiled_vault_keeps_one_copy_per_vault_in_the_cache(vault: Path, tmp_p
     edit(vault / "questions/cloud/cloud-0104.yaml", "Idle GPUs in", "Idle Accelerators in")
     assert compiled_vault(vault, now=LATER, cache_dir=cache) == path
     assert [hit.id for hit in search_items(path, "accelerators")] == ["cloud-0104"]
+
+
+def test_public_names_exist() -> None:
+    from sysdrill.app import vault_audit
+
+    for module in (build, vault_audit):
+        assert [name for name in module.__all__ if not hasattr(module, name)] == []

@@ -125,3 +125,9 @@ def test_broken_shared_file_raises_content_invalid(vault: Path) -> None:
     (vault / "decks.yaml").write_text("decks: [unclosed\n", "utf-8")
     with pytest.raises(ContentInvalid, match=r"^decks.yaml:2:1: ERROR yaml-syntax"):
         compile_collections(plan_build(vault, {}, recorded_at_ns=0))
+
+
+def test_public_names_exist() -> None:
+    from sysdrill.content import compile as module
+
+    assert [name for name in module.__all__ if not hasattr(module, name)] == []

@@ -120,3 +120,9 @@ def test_default_db_path_is_per_vault(tmp_path: Path) -> None:
     first = default_db_path(tmp_path / "a", tmp_path / "cache")
     second = default_db_path(tmp_path / "b", tmp_path / "cache")
     assert first != second and first.parent == tmp_path / "cache" / "vaults"
+
+
+def test_public_names_exist() -> None:
+    from sysdrill.storage import vault_db
+
+    assert [name for name in vault_db.__all__ if not hasattr(vault_db, name)] == []
