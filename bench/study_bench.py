@@ -18,9 +18,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from sysdrill.app.study import open_study
 from sysdrill.content.models import Item
-from sysdrill.storage.records import CardRecord, CardState, ReviewRecord, UserState
-from sysdrill.study.service import GradedBy, Rating, open_study
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import ReviewRecord
+from sysdrill.study.service import GradedBy, Rating
+from sysdrill.study.user_state import UserState
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 TRACKS = ["cloud", "edge", "mobile", "tinyml", "global"]

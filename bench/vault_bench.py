@@ -5,7 +5,7 @@ fresh child process so every run starts cold and its peak memory is its own:
 
 - cold ``check``: :func:`sysdrill.check.run_check` with an empty cache (as the
   CLI calls it, which uses the cache folder ``SYSDRILL_CACHE_DIR``);
-- cold ``build``: :func:`sysdrill.storage.vault_db.build_vault` with no previous
+- cold ``build``: :func:`sysdrill.app.build.build_vault` with no previous
   database and an empty check cache (it audits the vault in a child process
   while it compiles), and the compilation alone (``check=False``);
 - ``build`` after ``check``: the usual sequence, check cache warm, no database;
@@ -59,14 +59,14 @@ seconds = time.perf_counter() - start
 assert report.counts["error"] == 0, report.findings[:3]
 """,
     "build": """
-from sysdrill.storage.vault_db import build_vault
+from sysdrill.app.build import build_vault
 start = time.perf_counter()
 report = build_vault(root, out, now=datetime.now(UTC), cache_dir=cache)
 seconds = time.perf_counter() - start
 assert report.items > 0
 """,
     "compile": """
-from sysdrill.storage.vault_db import build_vault
+from sysdrill.app.build import build_vault
 start = time.perf_counter()
 report = build_vault(root, out, now=datetime.now(UTC), check=False)
 seconds = time.perf_counter() - start
@@ -74,7 +74,7 @@ assert report.items > 0
 """,
     "check+build": """
 from sysdrill.check import run_check
-from sysdrill.storage.vault_db import build_vault
+from sysdrill.app.build import build_vault
 start = time.perf_counter()
 run_check(root, cache_dir=cache)
 report = build_vault(root, out, now=datetime.now(UTC), cache_dir=cache)

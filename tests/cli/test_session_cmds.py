@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from sysdrill.app.study import open_study
 from sysdrill.study.ratings import GradedBy, Rating
-from sysdrill.study.service import open_study
 
 VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 """The session tests' own vault (see tests/study/sessions/conftest.py)."""

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sysdrill.study.service import GradedBy, Rating, open_study
+from sysdrill.app.study import open_study
+from sysdrill.study.service import GradedBy, Rating
 
 
 @pytest.fixture(autouse=True)

@@ -248,7 +248,7 @@ def test_your_answer_is_shown_beside_the_model_answer():
 
 
 def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
-    from sysdrill.study.service import open_study
+    from sysdrill.app.study import open_study
 
     def runner(app):
         async def script(pilot):

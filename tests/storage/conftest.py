@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sysdrill.storage.memory import MemoryStudyStore
-from sysdrill.storage.protocol import StudyStore
+from sysdrill.study.store import StudyStore
 
 POSTGRES_ENV = "SYSDRILL_TEST_POSTGRES_URL"
 

@@ -9,11 +9,9 @@ import sqlalchemy as sa
 
 from sysdrill.errors import MigrationError, StorageUnavailable
 from sysdrill.storage import schema
-from sysdrill.storage.records import (
-    DailyReviewStats,
-    UserId,
-)
 from sysdrill.storage.sql_store import SqlStudyStore
+from sysdrill.study.review_log import DailyReviewStats
+from sysdrill.study.user_state import UserId
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 

@@ -8,13 +8,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from sysdrill.errors import StorageError
-from sysdrill.storage.records import (
-    CardRecord,
-    CardState,
-    ReviewRecord,
-    SessionRecord,
-    UserState,
-)
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import ReviewRecord
+from sysdrill.study.user_state import SessionRecord, UserState
 
 T0 = datetime(2026, 11, 1, 9, 0, 0, 123456, tzinfo=UTC)
 

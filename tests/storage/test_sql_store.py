@@ -13,12 +13,9 @@ from datetime import UTC, datetime
 import pytest
 
 from sysdrill.errors import StorageConflict
-from sysdrill.storage.records import (
-    CardRecord,
-    CardState,
-    ReviewRecord,
-)
 from sysdrill.storage.sql_store import SqlStudyStore
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import ReviewRecord
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -47,7 +44,8 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from datetime import UTC, datetime, timedelta
-    from sysdrill.study.service import GradedBy, Rating, open_study
+    from sysdrill.app.study import open_study
+    from sysdrill.study.service import GradedBy, Rating
 
     study = open_study(sys.argv[1])
     start = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)

@@ -4,13 +4,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from sysdrill.errors import SchedulingError
-from sysdrill.storage.records import CardState
 from sysdrill.study.deadline import (
     deadline_eve,
     effective_maximum_interval_days,
     effective_retention,
-    expected_workload,
 )
 from sysdrill.study.ratings import Rating
 from sysdrill.study.scheduler import new_card, review_card
@@ -56,35 +53,3 @@ def test_interval_cap_ends_before_the_deadline():
 
 def test_interview_tomorrow_still_allows_one_day_interval():
     assert effective_maximum_interval_days(with_deadline(1), now=T0) == 1
-
-
-def test_workload_covers_each_day_until_the_deadline():
-    settings = with_deadline(5, new_per_day=10)
-    graduated = review_card(
-        new_card("old"), Rating.GOOD, now=T0 - timedelta(days=3), settings=settings
-    )
-    workload = expected_workload([graduated], unseen=15, settings=settings, now=T0)
-    assert [w.day for w in workload] == [T0.date() + timedelta(days=i) for i in range(5)]
-    assert [w.new_items for w in workload] == [10, 5, 0, 0, 0]
-    # Each new item passes two learning steps on its first day (Good, Good);
-    # the overdue learning item comes up once today.
-    assert workload[0].reviews == 10 * 2 + 1
-    assert sum(w.reviews for w in workload) > 15
-
-
-def test_workload_brings_far_items_back_on_the_eve():
-    settings = with_deadline(4)
-    card = review_card(
-        new_card("far"), Rating.EASY, now=T0 - timedelta(days=1), settings=StudySettings(fuzz=False)
-    )
-    far = card.__class__(
-        **{**{f: getattr(card, f) for f in card.__slots__}, "due": T0 + timedelta(days=30)}
-    )
-    workload = expected_workload([far], unseen=0, settings=settings, now=T0)
-    assert [w.reviews for w in workload] == [0, 0, 0, 1]
-    assert far.state is CardState.REVIEW
-
-
-def test_workload_without_deadline_names_the_fix():
-    with pytest.raises(SchedulingError, match="settings set deadline YYYY-MM-DD"):
-        expected_workload([], unseen=0, settings=StudySettings(), now=T0)

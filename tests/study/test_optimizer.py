@@ -11,8 +11,9 @@ import pytest
 
 from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
-from sysdrill.storage.records import CardRecord, CardState, ReviewRecord
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.optimizer import MIN_CROSS_DAY_REVIEWS, cross_day_reviews, fit_parameters
+from sysdrill.study.review_log import ReviewRecord
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 

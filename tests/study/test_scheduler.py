@@ -7,7 +7,7 @@ import fsrs
 import pytest
 
 from sysdrill.errors import SchedulingError
-from sysdrill.storage.records import CardState
+from sysdrill.study.card_state import CardState
 from sysdrill.study.ratings import Rating
 from sysdrill.study.scheduler import new_card, review_card, scheduler_for, to_fsrs_card
 from sysdrill.study.settings import StudySettings

@@ -7,15 +7,8 @@ import pytest
 from sysdrill.content.enums import Track
 from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
-from sysdrill.storage.records import CardState
-from sysdrill.study.service import (
-    GradedBy,
-    ItemFilter,
-    Rating,
-    StudyService,
-    default_database_url,
-    open_study,
-)
+from sysdrill.study.card_state import CardState
+from sysdrill.study.service import GradedBy, ItemFilter, Rating, StudyService
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -160,21 +153,6 @@ def test_deadline_workload_counts_items_in_scope(study, make_item):
     assert [w.new_items for w in workload] == [1, 0, 0]
 
 
-def test_open_study_uses_data_dir_by_default(tmp_path, monkeypatch):
-    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
-    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
-    assert default_database_url() == f"sqlite:///{tmp_path / 'data' / 'study.sqlite3'}"
-    with open_study() as study:
-        study.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
-    assert (tmp_path / "data" / "study.sqlite3").is_file()
-
-
-def test_database_url_variable_wins_over_data_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
-    assert default_database_url() == f"sqlite:///{tmp_path / 'x.db'}"
-
-
 def test_due_items_outside_the_filter_are_paged_past(study, make_item):
     others = [make_item(f"o{i:02d}", track="edge") for i in range(30)]
     wanted = make_item("w", track="cloud")
@@ -185,26 +163,6 @@ def test_due_items_outside_the_filter_are_paged_past(study, make_item):
         [*others, wanted], now=T0, filters=ItemFilter(track=Track.CLOUD), limit=1
     )
     assert _ids(chosen) == ["w"]
-
-
-def test_open_study_closes_the_store_when_the_user_cannot_be_opened(tmp_path, monkeypatch):
-    from sysdrill.storage import sql_store
-
-    closed = []
-    original = sql_store.SqlStudyStore.close
-
-    def recording_close(self):
-        closed.append(True)
-        original(self)
-
-    def failing_ensure_user(self, name, *, now):
-        raise SchedulingError("boom")
-
-    monkeypatch.setattr(sql_store.SqlStudyStore, "close", recording_close)
-    monkeypatch.setattr(sql_store.SqlStudyStore, "ensure_user", failing_ensure_user)
-    with pytest.raises(SchedulingError, match="boom"):
-        open_study(f"sqlite:///{tmp_path / 'x.db'}")
-    assert closed == [True]
 
 
 def test_public_names_of_the_study_modules_exist():
@@ -222,7 +180,13 @@ def test_public_names_of_the_study_modules_exist():
         "sysdrill.study.optimizer",
         "sysdrill.storage.sql_store",
         "sysdrill.storage.memory",
-        "sysdrill.storage.records",
+        "sysdrill.study.card_state",
+        "sysdrill.study.review_log",
+        "sysdrill.study.user_state",
+        "sysdrill.study.store",
+        "sysdrill.study.workload",
+        "sysdrill.app.study",
+        "sysdrill.app.build",
     ):
         module = importlib.import_module(name)
         missing = [attr for attr in module.__all__ if not hasattr(module, attr)]

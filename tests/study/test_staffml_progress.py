@@ -7,7 +7,7 @@ import pytest
 
 from sysdrill.errors import ImportFailed
 from sysdrill.storage.memory import MemoryStudyStore
-from sysdrill.storage.records import CardState
+from sysdrill.study.card_state import CardState
 from sysdrill.study.service import StudyService
 from sysdrill.study.staffml_progress import read_staffml_progress
 

@@ -46,7 +46,7 @@ def test_export_then_import_round_trips_losslessly():
 
 
 def test_round_trip_through_sqlite(tmp_path):
-    from sysdrill.study.service import open_study
+    from sysdrill.app.study import open_study
 
     exported = _busy_study().export_state(now=T0)
     with open_study(f"sqlite:///{tmp_path / 's.db'}") as study:

@@ -88,7 +88,7 @@ def _load(vault: Path | None) -> Vault:
 
 @contextmanager
 def _study(db: str | None) -> Iterator[StudyService]:
-    from sysdrill.study.service import open_study
+    from sysdrill.app.study import open_study
 
     with open_study(db) as study:
         yield study

@@ -17,8 +17,8 @@ import typer
 
 if TYPE_CHECKING:
     from sysdrill.content.models import Item
-    from sysdrill.study.deadline import DayWorkload
     from sysdrill.study.progress import ProgressReport
+    from sysdrill.study.workload import DayWorkload
 
 __all__ = ["register"]
 
@@ -170,7 +170,7 @@ def register(app: typer.Typer) -> None:
         vault: VaultOption = None,
     ) -> None:
         """Show coverage, true retention, reviews per day, streak, forecast and weak topics."""
-        from sysdrill.study.service import open_study
+        from sysdrill.app.study import open_study
 
         items = _items(vault)
         with open_study(db) as study:
@@ -187,7 +187,7 @@ def register(app: typer.Typer) -> None:
         vault: VaultOption = None,
     ) -> None:
         """Show the expected reviews per day until the deadline (deadline mode)."""
-        from sysdrill.study.service import open_study
+        from sysdrill.app.study import open_study
 
         items = _items(vault)
         with open_study(db) as study:
@@ -211,7 +211,7 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Write all of the learner's cards, reviews, sessions and settings to FILE."""
-        from sysdrill.study.service import open_study
+        from sysdrill.app.study import open_study
 
         with open_study(db) as study:
             data = study.export_state(now=_now())
@@ -240,8 +240,8 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Load study state from FILE, all or nothing."""
+        from sysdrill.app.study import open_study
         from sysdrill.errors import ImportFailed
-        from sysdrill.study.service import open_study
 
         data = _read_json(file)
         if not isinstance(data, dict):
@@ -258,8 +258,8 @@ def register(app: typer.Typer) -> None:
         """List every setting with its value and meaning."""
         from rich.table import Table
 
+        from sysdrill.app.study import open_study
         from sysdrill.cli.console import out_console
-        from sysdrill.study.service import open_study
         from sysdrill.study.settings import SETTING_DOCS
 
         with open_study(db) as study:
@@ -285,7 +285,7 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Change one setting; the value is validated before it is stored."""
-        from sysdrill.study.service import open_study
+        from sysdrill.app.study import open_study
 
         with open_study(db) as study:
             updated = study.set_setting(key, value).to_mapping()[key]
@@ -294,7 +294,7 @@ def register(app: typer.Typer) -> None:
     @app.command("optimize")
     def optimize_cmd(db: DbOption = None) -> None:
         """Fit FSRS parameters to your review history (needs the optimizer extra)."""
-        from sysdrill.study.service import open_study
+        from sysdrill.app.study import open_study
 
         with open_study(db) as study:
             result = study.optimize()

@@ -59,9 +59,9 @@ _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
 def _database(vault: Path | None, db: Path | None) -> Path:
     """The database to read: ``--db`` as given, else the vault's up-to-date cached copy."""
+    from sysdrill.app.build import compiled_vault
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import sample_vault_path
-    from sysdrill.storage.vault_db import compiled_vault
 
     if db is not None:
         if vault is not None:
@@ -87,9 +87,9 @@ def build(
     size, mtime and hash since the last build are not parsed again, and the file
     is replaced atomically, so a failed build leaves the previous one intact.
     """
+    from sysdrill.app.build import build_vault
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import sample_vault_path
-    from sysdrill.storage.vault_db import build_vault
 
     root = vault if vault is not None else sample_vault_path()
     report = build_vault(root, out, now=datetime.now(UTC), cache_dir=default_cache_dir())

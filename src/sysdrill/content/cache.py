@@ -3,7 +3,8 @@
 An entry is reused only when the file's size, modification time (ns) and SHA-256
 digest all match what was cached; :meth:`VaultCache.lookup_stat` lets the check
 runner skip reading files whose size and mtime match, as git does, except files
-modified within two seconds of the cache's writing (see its docstring).
+modified within two seconds of the cache's writing (:func:`trusted_by_stat`, the
+rule ``build`` applies to its own record of files too).
 
 The cache holds two files per vault: a small index (sizes, digests, loader
 findings, and an opaque slot the ``check`` runner fills with its per-file
@@ -37,13 +38,33 @@ __all__ = [
     "findings_from_data",
     "findings_to_data",
     "raw_blob",
+    "trusted_by_stat",
 ]
 
 CACHE_FORMAT = 2
 """Bumped whenever the layout of the cache files changes."""
 
 RACY_WINDOW_NS = 2_000_000_000
-"""Files modified this close (ns) before the cache was written are always hashed again."""
+"""Files modified this close (ns) before a record of them was written are always hashed again."""
+
+
+def trusted_by_stat(
+    recorded: tuple[int, int], *, size: int, mtime_ns: int, recorded_at_ns: int
+) -> bool:
+    """Whether a file may be taken as unchanged without reading it, as git's index does.
+
+    Args:
+        recorded: (size in bytes, mtime in ns) when the file was last read.
+        size: The file's size now, in bytes.
+        mtime_ns: Its modification time now, in ns since the epoch.
+        recorded_at_ns: When the record was written, in ns since the epoch.
+
+    Returns:
+        True when size and mtime are unchanged and the mtime lies more than
+        :data:`RACY_WINDOW_NS` before the record: an edit within the same clock
+        tick as the record could keep both, so a file that recent is hashed.
+    """
+    return recorded == (size, mtime_ns) and mtime_ns < recorded_at_ns - RACY_WINDOW_NS
 
 
 def default_cache_dir() -> Path:
@@ -221,17 +242,17 @@ class VaultCache:
         """The entry of ``rel`` if size and mtime match and the file is not racy.
 
         Like git's index, a file whose size and mtime (ns) are unchanged is taken
-        as unchanged without reading it, unless its mtime falls within
-        :data:`RACY_WINDOW_NS` of the moment the cache was written: such a file
-        could have been edited again in the same clock tick, so the caller must
-        hash it and use :meth:`lookup`.
+        as unchanged without reading it (:func:`trusted_by_stat`), unless its
+        mtime falls within :data:`RACY_WINDOW_NS` of the moment the cache was
+        written: such a file could have been edited again in the same clock
+        tick, so the caller must hash it and use :meth:`lookup`.
         """
         entry = self._index.get(rel)
-        if (
-            entry is None
-            or entry.size != size
-            or entry.mtime_ns != mtime_ns
-            or mtime_ns >= self._saved_at_ns - RACY_WINDOW_NS
+        if entry is None or not trusted_by_stat(
+            (entry.size, entry.mtime_ns),
+            size=size,
+            mtime_ns=mtime_ns,
+            recorded_at_ns=self._saved_at_ns,
         ):
             return None
         self._seen.add(rel)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -47,7 +47,6 @@ __all__ = [
     "ItemFile",
     "Locator",
     "Vault",
-    "iter_item_paths",
     "check_vault_root",
     "list_item_file_names",
     "list_item_files",
@@ -55,6 +54,7 @@ __all__ = [
     "load_shared_files",
     "load_vault",
     "locate",
+    "parse_shared_file",
     "parse_yaml",
     "read_file",
     "read_item_file",
@@ -128,11 +128,6 @@ def _walk(folder: str, out: list[str]) -> None:
                 out.append(entry.path)
 
 
-def iter_item_paths(root: Path) -> list[Path]:
-    """Item files below ``root/questions`` (``*.yaml`` and ``*.yml``), sorted."""
-    return [path for path, _ in list_item_files(root)]
-
-
 def _schema_findings(path: Path, rel: str, exc: ValidationError) -> list[Finding]:
     found = []
     locator = Locator(path)
@@ -170,7 +165,13 @@ def list_item_files(root: Path, paths: Iterable[Path] | None = None) -> list[tup
 
 
 def list_item_file_names(root: Path) -> list[tuple[str, str]]:
-    """Like :func:`list_item_files`, with plain strings (cheaper for 10,000 files)."""
+    """The one walk of a vault's item files, used by the loader, ``check`` and ``build``.
+
+    Returns:
+        (path, path relative to ``root`` with ``/``) of every ``*.yaml`` and
+        ``*.yml`` file below ``root/questions`` (symlinked folders are not
+        followed), sorted; plain strings, cheaper than paths for 10,000 files.
+    """
     questions = root / "questions"
     if not questions.is_dir():
         return []
@@ -323,26 +324,49 @@ def _cached_item_file(path: Path, rel: str, cache: VaultCache) -> ItemFile:
     return loaded
 
 
+SharedModel = TypeVar("SharedModel", Taxonomy, ChainsFile, DecksFile)
+"""The model of one of the vault's shared files."""
+
 _USABLE_DESPITE = frozenset({"yaml-anchor", "yaml-duplicate-key"})
 """Findings after which a shared file's data is still used (aliases resolved, last key wins)."""
 
 
-def _load_shared(root: Path, name: str, model: Any, findings: list[Finding]) -> Any:
+def parse_shared_file(
+    data: bytes, name: str, model: type[SharedModel], path: Path
+) -> tuple[SharedModel | None, list[Finding]]:
+    """Parse and validate a shared file (``taxonomy.yaml``, ``chains.yaml``, ``decks.yaml``).
+
+    Args:
+        data: The file's bytes.
+        name: Its name in the vault, used in findings.
+        model: The model the file holds.
+        path: The file (read again only to find the line of a schema finding).
+
+    Returns:
+        The validated model (None when a finding prevents it) and the findings.
+    """
+    raw, findings = parse_yaml(data, name)
+    if any(f.code not in _USABLE_DESPITE for f in findings):
+        return None, findings
+    try:
+        return model.model_validate(raw or {}), findings
+    except ValidationError as exc:
+        return None, findings + _schema_findings(path, name, exc)
+
+
+def _load_shared(
+    root: Path, name: str, model: type[SharedModel], findings: list[Finding]
+) -> SharedModel | None:
     path = root / name
     if not path.is_file():
         return None
     data, _, _, problems = read_file(path, name)
-    raw: Any = None
-    if data is not None:
-        raw, problems = parse_yaml(data, name)
+    if data is None:
+        findings.extend(problems)
+        return None
+    loaded, problems = parse_shared_file(data, name, model, path)
     findings.extend(problems)
-    if data is None or any(f.code not in _USABLE_DESPITE for f in problems):
-        return None
-    try:
-        return model.model_validate(raw or {})
-    except ValidationError as exc:
-        findings.extend(_schema_findings(path, name, exc))
-        return None
+    return loaded
 
 
 def check_vault_root(root: Path) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from sysdrill.content.loader import list_item_file_names
 from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Part
 from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import ImportFailed
@@ -230,13 +231,8 @@ def format_family(format_name: str) -> str:
 def scan_vault_index(root: Path) -> VaultIndex:
     """Read every item file of a vault quickly (YAML only, no validation) into an index."""
     index = VaultIndex()
-    questions = root / "questions"
-    if not questions.is_dir():
-        return index
-    for path in sorted(questions.rglob("*")):
-        if path.suffix not in (".yaml", ".yml") or not path.is_file():
-            continue
-        rel = path.relative_to(root).as_posix()
+    for name, rel in list_item_file_names(root):
+        path = Path(name)
         index.paths.add(rel.casefold())
         try:
             raw = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # noqa: S506 - safe

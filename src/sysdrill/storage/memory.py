@@ -9,24 +9,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sysdrill.errors import StorageError
-from sysdrill.storage.records import (
-    DAY_COUNTERS,
-    CardRecord,
-    CardState,
-    DailyReviewStats,
-    ReviewRecord,
-    SessionId,
-    SessionRecord,
-    UserId,
-    UserState,
-    day_counts,
-)
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
+from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
 
 __all__ = ["MemoryStudyStore"]
 
 
 class MemoryStudyStore:
-    """A :class:`~sysdrill.storage.protocol.StudyStore` kept in Python dictionaries."""
+    """A :class:`~sysdrill.study.store.StudyStore` kept in Python dictionaries."""
 
     def __init__(self) -> None:
         """Start empty."""

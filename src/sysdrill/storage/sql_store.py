@@ -26,19 +26,10 @@ from sysdrill.storage.engine import (
     migrate,
     safe_url,
 )
-from sysdrill.storage.records import (
-    DAY_COUNTERS,
-    CardRecord,
-    CardState,
-    DailyReviewStats,
-    ReviewRecord,
-    SessionId,
-    SessionRecord,
-    UserId,
-    UserState,
-    day_counts,
-)
 from sysdrill.storage.translate import translate_errors
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
+from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
@@ -140,7 +131,7 @@ _INSERT_DAY = t.review_days.insert()
 
 
 class SqlStudyStore:
-    """A :class:`~sysdrill.storage.protocol.StudyStore` over SQLAlchemy."""
+    """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy."""
 
     def __init__(self, url: str, *, migrate_schema: bool = True) -> None:
         """Open the database at ``url`` and bring its schema up to date.

@@ -1,23 +1,19 @@
-"""Compile a vault into one SQLite file: ``sysdrill build``.
+"""Write a compiled vault: the SQLite file ``sysdrill build`` produces.
 
-The build is incremental and atomic:
+The rows come from :mod:`sysdrill.content.compile`; this module only stores
+them, and :func:`sysdrill.app.build.build_vault` decides what to write. A
+build is incremental and atomic:
 
-- Every item file and shared file (``taxonomy.yaml``, ``chains.yaml``,
-  ``decks.yaml``) is recorded in the ``files`` table with its size, mtime (ns)
-  and SHA-256 digest. A file unchanged in all three since the last build is not
-  parsed again: its rows are carried over. Like git, an item file whose size
-  and mtime match and whose mtime is more than two seconds older than the last
-  build is not even read (:data:`RACY_WINDOW_NS`). When nothing changed at all (and the
-  database was written by this version), the build writes nothing.
+- The ``files`` table records each file the database was built from (size,
+  mtime in ns, SHA-256 digest), read back by :func:`read_build_record` so the
+  next build compiles only what changed.
 - The new database is written to a temporary file beside the target (starting
-  from a copy of the previous build) and moved into place with :func:`os.replace`,
-  so a failed build leaves the previous database untouched.
-- A vault with error findings is refused: the build runs the full audit
-  (:func:`sysdrill.check.run_check`); on large rebuilds in a child process
-  while it writes, and the new file replaces the old only if the audit is clean.
+  from a copy of the previous build) and moved into place with
+  :func:`os.replace` only after the caller's ``gate`` passes, so a failed or
+  refused build leaves the previous database untouched.
 
 Read functions for ``search``, ``show`` and ``stats`` live in
-:mod:`sysdrill.storage.vault_query` and are re-exported here.
+:mod:`sysdrill.storage.vault_query`.
 """
 
 from __future__ import annotations
@@ -27,85 +23,50 @@ import hashlib
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from sysdrill import __version__
-from sysdrill.content.collections import ChainsFile, DecksFile, Taxonomy
-from sysdrill.content.diagnostics import Severity
-from sysdrill.content.enums import Level
-from sysdrill.content.hashing import content_hash, release_hash_from_hashes
-from sysdrill.content.loader import parse_yaml
-from sysdrill.errors import ContentInvalid, DuplicateQuestion, StorageError, VaultNotFound
-from sysdrill.storage.vault_audit import BackgroundCheck, check_errors, refuse_invalid
-from sysdrill.storage.vault_query import (
-    ItemRecord,
-    ReleaseInfo,
-    SearchHit,
-    VaultStats,
-    get_item,
-    read_release,
-    search_items,
-    vault_stats,
-)
+from sysdrill.content.compile import CompiledItem, FileState, ItemRow, VaultCollections
+from sysdrill.content.hashing import release_hash_from_hashes
+from sysdrill.errors import DuplicateQuestion, StorageError
 from sysdrill.storage.vault_schema import SCHEMA_SQL, SCHEMA_VERSION
 
-__all__ = [
-    "SHARED_FILES",
-    "BuildReport",
-    "ItemRecord",
-    "ReleaseInfo",
-    "SearchHit",
-    "VaultStats",
-    "build_vault",
-    "compiled_vault",
-    "default_db_path",
-    "get_item",
-    "read_release",
-    "search_items",
-    "vault_stats",
-]
-
-SHARED_FILES: tuple[str, ...] = ("taxonomy.yaml", "chains.yaml", "decks.yaml")
-"""Vault files besides the items, tracked for incremental builds."""
-
-_LEVEL_RANK = {level.value: level.rank for level in Level}
+__all__ = ["BuildRecord", "WrittenVault", "default_db_path", "read_build_record", "write_vault_db"]
 
 
 @dataclass(frozen=True, slots=True)
-class BuildReport:
-    """What a build did."""
+class BuildRecord:
+    """What a database written by this module says about its build."""
 
-    out: Path
-    """The compiled database."""
+    files: dict[str, FileState]
+    """The files it was built from, by path relative to the vault."""
+    meta: dict[str, str]
+    """Its ``meta`` table: versions, ``built_at``, counts and the release hash."""
+
+    @property
+    def tool_version(self) -> str | None:
+        """The sysdrill version that wrote it."""
+        return self.meta.get("tool_version")
+
+    @property
+    def built_at(self) -> datetime:
+        """When it was written (UTC)."""
+        return datetime.fromisoformat(self.meta["built_at"])
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenVault:
+    """What :func:`write_vault_db` stored."""
+
     items: int
     """Items in the database."""
     published: int
-    """Items with status ``published`` (those the release hash covers)."""
-    parsed: int
-    """Item files parsed by this build (new or changed since the last one)."""
-    reused: int
-    """Item files carried over unparsed from the previous build."""
-    removed: int
-    """Item files dropped since the previous build."""
+    """Items with status ``published``."""
     release_hash: str
-    built_at: datetime
-    """When the database was written (for an up-to-date build, when it was last written)."""
-    up_to_date: bool
-    """True when nothing had changed and nothing was written."""
-
-
-@dataclass(slots=True)
-class _File:
-    rel: str
-    path: str
-    size_bytes: int
-    mtime_ns: int
-    digest: str
-    data: bytes
+    """:func:`~sysdrill.content.hashing.release_hash` of the published items."""
 
 
 def default_db_path(root: Path, cache_dir: Path) -> Path:
@@ -122,178 +83,28 @@ def default_db_path(root: Path, cache_dir: Path) -> Path:
     return cache_dir / "vaults" / f"{key}.db"
 
 
-def _require_utc(now: datetime) -> None:
-    if now.tzinfo is None or now.utcoffset() != timedelta(0):
-        raise ValueError("now must be a timezone-aware UTC datetime")
+def read_build_record(out: Path) -> BuildRecord | None:
+    """The record of the build at ``out``, or None if there is no usable one.
 
-
-def _item_files(root: str) -> list[str]:
-    """Relative paths of the item files (``questions/**/*.yaml|yml``), as the loader finds them."""
-    found: list[str] = []
-    pending = [os.path.join(root, "questions")]
-    if not os.path.isdir(pending[0]):
-        return found
-    prefix = len(root) + 1
-    while pending:
-        with os.scandir(pending.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
-                elif entry.name.endswith((".yaml", ".yml")) and entry.is_file():
-                    found.append(entry.path[prefix:].replace(os.sep, "/"))
-    return sorted(found)
-
-
-PARALLEL_CHECK_MIN_FILES = 2000
-"""Changed item files from which the audit runs in a child process during the build."""
-
-RACY_WINDOW_NS = 2_000_000_000
-"""Files modified this close to (or after) the last build are always hashed."""
-
-
-def _scan(
-    root: Path,
-    known: Mapping[str, tuple[int, int, str]],
-    *,
-    trusted_before_ns: int,
-) -> dict[str, _File]:
-    """Stat every tracked file; read and hash those that may have changed.
-
-    An item file whose size and mtime equal the last build's, and whose mtime is
-    older than ``trusted_before_ns``, keeps its recorded digest unread, as git
-    does: an edit within the same clock tick as the last build could keep size
-    and mtime, so files that recent are hashed anyway. Plain strings instead of
-    Path objects: on 10,000 files pathlib's overhead is most of a no-change build.
+    A missing, corrupt or foreign file, or one of another :data:`SCHEMA_VERSION`,
+    gives None: the next build starts from scratch.
     """
-    base = str(root)
-    rels = [name for name in SHARED_FILES if os.path.isfile(os.path.join(base, name))]
-    rels.extend(_item_files(base))
-    found: dict[str, _File] = {}
-    for rel in rels:
-        full = os.path.join(base, rel)
-        try:
-            old = known.get(rel)
-            if old is not None and rel not in SHARED_FILES:
-                stat = os.stat(full)
-                if (stat.st_size, stat.st_mtime_ns) == old[:2] and (
-                    stat.st_mtime_ns < trusted_before_ns
-                ):
-                    found[rel] = _File(rel, full, stat.st_size, stat.st_mtime_ns, old[2], b"")
-                    continue
-            with open(full, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                data = handle.read()
-        except OSError as exc:
-            raise ContentInvalid(
-                f"{rel}: cannot read file ({exc.strerror}); check its permissions"
-            ) from exc
-        found[rel] = _File(
-            rel, full, stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest(), data
-        )
-    return found
-
-
-def _previous(out: Path) -> tuple[dict[str, tuple[int, int, str]], dict[str, str]] | None:
-    """Files and meta of the previous build, or None if there is no usable one."""
     if not out.is_file():
         return None
     try:
         with contextlib.closing(sqlite3.connect(out)) as db:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            if meta.get("schema_version") != str(SCHEMA_VERSION):
+            if meta.get("schema_version") != str(SCHEMA_VERSION) or "built_at" not in meta:
                 return None
             files = {
-                rel: (size, mtime, digest)
+                rel: FileState(size, mtime, digest)
                 for rel, size, mtime, digest in db.execute(
                     "SELECT rel, size_bytes, mtime_ns, digest FROM files"
                 )
             }
     except sqlite3.Error:
         return None
-    return files, meta
-
-
-def _parse(file: _File) -> dict[str, Any]:
-    raw, findings = parse_yaml(file.data, file.rel)
-    errors = [f for f in findings if f.severity is Severity.ERROR]
-    if errors:
-        raise ContentInvalid(f"{errors[0].render()}; run `sysdrill check` for every finding")
-    if not isinstance(raw, dict):
-        raise ContentInvalid(
-            f"{file.rel}: top level is not a mapping; run `sysdrill check` for every finding"
-        )
-    return raw
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _answer_text(raw: Mapping[str, Any]) -> str:
-    details = raw.get("details") if isinstance(raw.get("details"), dict) else {}
-    assert isinstance(details, dict)
-    pieces = [details.get("realistic_solution")]
-    options = details.get("options")
-    if isinstance(options, list):
-        pieces.extend(str(option) for option in options)
-    parts = raw.get("parts")
-    if isinstance(parts, list):
-        for part in parts:
-            if isinstance(part, dict):
-                pieces.extend((part.get("text"), part.get("answer")))
-    return "\n".join(piece for piece in pieces if isinstance(piece, str) and piece)
-
-
-def _json(raw: dict[str, Any]) -> str:
-    import orjson
-
-    # orjson is about six times faster than json here, which matters for 10,000 items.
-    return orjson.dumps(raw, default=str, option=orjson.OPT_NON_STR_KEYS).decode("utf-8")
-
-
-def _item_row(rel: str, raw: dict[str, Any]) -> tuple[Any, ...]:
-    item_id = raw.get("id")
-    if not isinstance(item_id, str) or not item_id:
-        raise ContentInvalid(f"{rel}: the item has no id; run `sysdrill check` for every finding")
-    level = raw.get("level")
-    return (
-        item_id,
-        rel,
-        raw.get("format") or "question",
-        raw.get("track"),
-        level,
-        _LEVEL_RANK.get(level) if isinstance(level, str) else None,
-        raw.get("zone"),
-        raw.get("topic"),
-        raw.get("competency_area"),
-        raw.get("bloom_level"),
-        raw.get("phase"),
-        raw.get("status") or "draft",
-        _text(raw.get("title")),
-        _text(raw.get("scenario")),
-        _text(raw.get("question")),
-        _answer_text(raw),
-        _text(raw.get("deck")),
-        content_hash(raw),
-        _json(raw),
-    )
-
-
-_ITEM_COLUMNS = (
-    "id, path, kind, track, level, level_rank, zone, topic, competency_area, bloom_level, "
-    "phase, status, title, scenario, question, answer, deck, content_hash, item_json"
-)
-
-
-def _shared(files: dict[str, _File], name: str, model: Any) -> Any:
-    file = files.get(name)
-    if file is None:
-        return model()
-    raw = _parse(file)
-    try:
-        return model.model_validate(raw)
-    except ValueError as exc:
-        raise ContentInvalid(f"{name}: {exc}; run `sysdrill check` for every finding") from exc
+    return BuildRecord(files=files, meta=meta)
 
 
 def _drop_rows(db: sqlite3.Connection, rels: list[str]) -> None:
@@ -315,13 +126,13 @@ def _drop_rows(db: sqlite3.Connection, rels: list[str]) -> None:
         db.executemany("DELETE FROM items WHERE rowid = ?", [(row[0],) for row in rows])
 
 
-def _duplicate_message(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> str:
+def _duplicate_message(db: sqlite3.Connection, rows: list[ItemRow]) -> str:
     # executemany stops at the clash, so rows before it may be stored already.
     paths: dict[str, set[str]] = {}
     for item_id, path in db.execute("SELECT id, path FROM items").fetchall():
         paths.setdefault(item_id, set()).add(path)
     for row in rows:
-        paths.setdefault(row[0], set()).add(row[1])
+        paths.setdefault(row.id, set()).add(row.path)
     for item_id, where in sorted(paths.items()):
         if len(where) > 1:
             return (
@@ -332,45 +143,50 @@ def _duplicate_message(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> s
 
 
 _BATCH = 1000
-"""Items parsed and inserted per ``executemany``; bounds memory on large builds."""
+"""Items inserted per ``executemany``; bounds memory on large builds."""
+
+_ITEM_COLUMNS = ", ".join(ItemRow._fields)
+_ITEM_INSERT = (
+    f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({','.join('?' * len(ItemRow._fields))})"
+)
 
 
-def _insert_items(db: sqlite3.Connection, files: dict[str, _File], rels: list[str]) -> None:
-    """Parse, hash and insert the items of ``rels`` with their tags and full-text rows."""
-    for start in range(0, len(rels), _BATCH):
-        rows: list[tuple[Any, ...]] = []
-        tags: list[tuple[str, str]] = []
-        for rel in rels[start : start + _BATCH]:
-            raw = _parse(files[rel])
-            files[rel].data = b""  # the bytes are no longer needed
-            row = _item_row(rel, raw)
-            rows.append(row)
-            values = raw.get("tags")
-            if isinstance(values, list):
-                tags.extend((row[0], str(tag)) for tag in values)
-        try:
-            db.executemany(
-                f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES ({','.join('?' * 19)})", rows
-            )
-        except sqlite3.IntegrityError as exc:
-            raise DuplicateQuestion(_duplicate_message(db, rows)) from exc
-        db.executemany("INSERT OR IGNORE INTO tags (item_id, tag) VALUES (?, ?)", tags)
-        ids = [row[0] for row in rows]
-        for first in range(0, len(ids), 500):
-            chunk = ids[first : first + 500]
-            marks = ",".join("?" * len(chunk))
-            db.execute(
-                "INSERT INTO items_fts (rowid, title, scenario, question, answer) "
-                f"SELECT rowid, title, scenario, question, answer FROM items WHERE id IN ({marks})",
-                chunk,
-            )
+def _insert_items(db: sqlite3.Connection, items: Iterable[CompiledItem]) -> None:
+    """Insert compiled items with their tags and full-text rows, a batch at a time."""
+    batch: list[CompiledItem] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == _BATCH:
+            _insert_batch(db, batch)
+            batch = []
+    if batch:
+        _insert_batch(db, batch)
 
 
-def _write_collections(db: sqlite3.Connection, files: dict[str, _File]) -> None:
+def _insert_batch(db: sqlite3.Connection, batch: list[CompiledItem]) -> None:
+    rows = [item.row for item in batch]
+    try:
+        db.executemany(_ITEM_INSERT, rows)
+    except sqlite3.IntegrityError as exc:
+        raise DuplicateQuestion(_duplicate_message(db, rows)) from exc
+    db.executemany(
+        "INSERT OR IGNORE INTO tags (item_id, tag) VALUES (?, ?)",
+        [(item.row.id, tag) for item in batch for tag in item.tags],
+    )
+    ids = [row.id for row in rows]
+    for first in range(0, len(ids), 500):
+        chunk = ids[first : first + 500]
+        marks = ",".join("?" * len(chunk))
+        db.execute(
+            "INSERT INTO items_fts (rowid, title, scenario, question, answer) "
+            f"SELECT rowid, title, scenario, question, answer FROM items WHERE id IN ({marks})",
+            chunk,
+        )
+
+
+def _write_collections(db: sqlite3.Connection, collections: VaultCollections) -> None:
     """Rewrite decks, chains and topics (small) from the shared files and item decks."""
-    taxonomy: Taxonomy = _shared(files, "taxonomy.yaml", Taxonomy)
-    chains: ChainsFile = _shared(files, "chains.yaml", ChainsFile)
-    decks: DecksFile = _shared(files, "decks.yaml", DecksFile)
+    taxonomy, chains, decks = collections.taxonomy, collections.chains, collections.decks
     for table in ("decks", "deck_items", "chains", "chain_items", "topics", "topic_prerequisites"):
         db.execute(f"DELETE FROM {table}")
     db.executemany(
@@ -410,7 +226,7 @@ def _write_collections(db: sqlite3.Connection, files: dict[str, _File]) -> None:
     )
 
 
-def _write_meta(db: sqlite3.Connection, root: Path, now: datetime) -> tuple[str, int, int]:
+def _write_meta(db: sqlite3.Connection, root: Path, now: datetime) -> WrittenVault:
     pairs = db.execute("SELECT id, content_hash FROM items WHERE status = 'published'").fetchall()
     digest = release_hash_from_hashes(pairs)
     count = db.execute("SELECT count(*) FROM items").fetchone()[0]
@@ -424,7 +240,7 @@ def _write_meta(db: sqlite3.Connection, root: Path, now: datetime) -> tuple[str,
         "vault_root": str(root.resolve()),
     }
     db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta.items())
-    return digest, count, len(pairs)
+    return WrittenVault(items=count, published=len(pairs), release_hash=digest)
 
 
 @contextlib.contextmanager
@@ -470,127 +286,48 @@ def _staging(
             tmp.unlink()
 
 
-def build_vault(
-    root: Path,
+def write_vault_db(
     out: Path,
     *,
+    root: Path,
     now: datetime,
-    cache_dir: Path | None = None,
-    check: bool = True,
-) -> BuildReport:
-    """Compile a vault into a SQLite database, incrementally and atomically.
+    incremental: bool,
+    drop: Sequence[str],
+    items: Iterable[CompiledItem],
+    collections: VaultCollections,
+    files: Mapping[str, FileState],
+    gate: Callable[[], None],
+) -> WrittenVault:
+    """Write a compiled vault to ``out`` atomically.
 
     Args:
-        root: The vault folder.
-        out: The database file to write (replaced atomically).
-        now: The build time, a timezone-aware UTC datetime (stored as ``built_at``).
-        cache_dir: Cache folder for the audit run before building (None: audit afresh).
-        check: Run the audit and refuse a vault with error findings. Only tests
-            turn this off, to exercise failures while writing.
+        out: The database file (replaced only when everything was written).
+        root: The vault folder, recorded as ``vault_root``.
+        now: The build time (UTC), recorded as ``built_at``.
+        incremental: Start from a copy of the database at ``out`` (a usable
+            previous build) instead of an empty one.
+        drop: Item files whose rows go (changed or removed since that build).
+        items: The rows to insert, consumed once (a generator is fine).
+        collections: The shared files; decks, chains and topics are rewritten.
+        files: The record of every file, for the next build.
+        gate: Called after the commit, before the move; raising there
+            discards the new file.
 
     Returns:
-        What was built, parsed and carried over.
+        The counts and release hash stored.
 
     Raises:
-        ValueError: If ``now`` is naive or not UTC.
-        VaultNotFound: If ``root`` is not an existing folder.
-        ContentInvalid: If the vault has error findings (nothing is written).
-        DuplicateQuestion: If two files define one id (only with ``check=False``).
+        DuplicateQuestion: If two items share an id.
         StorageError: If the database cannot be written.
     """
-    _require_utc(now)
-    if not root.is_dir():
-        raise VaultNotFound(
-            f"vault '{root}' does not exist or is not a folder; pass a vault folder"
+    with _staging(out, start_from=out if incremental else None, gate=gate) as db:
+        _drop_rows(db, list(drop))
+        _insert_items(db, items)
+        _write_collections(db, collections)
+        db.execute("DELETE FROM files")
+        db.executemany(
+            "INSERT INTO files (rel, size_bytes, mtime_ns, digest) VALUES (?, ?, ?, ?)",
+            [(rel, *state) for rel, state in files.items()],
         )
-    if out.is_dir():
-        raise StorageError(f"'{out}' is a folder; give a file name such as {out / 'vault.db'}")
-    previous = _previous(out)
-    old_files, old_meta = previous if previous is not None else ({}, {})
-    if previous is not None and old_meta.get("tool_version") != __version__:
-        previous, old_files, old_meta = None, {}, {}
-    trusted_before_ns = 0
-    if previous is not None:
-        last = datetime.fromisoformat(old_meta["built_at"])
-        trusted_before_ns = int(last.timestamp() * 1e9) - RACY_WINDOW_NS
-    files = _scan(root, old_files, trusted_before_ns=trusted_before_ns)
-    current = {rel: (f.size_bytes, f.mtime_ns, f.digest) for rel, f in files.items()}
-    item_rels = [rel for rel in files if rel not in SHARED_FILES]
-    if previous is not None and current == old_files:
-        return BuildReport(
-            out=out,
-            items=int(old_meta.get("item_count", 0)),
-            published=int(old_meta.get("published_count", 0)),
-            parsed=0,
-            reused=len(item_rels),
-            removed=0,
-            release_hash=old_meta.get("release_hash", ""),
-            built_at=datetime.fromisoformat(old_meta["built_at"]),
-            up_to_date=True,
-        )
-    changed = [rel for rel in item_rels if old_files.get(rel) != current[rel]]
-    gone = [rel for rel in old_files if rel not in current and rel not in SHARED_FILES]
-    background = None
-    if check and len(changed) >= PARALLEL_CHECK_MIN_FILES:
-        background = BackgroundCheck(root, cache_dir)
-    elif check:
-        refuse_invalid(root, check_errors(root, cache_dir))
-
-    def gate() -> None:
-        if background is not None:
-            refuse_invalid(root, background.result())
-
-    try:
-        with _staging(out, start_from=out if previous is not None else None, gate=gate) as db:
-            _drop_rows(db, [rel for rel in changed if rel in old_files] + gone)
-            _insert_items(db, files, changed)
-            _write_collections(db, files)
-            db.execute("DELETE FROM files")
-            db.executemany(
-                "INSERT INTO files (rel, size_bytes, mtime_ns, digest) VALUES (?, ?, ?, ?)",
-                [(rel, *stat) for rel, stat in current.items()],
-            )
-            digest, count, published = _write_meta(db, root, now)
-    except ContentInvalid:
-        # A parse problem or id clash is better explained by the audit's findings.
-        if background is not None:
-            refuse_invalid(root, background.result())
-        raise
-    finally:
-        if background is not None:
-            background.close()
-    return BuildReport(
-        out=out,
-        items=count,
-        published=published,
-        parsed=len(changed),
-        reused=len(item_rels) - len(changed),
-        removed=len(gone),
-        release_hash=digest,
-        built_at=now,
-        up_to_date=False,
-    )
-
-
-def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
-    """Bring the cached compiled copy of a vault up to date and return its path.
-
-    ``search``, ``show`` and ``stats`` read this copy, so they always see the
-    vault as it is on disk; an unchanged vault costs one scan of its files.
-
-    Args:
-        root: The vault folder.
-        now: Build time, a timezone-aware UTC datetime.
-        cache_dir: The user cache folder; the database is :func:`default_db_path`.
-
-    Returns:
-        The database path.
-
-    Raises:
-        VaultNotFound: If ``root`` is not an existing folder.
-        ContentInvalid: If the vault has error findings.
-        StorageError: If the database cannot be written.
-    """
-    out = default_db_path(root, cache_dir)
-    build_vault(root, out, now=now, cache_dir=cache_dir)
-    return out
+        written = _write_meta(db, root, now)
+    return written

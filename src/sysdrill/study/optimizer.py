@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sysdrill.errors import SchedulingError
-from sysdrill.storage.protocol import StudyStore
-from sysdrill.storage.records import CardState, UserId
+from sysdrill.study.card_state import CardState
+from sysdrill.study.store import StudyStore
+from sysdrill.study.user_state import UserId
 
 __all__ = ["MIN_CROSS_DAY_REVIEWS", "FitResult", "cross_day_reviews", "fit_parameters"]
 

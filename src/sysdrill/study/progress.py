@@ -26,10 +26,12 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sysdrill.content.models import Item
-from sysdrill.storage.protocol import StudyStore
-from sysdrill.storage.records import CardState, DailyReviewStats, UserId
+from sysdrill.study.card_state import CardState
 from sysdrill.study.clock import require_utc
+from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.settings import StudySettings
+from sysdrill.study.store import StudyStore
+from sysdrill.study.user_state import UserId
 
 __all__ = [
     "FORECAST_DAYS",

@@ -13,7 +13,7 @@ from functools import lru_cache
 import fsrs
 
 from sysdrill.errors import SchedulingError
-from sysdrill.storage.records import CardRecord, CardState
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
 from sysdrill.study.deadline import effective_maximum_interval_days, effective_retention
 from sysdrill.study.ratings import Rating

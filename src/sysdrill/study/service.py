@@ -1,11 +1,12 @@
-"""The study API: open a learner's store, choose items, record reviews, report progress.
+"""The study API: choose items, record reviews, report progress for one learner.
 
 This is the one entry point the session commands, the terminal UI and the web
 app use. Typical use::
 
     from datetime import UTC, datetime
     from sysdrill.content.loader import load_vault
-    from sysdrill.study.service import GradedBy, ItemFilter, Rating, open_study
+    from sysdrill.app.study import open_study
+    from sysdrill.study.service import GradedBy, ItemFilter, Rating
 
     items = load_vault(vault_path).items
     with open_study() as study:
@@ -31,26 +32,21 @@ from typing import TYPE_CHECKING, Any
 
 from sysdrill.content.models import Item
 from sysdrill.errors import SchedulingError
-from sysdrill.storage.protocol import StudyStore
-from sysdrill.storage.records import (
-    CardRecord,
-    CardState,
-    ReviewRecord,
-    SessionId,
-    SessionRecord,
-    UserId,
-)
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import day_start, require_utc, utc_day
 from sysdrill.study.deadline import deadline_eve
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
+from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
+from sysdrill.study.store import StudyStore
+from sysdrill.study.user_state import SessionId, SessionRecord, UserId
 
 if TYPE_CHECKING:
-    from sysdrill.study.deadline import DayWorkload
     from sysdrill.study.optimizer import FitResult
     from sysdrill.study.progress import ProgressReport
+    from sysdrill.study.workload import DayWorkload
 
 __all__ = [
     "CardRecord",
@@ -62,8 +58,6 @@ __all__ = [
     "SessionId",
     "StudyService",
     "StudySettings",
-    "default_database_url",
-    "open_study",
     "rating_from_confidence",
     "rating_from_text",
 ]
@@ -90,45 +84,8 @@ class ReviewOutcome:
     """Time from this review to the next due, in days (fractions for learning steps)."""
 
 
-def default_database_url() -> str:
-    """Return the database URL used when none is given.
-
-    ``$SYSDRILL_DATABASE_URL`` when set; otherwise a SQLite file ``study.sqlite3``
-    in ``$SYSDRILL_DATA_DIR`` when set, else in the platform's user data
-    directory for ``sysdrill`` (created on demand).
-    """
-    from sysdrill.storage.location import default_database_url as _default
-
-    return _default()
-
-
-def open_study(db_url: str | None = None, *, user: str = "local") -> StudyService:
-    """Open (and migrate) the study database and return a service for one user.
-
-    Args:
-        db_url: SQLAlchemy URL (``sqlite:///path`` or
-            ``postgresql+psycopg://user@host/db``); None for :func:`default_database_url`.
-        user: Learner name; the single ``local`` user unless told otherwise.
-
-    Returns:
-        A service to use as a context manager or to :meth:`StudyService.close`.
-
-    Raises:
-        StorageError: If the database cannot be opened or migrated.
-    """
-    from sysdrill.storage.location import study_database_url
-    from sysdrill.storage.sql_store import SqlStudyStore
-
-    store = SqlStudyStore(study_database_url(db_url))
-    try:
-        return StudyService(store, user=user)
-    except BaseException:
-        store.close()
-        raise
-
-
 class StudyService:
-    """One learner's study state over a :class:`~sysdrill.storage.protocol.StudyStore`."""
+    """One learner's study state over a :class:`~sysdrill.study.store.StudyStore`."""
 
     def __init__(self, store: StudyStore, *, user: str = "local", now: datetime | None = None):
         """Bind the service to ``store`` and user ``user`` (created on first use).
@@ -454,7 +411,7 @@ class StudyService:
         Raises:
             SchedulingError: If no deadline is set or it has passed.
         """
-        from sysdrill.study.deadline import expected_workload
+        from sysdrill.study.workload import expected_workload
 
         chosen = ItemFilter() if filters is None else filters
         wanted = {item.id for item in items if chosen.matches(item)}

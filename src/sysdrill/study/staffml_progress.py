@@ -36,12 +36,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sysdrill.errors import ImportFailed, SysdrillError
-from sysdrill.storage.protocol import StudyStore
-from sysdrill.storage.records import CardRecord, CardState, ReviewRecord, UserId, UserState
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_text
+from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
+from sysdrill.study.store import StudyStore
+from sysdrill.study.user_state import UserId, UserState
 
 __all__ = ["StaffmlAttempt", "StaffmlCard", "import_staffml_progress", "read_staffml_progress"]
 

@@ -15,18 +15,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sysdrill.errors import ImportFailed
-from sysdrill.storage.protocol import StudyStore
-from sysdrill.storage.records import (
-    CardRecord,
-    CardState,
-    ReviewRecord,
-    SessionRecord,
-    UserId,
-    UserState,
-)
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import GradedBy
+from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.settings import StudySettings
+from sysdrill.study.store import StudyStore
+from sysdrill.study.user_state import SessionRecord, UserId, UserState
 
 __all__ = [
     "STATE_FORMAT",

@@ -6,8 +6,8 @@ modules and are imported only when used.
 
 from __future__ import annotations
 
+from sysdrill.interop.export.cards import ExportedItem
 from sysdrill.interop.export.service import (
-    ExportedItem,
     ExportFilters,
     ExportFormat,
     ExportReport,

@@ -29,6 +29,7 @@ from typing import Any
 from sysdrill.content.enums import ItemKind
 from sysdrill.content.models import Item
 from sysdrill.interop.export.cards import (
+    ExportedItem,
     FieldRenderer,
     anki_deck_name,
     anki_tags,
@@ -38,7 +39,6 @@ from sysdrill.interop.export.cards import (
     options_markdown,
     parts_markdown,
 )
-from sysdrill.interop.export.service import ExportedItem
 
 __all__ = ["NOTE_TYPES", "NoteType", "deck_id", "note_guid", "note_type_for", "write_apkg"]
 

@@ -1,4 +1,4 @@
-r"""What one vault item looks like as a card: front and back text, fields, deck, tags.
+r"""One item chosen for export (:class:`ExportedItem`) and how it looks as a card.
 
 Every card-shaped export (Anki package, Anki text, CSV, Markdown) draws on
 these functions, so an item reads the same in each of them. Text stays
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from sysdrill.content.enums import ItemKind
@@ -17,6 +18,7 @@ from sysdrill.content.models import Item
 
 __all__ = [
     "ANKI_ROOT_DECK",
+    "ExportedItem",
     "FieldRenderer",
     "anki_deck_name",
     "anki_tags",
@@ -29,6 +31,21 @@ __all__ = [
 
 ANKI_ROOT_DECK = "sysdrill"
 """Top-level Anki deck every exported deck sits under."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedItem:
+    """One item chosen for export: the validated model and the mapping as stored."""
+
+    item: Item
+    raw: dict[str, Any]
+    rel: str
+    """Path of its file relative to the vault."""
+    deck: str | None = None
+    """Deck the item belongs to: its ``deck`` field, else the first deck listing it."""
+    deck_title: str | None = None
+    """Title of that deck from ``decks.yaml``, else its name."""
+
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _SPACES = re.compile(r"\s+")

@@ -15,18 +15,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.content.models import Item
 from sysdrill.errors import ExportFailed
 from sysdrill.files import replace_atomically
+from sysdrill.interop.export.cards import ExportedItem
 
 __all__ = [
     "ExportFilters",
     "ExportFormat",
     "ExportReport",
-    "ExportedItem",
     "export_vault",
     "write_atomically",
 ]
@@ -97,20 +96,6 @@ def _deck_matches(deck: str, wanted: tuple[str, ...]) -> bool:
     # A parent deck selects its subdecks, as in Anki.
     name = deck.casefold()
     return any(name == w.casefold() or name.startswith(w.casefold() + "::") for w in wanted)
-
-
-@dataclass(frozen=True, slots=True)
-class ExportedItem:
-    """One item chosen for export: the validated model and the mapping as stored."""
-
-    item: Item
-    raw: dict[str, Any]
-    rel: str
-    """Path of its file relative to the vault."""
-    deck: str | None = None
-    """Deck the item belongs to: its ``deck`` field, else the first deck listing it."""
-    deck_title: str | None = None
-    """Title of that deck from ``decks.yaml``, else its name."""
 
 
 @dataclass(slots=True)

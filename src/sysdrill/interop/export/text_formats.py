@@ -16,6 +16,7 @@ from typing import Any
 
 from sysdrill.interop.export.apkg import note_guid
 from sysdrill.interop.export.cards import (
+    ExportedItem,
     FieldRenderer,
     anki_deck_name,
     anki_tags,
@@ -23,7 +24,6 @@ from sysdrill.interop.export.cards import (
     demote_headings,
     front_markdown,
 )
-from sysdrill.interop.export.service import ExportedItem
 
 __all__ = [
     "ANKI_TEXT_COLUMNS",

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from sysdrill.content.collections import Chain, Deck
 from sysdrill.content.models import Item
-from sysdrill.storage.records import CardRecord
+from sysdrill.study.card_state import CardRecord
 from sysdrill.study.clock import utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.sessions.chains import ChainIndex, chain_items

@@ -51,7 +51,7 @@ def refuse_invalid(root: Path, outcome: tuple[int, str]) -> None:
 _WORKER = (
     "import json, sys\n"
     "from pathlib import Path\n"
-    "from sysdrill.storage.vault_audit import check_errors\n"
+    "from sysdrill.app.vault_audit import check_errors\n"
     "cache = Path(sys.argv[2]) if sys.argv[2] else None\n"
     "print(json.dumps(check_errors(Path(sys.argv[1]), cache)))\n"
 )

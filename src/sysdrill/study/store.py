@@ -1,5 +1,10 @@
 """The study store interface: what the study service needs from persistence.
 
+The study layer defines this protocol and the records it moves
+(:mod:`~sysdrill.study.card_state`, :mod:`~sysdrill.study.review_log`,
+:mod:`~sysdrill.study.user_state`); :mod:`sysdrill.storage` implements it, so
+storage depends on study and not the other way round.
+
 Implementations: :class:`~sysdrill.storage.sql_store.SqlStudyStore` (SQLite or
 PostgreSQL through SQLAlchemy) and :class:`~sysdrill.storage.memory.MemoryStudyStore`
 (for service tests). One contract test suite runs against all of them.
@@ -13,15 +18,9 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from sysdrill.storage.records import (
-    CardRecord,
-    DailyReviewStats,
-    ReviewRecord,
-    SessionId,
-    SessionRecord,
-    UserId,
-    UserState,
-)
+from sysdrill.study.card_state import CardRecord
+from sysdrill.study.review_log import DailyReviewStats, ReviewRecord
+from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
 
 __all__ = ["StudyStore"]
 

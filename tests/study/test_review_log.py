@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sysdrill.storage.records import CardState, ReviewRecord, day_counts
+from sysdrill.study.card_state import CardState
+from sysdrill.study.review_log import ReviewRecord, day_counts
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 

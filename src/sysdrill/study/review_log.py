@@ -1,64 +1,19 @@
-"""Plain records the study store reads and writes (no SQL types leak past storage)."""
+"""The review log: one record per review, and what each review adds to its day's counters.
+
+Progress reports read daily aggregates (:class:`DailyReviewStats`); a store
+builds them with :func:`day_counts`, so the young/mature rule
+(:data:`~sysdrill.study.card_state.MATURE_INTERVAL_DAYS`) is decided here once.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from enum import IntEnum
-from typing import Any, NewType
+from typing import Any
 
-__all__ = [
-    "DAY_COUNTERS",
-    "MATURE_INTERVAL_DAYS",
-    "CardRecord",
-    "CardState",
-    "DailyReviewStats",
-    "ReviewRecord",
-    "SessionId",
-    "SessionRecord",
-    "UserId",
-    "UserState",
-    "day_counts",
-]
+from sysdrill.study.card_state import MATURE_INTERVAL_DAYS, CardState
 
-UserId = NewType("UserId", int)
-SessionId = NewType("SessionId", int)
-
-
-class CardState(IntEnum):
-    """Learning state of a card; 1-3 are the values of ``fsrs.State``."""
-
-    NEW = 0
-    """Never reviewed."""
-    LEARNING = 1
-    """Going through the learning steps."""
-    REVIEW = 2
-    """Graduated; scheduled in days."""
-    RELEARNING = 3
-    """Lapsed and going through the relearning steps."""
-
-
-@dataclass(frozen=True, slots=True)
-class CardRecord:
-    """The scheduling state of one item for one user."""
-
-    item_id: str
-    state: CardState
-    step: int | None
-    """Index of the current learning or relearning step; None in review."""
-    stability_days: float | None
-    """FSRS stability: days until recall probability falls to 90 %."""
-    difficulty: float | None
-    """FSRS difficulty, 1 (easy) to 10 (hard)."""
-    due: datetime | None
-    """When the item is due next (UTC); None for a new item."""
-    last_review: datetime | None
-    reps: int = 0
-    """Reviews so far."""
-    lapses: int = 0
-    """Times a learned item was forgotten (Again in review)."""
-    never_seen: bool = True
-    """True until the learner has reviewed the item at least once."""
+__all__ = ["DAY_COUNTERS", "DailyReviewStats", "ReviewRecord", "day_counts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,17 +37,6 @@ class ReviewRecord:
     session_id: int | None = None
     review_id: int | None = None
     """Log position, assigned by the store; None before it is written."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRecord:
-    """A practice session, quiz, gauntlet, chain walk or daily set."""
-
-    kind: str
-    started_at: datetime
-    ended_at: datetime | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    session_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,17 +81,3 @@ def day_counts(review: ReviewRecord) -> dict[str, int]:
         counts[f"{group}_first"] = 1
         counts[f"{group}_passed"] = 1 if review.rating > 1 else 0
     return counts
-
-
-@dataclass(slots=True)
-class UserState:
-    """Everything stored for one user, as moved by export and import."""
-
-    cards: list[CardRecord] = field(default_factory=list)
-    reviews: list[ReviewRecord] = field(default_factory=list)
-    sessions: list[SessionRecord] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
-
-
-MATURE_INTERVAL_DAYS = 21.0
-"""Items scheduled at this interval or longer count as mature (the Anki convention)."""

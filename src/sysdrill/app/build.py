@@ -1,0 +1,185 @@
+"""``sysdrill build``: audit a vault, compile what changed, write the database.
+
+The steps belong to three layers, joined only here:
+
+- the audit (:mod:`sysdrill.check`): a vault with error findings is refused.
+  Small rebuilds audit first; a large one audits in a child process while the
+  database is written (:class:`~sysdrill.app.vault_audit.BackgroundCheck`);
+- the compiler (:mod:`sysdrill.content.compile`): which files changed since the
+  previous build, and the rows they become;
+- the writer (:mod:`sysdrill.storage.vault_db`): one SQLite file with FTS5,
+  written to a temporary file and moved into place only if the audit is clean.
+
+When nothing changed since the previous build (and it was written by this
+version), the build writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sysdrill import __version__
+from sysdrill.app.vault_audit import BackgroundCheck, check_errors, refuse_invalid
+from sysdrill.content.compile import compile_collections, compile_items, plan_build
+from sysdrill.errors import ContentInvalid, StorageError, VaultNotFound
+from sysdrill.storage.vault_db import default_db_path, read_build_record, write_vault_db
+
+__all__ = ["PARALLEL_CHECK_MIN_FILES", "BuildReport", "build_vault", "compiled_vault"]
+
+PARALLEL_CHECK_MIN_FILES = 2000
+"""Changed item files from which the audit runs in a child process during the build."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What a build did."""
+
+    out: Path
+    """The compiled database."""
+    items: int
+    """Items in the database."""
+    published: int
+    """Items with status ``published`` (those the release hash covers)."""
+    parsed: int
+    """Item files parsed by this build (new or changed since the last one)."""
+    reused: int
+    """Item files carried over unparsed from the previous build."""
+    removed: int
+    """Item files dropped since the previous build."""
+    release_hash: str
+    built_at: datetime
+    """When the database was written (for an up-to-date build, when it was last written)."""
+    up_to_date: bool
+    """True when nothing had changed and nothing was written."""
+
+
+def _require_utc(now: datetime) -> None:
+    if now.tzinfo is None or now.utcoffset() != timedelta(0):
+        raise ValueError("now must be a timezone-aware UTC datetime")
+
+
+def build_vault(
+    root: Path,
+    out: Path,
+    *,
+    now: datetime,
+    cache_dir: Path | None = None,
+    check: bool = True,
+) -> BuildReport:
+    """Compile a vault into a SQLite database, incrementally and atomically.
+
+    Args:
+        root: The vault folder.
+        out: The database file to write (replaced atomically).
+        now: The build time, a timezone-aware UTC datetime (stored as ``built_at``).
+        cache_dir: Cache folder for the audit run before building (None: audit afresh).
+        check: Run the audit and refuse a vault with error findings. Only tests
+            turn this off, to exercise failures while writing.
+
+    Returns:
+        What was built, parsed and carried over.
+
+    Raises:
+        ValueError: If ``now`` is naive or not UTC.
+        VaultNotFound: If ``root`` is not an existing folder.
+        ContentInvalid: If the vault has error findings (nothing is written).
+        DuplicateQuestion: If two files define one id (only with ``check=False``).
+        StorageError: If the database cannot be written.
+    """
+    _require_utc(now)
+    if not root.is_dir():
+        raise VaultNotFound(
+            f"vault '{root}' does not exist or is not a folder; pass a vault folder"
+        )
+    if out.is_dir():
+        raise StorageError(f"'{out}' is a folder; give a file name such as {out / 'vault.db'}")
+    previous = read_build_record(out)
+    if previous is not None and previous.tool_version != __version__:
+        previous = None
+    recorded = previous.files if previous is not None else {}
+    plan = plan_build(
+        root,
+        recorded,
+        recorded_at_ns=int(previous.built_at.timestamp() * 1e9) if previous is not None else 0,
+    )
+    item_files = plan.item_files
+    if previous is not None and plan.unchanged:
+        return BuildReport(
+            out=out,
+            items=int(previous.meta.get("item_count", 0)),
+            published=int(previous.meta.get("published_count", 0)),
+            parsed=0,
+            reused=len(item_files),
+            removed=0,
+            release_hash=previous.meta.get("release_hash", ""),
+            built_at=previous.built_at,
+            up_to_date=True,
+        )
+    background = None
+    if check and len(plan.changed) >= PARALLEL_CHECK_MIN_FILES:
+        background = BackgroundCheck(root, cache_dir)
+    elif check:
+        refuse_invalid(root, check_errors(root, cache_dir))
+
+    def gate() -> None:
+        if background is not None:
+            refuse_invalid(root, background.result())
+
+    try:
+        written = write_vault_db(
+            out,
+            root=root,
+            now=now,
+            incremental=previous is not None,
+            drop=[rel for rel in plan.changed if rel in recorded] + plan.gone,
+            items=compile_items(plan),
+            collections=compile_collections(plan),
+            files=plan.states,
+            gate=gate,
+        )
+    except ContentInvalid:
+        # A parse problem or id clash is better explained by the audit's findings.
+        if background is not None:
+            refuse_invalid(root, background.result())
+        raise
+    finally:
+        if background is not None:
+            background.close()
+    return BuildReport(
+        out=out,
+        items=written.items,
+        published=written.published,
+        parsed=len(plan.changed),
+        reused=len(item_files) - len(plan.changed),
+        removed=len(plan.gone),
+        release_hash=written.release_hash,
+        built_at=now,
+        up_to_date=False,
+    )
+
+
+def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
+    """Bring the cached compiled copy of a vault up to date and return its path.
+
+    ``search``, ``show`` and ``stats`` read this copy, so they always see the
+    vault as it is on disk; an unchanged vault costs one scan of its files.
+
+    Args:
+        root: The vault folder.
+        now: Build time, a timezone-aware UTC datetime.
+        cache_dir: The user cache folder; the database is
+            :func:`~sysdrill.storage.vault_db.default_db_path`.
+
+    Returns:
+        The database path.
+
+    Raises:
+        VaultNotFound: If ``root`` is not an existing folder.
+        ContentInvalid: If the vault has error findings.
+        StorageError: If the database cannot be written.
+    """
+    out = default_db_path(root, cache_dir)
+    build_vault(root, out, now=now, cache_dir=cache_dir)
+    return out

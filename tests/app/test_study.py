@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sysdrill.app.study import default_database_url, open_study
+from sysdrill.errors import SchedulingError
+from sysdrill.study.service import GradedBy, Rating
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def test_open_study_uses_data_dir_by_default(tmp_path, monkeypatch):
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
+    assert default_database_url() == f"sqlite:///{tmp_path / 'data' / 'study.sqlite3'}"
+    with open_study() as study:
+        study.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    assert (tmp_path / "data" / "study.sqlite3").is_file()
+
+
+def test_database_url_variable_wins_over_data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
+    assert default_database_url() == f"sqlite:///{tmp_path / 'x.db'}"
+
+
+def test_open_study_closes_the_store_when_the_user_cannot_be_opened(tmp_path, monkeypatch):
+    from sysdrill.storage import sql_store
+
+    closed = []
+    original = sql_store.SqlStudyStore.close
+
+    def recording_close(self):
+        closed.append(True)
+        original(self)
+
+    def failing_ensure_user(self, name, *, now):
+        raise SchedulingError("boom")
+
+    monkeypatch.setattr(sql_store.SqlStudyStore, "close", recording_close)
+    monkeypatch.setattr(sql_store.SqlStudyStore, "ensure_user", failing_ensure_user)
+    with pytest.raises(SchedulingError, match="boom"):
+        open_study(f"sqlite:///{tmp_path / 'x.db'}")
+    assert closed == [True]

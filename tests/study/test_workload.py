@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from sysdrill.errors import SchedulingError
+from sysdrill.study.card_state import CardState
+from sysdrill.study.ratings import Rating
+from sysdrill.study.scheduler import new_card, review_card
+from sysdrill.study.settings import StudySettings
+from sysdrill.study.workload import expected_workload
+
+T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def with_deadline(days: int, **changes) -> StudySettings:
+    return StudySettings(fuzz=False, deadline=T0.date() + timedelta(days=days), **changes)
+
+
+def test_workload_covers_each_day_until_the_deadline():
+    settings = with_deadline(5, new_per_day=10)
+    graduated = review_card(
+        new_card("old"), Rating.GOOD, now=T0 - timedelta(days=3), settings=settings
+    )
+    workload = expected_workload([graduated], unseen=15, settings=settings, now=T0)
+    assert [w.day for w in workload] == [T0.date() + timedelta(days=i) for i in range(5)]
+    assert [w.new_items for w in workload] == [10, 5, 0, 0, 0]
+    # Each new item passes two learning steps on its first day (Good, Good);
+    # the overdue learning item comes up once today.
+    assert workload[0].reviews == 10 * 2 + 1
+    assert sum(w.reviews for w in workload) > 15
+
+
+def test_workload_brings_far_items_back_on_the_eve():
+    settings = with_deadline(4)
+    card = review_card(
+        new_card("far"), Rating.EASY, now=T0 - timedelta(days=1), settings=StudySettings(fuzz=False)
+    )
+    far = card.__class__(
+        **{**{f: getattr(card, f) for f in card.__slots__}, "due": T0 + timedelta(days=30)}
+    )
+    workload = expected_workload([far], unseen=0, settings=settings, now=T0)
+    assert [w.reviews for w in workload] == [0, 0, 0, 1]
+    assert far.state is CardState.REVIEW
+
+
+def test_workload_without_deadline_names_the_fix():
+    with pytest.raises(SchedulingError, match="settings set deadline YYYY-MM-DD"):
+        expected_workload([], unseen=0, settings=StudySettings(), now=T0)
