@@ -117,16 +117,15 @@ def _ruleset_key(rules: dict[str, Rule]) -> str:
     # size and mtime of the modules that make findings.
     folders = [Path(rules_graph.__file__).parent, CONTENT_CODE]
     module = napkin_module()
-    if module is not None and module.__file__:
+    if module.__file__:
         folders.append(Path(module.__file__).parent.parent / "napkin")
     digest.update(code_fingerprint(*folders).encode())
     return digest.hexdigest()
 
 
-def _napkin_hook() -> NapkinHook | None:
-    module = napkin_module()
-    hook = getattr(module, "napkin_findings", None) if module is not None else None
-    return hook if callable(hook) else None
+def _napkin_hook() -> NapkinHook:
+    hook: NapkinHook = napkin_module().napkin_findings
+    return hook
 
 
 def audit_file(loaded: ItemFile, napkin: NapkinHook | None = None) -> list[Finding]:

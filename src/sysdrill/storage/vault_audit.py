@@ -1,4 +1,7 @@
-"""The audit a build runs first: a vault with error findings is not compiled.
+"""The audit a build runs first: a vault with structural errors is not compiled.
+
+Which findings block is :func:`sysdrill.check.policy.blocking_findings`'s call:
+content findings (style, napkin math) are ``check``'s business, not the build's.
 
 Small rebuilds audit inline. A large rebuild audits in a child process while
 the database is written (:class:`BackgroundCheck`), and the new file replaces
@@ -13,23 +16,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sysdrill.content.diagnostics import Severity
 from sysdrill.errors import ContentInvalid
 
 __all__ = ["BackgroundCheck", "check_errors", "refuse_invalid"]
 
 
 def check_errors(root: Path, cache_dir: Path | None) -> tuple[int, str]:
-    """Run the audit; return the number of error findings and the first one rendered.
+    """Run the audit; return the number of blocking findings and the first one rendered.
 
     Args:
         root: The vault folder.
         cache_dir: The check cache folder (None audits afresh).
     """
     from sysdrill.check import run_check
+    from sysdrill.check.policy import blocking_findings
 
     report = run_check(root, cache_dir=cache_dir)
-    errors = [f for f in report.findings if f.severity is Severity.ERROR]
+    errors = blocking_findings(report.findings)
     return len(errors), errors[0].render() if errors else ""
 
 
