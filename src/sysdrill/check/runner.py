@@ -30,6 +30,8 @@ from sysdrill.check.rules_identity import check_identity, check_shape
 from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
 from sysdrill.check.rules_numeric import check_numeric_answer
 from sysdrill.check.rules_style import check_classification, check_wording
+from sysdrill.check.selection import Selection
+from sysdrill.check.suppress import split_suppressed
 from sysdrill.content.cache import (
     CONTENT_CODE,
     CachedFile,
@@ -83,9 +85,11 @@ class CheckReport:
     root: Path
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
-    """Item files looked at."""
+    """Item files looked at (with a selection: the selected ones)."""
     items: int = 0
-    """Item files that validated."""
+    """Item files that validated (with a selection: the selected ones)."""
+    suppressed: list[Finding] = field(default_factory=list)
+    """Findings silenced by ``# sysdrill: ignore[CODE]`` comments (not in ``findings``)."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -106,7 +110,9 @@ class CheckReport:
             "files": self.files,
             "items": self.items,
             "counts": self.counts,
+            "suppressed": len(self.suppressed),
             "findings": [f.to_dict() for f in self.findings],
+            "suppressed_findings": [f.to_dict() for f in self.suppressed],
         }
 
 
@@ -274,8 +280,12 @@ def run_check(
     codes: Iterable[str] | None = None,
     cache_dir: Path | None = None,
     workers: int | None = None,
+    selection: Selection | None = None,
 ) -> CheckReport:
     """Audit a vault and report every finding at once.
+
+    Findings silenced by an ignore comment (:mod:`sysdrill.check.suppress`) go to
+    ``suppressed`` instead of ``findings``.
 
     Args:
         root: The vault folder.
@@ -283,6 +293,8 @@ def run_check(
         cache_dir: Folder of the check cache; None checks everything afresh.
         workers: Processes to use for files that need parsing (default: up to 2,
             one per CPU); 1 keeps everything in this process.
+        selection: Report only the findings it covers (the whole vault is still
+            audited, since id and reference rules need every item).
 
     Returns:
         The report, findings sorted by path, line and column.
@@ -290,6 +302,7 @@ def run_check(
     Raises:
         VaultNotFound: If ``root`` is not an existing folder.
         UsageError: If ``codes`` names a code no rule has.
+        TierUnavailable: If the napkin tier cannot be loaded.
     """
     rules = all_rules()
     selected = _check_codes(codes, rules)
@@ -321,10 +334,12 @@ def run_check(
         vault.findings.append(
             Finding("vault-layout", rule.severity, "questions", 0, 0, rule.meaning, rule.fix)
         )
-    report = CheckReport(root=root, files=len(files))
+    report = CheckReport(root=root)
     summaries: list[ItemSummary] = []
-    for _, valid, loader_findings, found, summary in results:
-        report.items += valid
+    for rel, valid, loader_findings, found, summary in results:
+        if selection is None or rel in selection.files:
+            report.files += 1
+            report.items += valid
         report.findings.extend(findings_from_data(loader_findings))
         report.findings.extend(findings_from_data(found))
         if summary is not None:
@@ -332,9 +347,13 @@ def run_check(
     summaries.sort()
     report.findings.extend(vault.findings)
     report.findings.extend(vault_findings(vault, summaries))
+    if selection is not None:
+        report.findings = [f for f in report.findings if selection.covers(f)]
     if selected is not None:
         report.findings = [f for f in report.findings if f.code in selected]
+    report.findings, report.suppressed = split_suppressed(root, report.findings, rules)
     report.findings.sort(key=_sort_key)
+    report.suppressed.sort(key=_sort_key)
     if cache is not None:
         cache.save()
     return report
