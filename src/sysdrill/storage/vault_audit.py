@@ -21,18 +21,19 @@ from sysdrill.errors import ContentInvalid
 __all__ = ["BackgroundCheck", "check_errors", "refuse_invalid"]
 
 
-def check_errors(root: Path, cache_dir: Path | None) -> tuple[int, str]:
+def check_errors(root: Path, cache_dir: Path | None, *, strict: bool = False) -> tuple[int, str]:
     """Run the audit; return the number of blocking findings and the first one rendered.
 
     Args:
         root: The vault folder.
         cache_dir: The check cache folder (None audits afresh).
+        strict: Block on every error and warning, not only structural errors.
     """
     from sysdrill.check import run_check
     from sysdrill.check.policy import blocking_findings
 
     report = run_check(root, cache_dir=cache_dir)
-    errors = blocking_findings(report.findings)
+    errors = blocking_findings(report.findings, strict=strict)
     return len(errors), errors[0].render() if errors else ""
 
 
@@ -56,7 +57,8 @@ _WORKER = (
     "from pathlib import Path\n"
     "from sysdrill.storage.vault_audit import check_errors\n"
     "cache = Path(sys.argv[2]) if sys.argv[2] else None\n"
-    "print(json.dumps(check_errors(Path(sys.argv[1]), cache)))\n"
+    "strict = sys.argv[3] == 'strict'\n"
+    "print(json.dumps(check_errors(Path(sys.argv[1]), cache, strict=strict)))\n"
 )
 
 
@@ -69,11 +71,14 @@ class BackgroundCheck:
     Args:
         root: The vault folder.
         cache_dir: The check cache folder (None audits afresh).
+        strict: Block on every error and warning, not only structural errors.
     """
 
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None, *, strict: bool = False) -> None:
         self._args = (root, cache_dir)
-        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or "")]
+        self._strict = strict
+        mode = "strict" if strict else "lenient"
+        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or ""), mode]
         self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and code
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -87,7 +92,7 @@ class BackgroundCheck:
         except (ValueError, IndexError, TypeError):
             # The child failed (a bad vault path, out of memory): audit here, so
             # the real error, if any, is raised in this process.
-            return check_errors(*self._args)
+            return check_errors(*self._args, strict=self._strict)
 
     def close(self) -> None:
         """Stop the child if it still runs, and reap it."""

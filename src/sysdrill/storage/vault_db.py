@@ -477,6 +477,7 @@ def build_vault(
     now: datetime,
     cache_dir: Path | None = None,
     check: bool = True,
+    strict: bool = False,
 ) -> BuildReport:
     """Compile a vault into a SQLite database, incrementally and atomically.
 
@@ -485,8 +486,10 @@ def build_vault(
         out: The database file to write (replaced atomically).
         now: The build time, a timezone-aware UTC datetime (stored as ``built_at``).
         cache_dir: Cache folder for the audit run before building (None: audit afresh).
-        check: Run the audit and refuse a vault with error findings. Only tests
+        check: Run the audit and refuse a vault with structural errors. Only tests
             turn this off, to exercise failures while writing.
+        strict: Refuse on every error and warning of the audit, content ones too
+            (see :func:`sysdrill.check.policy.blocking_findings`).
 
     Returns:
         What was built, parsed and carried over.
@@ -517,6 +520,8 @@ def build_vault(
     current = {rel: (f.size_bytes, f.mtime_ns, f.digest) for rel, f in files.items()}
     item_rels = [rel for rel in files if rel not in SHARED_FILES]
     if previous is not None and current == old_files:
+        if check and strict:  # built leniently before: content findings still refuse
+            refuse_invalid(root, check_errors(root, cache_dir, strict=True))
         return BuildReport(
             out=out,
             items=int(old_meta.get("item_count", 0)),
@@ -532,9 +537,9 @@ def build_vault(
     gone = [rel for rel in old_files if rel not in current and rel not in SHARED_FILES]
     background = None
     if check and len(changed) >= PARALLEL_CHECK_MIN_FILES:
-        background = BackgroundCheck(root, cache_dir)
+        background = BackgroundCheck(root, cache_dir, strict=strict)
     elif check:
-        refuse_invalid(root, check_errors(root, cache_dir))
+        refuse_invalid(root, check_errors(root, cache_dir, strict=strict))
 
     def gate() -> None:
         if background is not None:
