@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sysdrill.check import all_rules
-from sysdrill.check.suppress import ignored_codes, split_suppressed
+from sysdrill.check.suppress import ignore_scopes, silenced_codes, split_suppressed
 from sysdrill.content.diagnostics import Finding, Severity
 
 ITEM = "questions/cloud/cloud-0001.yaml"
@@ -22,13 +22,22 @@ details:
 
 
 def test_comment_silences_its_own_line_and_what_its_key_holds() -> None:
-    lines = TEXT.splitlines()
-    assert ignored_codes(lines, 1) == {"title", "zone-level"}
-    assert ignored_codes(lines, 5) == {"napkin-arithmetic"}
-    assert ignored_codes(lines, 6) == {"napkin-arithmetic"}
-    assert ignored_codes(lines, 8) == set()
-    assert ignored_codes(lines, 10) == {"mcq"}
-    assert ignored_codes(lines, 0) == set()
+    scopes = ignore_scopes(TEXT)
+    assert scopes == (
+        (1, 1, ("title", "zone-level")),
+        (3, 6, ("napkin-arithmetic",)),
+        (10, 10, ("mcq",)),
+    )
+    assert silenced_codes(scopes, 1) == {"title", "zone-level"}
+    assert silenced_codes(scopes, 5) == {"napkin-arithmetic"}
+    assert silenced_codes(scopes, 6) == {"napkin-arithmetic"}
+    assert silenced_codes(scopes, 8) == set()
+    assert silenced_codes(scopes, 10) == {"mcq"}
+    assert silenced_codes(scopes, 0) == set()
+
+
+def test_a_file_without_the_marker_has_no_scopes() -> None:
+    assert ignore_scopes("title: x  # ignore[title]\n") == ()
 
 
 def test_sibling_keys_and_whole_file_findings_are_not_silenced(tmp_path) -> None:
@@ -66,3 +75,15 @@ def test_planted_comment_moves_the_finding_to_suppressed(planted) -> None:
     assert [(f.code, f.line) for f in report.suppressed] == [("napkin-arithmetic", 25)]
     assert report.exit_code() == 0
     assert report.to_dict()["suppressed"] == 1
+
+
+def test_ignore_comments_are_honoured_from_the_cache_too(planted, tmp_path) -> None:
+    from sysdrill.check import run_check
+
+    planted.edit("2 * 2 GB = 4 GB", "2 * 2 GB = 5 GB")
+    planted.edit("  napkin_math: |", "  napkin_math: |  # sysdrill: ignore[napkin-arithmetic]")
+    cache = tmp_path / "cache"
+    cold = run_check(planted.root, cache_dir=cache, workers=1)
+    warm = run_check(planted.root, cache_dir=cache, workers=1)
+    assert (warm.findings, warm.suppressed) == (cold.findings, cold.suppressed)
+    assert [f.code for f in warm.suppressed] == ["napkin-arithmetic"]

@@ -31,7 +31,7 @@ from sysdrill.check.rules_markers import check_answer_text, check_links_and_mark
 from sysdrill.check.rules_numeric import check_numeric_answer
 from sysdrill.check.rules_style import check_classification, check_wording
 from sysdrill.check.selection import Selection
-from sysdrill.check.suppress import split_suppressed
+from sysdrill.check.suppress import IgnoreScope, ignore_scopes, split_suppressed
 from sysdrill.content.cache import (
     CONTENT_CODE,
     CachedFile,
@@ -163,8 +163,11 @@ def audit_file(loaded: ItemFile, napkin: NapkinHook | None = None) -> list[Findi
     return context.findings
 
 
-_Result = tuple[str, bool, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]
-"""Per file: rel, validated?, loader findings, rule findings, summary (all plain data)."""
+_Result = tuple[
+    str, bool, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, tuple[IgnoreScope, ...]
+]
+"""Per file: rel, validated?, loader findings, rule findings, summary, ignore comments
+(all plain data)."""
 
 _Fresh = tuple[_Result, int, int, str]
 """A freshly audited file: its result, size, mtime_ns and digest (for the cache)."""
@@ -184,6 +187,7 @@ def _audit_files(files: list[tuple[str, str]]) -> list[_Fresh]:
             findings_to_data(loaded.findings),
             findings_to_data(found),
             tuple(summary) if summary is not None else None,
+            ignore_scopes(loaded.text) if loaded.text is not None else (),
         )
         fresh.append((result, loaded.size, loaded.mtime_ns, loaded.digest))
     return fresh
@@ -267,8 +271,10 @@ def _reuse_cached(
                 digest = hashlib.sha256(data).hexdigest()
                 entry = cache.lookup(rel, size=size, mtime_ns=mtime_ns, digest=digest)
         extra = entry.extra if entry is not None else None
-        if entry is not None and isinstance(extra, tuple) and len(extra) == 3 and extra[0] == key:
-            reused.append((rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2]))
+        if entry is not None and isinstance(extra, tuple) and len(extra) == 4 and extra[0] == key:
+            reused.append(
+                (rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2], extra[3])
+            )
         else:
             stale.append((name, rel))
     return reused, stale
@@ -323,10 +329,10 @@ def run_check(
     for result, size, mtime_ns, digest in _audit_in_parallel(stale, workers):
         results.append(result)
         if cache is not None and digest:
-            rel, valid, loader_findings, found, summary = result
+            rel, valid, loader_findings, found, summary, ignores = result
             entry = CachedFile(size, mtime_ns, digest, valid, findings_from_data(loader_findings))
             cache.store(rel, entry)
-            cache.attach(rel, (key, found, summary))
+            cache.attach(rel, (key, found, summary, ignores))
     vault = Vault(root=root)
     load_shared_files(vault)
     if not (root / "questions").is_dir():
@@ -336,7 +342,9 @@ def run_check(
         )
     report = CheckReport(root=root)
     summaries: list[ItemSummary] = []
-    for rel, valid, loader_findings, found, summary in results:
+    ignores_of: dict[str, tuple[IgnoreScope, ...]] = {}
+    for rel, valid, loader_findings, found, summary, ignores in results:
+        ignores_of[rel] = ignores
         if selection is None or rel in selection.files:
             report.files += 1
             report.items += valid
@@ -351,7 +359,7 @@ def run_check(
         report.findings = [f for f in report.findings if selection.covers(f)]
     if selected is not None:
         report.findings = [f for f in report.findings if f.code in selected]
-    report.findings, report.suppressed = split_suppressed(root, report.findings, rules)
+    report.findings, report.suppressed = split_suppressed(root, report.findings, rules, ignores_of)
     report.findings.sort(key=_sort_key)
     report.suppressed.sort(key=_sort_key)
     if cache is not None:

@@ -16,19 +16,23 @@ unusable whatever a comment says. ``check`` counts what was silenced and reports
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sysdrill.check.policy import rule_class
 from sysdrill.check.registry import Rule, RuleClass
 from sysdrill.content.diagnostics import Finding
 
-__all__ = ["IGNORE_COMMENT", "ignored_codes", "split_suppressed"]
+__all__ = ["IGNORE_COMMENT", "IgnoreScope", "ignore_scopes", "silenced_codes", "split_suppressed"]
 
 IGNORE_COMMENT = re.compile(r"#\s*sysdrill:\s*ignore\[([^\]\n]*)\]")
 """The comment, with the comma-separated codes it silences as group 1."""
 
-_MARKER = b"sysdrill:"
+IgnoreScope = tuple[int, int, tuple[str, ...]]
+"""First and last line (1-based) a comment covers, and the codes it silences (plain
+data, so the check cache keeps it beside a file's findings)."""
+
+_MARKER = "sysdrill:"
 
 
 def _indent(line: str) -> int:
@@ -39,40 +43,51 @@ def _indent(line: str) -> int:
     return width + 1 if stripped.startswith("- ") or stripped == "-" else width
 
 
-def _codes_on(line: str) -> set[str]:
-    codes: set[str] = set()
-    for match in IGNORE_COMMENT.finditer(line):
-        codes.update(code.strip() for code in match.group(1).split(",") if code.strip())
-    return codes
+def ignore_scopes(text: str) -> tuple[IgnoreScope, ...]:
+    """The ignore comments of a file and the lines each one covers.
 
-
-def ignored_codes(lines: list[str], line: int) -> set[str]:
-    """Codes silenced at a 1-based ``line``: on it, or on a key line that holds it.
+    A comment covers its own line and the lines nested under it: those that
+    follow while every non-blank line is indented deeper than the comment's line.
 
     Args:
-        lines: The file's lines.
-        line: The finding's line (1-based; 0, the whole file, is never silenced).
+        text: The file's text.
     """
-    if not 1 <= line <= len(lines):
-        return set()
-    codes = _codes_on(lines[line - 1])
-    text = lines[line - 1]
-    deepest = _indent(text) if text.strip() else len(text)
-    for number in range(line - 1, 0, -1):
-        if deepest == 0:
-            break
-        above = lines[number - 1]
-        if not above.strip():
+    if _MARKER not in text:
+        return ()
+    lines = text.splitlines()
+    scopes: list[IgnoreScope] = []
+    for number, line in enumerate(lines, 1):
+        codes: set[str] = set()
+        for match in IGNORE_COMMENT.finditer(line):
+            codes.update(code.strip() for code in match.group(1).split(",") if code.strip())
+        if not codes:
             continue
-        width = _indent(above)
-        if width < deepest:
-            codes |= _codes_on(above)
-            deepest = width
+        width = _indent(line)
+        last = number
+        for below in range(number + 1, len(lines) + 1):
+            text_below = lines[below - 1]
+            if text_below.strip():
+                if _indent(text_below) <= width:
+                    break
+                last = below
+        scopes.append((number, last, tuple(sorted(codes))))
+    return tuple(scopes)
+
+
+def silenced_codes(scopes: Iterable[IgnoreScope], line: int) -> set[str]:
+    """Codes silenced at a 1-based ``line`` (0, the whole file, is never silenced)."""
+    codes: set[str] = set()
+    for first, last, named in scopes:
+        if line > 0 and first <= line <= last:
+            codes.update(named)
     return codes
 
 
 def split_suppressed(
-    root: Path, findings: Iterable[Finding], rules: dict[str, Rule]
+    root: Path,
+    findings: Iterable[Finding],
+    rules: dict[str, Rule],
+    known: Mapping[str, tuple[IgnoreScope, ...]] | None = None,
 ) -> tuple[list[Finding], list[Finding]]:
     """Separate the findings that an ignore comment silences.
 
@@ -80,31 +95,28 @@ def split_suppressed(
         root: The vault folder the findings' paths are relative to.
         findings: What the rules reported.
         rules: The catalogue, to tell content rules from structural ones.
+        known: Ignore scopes already found, by vault-relative path (the runner's,
+            from the audit or its cache); other files are read here.
 
     Returns:
         The findings kept, and those silenced, each in the order given.
     """
+    scopes_of = dict(known or {})
     kept: list[Finding] = []
     silenced: list[Finding] = []
-    texts: dict[str, list[str] | None] = {}
     for finding in findings:
         if finding.line > 0 and rule_class(finding.code, rules) is RuleClass.CONTENT:
-            if finding.path not in texts:
-                texts[finding.path] = _lines_with_comments(root / finding.path)
-            lines = texts[finding.path]
-            if lines is not None and finding.code in ignored_codes(lines, finding.line):
+            if finding.path not in scopes_of:
+                scopes_of[finding.path] = _read_scopes(root / finding.path)
+            if finding.code in silenced_codes(scopes_of[finding.path], finding.line):
                 silenced.append(finding)
                 continue
         kept.append(finding)
     return kept, silenced
 
 
-def _lines_with_comments(path: Path) -> list[str] | None:
-    """The file's lines, or None when it holds no ignore comment (or cannot be read)."""
+def _read_scopes(path: Path) -> tuple[IgnoreScope, ...]:
     try:
-        data = path.read_bytes()
+        return ignore_scopes(path.read_bytes().decode("utf-8", "replace"))
     except OSError:
-        return None
-    if _MARKER not in data:
-        return None
-    return data.decode("utf-8", "replace").splitlines()
+        return ()
