@@ -14,6 +14,7 @@ the boundary with ``raise ... from exc``.
     ├── QuestionNotFound         no item with that id
     ├── DeckNotFound             no deck with that name
     ├── ChainNotFound            no chain with that id
+    ├── TierUnavailable          a check tier (the napkin tier) that cannot be loaded
     ├── NapkinError              napkin-math parse or evaluation failure
     │   ├── ExpressionSyntax     text that is not an expression
     │   └── UnitMismatch         quantities whose dimensions do not agree
@@ -48,6 +49,7 @@ __all__ = [
     "StorageError",
     "StorageUnavailable",
     "SysdrillError",
+    "TierUnavailable",
     "UnitMismatch",
     "UsageError",
     "VaultNotFound",
@@ -84,6 +86,10 @@ class DeckNotFound(SysdrillError):
 
 class ChainNotFound(SysdrillError):
     """No chain has the requested id."""
+
+
+class TierUnavailable(SysdrillError):
+    """A tier of ``check`` (such as the napkin tier) cannot be loaded, so check refuses to run."""
 
 
 class NapkinError(SysdrillError):

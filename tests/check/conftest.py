@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,3 +61,25 @@ def planted(tmp_path: Path) -> PlantedVault:
     root = tmp_path / "vault"
     shutil.copytree(FIXTURES / "valid", root)
     return PlantedVault(root)
+
+
+Git = Callable[..., None]
+
+
+@pytest.fixture
+def git() -> Git:
+    """Run ``git ARGS`` in a folder with a fixed identity and no user or system config."""
+    env = {
+        **os.environ,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+
+    def run(cwd: Path, *args: str) -> None:
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+    return run

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import cast
 
-from sysdrill.check.napkin_rules import RULES, napkin_findings
+import pytest
+
+from sysdrill.check import napkin_rules
+from sysdrill.check.napkin_rules import RULES, napkin_findings, rule_code
 from sysdrill.content.diagnostics import Severity
 from sysdrill.content.loader import load_item_file
+from sysdrill.napkin.results import ClaimVerdict, Verdict
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "valid"
 ITEM = "questions/cloud/cloud-0001.yaml"
@@ -47,10 +52,11 @@ def test_wrong_claim_in_napkin_math_is_an_arithmetic_error_on_its_line(tmp_path:
     assert finding.fix == "write: - Traffic per GPU = 2 * 2 GB = 4 GB."
 
 
-def test_unit_mismatch_is_a_units_error(tmp_path: Path) -> None:
+def test_unit_mismatch_is_a_units_warning_not_an_error(tmp_path: Path) -> None:
     root, path = _vault(tmp_path, "= 0.04 s.", "= 0.04 GB.")
     (finding,) = napkin_findings(load_item_file(path, root))
     assert finding.code == "napkin-units"
+    assert finding.severity is Severity.WARNING
     assert finding.line == _line_of(path, "= 0.04 GB.")
     assert "the left side is in s but the right side is in B" in finding.message
 
@@ -75,11 +81,55 @@ def test_claims_in_the_realistic_solution_are_checked_too(tmp_path: Path) -> Non
     assert finding.message.startswith("details.realistic_solution: ")
 
 
+def test_only_certainly_wrong_arithmetic_is_an_error() -> None:
+    known = {
+        Verdict.OK: None,
+        Verdict.WRONG: "napkin-arithmetic",
+        Verdict.UNIT_MISMATCH: "napkin-units",
+        Verdict.PREFIX_AMBIGUOUS: "napkin-prefix-ambiguous",
+        Verdict.SKIPPED: None,
+    }
+    # Verdicts the engine adds later are doubts until this tier maps them.
+    for verdict in Verdict:
+        assert rule_code(verdict) == known.get(verdict, "napkin-unsure"), verdict
+    errors = {code for code, (severity, _, _) in RULES.items() if severity is Severity.ERROR}
+    assert errors == {"napkin-arithmetic"}
+
+
+def test_a_verdict_the_tier_does_not_know_is_a_warning_with_the_engines_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, path = _vault(tmp_path)
+    unsure = ClaimVerdict(
+        line=1,
+        column=5,
+        relation="=",
+        lhs="7B x 2 B",
+        rhs="14 GB",
+        verdict=cast(Verdict, "ambiguous"),
+        message="B may mean bytes or billions here",
+    )
+    monkeypatch.setattr(
+        napkin_rules, "check_claims", lambda text: [unsure] if "Traffic" in text else []
+    )
+    (finding,) = napkin_findings(load_item_file(path, root))
+    assert (finding.code, finding.severity) == ("napkin-unsure", Severity.WARNING)
+    assert finding.message == (
+        "details.napkin_math: '7B x 2 B = 14 GB': B may mean bytes or billions here"
+    )
+
+
 def test_rules_catalogue_has_severity_meaning_and_fix() -> None:
-    assert set(RULES) == {"napkin-arithmetic", "napkin-units", "napkin-prefix-ambiguous"}
+    assert set(RULES) == {
+        "napkin-arithmetic",
+        "napkin-units",
+        "napkin-prefix-ambiguous",
+        "napkin-unsure",
+    }
     assert RULES["napkin-arithmetic"][0] is Severity.ERROR
-    assert RULES["napkin-units"][0] is Severity.ERROR
+    assert RULES["napkin-units"][0] is Severity.WARNING
     assert RULES["napkin-prefix-ambiguous"][0] is Severity.INFO
+    assert RULES["napkin-unsure"][0] is Severity.WARNING
     for severity, meaning, fix in RULES.values():
         assert isinstance(severity, Severity)
         assert meaning

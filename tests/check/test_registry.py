@@ -6,12 +6,14 @@ import re
 from pathlib import Path
 
 from sysdrill.check import all_rules
-from sysdrill.check.registry import RULES, Scope
+from sysdrill.check.registry import RULES, RuleClass, Scope
 from sysdrill.check.rules_style import ZONE_BLOOMS, ZONE_LEVELS
 from sysdrill.content.enums import BLOOM_ORDER, LEVEL_ORDER, Zone
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "check-rules.md"
-ROW = re.compile(r"^\| `([a-z0-9-]+)` \| (\w+) \| (\w+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$")
+ROW = re.compile(
+    r"^\| `([a-z0-9-]+)` \| (\w+) \| (\w+) \| (\w+) \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$"
+)
 
 
 def _documented() -> dict[str, tuple[str, ...]]:
@@ -23,18 +25,46 @@ def _documented() -> dict[str, tuple[str, ...]]:
     return rows
 
 
-def test_docs_list_every_rule_with_its_severity_meaning_and_fix() -> None:
+def test_docs_list_every_rule_with_its_severity_class_meaning_and_fix() -> None:
     documented = _documented()
     rules = all_rules()
     assert set(documented) == set(rules)
     for code, rule in rules.items():
-        severity, scope, _, meaning, fix = documented[code]
-        assert (severity, scope, meaning, fix) == (
+        severity, rule_class, scope, _, meaning, fix = documented[code]
+        assert (severity, rule_class, scope, meaning, fix) == (
             rule.severity.value,
+            rule.rule_class.value,
             rule.scope.value,
             rule.meaning,
             rule.fix,
         ), code
+
+
+def test_content_rules_are_style_wording_and_napkin_math_and_the_rest_structural() -> None:
+    from sysdrill.check import napkin_rules
+
+    rules = all_rules()
+    content = {code for code, rule in rules.items() if rule.rule_class is RuleClass.CONTENT}
+    assert content == {
+        "unknown-field",
+        "kind-field-unused",
+        "id-format",
+        "id-matches-filename",
+        "track-matches-folder",
+        "zone-bloom",
+        "zone-level",
+        "question-length",
+        "title",
+        "answer-missing",
+        "scenario-length",
+        "common-mistake-markers",
+        "napkin-markers",
+        "resource-url",
+        "rule-crashed",
+        "chain-levels-monotonic",
+    } | set(napkin_rules.RULES)
+    for code in ("yaml-syntax", "schema", "id-unique", "chain-ref-exists", "deck-ref-exists"):
+        assert rules[code].rule_class is RuleClass.STRUCTURAL, code
 
 
 def test_docs_zone_table_matches_the_rules() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import types
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from sysdrill.check import runner
 from sysdrill.check.runner import run_check
 from sysdrill.content.diagnostics import Finding, Severity
-from sysdrill.errors import UsageError
+from sysdrill.errors import TierUnavailable, UsageError
 
 ITEM = "questions/cloud/cloud-0001.yaml"
 
@@ -147,12 +148,24 @@ def test_napkin_tier_runs_on_every_validated_item(planted, monkeypatch) -> None:
     ]
 
 
-def test_missing_napkin_tier_is_skipped_silently(planted, monkeypatch) -> None:
-    monkeypatch.setattr(runner, "napkin_module", lambda: None)
-    monkeypatch.setattr("sysdrill.check.registry.napkin_module", lambda: None)
-    assert run_check(planted.root, workers=1).findings == []
-    with pytest.raises(UsageError):
-        run_check(planted.root, codes=["napkin-arithmetic"])
+def test_napkin_tier_that_cannot_import_stops_check_with_an_error_naming_it(
+    planted, monkeypatch
+) -> None:
+    # None in sys.modules makes the import fail, as a broken install would.
+    monkeypatch.setitem(sys.modules, "sysdrill.check.napkin_rules", None)
+    with pytest.raises(TierUnavailable) as caught:
+        run_check(planted.root, workers=1)
+    assert str(caught.value) == (
+        "the napkin tier (sysdrill.check.napkin_rules) cannot be loaded (ModuleNotFoundError: "
+        "import of sysdrill.check.napkin_rules halted; None in sys.modules); reinstall "
+        "sysdrill, or run `sysdrill --debug check` for the traceback"
+    )
+
+
+def test_napkin_tier_without_its_hook_is_unavailable(planted, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "sysdrill.check.napkin_rules", types.ModuleType("empty"))
+    with pytest.raises(TierUnavailable, match="lacks RULES or napkin_findings"):
+        run_check(planted.root, workers=1)
 
 
 def _age(path: Path, seconds: int) -> None:

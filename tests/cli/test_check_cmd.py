@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 VALID = Path(__file__).resolve().parents[1] / "check" / "fixtures" / "valid"
 ITEM = "questions/cloud/cloud-0001.yaml"
+PRE_COMMIT_HOOKS = Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml"
 
 
 @pytest.fixture(autouse=True)
@@ -164,5 +168,144 @@ def test_fifty_megabyte_file_is_rejected_by_size(run_cli, vault: Path) -> None:
 def test_check_help_describes_every_option(run_cli) -> None:
     result = run_cli("check", "--help")
     assert result.exit_code == 0
-    for option in ("--json", "--strict", "--rule", "--no-cache"):
+    for option in ("--json", "--strict", "--rule", "--no-cache", "--format", "--changed-since"):
         assert option in result.stdout
+
+
+def test_item_file_is_checked_in_the_vault_found_by_walking_up(run_cli, vault: Path) -> None:
+    second = vault / "questions/cloud/cloud-0002.yaml"
+    second.write_text(
+        (vault / ITEM).read_text().replace("cloud-0001", "cloud-0002").replace("L3", "L1")
+    )
+    _edit(vault, "title: All-Reduce Time for a 1B Model on 8 GPUs", "title: Question 12")
+    result = run_cli("check", str(second))
+    assert (result.exit_code, result.stdout.splitlines()) == (
+        0,
+        [
+            "questions/cloud/cloud-0002.yaml:4:1: WARNING zone-level zone 'diagnosis' usually "
+            "sits at L3 to L6+, not L1 (fix: check the level and the zone; change one if the "
+            "item was misfiled)",
+            "Checked 1 file (1 valid item): 0 errors, 1 warning, 0 info.",
+        ],
+    )
+    both = run_cli("check", str(second), str(vault / ITEM))
+    assert both.exit_code == 1
+    assert both.stdout.splitlines()[-1] == (
+        "Checked 2 files (2 valid items): 1 error, 1 warning, 0 info."
+    )
+
+
+def test_file_outside_a_vault_is_a_one_line_error(run_cli, tmp_path: Path) -> None:
+    stray = tmp_path / "notes.yaml"
+    stray.write_text("a: 1\n")
+    result = run_cli("check", str(stray))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"Error: '{stray}' is not inside a vault (no folder above it holds questions/); "
+        "pass a vault folder or files inside one\n",
+    )
+
+
+def test_format_github_prints_workflow_annotations(
+    run_cli, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(vault.parent)
+    _edit(vault, "zone: diagnosis", "zone: recall")
+    result = run_cli("check", "vault", "--format", "github")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"::warning file=vault/{ITEM},line=4,col=1,title=zone-level::zone 'recall' usually "
+        "sits at L1 or L2, not L3 (fix: check the level and the zone; change one if the item "
+        "was misfiled)",
+        f"::error file=vault/{ITEM},line=8,col=1,title=zone-bloom::zone 'recall' allows Bloom "
+        "level remember or understand, not 'analyze' (fix: pick a Bloom level the zone allows, "
+        "or a zone that fits the Bloom level)",
+        "Checked 1 file (1 valid item): 1 error, 1 warning, 0 info.",
+    ]
+
+
+def test_format_sarif_prints_one_sarif_log(run_cli, vault: Path, monkeypatch) -> None:
+    monkeypatch.chdir(vault)
+    _edit(vault, "zone: diagnosis", "zone: recall")
+    result = run_cli("check", ".", "--format", "sarif")
+    assert result.exit_code == 1
+    log = json.loads(result.stdout)
+    assert log["version"] == "2.1.0"
+    results = log["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        ("zone-level", "warning"),
+        ("zone-bloom", "error"),
+    ]
+    assert results[1]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": ITEM},
+        "region": {"startLine": 8, "startColumn": 1},
+    }
+
+
+def test_json_flag_is_format_json_and_a_clash_is_misuse(run_cli, vault: Path) -> None:
+    flag = run_cli("check", str(vault), "--json")
+    option = run_cli("check", str(vault), "--format", "json")
+    assert flag.stdout == option.stdout
+    assert json.loads(flag.stdout)["counts"] == {"error": 0, "warning": 0, "info": 0}
+    clash = run_cli("check", str(vault), "--json", "--format", "github")
+    assert clash.exit_code == 2
+    assert "--json and --format github disagree; give one" in clash.stderr
+
+
+def test_ignore_comment_silences_a_finding_and_is_counted(run_cli, vault: Path) -> None:
+    _edit(vault, "2 * 2 GB = 4 GB", "2 * 2 GB = 5 GB")
+    loud = run_cli("check", str(vault))
+    assert loud.exit_code == 1
+    assert loud.stdout.splitlines()[0].startswith(f"{ITEM}:25:34: ERROR napkin-arithmetic ")
+    _edit(vault, "  napkin_math: |", "  napkin_math: |  # sysdrill: ignore[napkin-arithmetic]")
+    quiet = run_cli("check", str(vault))
+    assert (quiet.exit_code, quiet.stdout) == (
+        0,
+        "Checked 1 file (1 valid item): 0 errors, 0 warnings, 0 info (1 suppressed).\n",
+    )
+    document = json.loads(run_cli("check", str(vault), "--json").stdout)
+    assert document["suppressed"] == 1
+    assert [(f["code"], f["line"]) for f in document["suppressed_findings"]] == [
+        ("napkin-arithmetic", 25)
+    ]
+
+
+def test_napkin_tier_that_cannot_load_is_an_error_naming_it(
+    run_cli, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "sysdrill.check.napkin_rules", None)
+    result = run_cli("check", str(vault))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "Error: the napkin tier (sysdrill.check.napkin_rules) cannot be loaded "
+        "(ModuleNotFoundError: import of sysdrill.check.napkin_rules halted; None in "
+        "sys.modules); reinstall sysdrill, or run `sysdrill --debug check` for the traceback\n"
+    )
+
+
+def test_pre_commit_hook_runs_check_on_the_vault_files_it_matches(
+    run_cli, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (hook,) = yaml.safe_load(PRE_COMMIT_HOOKS.read_text("utf-8"))
+    assert (hook["id"], hook["entry"], hook["language"]) == (
+        "sysdrill-check",
+        "sysdrill check",
+        "python",
+    )
+    files = re.compile(hook["files"])
+    staged = [
+        f"vault/{ITEM}",
+        "vault/chains.yaml",
+        "vault/README.md",
+        ".pre-commit-config.yaml",
+        ".github/workflows/ci.yml",
+    ]
+    matched = [name for name in staged if files.search(name)]
+    assert matched == [f"vault/{ITEM}", "vault/chains.yaml"]
+    monkeypatch.chdir(vault.parent)
+    _edit(vault, "level: L3", "level: L1")
+    result = run_cli(*hook["entry"].split()[1:], *matched)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == (
+        "Checked 1 file (1 valid item): 0 errors, 1 warning, 0 info."
+    )

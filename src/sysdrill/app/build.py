@@ -67,6 +67,7 @@ def build_vault(
     now: datetime,
     cache_dir: Path | None = None,
     check: bool = True,
+    strict: bool = False,
 ) -> BuildReport:
     """Compile a vault into a SQLite database, incrementally and atomically.
 
@@ -75,8 +76,10 @@ def build_vault(
         out: The database file to write (replaced atomically).
         now: The build time, a timezone-aware UTC datetime (stored as ``built_at``).
         cache_dir: Cache folder for the audit run before building (None: audit afresh).
-        check: Run the audit and refuse a vault with error findings. Only tests
+        check: Run the audit and refuse a vault with structural errors. Only tests
             turn this off, to exercise failures while writing.
+        strict: Refuse on every error and warning of the audit, content ones too
+            (see :func:`sysdrill.check.policy.blocking_findings`).
 
     Returns:
         What was built, parsed and carried over.
@@ -84,7 +87,7 @@ def build_vault(
     Raises:
         ValueError: If ``now`` is naive or not UTC.
         VaultNotFound: If ``root`` is not an existing folder.
-        ContentInvalid: If the vault has error findings (nothing is written).
+        ContentInvalid: If the vault has blocking findings (nothing is written).
         DuplicateQuestion: If two files define one id (only with ``check=False``).
         StorageError: If the database cannot be written.
     """
@@ -106,6 +109,8 @@ def build_vault(
     )
     item_files = plan.item_files
     if previous is not None and plan.unchanged:
+        if check and strict:  # built leniently before: content findings still refuse
+            refuse_invalid(root, check_errors(root, cache_dir, strict=True))
         return BuildReport(
             out=out,
             items=int(previous.meta.get("item_count", 0)),
@@ -119,9 +124,9 @@ def build_vault(
         )
     background = None
     if check and len(plan.changed) >= PARALLEL_CHECK_MIN_FILES:
-        background = BackgroundCheck(root, cache_dir)
+        background = BackgroundCheck(root, cache_dir, strict=strict)
     elif check:
-        refuse_invalid(root, check_errors(root, cache_dir))
+        refuse_invalid(root, check_errors(root, cache_dir, strict=strict))
 
     def gate() -> None:
         if background is not None:

@@ -1,4 +1,7 @@
-"""The audit a build runs first: a vault with error findings is not compiled.
+"""The audit a build runs first: a vault with structural errors is not compiled.
+
+Which findings block is :func:`sysdrill.check.policy.blocking_findings`'s call:
+content findings (style, napkin math) are ``check``'s business, not the build's.
 
 Small rebuilds audit inline. A large rebuild audits in a child process while
 the database is written (:class:`BackgroundCheck`), and the new file replaces
@@ -13,23 +16,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sysdrill.content.diagnostics import Severity
 from sysdrill.errors import ContentInvalid
 
 __all__ = ["BackgroundCheck", "check_errors", "refuse_invalid"]
 
 
-def check_errors(root: Path, cache_dir: Path | None) -> tuple[int, str]:
-    """Run the audit; return the number of error findings and the first one rendered.
+def check_errors(root: Path, cache_dir: Path | None, *, strict: bool = False) -> tuple[int, str]:
+    """Run the audit; return the number of blocking findings and the first one rendered.
 
     Args:
         root: The vault folder.
         cache_dir: The check cache folder (None audits afresh).
+        strict: Block on every error and warning, not only structural errors.
     """
     from sysdrill.check import run_check
+    from sysdrill.check.policy import blocking_findings
 
     report = run_check(root, cache_dir=cache_dir)
-    errors = [f for f in report.findings if f.severity is Severity.ERROR]
+    errors = blocking_findings(report.findings, strict=strict)
     return len(errors), errors[0].render() if errors else ""
 
 
@@ -53,7 +57,8 @@ _WORKER = (
     "from pathlib import Path\n"
     "from sysdrill.app.vault_audit import check_errors\n"
     "cache = Path(sys.argv[2]) if sys.argv[2] else None\n"
-    "print(json.dumps(check_errors(Path(sys.argv[1]), cache)))\n"
+    "strict = sys.argv[3] == 'strict'\n"
+    "print(json.dumps(check_errors(Path(sys.argv[1]), cache, strict=strict)))\n"
 )
 
 
@@ -66,11 +71,14 @@ class BackgroundCheck:
     Args:
         root: The vault folder.
         cache_dir: The check cache folder (None audits afresh).
+        strict: Block on every error and warning, not only structural errors.
     """
 
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+    def __init__(self, root: Path, cache_dir: Path | None, *, strict: bool = False) -> None:
         self._args = (root, cache_dir)
-        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or "")]
+        self._strict = strict
+        mode = "strict" if strict else "lenient"
+        command = [sys.executable, "-c", _WORKER, str(root), str(cache_dir or ""), mode]
         self._process = subprocess.Popen(  # noqa: S603 - our own interpreter and code
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -84,7 +92,7 @@ class BackgroundCheck:
         except (ValueError, IndexError, TypeError):
             # The child failed (a bad vault path, out of memory): audit here, so
             # the real error, if any, is raised in this process.
-            return check_errors(*self._args)
+            return check_errors(*self._args, strict=self._strict)
 
     def close(self) -> None:
         """Stop the child if it still runs, and reap it."""

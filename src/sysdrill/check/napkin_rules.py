@@ -1,6 +1,12 @@
 """The napkin tier of ``sysdrill check``: wrong arithmetic and units in item text.
 
 The check runner calls :func:`napkin_findings` for every item file that validated.
+Severities follow the engine's confidence (issue 11): only arithmetic that is
+wrong beyond tolerance, with both sides read in the same dimension, is an error.
+A unit or prefix doubt, or any verdict this tier does not know (an ambiguous
+reading, say), is a warning or info carrying the engine's reason; claims the
+engine skips (prose, definitions, unreadable expressions) are not findings
+(``sysdrill napkin check FILE`` lists them with their reasons).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from sysdrill.napkin.claims import check_claims
 from sysdrill.napkin.filecheck import YAML_LOADER, item_fields, node_at, yaml_line
 from sysdrill.napkin.results import Verdict
 
-__all__ = ["RULES", "napkin_findings"]
+__all__ = ["RULES", "napkin_findings", "rule_code"]
 
 RULES: dict[str, tuple[Severity, str, str]] = {
     "napkin-arithmetic": (
@@ -22,14 +28,20 @@ RULES: dict[str, tuple[Severity, str, str]] = {
         "correct the right-hand side to the computed value, or fix the left-hand side",
     ),
     "napkin-units": (
-        Severity.ERROR,
-        "the two sides of a claim have different dimensions",
+        Severity.WARNING,
+        "the two sides of a claim seem to have different dimensions (often a unit "
+        "left out, such as a per-hour rate)",
         "make both sides the same kind of quantity (e.g. bytes on both sides)",
     ),
     "napkin-prefix-ambiguous": (
         Severity.INFO,
         "a claim holds with 1024-based prefixes but not 1000-based ones, or the reverse",
         "write KiB/MiB/GiB for 1024-based sizes and KB/MB/GB for 1000-based ones",
+    ),
+    "napkin-unsure": (
+        Severity.WARNING,
+        "the napkin engine read a claim in a way it is not sure of (the message gives its reason)",
+        "write the claim so that it has one reading: units on both sides, one relation",
     ),
 }
 """Rule code -> (severity, meaning, fix)."""
@@ -40,6 +52,18 @@ _CODES = {
     Verdict.UNIT_MISMATCH: "napkin-units",
     Verdict.PREFIX_AMBIGUOUS: "napkin-prefix-ambiguous",
 }
+_QUIET = frozenset({Verdict.OK, Verdict.SKIPPED})
+
+
+def rule_code(verdict: Verdict) -> str | None:
+    """The rule code a verdict is reported under, or None when it is no finding.
+
+    A verdict the tier does not know (one the engine added later) is a doubt,
+    never an error: only :attr:`Verdict.WRONG` is certain enough for that.
+    """
+    if verdict in _QUIET:
+        return None
+    return _CODES.get(verdict, "napkin-unsure")
 
 
 def _texts(loaded: ItemFile) -> list[tuple[tuple[str | int, ...], str]]:
@@ -59,8 +83,9 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
         loaded: An item file whose ``item`` validated.
 
     Returns:
-        One finding per wrong claim, unit mismatch or prefix ambiguity, with the
-        line of the claim in the YAML file.
+        One finding per wrong claim (an error) and per doubt (a unit mismatch, a
+        prefix ambiguity, an unsure reading: warning or info), with the line of
+        the claim in the YAML file.
     """
     if loaded.item is None:
         return []
@@ -69,7 +94,7 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
     root: yaml.Node | None = None
     for loc, text in _texts(loaded):
         for verdict in check_claims(text):
-            code = _CODES.get(verdict.verdict)
+            code = rule_code(verdict.verdict)
             if code is None:
                 continue
             if document is None:

@@ -1,9 +1,11 @@
-"""The catalogue of ``check`` rules: code, severity, meaning, fix, and the kinds it covers.
+"""The catalogue of ``check`` rules: code, severity, class, meaning, fix, and kinds covered.
 
 Every finding ``check`` can report has its code here (the loader's codes too),
 so the docs (docs/check-rules.md, kept in step by a test) and ``--rule`` come
 from one place. The napkin tier's codes come from
-:data:`sysdrill.check.napkin_rules.RULES` and are merged in by :func:`all_rules`.
+:data:`sysdrill.check.napkin_rules.RULES` and are merged in by :func:`all_rules`;
+a napkin tier that cannot be imported raises :class:`~sysdrill.errors.TierUnavailable`
+rather than quietly checking less (issue 10).
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ from types import ModuleType
 
 from sysdrill.content.diagnostics import Severity
 from sysdrill.content.enums import ItemKind
+from sysdrill.errors import TierUnavailable
 
-__all__ = ["RULES", "Rule", "Scope", "all_rules", "napkin_module"]
+__all__ = ["NAPKIN_TIER", "RULES", "Rule", "RuleClass", "Scope", "all_rules", "napkin_module"]
+
+NAPKIN_TIER = "sysdrill.check.napkin_rules"
+"""The module of the napkin tier."""
 
 
 class Scope(StrEnum):
@@ -30,6 +36,17 @@ class Scope(StrEnum):
     """Several items, or the taxonomy, chains and decks."""
     NAPKIN = "napkin"
     """The arithmetic and units of one item (the napkin tier)."""
+
+
+class RuleClass(StrEnum):
+    """Whether a finding makes the item unusable, which decides if ``build`` refuses it."""
+
+    STRUCTURAL = "structural"
+    """The file, item or reference cannot be used as written: ``build``, ``search``,
+    ``show`` and ``stats`` refuse the vault on such an error."""
+    CONTENT = "content"
+    """Style, wording or arithmetic: reported, and the vault still builds (unless
+    ``--strict``); an author may silence one with ``# sysdrill: ignore[CODE]``."""
 
 
 _ALL = frozenset(ItemKind)
@@ -49,6 +66,8 @@ class Rule:
     scope: Scope
     kinds: frozenset[ItemKind] = _ALL
     """Kinds of item the rule applies to."""
+    rule_class: RuleClass = RuleClass.STRUCTURAL
+    """Structural findings block a build; content findings do not (see check.policy)."""
 
 
 def _rule(
@@ -58,11 +77,16 @@ def _rule(
     meaning: str,
     fix: str,
     kinds: frozenset[ItemKind] = _ALL,
+    *,
+    rule_class: RuleClass = RuleClass.STRUCTURAL,
 ) -> Rule:
-    return Rule(code, severity, meaning, fix, scope, kinds)
+    # Structural is the default so that a new rule blocks builds, as every error
+    # did before the classes existed, until someone decides it is only content.
+    return Rule(code, severity, meaning, fix, scope, kinds, rule_class)
 
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+CONTENT = RuleClass.CONTENT
 
 _DEFINED = (
     # Reported by the loader (sysdrill.content.loader).
@@ -123,6 +147,7 @@ _DEFINED = (
         Scope.ITEM,
         "a field the schema does not know (it is kept as is)",
         "check the spelling, or leave it if a tool of yours reads it",
+        rule_class=CONTENT,
     ),
     _rule(
         "kind-field-unused",
@@ -130,6 +155,7 @@ _DEFINED = (
         Scope.ITEM,
         "a flashcard carries a scenario, markers or options, which flashcards never show",
         "remove the field, or make the item a `question`",
+        rule_class=CONTENT,
     ),
     _rule(
         "option-parsed-as-mapping",
@@ -145,6 +171,7 @@ _DEFINED = (
         "the id is not `<track>-<suffix>` (a track name, a hyphen, then letters, digits, "
         "`-`, `_` or `.`), or its track prefix differs from the item's track",
         "rename the id, for example `cloud-1013`",
+        rule_class=CONTENT,
     ),
     _rule(
         "id-matches-filename",
@@ -152,6 +179,7 @@ _DEFINED = (
         Scope.ITEM,
         "the file name is not `<id>.yaml`",
         "rename the file after the id (or the id after the file)",
+        rule_class=CONTENT,
     ),
     _rule(
         "track-matches-folder",
@@ -159,6 +187,7 @@ _DEFINED = (
         Scope.ITEM,
         "the item sits under `questions/<track>/` but declares another track",
         "move the file to its track's folder or correct `track`",
+        rule_class=CONTENT,
     ),
     _rule(
         "zone-bloom",
@@ -167,6 +196,7 @@ _DEFINED = (
         "the Bloom level is not one the zone allows (see the zone-bloom table)",
         "pick a Bloom level the zone allows, or a zone that fits the Bloom level",
         _NOT_FLASHCARD,
+        rule_class=CONTENT,
     ),
     _rule(
         "zone-level",
@@ -175,6 +205,7 @@ _DEFINED = (
         "the level is outside the zone's usual range (see the zone-level table)",
         "check the level and the zone; change one if the item was misfiled",
         _NOT_FLASHCARD,
+        rule_class=CONTENT,
     ),
     _rule(
         "question-length",
@@ -183,6 +214,7 @@ _DEFINED = (
         "the question is longer than 200 characters or does not end with `?`",
         "move context into the scenario and end the question with `?`",
         frozenset({ItemKind.QUESTION, ItemKind.NUMERIC}),
+        rule_class=CONTENT,
     ),
     _rule(
         "title",
@@ -191,6 +223,7 @@ _DEFINED = (
         "the title is longer than 120 characters, ends with a period, holds Markdown, "
         "LaTeX or underscores, or is a placeholder such as `Question 12`",
         "write a short, concrete plain-text title",
+        rule_class=CONTENT,
     ),
     _rule(
         "answer-missing",
@@ -200,6 +233,7 @@ _DEFINED = (
         "be self-graded; importers keep such questions and this rule reports them",
         "write the answer in details.realistic_solution",
         frozenset({ItemKind.QUIZ}),
+        rule_class=CONTENT,
     ),
     _rule(
         "scenario-length",
@@ -208,6 +242,7 @@ _DEFINED = (
         "the scenario is shorter than 30 characters",
         "describe the situation: system, scale and constraint",
         _NOT_FLASHCARD,
+        rule_class=CONTENT,
     ),
     _rule(
         "common-mistake-markers",
@@ -217,6 +252,7 @@ _DEFINED = (
         "`**The Consequence:**`, or has them out of order",
         "write the three markers, in that order, each starting its paragraph",
         _NOT_FLASHCARD,
+        rule_class=CONTENT,
     ),
     _rule(
         "napkin-markers",
@@ -227,6 +263,7 @@ _DEFINED = (
         "use `**Assumptions & Constraints:**`, `**Calculations:**` and "
         "`**Conclusion & Interpretation:**`, in that order",
         _NOT_FLASHCARD,
+        rule_class=CONTENT,
     ),
     _rule(
         "mcq",
@@ -259,6 +296,7 @@ _DEFINED = (
         Scope.ITEM,
         "a resource URL is not an absolute https URL",
         "link the https address of the page",
+        rule_class=CONTENT,
     ),
     _rule(
         "rule-crashed",
@@ -266,6 +304,7 @@ _DEFINED = (
         Scope.ITEM,
         "a rule tier failed with an internal error on this item (the rest of the audit ran)",
         "report it with the item attached; run `sysdrill --debug check` for the traceback",
+        rule_class=CONTENT,
     ),
     # Several items and the shared files.
     _rule(
@@ -313,6 +352,7 @@ _DEFINED = (
         Scope.VAULT,
         "a chain steps down in level (chains go from L1 towards L6+)",
         "reorder the chain so that levels never decrease",
+        rule_class=CONTENT,
     ),
     _rule(
         "chain-duplicate",
@@ -334,19 +374,40 @@ RULES: dict[str, Rule] = {rule.code: rule for rule in _DEFINED}
 """The rules defined here, by code (without the napkin tier)."""
 
 
-def napkin_module() -> ModuleType | None:
-    """The napkin tier module, or None while it is not installed."""
+def napkin_module() -> ModuleType:
+    """The napkin tier module.
+
+    Raises:
+        TierUnavailable: If the module cannot be imported or lacks ``RULES`` and
+            ``napkin_findings``: a check without its napkin tier would report
+            clean arithmetic it never looked at.
+    """
     try:
-        return importlib.import_module("sysdrill.check.napkin_rules")
-    except ImportError:
-        return None
+        module = importlib.import_module(NAPKIN_TIER)
+    except Exception as exc:  # any failure to import means the tier is gone
+        raise TierUnavailable(
+            f"the napkin tier ({NAPKIN_TIER}) cannot be loaded "
+            f"({type(exc).__name__}: {exc}); reinstall sysdrill, or run "
+            "`sysdrill --debug check` for the traceback"
+        ) from exc
+    if not isinstance(getattr(module, "RULES", None), dict) or not callable(
+        getattr(module, "napkin_findings", None)
+    ):
+        raise TierUnavailable(
+            f"the napkin tier ({NAPKIN_TIER}) lacks RULES or napkin_findings; reinstall sysdrill"
+        )
+    return module
 
 
 def all_rules() -> dict[str, Rule]:
-    """Every rule, the napkin tier's included, by code."""
+    """Every rule, the napkin tier's included, by code.
+
+    Raises:
+        TierUnavailable: If the napkin tier cannot be loaded.
+    """
     rules = dict(RULES)
-    module = napkin_module()
-    if module is not None:
-        for code, (severity, meaning, fix) in getattr(module, "RULES", {}).items():
-            rules[code] = Rule(code, Severity(severity), meaning, fix, Scope.NAPKIN)
+    for code, (severity, meaning, fix) in napkin_module().RULES.items():
+        rules[code] = Rule(
+            code, Severity(severity), meaning, fix, Scope.NAPKIN, rule_class=RuleClass.CONTENT
+        )
     return rules

@@ -30,6 +30,8 @@ from sysdrill.check.rules_identity import check_identity, check_shape
 from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
 from sysdrill.check.rules_numeric import check_numeric_answer
 from sysdrill.check.rules_style import check_classification, check_wording
+from sysdrill.check.selection import Selection
+from sysdrill.check.suppress import IgnoreScope, ignore_scopes, split_suppressed
 from sysdrill.content.cache import (
     CONTENT_CODE,
     CachedFile,
@@ -83,9 +85,11 @@ class CheckReport:
     root: Path
     findings: list[Finding] = field(default_factory=list)
     files: int = 0
-    """Item files looked at."""
+    """Item files looked at (with a selection: the selected ones)."""
     items: int = 0
-    """Item files that validated."""
+    """Item files that validated (with a selection: the selected ones)."""
+    suppressed: list[Finding] = field(default_factory=list)
+    """Findings silenced by ``# sysdrill: ignore[CODE]`` comments (not in ``findings``)."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -106,7 +110,9 @@ class CheckReport:
             "files": self.files,
             "items": self.items,
             "counts": self.counts,
+            "suppressed": len(self.suppressed),
             "findings": [f.to_dict() for f in self.findings],
+            "suppressed_findings": [f.to_dict() for f in self.suppressed],
         }
 
 
@@ -117,16 +123,15 @@ def _ruleset_key(rules: dict[str, Rule]) -> str:
     # size and mtime of the modules that make findings.
     folders = [Path(rules_graph.__file__).parent, CONTENT_CODE]
     module = napkin_module()
-    if module is not None and module.__file__:
+    if module.__file__:
         folders.append(Path(module.__file__).parent.parent / "napkin")
     digest.update(code_fingerprint(*folders).encode())
     return digest.hexdigest()
 
 
-def _napkin_hook() -> NapkinHook | None:
-    module = napkin_module()
-    hook = getattr(module, "napkin_findings", None) if module is not None else None
-    return hook if callable(hook) else None
+def _napkin_hook() -> NapkinHook:
+    hook: NapkinHook = napkin_module().napkin_findings
+    return hook
 
 
 def audit_file(loaded: ItemFile, napkin: NapkinHook | None = None) -> list[Finding]:
@@ -158,8 +163,11 @@ def audit_file(loaded: ItemFile, napkin: NapkinHook | None = None) -> list[Findi
     return context.findings
 
 
-_Result = tuple[str, bool, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None]
-"""Per file: rel, validated?, loader findings, rule findings, summary (all plain data)."""
+_Result = tuple[
+    str, bool, tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, tuple[IgnoreScope, ...]
+]
+"""Per file: rel, validated?, loader findings, rule findings, summary, ignore comments
+(all plain data)."""
 
 _Fresh = tuple[_Result, int, int, str]
 """A freshly audited file: its result, size, mtime_ns and digest (for the cache)."""
@@ -179,6 +187,7 @@ def _audit_files(files: list[tuple[str, str]]) -> list[_Fresh]:
             findings_to_data(loaded.findings),
             findings_to_data(found),
             tuple(summary) if summary is not None else None,
+            ignore_scopes(loaded.text) if loaded.text is not None else (),
         )
         fresh.append((result, loaded.size, loaded.mtime_ns, loaded.digest))
     return fresh
@@ -262,8 +271,10 @@ def _reuse_cached(
                 digest = hashlib.sha256(data).hexdigest()
                 entry = cache.lookup(rel, size=size, mtime_ns=mtime_ns, digest=digest)
         extra = entry.extra if entry is not None else None
-        if entry is not None and isinstance(extra, tuple) and len(extra) == 3 and extra[0] == key:
-            reused.append((rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2]))
+        if entry is not None and isinstance(extra, tuple) and len(extra) == 4 and extra[0] == key:
+            reused.append(
+                (rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2], extra[3])
+            )
         else:
             stale.append((name, rel))
     return reused, stale
@@ -275,8 +286,12 @@ def run_check(
     codes: Iterable[str] | None = None,
     cache_dir: Path | None = None,
     workers: int | None = None,
+    selection: Selection | None = None,
 ) -> CheckReport:
     """Audit a vault and report every finding at once.
+
+    Findings silenced by an ignore comment (:mod:`sysdrill.check.suppress`) go to
+    ``suppressed`` instead of ``findings``.
 
     Args:
         root: The vault folder.
@@ -284,6 +299,8 @@ def run_check(
         cache_dir: Folder of the check cache; None checks everything afresh.
         workers: Processes to use for files that need parsing (default: up to 2,
             one per CPU); 1 keeps everything in this process.
+        selection: Report only the findings it covers (the whole vault is still
+            audited, since id and reference rules need every item).
 
     Returns:
         The report, findings sorted by path, line and column.
@@ -291,6 +308,7 @@ def run_check(
     Raises:
         VaultNotFound: If ``root`` is not an existing folder.
         UsageError: If ``codes`` names a code no rule has.
+        TierUnavailable: If the napkin tier cannot be loaded.
     """
     rules = all_rules()
     selected = _check_codes(codes, rules)
@@ -311,10 +329,10 @@ def run_check(
     for result, size, mtime_ns, digest in _audit_in_parallel(stale, workers):
         results.append(result)
         if cache is not None and digest:
-            rel, valid, loader_findings, found, summary = result
+            rel, valid, loader_findings, found, summary, ignores = result
             entry = CachedFile(size, mtime_ns, digest, valid, findings_from_data(loader_findings))
             cache.store(rel, entry)
-            cache.attach(rel, (key, found, summary))
+            cache.attach(rel, (key, found, summary, ignores))
     vault = Vault(root=root)
     load_shared_files(vault)
     if not (root / "questions").is_dir():
@@ -322,10 +340,14 @@ def run_check(
         vault.findings.append(
             Finding("vault-layout", rule.severity, "questions", 0, 0, rule.meaning, rule.fix)
         )
-    report = CheckReport(root=root, files=len(files))
+    report = CheckReport(root=root)
     summaries: list[ItemSummary] = []
-    for _, valid, loader_findings, found, summary in results:
-        report.items += valid
+    ignores_of: dict[str, tuple[IgnoreScope, ...]] = {}
+    for rel, valid, loader_findings, found, summary, ignores in results:
+        ignores_of[rel] = ignores
+        if selection is None or rel in selection.files:
+            report.files += 1
+            report.items += valid
         report.findings.extend(findings_from_data(loader_findings))
         report.findings.extend(findings_from_data(found))
         if summary is not None:
@@ -333,9 +355,13 @@ def run_check(
     summaries.sort()
     report.findings.extend(vault.findings)
     report.findings.extend(vault_findings(vault, summaries))
+    if selection is not None:
+        report.findings = [f for f in report.findings if selection.covers(f)]
     if selected is not None:
         report.findings = [f for f in report.findings if f.code in selected]
+    report.findings, report.suppressed = split_suppressed(root, report.findings, rules, ignores_of)
     report.findings.sort(key=_sort_key)
+    report.suppressed.sort(key=_sort_key)
     if cache is not None:
         cache.save()
     return report

@@ -3,26 +3,49 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-__all__ = ["register"]
+if TYPE_CHECKING:
+    from sysdrill.check import CheckReport
+
+__all__ = ["ReportFormat", "register"]
+
+
+class ReportFormat(StrEnum):
+    """How ``check`` prints its report."""
+
+    TEXT = "text"
+    JSON = "json"
+    GITHUB = "github"
+    SARIF = "sarif"
 
 
 def check(
-    vault: Annotated[
-        Path | None,
+    paths: Annotated[
+        list[Path] | None,
         typer.Argument(
-            metavar="VAULT",
-            help="Vault folder (holding questions/); the bundled sample vault when omitted.",
+            metavar="PATH",
+            help="A vault folder (holding questions/), or files inside one vault (their "
+            "vault is found by walking up); the bundled sample vault when omitted.",
             show_default=False,
         ),
     ] = None,
+    output_format: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format",
+            case_sensitive=False,
+            help="text: one line per finding; json: one document; github: workflow "
+            "annotations; sarif: SARIF 2.1.0 for code scanning.",
+        ),
+    ] = ReportFormat.TEXT,
     as_json: Annotated[
         bool,
-        typer.Option("--json", help="Print the findings and counts as one JSON document."),
+        typer.Option("--json", help="Same as --format json."),
     ] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit 1 on warnings too, not only on errors.")
@@ -33,6 +56,16 @@ def check(
             "--rule",
             metavar="CODE",
             help="Report only this rule code (repeat for several); see docs/check-rules.md.",
+        ),
+    ] = None,
+    changed_since: Annotated[
+        str | None,
+        typer.Option(
+            "--changed-since",
+            metavar="REF",
+            help="Report only on files changed since this git ref (and untracked ones), "
+            "plus the chains and decks that name them.",
+            show_default=False,
         ),
     ] = None,
     no_cache: Annotated[
@@ -47,11 +80,20 @@ def check(
 
     Prints one line per finding, `path:line:col: SEVERITY CODE message (fix: ...)`,
     then a summary. Exits 0 when clean, 1 on errors (or warnings with --strict).
+    `# sysdrill: ignore[CODE]` on a line silences that content finding there.
     """
-    from sysdrill.check import all_rules, run_check
+    from sysdrill.check import all_rules
+    from sysdrill.check.service import check_paths
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import sample_vault_path
 
+    if as_json:
+        if output_format not in (ReportFormat.TEXT, ReportFormat.JSON):
+            raise typer.BadParameter(
+                f"--json and --format {output_format.value} disagree; give one",
+                param_hint="--json",
+            )
+        output_format = ReportFormat.JSON
     if rule:
         unknown = sorted(set(rule) - set(all_rules()))
         if unknown:
@@ -59,22 +101,46 @@ def check(
                 f"unknown rule code {', '.join(unknown)}; see docs/check-rules.md",
                 param_hint="--rule",
             )
-    root = vault if vault is not None else sample_vault_path()
-    report = run_check(root, codes=rule, cache_dir=None if no_cache else default_cache_dir())
-    if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        for finding in report.findings:
-            typer.echo(finding.render())
-        counts = report.counts
-        typer.echo(
-            f"Checked {_count(report.files, 'file')} ({_count(report.items, 'valid item')}): "
-            f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, "
-            f"{counts['info']} info."
+    if changed_since is not None and paths and any(path.is_file() for path in paths):
+        raise typer.BadParameter(
+            "give a vault folder, not files, with --changed-since", param_hint="--changed-since"
         )
+    report = check_paths(
+        paths or [sample_vault_path()],
+        changed_since=changed_since,
+        codes=rule,
+        cache_dir=None if no_cache else default_cache_dir(),
+    )
+    _print(report, output_format)
     code = report.exit_code(strict=strict)
     if code:
         raise typer.Exit(code)
+
+
+def _print(report: CheckReport, output_format: ReportFormat) -> None:
+    from sysdrill.check import all_rules
+    from sysdrill.check.formats import github_annotations, sarif_document
+
+    if output_format is ReportFormat.JSON:
+        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        return
+    if output_format is ReportFormat.SARIF:
+        document = sarif_document(report, all_rules(), Path.cwd())
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    if output_format is ReportFormat.GITHUB:
+        for line in github_annotations(report, Path.cwd()):
+            typer.echo(line)
+    else:
+        for finding in report.findings:
+            typer.echo(finding.render())
+    counts = report.counts
+    silenced = f" ({len(report.suppressed)} suppressed)" if report.suppressed else ""
+    typer.echo(
+        f"Checked {_count(report.files, 'file')} ({_count(report.items, 'valid item')}): "
+        f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, "
+        f"{counts['info']} info{silenced}."
+    )
 
 
 def _count(number: int, noun: str) -> str:

@@ -80,19 +80,29 @@ def build(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the build report as JSON.")
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="Refuse on any error or warning of `check`, content ones too."
+        ),
+    ] = False,
 ) -> None:
     """Compile a vault into a SQLite database: items, decks, chains, tags, full-text index.
 
-    Refuses a vault with error findings (run `sysdrill check`). Files unchanged in
-    size, mtime and hash since the last build are not parsed again, and the file
-    is replaced atomically, so a failed build leaves the previous one intact.
+    Refuses a vault with structural errors (unreadable YAML, schema, duplicate ids, broken
+    references; run `sysdrill check`); style and napkin findings do not stop it unless
+    --strict. Files unchanged in size, mtime and hash since the last build are not parsed
+    again, and the file is replaced atomically, so a failed build leaves the previous one
+    intact.
     """
     from sysdrill.app.build import build_vault
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import sample_vault_path
 
     root = vault if vault is not None else sample_vault_path()
-    report = build_vault(root, out, now=datetime.now(UTC), cache_dir=default_cache_dir())
+    report = build_vault(
+        root, out, now=datetime.now(UTC), cache_dir=default_cache_dir(), strict=strict
+    )
     if as_json:
         data = {
             "out": str(report.out),
