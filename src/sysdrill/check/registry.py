@@ -282,8 +282,9 @@ _DEFINED = (
         "topic-in-taxonomy",
         E,
         Scope.VAULT,
-        "the item's topic is not a topic of taxonomy.yaml",
-        "use a topic id from taxonomy.yaml or add the topic there",
+        "the item's topic is not a topic of the vault's taxonomy "
+        "(taxonomy.yaml or StaffML's taxonomy_data.yaml)",
+        "use a topic id from the taxonomy or add the topic there",
     ),
     _rule(
         "taxonomy-acyclic",
@@ -296,15 +297,15 @@ _DEFINED = (
         "taxonomy-ref-exists",
         E,
         Scope.VAULT,
-        "a prerequisite names a topic that taxonomy.yaml does not define, "
-        "or a topic id is defined twice",
+        "a prerequisite or another topic edge names a topic that no taxonomy file "
+        "defines, or a topic id is defined twice (in one file or across files)",
         "define the topic or correct the name",
     ),
     _rule(
         "chain-ref-exists",
         E,
         Scope.VAULT,
-        "a chain lists an item id that no file defines",
+        "a chain (chains.yaml or chains.json) lists an item id that no file defines",
         "correct the id or remove it from the chain",
     ),
     _rule(
@@ -315,10 +316,18 @@ _DEFINED = (
         "reorder the chain so that levels never decrease",
     ),
     _rule(
+        "chain-level-mismatch",
+        W,
+        Scope.VAULT,
+        "chains.json gives a question a level other than the one its item file declares",
+        "correct the level in chains.json or in the item",
+    ),
+    _rule(
         "chain-duplicate",
         E,
         Scope.VAULT,
-        "an item appears twice in one chain, or two chains share an id",
+        "an item appears twice in one chain, or two chains share an id "
+        "(in one file or across chains.yaml and chains.json)",
         "keep one occurrence, or rename one chain",
     ),
     _rule(

@@ -26,7 +26,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from sysdrill.content.cache import CachedFile, VaultCache
-from sysdrill.content.collections import Chain, ChainsFile, Deck, DecksFile, Taxonomy
+from sysdrill.content.collections import (
+    SHARED_MODELS,
+    Chain,
+    Deck,
+    Taxonomy,
+    combine_collections,
+)
 from sysdrill.content.diagnostics import Finding, Severity
 from sysdrill.content.models import Item, validate_item
 from sysdrill.content.yaml_source import (
@@ -58,6 +64,7 @@ __all__ = [
     "parse_yaml",
     "read_file",
     "read_item_file",
+    "shared_file_names",
 ]
 
 MAX_FILE_BYTES = 256 * 1024
@@ -177,9 +184,11 @@ def list_item_file_names(root: Path) -> list[tuple[str, str]]:
     found: list[str] = []
     _walk(str(questions), found)
     found.sort()
-    # String slicing: pathlib's relative_to costs more than parsing the file.
-    prefix = len(str(root)) + 1
-    return [(p, p[prefix:].replace(os.sep, "/")) for p in found]
+    # String slicing: pathlib's relative_to costs more than parsing the file. The
+    # prefix is cut from the questions folder as spelt here: for root "." it is
+    # "questions", not "./questions".
+    prefix = len(str(questions)) + 1
+    return [(p, "questions/" + p[prefix:].replace(os.sep, "/")) for p in found]
 
 
 def read_file(path: Path | str, rel: str) -> tuple[bytes | None, int, int, list[Finding]]:
@@ -329,20 +338,27 @@ _USABLE_DESPITE = frozenset({"yaml-anchor", "yaml-duplicate-key"})
 
 def _load_shared(root: Path, name: str, model: Any, findings: list[Finding]) -> Any:
     path = root / name
-    if not path.is_file():
-        return None
     data, _, _, problems = read_file(path, name)
     raw: Any = None
     if data is not None:
-        raw, problems = parse_yaml(data, name)
+        raw, problems = parse_yaml(data, name)  # JSON is YAML: chains.json reads the same way
     findings.extend(problems)
     if data is None or any(f.code not in _USABLE_DESPITE for f in problems):
         return None
     try:
-        return model.model_validate(raw or {})
+        return model.model_validate(raw if raw is not None else model().model_dump())
     except ValidationError as exc:
         findings.extend(_schema_findings(path, name, exc))
         return None
+
+
+def shared_file_names(root: Path) -> list[str]:
+    """Names (relative to ``root``, with ``/``) of the shared files the vault has.
+
+    They are the keys of :data:`~sysdrill.content.collections.SHARED_MODELS`
+    that exist as files, in that order.
+    """
+    return [name for name in SHARED_MODELS if (root / name).is_file()]
 
 
 def check_vault_root(root: Path) -> None:
@@ -354,13 +370,20 @@ def check_vault_root(root: Path) -> None:
 
 
 def load_shared_files(vault: Vault) -> None:
-    """Load ``taxonomy.yaml``, ``chains.yaml`` and ``decks.yaml`` into ``vault``."""
+    """Load the vault's taxonomies, chains and decks into ``vault``, merged.
+
+    Ours (``taxonomy.yaml``, ``chains.yaml``, ``decks.yaml``) and StaffML's
+    (``taxonomy_data.yaml`` or ``schema/taxonomy_data.yaml``, ``chains.json``)
+    are read alike; a file with errors becomes findings and adds nothing.
+    """
     root = vault.root
-    vault.taxonomy = _load_shared(root, "taxonomy.yaml", Taxonomy, vault.findings)
-    chains = _load_shared(root, "chains.yaml", ChainsFile, vault.findings)
-    vault.chains = chains.chains if chains else []
-    decks = _load_shared(root, "decks.yaml", DecksFile, vault.findings)
-    vault.decks = decks.decks if decks else []
+    parts = {
+        name: model
+        for name in shared_file_names(root)
+        if (model := _load_shared(root, name, SHARED_MODELS[name], vault.findings)) is not None
+    }
+    merged = combine_collections(parts)
+    vault.taxonomy, vault.chains, vault.decks = merged.taxonomy, merged.chains, merged.decks
 
 
 def load_vault(

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill import __version__
-from sysdrill.content.collections import ChainsFile, DecksFile, Taxonomy
+from sysdrill.content.collections import SHARED_MODELS, combine_collections
 from sysdrill.content.diagnostics import Severity
 from sysdrill.content.enums import Level
 from sysdrill.content.hashing import content_hash, release_hash_from_hashes
@@ -69,7 +69,7 @@ __all__ = [
     "vault_stats",
 ]
 
-SHARED_FILES: tuple[str, ...] = ("taxonomy.yaml", "chains.yaml", "decks.yaml")
+SHARED_FILES: tuple[str, ...] = tuple(SHARED_MODELS)
 """Vault files besides the items, tracked for incremental builds."""
 
 _LEVEL_RANK = {level.value: level.rank for level in Level}
@@ -285,15 +285,15 @@ _ITEM_COLUMNS = (
 )
 
 
-def _shared(files: dict[str, _File], name: str, model: Any) -> Any:
-    file = files.get(name)
-    if file is None:
-        return model()
-    raw = _parse(file)
+def _shared(file: _File, model: Any) -> Any:
+    raw, findings = parse_yaml(file.data, file.rel)  # chains.json too: JSON is YAML
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    if errors:
+        raise ContentInvalid(f"{errors[0].render()}; run `sysdrill check` for every finding")
     try:
-        return model.model_validate(raw)
+        return model.model_validate(raw if raw is not None else model().model_dump())
     except ValueError as exc:
-        raise ContentInvalid(f"{name}: {exc}; run `sysdrill check` for every finding") from exc
+        raise ContentInvalid(f"{file.rel}: {exc}; run `sysdrill check` for every finding") from exc
 
 
 def _drop_rows(db: sqlite3.Connection, rels: list[str]) -> None:
@@ -368,29 +368,31 @@ def _insert_items(db: sqlite3.Connection, files: dict[str, _File], rels: list[st
 
 def _write_collections(db: sqlite3.Connection, files: dict[str, _File]) -> None:
     """Rewrite decks, chains and topics (small) from the shared files and item decks."""
-    taxonomy: Taxonomy = _shared(files, "taxonomy.yaml", Taxonomy)
-    chains: ChainsFile = _shared(files, "chains.yaml", ChainsFile)
-    decks: DecksFile = _shared(files, "decks.yaml", DecksFile)
+    parts = {
+        name: _shared(files[name], model) for name, model in SHARED_MODELS.items() if name in files
+    }
+    merged = combine_collections(parts)
+    topics = merged.taxonomy.topics if merged.taxonomy is not None else []
     for table in ("decks", "deck_items", "chains", "chain_items", "topics", "topic_prerequisites"):
         db.execute(f"DELETE FROM {table}")
     db.executemany(
         "INSERT INTO topics (id, name, area, description) VALUES (?, ?, ?, ?)",
-        [(t.id, t.name, t.area.value if t.area else None, t.description) for t in taxonomy.topics],
+        [(t.id, t.name, t.area.value if t.area else None, t.description) for t in topics],
     )
     db.executemany(
         "INSERT OR IGNORE INTO topic_prerequisites (topic, prerequisite) VALUES (?, ?)",
-        [(t.id, p) for t in taxonomy.topics for p in t.prerequisites],
+        [(t.id, p) for t in topics for p in t.prerequisite_ids],
     )
     db.executemany(
         "INSERT OR REPLACE INTO chains (id, topic, title) VALUES (?, ?, ?)",
-        [(c.id, c.topic, c.title) for c in chains.chains],
+        [(c.id, c.topic, c.title) for c in merged.chains],
     )
     db.executemany(
         "INSERT OR REPLACE INTO chain_items (chain_id, position, item_id) VALUES (?, ?, ?)",
-        [(c.id, pos, item_id) for c in chains.chains for pos, item_id in enumerate(c.items)],
+        [(c.id, pos, item_id) for c in merged.chains for pos, item_id in enumerate(c.items)],
     )
     members: dict[str, list[str]] = {}
-    for deck in decks.decks:
+    for deck in merged.decks:
         db.execute(
             "INSERT OR REPLACE INTO decks (name, title, description, track) VALUES (?, ?, ?, ?)",
             (deck.name, deck.title, deck.description, deck.track.value if deck.track else None),
