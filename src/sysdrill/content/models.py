@@ -181,6 +181,7 @@ class Item(_Open):
     title: str | None = None
     scenario: str | None = None
     question: str | None = None
+    visual: Visual | None = None
     details: Details = Field(default_factory=Details)
     status: Status = Status.DRAFT
     provenance: Provenance = Provenance.HUMAN
@@ -188,7 +189,6 @@ class Item(_Open):
     expected_time_minutes: float | None = None
     deletion_reason: str | None = None
     """Why a ``deleted`` item was removed."""
-    visual: Visual | None = None
     validated: bool | None = None
     """Automated (LLM) validation stamp: passed or not."""
     validation_status: str | None = None
