@@ -287,6 +287,11 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         [("chains.yaml", 6)],
     ),
     (
+        "json-syntax",
+        lambda v: v.write("chains.json", '[\n  {"chain_id": "json-chain",,}\n]\n'),
+        [("chains.json", 2)],
+    ),
+    (
         "chain-level-mismatch",
         lambda v: v.write(
             "chains.json",

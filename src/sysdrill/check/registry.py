@@ -95,6 +95,13 @@ _DEFINED = (
         "fix the YAML at the given line and column",
     ),
     _rule(
+        "json-syntax",
+        E,
+        Scope.FILE,
+        "a JSON shared file (StaffML's chains.json) is not valid JSON",
+        "fix the JSON at the given line and column",
+    ),
+    _rule(
         "yaml-duplicate-key",
         E,
         Scope.FILE,

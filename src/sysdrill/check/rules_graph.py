@@ -20,7 +20,8 @@ from sysdrill.check.registry import RULES
 from sysdrill.content.collections import Chain, Topic
 from sysdrill.content.diagnostics import Finding
 from sysdrill.content.enums import LEVEL_ORDER, EdgeType, Level
-from sysdrill.content.loader import Locator, Vault
+from sysdrill.content.json_source import JsonLocator
+from sysdrill.content.loader import Locator, Vault, locator_for
 
 __all__ = ["ItemSummary", "vault_findings"]
 
@@ -65,14 +66,14 @@ class _Reporter:
 
     root: Path
     findings: list[Finding]
-    _locators: dict[str, Locator]
+    _locators: dict[str, Locator | JsonLocator]
 
     def add(
         self, code: str, rel: str, loc: Sequence[str | int], message: str, fix: str | None = None
     ) -> None:
         locator = self._locators.get(rel)
         if locator is None:
-            locator = self._locators[rel] = Locator(self.root / rel)
+            locator = self._locators[rel] = locator_for(self.root / rel)
         line, column = locator.locate(loc)
         rule = RULES[code]
         self.findings.append(

@@ -34,6 +34,7 @@ from sysdrill.content.collections import (
     combine_collections,
 )
 from sysdrill.content.diagnostics import Finding, Severity
+from sysdrill.content.json_source import JsonLocator, parse_json
 from sysdrill.content.models import Item, validate_item
 from sysdrill.content.yaml_source import (
     MAX_DEPTH,
@@ -61,6 +62,8 @@ __all__ = [
     "load_shared_files",
     "load_vault",
     "locate",
+    "locator_for",
+    "parse_shared",
     "parse_yaml",
     "read_file",
     "read_item_file",
@@ -140,9 +143,14 @@ def iter_item_paths(root: Path) -> list[Path]:
     return [path for path, _ in list_item_files(root)]
 
 
+def locator_for(path: Path) -> Locator | JsonLocator:
+    """A line finder for the file: JSON files (``chains.json``) have their own."""
+    return JsonLocator(path) if path.suffix == ".json" else Locator(path)
+
+
 def _schema_findings(path: Path, rel: str, exc: ValidationError) -> list[Finding]:
     found = []
-    locator = Locator(path)
+    locator = locator_for(path)
     for error in exc.errors():
         loc = tuple(error["loc"])
         line, column = locator.locate(loc)
@@ -341,7 +349,7 @@ def _load_shared(root: Path, name: str, model: Any, findings: list[Finding]) -> 
     data, _, _, problems = read_file(path, name)
     raw: Any = None
     if data is not None:
-        raw, problems = parse_yaml(data, name)  # JSON is YAML: chains.json reads the same way
+        raw, problems = parse_shared(data, name)
     findings.extend(problems)
     if data is None or any(f.code not in _USABLE_DESPITE for f in problems):
         return None
@@ -350,6 +358,11 @@ def _load_shared(root: Path, name: str, model: Any, findings: list[Finding]) -> 
     except ValidationError as exc:
         findings.extend(_schema_findings(path, name, exc))
         return None
+
+
+def parse_shared(data: bytes, rel: str) -> tuple[Any, list[Finding]]:
+    """Parse a shared file's bytes: JSON for ``.json`` files, else YAML; failures are findings."""
+    return parse_json(data, rel) if rel.endswith(".json") else parse_yaml(data, rel)
 
 
 def shared_file_names(root: Path) -> list[str]:

@@ -38,7 +38,7 @@ from sysdrill.content.collections import SHARED_MODELS, combine_collections
 from sysdrill.content.diagnostics import Severity
 from sysdrill.content.enums import Level
 from sysdrill.content.hashing import content_hash, release_hash_from_hashes
-from sysdrill.content.loader import parse_yaml
+from sysdrill.content.loader import parse_shared, parse_yaml
 from sysdrill.errors import ContentInvalid, DuplicateQuestion, StorageError, VaultNotFound
 from sysdrill.storage.vault_audit import BackgroundCheck, check_errors, refuse_invalid
 from sysdrill.storage.vault_query import (
@@ -286,7 +286,7 @@ _ITEM_COLUMNS = (
 
 
 def _shared(file: _File, model: Any) -> Any:
-    raw, findings = parse_yaml(file.data, file.rel)  # chains.json too: JSON is YAML
+    raw, findings = parse_shared(file.data, file.rel)
     errors = [f for f in findings if f.severity is Severity.ERROR]
     if errors:
         raise ContentInvalid(f"{errors[0].render()}; run `sysdrill check` for every finding")
