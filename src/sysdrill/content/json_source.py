@@ -1,9 +1,10 @@
 """Read JSON shared files (StaffML's ``chains.json``) and find the lines of their fields.
 
-JSON is YAML, but a YAML parser takes over a second on the 0.9 MB ``chains.json``
-of the StaffML vault, and the standard library's parser a hundredth of that. Line
-numbers are found the same lazy way as for YAML (:class:`JsonLocator` scans each
-container once, the first time a finding needs a field inside it).
+JSON is YAML, but the YAML road is about a hundred times slower than the standard
+library's JSON parser on a StaffML-sized ``chains.json`` (about 1 MB;
+``bench/chains_json_bench.py`` prints both). Line numbers are found lazily as for
+YAML: :class:`JsonLocator` scans each container once, the first time a finding
+needs a field inside it.
 """
 
 from __future__ import annotations
