@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -99,3 +100,13 @@ def test_a_broken_chains_json_is_a_finding_with_its_line(vault: Path) -> None:
 def test_models_built_in_code_default_to_our_file_names() -> None:
     assert Chain(id="c", items=[]).origin.rel == "chains.yaml"
     assert Topic(id="t").origin.rel == "taxonomy.yaml"
+
+
+def test_a_staffml_sized_chains_json_is_not_too_large(vault: Path) -> None:
+    entry = {"chain_id": "x", "questions": [{"id": "cloud-0201", "level": "L1"}]}
+    chains = [{**entry, "chain_id": f"c-{n}", "rationale": "r" * 900} for n in range(400)]
+    (vault / "chains.json").write_text(json.dumps(chains, indent=2), encoding="utf-8")
+    assert (vault / "chains.json").stat().st_size > 256 * 1024  # the item file limit
+    loaded = load_vault(vault)
+    assert loaded.findings == []
+    assert len(loaded.chains) == 400

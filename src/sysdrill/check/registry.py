@@ -77,7 +77,7 @@ _DEFINED = (
         "file-too-large",
         E,
         Scope.FILE,
-        "the file is larger than 256 KiB and was not read",
+        "the file is larger than 256 KiB (an item) or 64 MiB (a shared file) and was not read",
         "split it or remove what does not belong in one item",
     ),
     _rule(

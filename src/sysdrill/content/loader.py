@@ -50,6 +50,7 @@ from sysdrill.errors import VaultNotFound
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_SHARED_FILE_BYTES",
     "PARSER",
     "ItemFile",
     "Locator",
@@ -344,9 +345,25 @@ _USABLE_DESPITE = frozenset({"yaml-anchor", "yaml-duplicate-key"})
 """Findings after which a shared file's data is still used (aliases resolved, last key wins)."""
 
 
+MAX_SHARED_FILE_BYTES = 64 * 1024 * 1024
+"""Largest shared file read, in bytes (StaffML's ``chains.json`` is about 1 MB)."""
+
+
+def _read_shared(path: Path, name: str) -> tuple[bytes | None, list[Finding]]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_SHARED_FILE_BYTES:
+            message = f"file is {size} bytes, more than the {MAX_SHARED_FILE_BYTES} allowed"
+            return None, [_finding("file-too-large", name, message, "split it")]
+        return path.read_bytes(), []
+    except OSError as exc:
+        message = f"cannot read file: {exc.strerror or exc}"
+        return None, [_finding("file-unreadable", name, message, "check that the file is readable")]
+
+
 def _load_shared(root: Path, name: str, model: Any, findings: list[Finding]) -> Any:
     path = root / name
-    data, _, _, problems = read_file(path, name)
+    data, problems = _read_shared(path, name)
     raw: Any = None
     if data is not None:
         raw, problems = parse_shared(data, name)
