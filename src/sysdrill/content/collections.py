@@ -170,10 +170,12 @@ class StaffmlChain(_Open):
     """One chain of StaffML's ``chains.json``."""
 
     chain_id: str
-    track: Track | None = None
+    # Kept as written, not checked: sysdrill uses only the id, topic and members,
+    # and an odd value here should not drop every chain of the file.
+    track: str | None = None
     topic: str | None = None
-    competency_area: CompetencyArea | None = None
-    levels: list[Level] | None = None
+    competency_area: str | None = None
+    levels: list[str] | None = None
     questions: list[StaffmlChainMember]
     """Members in order, each with its level."""
     rationale: str | None = None
