@@ -110,3 +110,14 @@ def test_a_staffml_sized_chains_json_is_not_too_large(vault: Path) -> None:
     loaded = load_vault(vault)
     assert loaded.findings == []
     assert len(loaded.chains) == 400
+
+
+def test_unquoted_taxonomy_version_and_date_stay_strings(vault: Path) -> None:
+    path = vault / "taxonomy_data.yaml"
+    text = path.read_text("utf-8")
+    text = text.replace('version: "1.0.0"', "version: 1.0").replace('"2026-05-01"', "2026-05-01")
+    path.write_text(text, encoding="utf-8")
+    loaded = load_vault(vault)
+    assert loaded.findings == []
+    assert loaded.taxonomy is not None
+    assert (loaded.taxonomy.version, loaded.taxonomy.last_updated) == ("1.0", "2026-05-01")

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, model_validator
 
 from sysdrill.content.enums import CompetencyArea, EdgeType, Level, Track
 from sysdrill.content.models import QuestionId
@@ -126,7 +127,20 @@ class Taxonomy(_Open):
     version: str | None = None
     description: str | None = None
     last_updated: str | None = None
+    """ISO 8601 date."""
     topics: list[Topic] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stamps_as_written(cls, data: Any) -> Any:
+        # Unquoted `version: 1.0` and `last_updated: 2026-03-30` are read by YAML
+        # as a float and a date; they are kept as the strings that were written.
+        if isinstance(data, dict):
+            for key in ("version", "last_updated"):
+                value = data.get(key)
+                if isinstance(value, float | int | date) and not isinstance(value, bool):
+                    data = {**data, key: str(value)}
+        return data
 
 
 class Chain(_Open):
