@@ -69,3 +69,15 @@ def sample_vault_copy(tmp_path: Path) -> Iterator[Path]:
     target = tmp_path / "vault"
     shutil.copytree(sample_vault_path(), target)
     yield target
+
+
+STAFFML_VAULT = Path(__file__).resolve().parent / "data" / "staffml_vault"
+"""A small vault in StaffML's layout (questions/<track>/, chains.json, taxonomy_data.yaml)."""
+
+
+@pytest.fixture
+def staffml_vault_copy(tmp_path: Path) -> Path:
+    """A writable copy of the StaffML-layout test vault."""
+    target = tmp_path / "staffml"
+    shutil.copytree(STAFFML_VAULT, target)
+    return target

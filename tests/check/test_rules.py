@@ -287,6 +287,20 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         [("chains.yaml", 6)],
     ),
     (
+        "json-syntax",
+        lambda v: v.write("chains.json", '[\n  {"chain_id": "json-chain",,}\n]\n'),
+        [("chains.json", 2)],
+    ),
+    (
+        "chain-level-mismatch",
+        lambda v: v.write(
+            "chains.json",
+            '[\n  {\n    "chain_id": "json-chain",\n    "questions": [\n'
+            '      {"id": "cloud-0001", "level": "L1"}\n    ]\n  }\n]\n',
+        ),
+        [("chains.json", 5)],
+    ),
+    (
         "deck-ref-exists",
         lambda v: v.edit(
             "      - cloud-0001\n", "      - cloud-0001\n      - cloud-0404\n", rel="decks.yaml"

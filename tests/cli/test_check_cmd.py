@@ -309,3 +309,14 @@ def test_pre_commit_hook_runs_check_on_the_vault_files_it_matches(
     assert result.stdout.splitlines()[-1] == (
         "Checked 1 file (1 valid item): 0 errors, 1 warning, 0 info."
     )
+
+
+def test_check_on_a_folder_without_questions_is_one_error_line(run_cli, tmp_path) -> None:
+    (tmp_path / "notes").mkdir()
+    result = run_cli("check", str(tmp_path / "notes"))
+
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"Error: '{tmp_path / 'notes'}' has no questions/ folder, so there is nothing to "
+        "check; pass the vault folder that holds questions/"
+    ]

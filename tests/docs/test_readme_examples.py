@@ -113,11 +113,10 @@ def test_check_finding_line_has_the_readme_format(run_cli, vault: Path) -> None:
 
 def test_check_exit_codes_are_the_readme_ones(run_cli, vault: Path, tmp_path: Path) -> None:
     assert run_cli("check", str(vault)).exit_code == 0
-    # A folder without questions/ gives only a warning: 0, or 1 with --strict.
+    # A folder without questions/ is not a vault: an error, not a clean report.
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert run_cli("check", str(empty)).exit_code == 0
-    assert run_cli("check", str(empty), "--strict").exit_code == 1
+    assert run_cli("check", str(empty)).exit_code == 1
     assert run_cli("check", str(vault), "--no-such-option").exit_code == 2
     _break_question(vault)
     assert run_cli("check", str(vault)).exit_code == 1

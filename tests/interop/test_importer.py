@@ -217,7 +217,7 @@ def test_invalid_item_fails_validation_and_writes_nothing(tmp_path: Path) -> Non
     assert not (tmp_path / "vault").exists()
 
 
-def test_staffml_import_keeps_ids_fields_and_original_provenance(tmp_path: Path) -> None:
+def test_staffml_import_keeps_ids_fields_and_provenance_as_written(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.json"
     corpus.write_text(
         json.dumps([staffml_question("edge-1", extra_field=[1, 2])]), encoding="utf-8"
@@ -227,8 +227,8 @@ def test_staffml_import_keeps_ids_fields_and_original_provenance(tmp_path: Path)
     data = load(tmp_path / "vault" / "questions" / "edge" / "edge-1.yaml")
     assert data["extra_field"] == [1, 2]
     assert data["status"] == "published"
-    assert data["provenance"] == "imported"
-    assert data["source"]["provenance"] == "human"
+    assert data["provenance"] == "human"
+    assert "provenance" not in data["source"]
     assert "deck" not in data
     assert not (tmp_path / "vault" / "decks.yaml").exists()
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from sysdrill.content.collections import ChainsFile, DecksFile, Taxonomy
+from sysdrill.content.collections import Taxonomy
 from sysdrill.content.compile import CompiledItem, FileState, ItemRow, VaultCollections
 from sysdrill.errors import DuplicateQuestion
 from sysdrill.storage.vault_db import default_db_path, read_build_record, write_vault_db
 from sysdrill.storage.vault_query import read_release, search_items
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-EMPTY = VaultCollections(Taxonomy(), ChainsFile(), DecksFile())
+EMPTY = VaultCollections(Taxonomy(), [], [])
 
 
 def compiled(item_id: str, path: str, title: str) -> CompiledItem:

@@ -101,7 +101,7 @@ _DEFINED = (
         "file-too-large",
         E,
         Scope.FILE,
-        "the file is larger than 256 KiB and was not read",
+        "the file is larger than 256 KiB (an item) or 64 MiB (a shared file) and was not read",
         "split it or remove what does not belong in one item",
     ),
     _rule(
@@ -117,6 +117,13 @@ _DEFINED = (
         Scope.FILE,
         "the file is not valid YAML (or nests deeper than 50 levels, or holds several documents)",
         "fix the YAML at the given line and column",
+    ),
+    _rule(
+        "json-syntax",
+        E,
+        Scope.FILE,
+        "a JSON shared file (StaffML's chains.json) is not valid JSON",
+        "fix the JSON at the given line and column",
     ),
     _rule(
         "yaml-duplicate-key",
@@ -321,8 +328,9 @@ _DEFINED = (
         "topic-in-taxonomy",
         E,
         Scope.VAULT,
-        "the item's topic is not a topic of taxonomy.yaml",
-        "use a topic id from taxonomy.yaml or add the topic there",
+        "the item's topic is not a topic of the vault's taxonomy "
+        "(taxonomy.yaml or StaffML's taxonomy_data.yaml)",
+        "use a topic id from the taxonomy or add the topic there",
     ),
     _rule(
         "taxonomy-acyclic",
@@ -335,15 +343,15 @@ _DEFINED = (
         "taxonomy-ref-exists",
         E,
         Scope.VAULT,
-        "a prerequisite names a topic that taxonomy.yaml does not define, "
-        "or a topic id is defined twice",
+        "a prerequisite or another topic edge names a topic that no taxonomy file "
+        "defines, or a topic id is defined twice (in one file or across files)",
         "define the topic or correct the name",
     ),
     _rule(
         "chain-ref-exists",
         E,
         Scope.VAULT,
-        "a chain lists an item id that no file defines",
+        "a chain (chains.yaml or chains.json) lists an item id that no file defines",
         "correct the id or remove it from the chain",
     ),
     _rule(
@@ -355,10 +363,19 @@ _DEFINED = (
         rule_class=CONTENT,
     ),
     _rule(
+        "chain-level-mismatch",
+        W,
+        Scope.VAULT,
+        "chains.json gives a question a level other than the one its item file declares",
+        "correct the level in chains.json or in the item",
+        rule_class=CONTENT,
+    ),
+    _rule(
         "chain-duplicate",
         E,
         Scope.VAULT,
-        "an item appears twice in one chain, or two chains share an id",
+        "an item appears twice in one chain, or two chains share an id "
+        "(in one file or across chains.yaml and chains.json)",
         "keep one occurrence, or rename one chain",
     ),
     _rule(

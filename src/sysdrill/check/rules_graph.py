@@ -1,5 +1,10 @@
 """Vault rules: ids across files, the taxonomy graph, chains and decks.
 
+Taxonomies and chains may come from our files or StaffML's
+(``taxonomy_data.yaml``, ``chains.json``); each topic and chain carries its
+:class:`~sysdrill.content.collections.Origin`, so findings name the file and
+line it was read from.
+
 These rules see a short summary of each item (:class:`ItemSummary`), which the
 runner caches, so a warm ``check`` need not parse unchanged files to run them.
 """
@@ -12,9 +17,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sysdrill.check.registry import RULES
+from sysdrill.content.collections import Chain, Topic
 from sysdrill.content.diagnostics import Finding
-from sysdrill.content.enums import LEVEL_ORDER, Level
-from sysdrill.content.loader import Locator, Vault
+from sysdrill.content.enums import LEVEL_ORDER, EdgeType, Level
+from sysdrill.content.json_source import JsonLocator
+from sysdrill.content.loader import Locator, Vault, locator_for
 
 __all__ = ["ItemSummary", "vault_findings"]
 
@@ -59,14 +66,14 @@ class _Reporter:
 
     root: Path
     findings: list[Finding]
-    _locators: dict[str, Locator]
+    _locators: dict[str, Locator | JsonLocator]
 
     def add(
         self, code: str, rel: str, loc: Sequence[str | int], message: str, fix: str | None = None
     ) -> None:
         locator = self._locators.get(rel)
         if locator is None:
-            locator = self._locators[rel] = Locator(self.root / rel)
+            locator = self._locators[rel] = locator_for(self.root / rel)
         line, column = locator.locate(loc)
         rule = RULES[code]
         self.findings.append(
@@ -87,49 +94,69 @@ def _ids(report: _Reporter, summaries: Sequence[ItemSummary]) -> dict[str, ItemS
     return {item_id: group[0] for item_id, group in by_id.items()}
 
 
+def _first_in(first_rel: str, rel: str) -> str:
+    """Where the first definition is, when another file holds it."""
+    return "" if first_rel == rel else f" (first in {first_rel})"
+
+
 def _taxonomy(report: _Reporter, vault: Vault, summaries: Sequence[ItemSummary]) -> None:
     taxonomy = vault.taxonomy
     if taxonomy is None:
         return
-    name = "taxonomy.yaml"
-    known: dict[str, int] = {}
-    for index, topic in enumerate(taxonomy.topics):
-        if topic.id in known:
+    known: dict[str, Topic] = {}
+    for topic in taxonomy.topics:
+        first = known.get(topic.id)
+        if first is not None:
+            where = _first_in(first.origin.rel, topic.origin.rel)
             report.add(
                 "taxonomy-ref-exists",
-                name,
-                ("topics", index, "id"),
-                f"topic '{topic.id}' is defined twice",
+                topic.origin.rel,
+                topic.origin.id_loc(),
+                f"topic '{topic.id}' is defined twice{where}",
                 fix="merge the two definitions",
             )
-        known.setdefault(topic.id, index)
+        known.setdefault(topic.id, topic)
     edges: dict[str, list[str]] = {}
-    for index, topic in enumerate(taxonomy.topics):
-        for position, prerequisite in enumerate(topic.prerequisites):
-            if prerequisite not in known:
+    for topic in taxonomy.topics:
+        origin = topic.origin
+        prerequisites = topic.prerequisite_refs()
+        for name, loc in prerequisites:
+            if name not in known:
                 report.add(
                     "taxonomy-ref-exists",
-                    name,
-                    ("topics", index, "prerequisites", position),
-                    f"topic '{topic.id}' names unknown prerequisite '{prerequisite}'",
+                    origin.rel,
+                    (*origin.loc, *loc),
+                    f"topic '{topic.id}' names unknown prerequisite '{name}'",
                 )
             else:
-                edges.setdefault(topic.id, []).append(prerequisite)
+                edges.setdefault(topic.id, []).append(name)
+        for position, edge in enumerate(topic.edges):
+            if edge.target not in known and edge.edge_type is not EdgeType.PREREQUISITE:
+                report.add(
+                    "taxonomy-ref-exists",
+                    origin.rel,
+                    (*origin.loc, "edges", position, "target"),
+                    f"topic '{topic.id}' links ({edge.edge_type.value}) to unknown topic "
+                    f"'{edge.target}'",
+                )
     for cycle in _cycles(edges):
-        index = known[cycle[0]]
+        topic = known[cycle[0]]
+        step = cycle[1] if len(cycle) > 1 else cycle[0]
+        edge_loc = next((loc for name, loc in topic.prerequisite_refs() if name == step), ())
         report.add(
             "taxonomy-acyclic",
-            name,
-            ("topics", index, "prerequisites"),
+            topic.origin.rel,
+            (*topic.origin.loc, *edge_loc),
             "prerequisites form a cycle: " + " -> ".join([*cycle, cycle[0]]),
         )
+    files = " or ".join(sorted({topic.origin.rel for topic in known.values()})) or "the taxonomy"
     for summary in summaries:
         if summary.topic is not None and summary.topic not in known:
             report.add(
                 "topic-in-taxonomy",
                 summary.rel,
                 ("topic",),
-                f"topic '{summary.topic}' is not in taxonomy.yaml",
+                f"topic '{summary.topic}' is not in {files}",
             )
 
 
@@ -161,48 +188,62 @@ def _cycles(edges: dict[str, list[str]]) -> list[list[str]]:
 
 
 def _chains(report: _Reporter, vault: Vault, by_id: dict[str, ItemSummary]) -> None:
-    name = "chains.yaml"
-    seen_chains: set[str] = set()
-    for index, chain in enumerate(vault.chains):
-        if chain.id in seen_chains:
+    first_of: dict[str, Chain] = {}
+    for chain in vault.chains:
+        origin = chain.origin
+        first = first_of.setdefault(chain.id, chain)
+        if first is not chain:
+            where = _first_in(first.origin.rel, origin.rel)
             report.add(
                 "chain-duplicate",
-                name,
-                ("chains", index, "id"),
-                f"chain id '{chain.id}' is used by two chains",
+                origin.rel,
+                origin.id_loc(),
+                f"chain id '{chain.id}' is used by two chains{where}",
             )
-        seen_chains.add(chain.id)
+        declared = chain.declared_levels
         seen_items: set[str] = set()
         previous: tuple[str, int] | None = None
         for position, item_id in enumerate(chain.items):
-            loc = ("chains", index, "items", position)
+            loc = origin.member_loc(position)
             if item_id in seen_items:
                 report.add(
-                    "chain-duplicate", name, loc, f"chain '{chain.id}' lists '{item_id}' twice"
+                    "chain-duplicate",
+                    origin.rel,
+                    loc,
+                    f"chain '{chain.id}' lists '{item_id}' twice",
                 )
                 continue
             seen_items.add(item_id)
+            stated = declared[position] if position < len(declared) else None
             summary = by_id.get(item_id)
             if summary is None:
                 report.add(
                     "chain-ref-exists",
-                    name,
+                    origin.rel,
                     loc,
                     f"chain '{chain.id}' lists unknown item '{item_id}'",
                 )
+            elif stated is not None and summary.level is not None and stated != summary.level:
+                report.add(
+                    "chain-level-mismatch",
+                    origin.rel,
+                    origin.member_loc(position, "level"),
+                    f"chain '{chain.id}' gives {item_id} level {stated.value}, "
+                    f"but the item says {summary.level}",
+                )
+            # The item's own level decides; the chain file's is the fallback for a missing item.
+            level = summary.level if summary is not None else stated
+            if level is None:
                 continue
-            if summary.level is None:
-                continue
-            rank = LEVEL_ORDER.index(Level(summary.level))
+            rank = LEVEL_ORDER.index(Level(level))
             if previous is not None and rank < previous[1]:
                 report.add(
                     "chain-levels-monotonic",
-                    name,
+                    origin.rel,
                     loc,
-                    f"chain '{chain.id}' steps down from {previous[0]} "
-                    f"to {item_id} ({summary.level})",
+                    f"chain '{chain.id}' steps down from {previous[0]} to {item_id} ({level})",
                 )
-            previous = (f"{item_id} ({summary.level})", rank)
+            previous = (f"{item_id} ({level})", rank)
 
 
 def _decks(report: _Reporter, vault: Vault, by_id: dict[str, ItemSummary]) -> None:

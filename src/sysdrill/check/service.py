@@ -9,7 +9,7 @@ from sysdrill.check.registry import all_rules
 from sysdrill.check.runner import CheckReport, run_check
 from sysdrill.check.selection import changed_since as git_changed
 from sysdrill.check.selection import select, targets
-from sysdrill.errors import UsageError
+from sysdrill.errors import UsageError, VaultNotFound
 
 __all__ = ["check_paths"]
 
@@ -34,10 +34,18 @@ def check_paths(
     Raises:
         UsageError: On paths that cannot be checked together, files given with
             ``changed_since``, or a git failure.
-        VaultNotFound: If the vault folder does not exist.
+        VaultNotFound: If the vault folder does not exist or holds no questions/.
         TierUnavailable: If the napkin tier cannot be loaded.
     """
     root, files = targets(paths)
+    if root.is_dir() and not (root / "questions").is_dir():
+        # A folder without questions/ is almost always the wrong folder (the vault's
+        # parent, or questions/ itself); reporting it clean would hide that.
+        inside = " (that is the questions/ folder itself)" if root.name == "questions" else ""
+        raise VaultNotFound(
+            f"'{root}' has no questions/ folder{inside}, so there is nothing to check; "
+            "pass the vault folder that holds questions/"
+        )
     if changed_since is not None:
         if files is not None:
             raise UsageError("give a vault folder, not files, with --changed-since")

@@ -269,7 +269,9 @@ def gauntlet(
 
 
 def chain(
-    chain_id: Annotated[str, typer.Argument(metavar="ID", help="Chain id from chains.yaml.")],
+    chain_id: Annotated[
+        str, typer.Argument(metavar="ID", help="Chain id from chains.yaml or chains.json.")
+    ],
     vault: VaultOption = None,
     db: DbOption = None,
     answers: AnswersOption = None,

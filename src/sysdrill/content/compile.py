@@ -26,11 +26,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sysdrill.content.cache import trusted_by_stat
-from sysdrill.content.collections import ChainsFile, DecksFile, Taxonomy
+from sysdrill.content.collections import (
+    SHARED_MODELS,
+    Chain,
+    Deck,
+    Taxonomy,
+    combine_collections,
+)
 from sysdrill.content.diagnostics import Finding, Severity
 from sysdrill.content.enums import Level
 from sysdrill.content.hashing import content_hash
 from sysdrill.content.loader import (
+    MAX_FILE_BYTES,
+    MAX_SHARED_FILE_BYTES,
     SharedModel,
     list_item_file_names,
     parse_shared_file,
@@ -52,8 +60,9 @@ __all__ = [
     "plan_build",
 ]
 
-SHARED_FILES: tuple[str, ...] = ("taxonomy.yaml", "chains.yaml", "decks.yaml")
-"""Vault files besides the items, tracked for incremental builds (always read)."""
+SHARED_FILES: tuple[str, ...] = tuple(SHARED_MODELS)
+"""Vault files besides the items (ours and StaffML's), tracked for incremental builds
+(always read)."""
 
 _LEVEL_RANK = {level.value: level.rank for level in Level}
 _CHECK_HINT = "run `sysdrill check` for every finding"
@@ -130,7 +139,8 @@ def _scan(root: Path, previous: Mapping[str, FileState], recorded_at_ns: int) ->
                     state = FileState(stat.st_size, stat.st_mtime_ns, old.digest)
                     found.append(VaultFile(rel, path, state))
                     continue
-        data, size, mtime_ns, problems = read_file(path, rel)
+        limit = MAX_SHARED_FILE_BYTES if rel in SHARED_FILES else MAX_FILE_BYTES
+        data, size, mtime_ns, problems = read_file(path, rel, max_bytes=limit)
         digest = hashlib.sha256(data).hexdigest() if data is not None else ""
         found.append(VaultFile(rel, path, FileState(size, mtime_ns, digest), data or b"", problems))
     return found
@@ -293,11 +303,11 @@ def compile_items(plan: BuildPlan) -> Iterator[CompiledItem]:
 
 @dataclass(frozen=True, slots=True)
 class VaultCollections:
-    """The shared files, validated (each empty when its file is absent)."""
+    """The shared files, validated and merged (ours and StaffML's; empty when absent)."""
 
     taxonomy: Taxonomy
-    chains: ChainsFile
-    decks: DecksFile
+    chains: list[Chain]
+    decks: list[Deck]
 
 
 def _shared(plan: BuildPlan, name: str, model: type[SharedModel]) -> SharedModel:
@@ -314,13 +324,17 @@ def _shared(plan: BuildPlan, name: str, model: type[SharedModel]) -> SharedModel
 
 
 def compile_collections(plan: BuildPlan) -> VaultCollections:
-    """Validate ``taxonomy.yaml``, ``chains.yaml`` and ``decks.yaml``.
+    """Validate the shared files and merge them (see :func:`combine_collections`).
 
     Raises:
         ContentInvalid: If one of them has an error finding.
     """
+    parts = {
+        name: _shared(plan, name, model)
+        for name, model in SHARED_MODELS.items()
+        if name in plan.files
+    }
+    merged = combine_collections(parts)
     return VaultCollections(
-        taxonomy=_shared(plan, "taxonomy.yaml", Taxonomy),
-        chains=_shared(plan, "chains.yaml", ChainsFile),
-        decks=_shared(plan, "decks.yaml", DecksFile),
+        taxonomy=merged.taxonomy or Taxonomy(), chains=merged.chains, decks=merged.decks
     )

@@ -9,6 +9,7 @@ __all__ = [
     "LEVEL_ORDER",
     "BloomLevel",
     "CompetencyArea",
+    "EdgeType",
     "ItemKind",
     "Level",
     "Phase",
@@ -130,12 +131,32 @@ class Provenance(StrEnum):
 
 
 class ReviewStatus(StrEnum):
-    """Outcome of a human review of an item."""
+    """Outcome of a human review of an item (``human_reviewed.status``).
+
+    The first four are StaffML schema 1.0; ``needs-fix`` and ``rejected`` are ours.
+    """
 
     NOT_REVIEWED = "not-reviewed"
     VERIFIED = "verified"
+    FLAGGED = "flagged"
+    """The reviewer found issues that need attention."""
+    NEEDS_REWORK = "needs-rework"
+    """The reviewer recommends writing the item again."""
     NEEDS_FIX = "needs-fix"
     REJECTED = "rejected"
+
+
+class EdgeType(StrEnum):
+    """Kind of link between two topics of a StaffML ``taxonomy_data.yaml``."""
+
+    PREREQUISITE = "prerequisite"
+    """The target is learnt first (an edge of the prerequisite graph)."""
+    BROADER = "broader"
+    """The target is more general."""
+    NARROWER = "narrower"
+    """The target is more specific."""
+    RELATED = "related"
+    """The two topics are connected, with no order."""
 
 
 class ItemKind(StrEnum):

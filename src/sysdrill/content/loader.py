@@ -23,11 +23,18 @@ from pathlib import Path
 from stat import S_ISDIR
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from sysdrill.content.cache import CachedFile, VaultCache
-from sysdrill.content.collections import Chain, ChainsFile, Deck, DecksFile, Taxonomy
+from sysdrill.content.collections import (
+    SHARED_MODELS,
+    Chain,
+    Deck,
+    Taxonomy,
+    combine_collections,
+)
 from sysdrill.content.diagnostics import Finding, Severity
+from sysdrill.content.json_source import JsonLocator, parse_json
 from sysdrill.content.models import Item, validate_item
 from sysdrill.content.yaml_source import (
     MAX_DEPTH,
@@ -43,6 +50,7 @@ from sysdrill.errors import VaultNotFound
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_SHARED_FILE_BYTES",
     "PARSER",
     "ItemFile",
     "Locator",
@@ -54,10 +62,13 @@ __all__ = [
     "load_shared_files",
     "load_vault",
     "locate",
+    "locator_for",
+    "parse_shared",
     "parse_shared_file",
     "parse_yaml",
     "read_file",
     "read_item_file",
+    "shared_file_names",
 ]
 
 MAX_FILE_BYTES = 256 * 1024
@@ -128,9 +139,14 @@ def _walk(folder: str, out: list[str]) -> None:
                 out.append(entry.path)
 
 
+def locator_for(path: Path) -> Locator | JsonLocator:
+    """A line finder for the file: JSON files (``chains.json``) have their own."""
+    return JsonLocator(path) if path.suffix == ".json" else Locator(path)
+
+
 def _schema_findings(path: Path, rel: str, exc: ValidationError) -> list[Finding]:
     found = []
-    locator = Locator(path)
+    locator = locator_for(path)
     for error in exc.errors():
         loc = tuple(error["loc"])
         line, column = locator.locate(loc)
@@ -178,17 +194,22 @@ def list_item_file_names(root: Path) -> list[tuple[str, str]]:
     found: list[str] = []
     _walk(str(questions), found)
     found.sort()
-    # String slicing: pathlib's relative_to costs more than parsing the file.
-    prefix = len(str(root)) + 1
-    return [(p, p[prefix:].replace(os.sep, "/")) for p in found]
+    # String slicing: pathlib's relative_to costs more than parsing the file. The
+    # prefix is cut from the questions folder as spelt here: for root "." it is
+    # "questions", not "./questions".
+    prefix = len(str(questions)) + 1
+    return [(p, "questions/" + p[prefix:].replace(os.sep, "/")) for p in found]
 
 
-def read_file(path: Path | str, rel: str) -> tuple[bytes | None, int, int, list[Finding]]:
+def read_file(
+    path: Path | str, rel: str, *, max_bytes: int = MAX_FILE_BYTES
+) -> tuple[bytes | None, int, int, list[Finding]]:
     """Read a file's bytes unless it is too large.
 
     Args:
         path: The file.
         rel: Path used in findings.
+        max_bytes: Largest size read (an item file's limit unless told otherwise).
 
     Returns:
         (bytes or None, size in bytes, mtime in ns, findings): ``file-too-large``
@@ -201,7 +222,7 @@ def read_file(path: Path | str, rel: str) -> tuple[bytes | None, int, int, list[
             stat = os.fstat(fd)
             if S_ISDIR(stat.st_mode):  # open() refuses a folder at once; os.open does not
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-            if stat.st_size > MAX_FILE_BYTES:
+            if stat.st_size > max_bytes:
                 return (
                     None,
                     stat.st_size,
@@ -210,7 +231,7 @@ def read_file(path: Path | str, rel: str) -> tuple[bytes | None, int, int, list[
                         _finding(
                             "file-too-large",
                             rel,
-                            f"file is {stat.st_size} bytes, more than the {MAX_FILE_BYTES} allowed",
+                            f"file is {stat.st_size} bytes, more than the {max_bytes} allowed",
                             "split it or remove what does not belong in one item",
                         )
                     ],
@@ -324,32 +345,37 @@ def _cached_item_file(path: Path, rel: str, cache: VaultCache) -> ItemFile:
     return loaded
 
 
-SharedModel = TypeVar("SharedModel", Taxonomy, ChainsFile, DecksFile)
+SharedModel = TypeVar("SharedModel", bound=BaseModel)
 """The model of one of the vault's shared files."""
 
 _USABLE_DESPITE = frozenset({"yaml-anchor", "yaml-duplicate-key"})
 """Findings after which a shared file's data is still used (aliases resolved, last key wins)."""
 
 
+MAX_SHARED_FILE_BYTES = 64 * 1024 * 1024
+"""Largest shared file read, in bytes (StaffML's ``chains.json`` is about 1 MB)."""
+
+
 def parse_shared_file(
     data: bytes, name: str, model: type[SharedModel], path: Path
 ) -> tuple[SharedModel | None, list[Finding]]:
-    """Parse and validate a shared file (``taxonomy.yaml``, ``chains.yaml``, ``decks.yaml``).
+    """Parse and validate a shared file (ours, or StaffML's ``chains.json`` and taxonomy).
 
     Args:
         data: The file's bytes.
-        name: Its name in the vault, used in findings.
+        name: Its name in the vault, used in findings (``.json`` names are read as JSON).
         model: The model the file holds.
         path: The file (read again only to find the line of a schema finding).
 
     Returns:
         The validated model (None when a finding prevents it) and the findings.
     """
-    raw, findings = parse_yaml(data, name)
+    raw, findings = parse_shared(data, name)
     if any(f.code not in _USABLE_DESPITE for f in findings):
         return None, findings
     try:
-        return model.model_validate(raw or {}), findings
+        # An empty file holds an empty collection.
+        return model.model_validate(raw if raw is not None else model().model_dump()), findings
     except ValidationError as exc:
         return None, findings + _schema_findings(path, name, exc)
 
@@ -358,15 +384,27 @@ def _load_shared(
     root: Path, name: str, model: type[SharedModel], findings: list[Finding]
 ) -> SharedModel | None:
     path = root / name
-    if not path.is_file():
-        return None
-    data, _, _, problems = read_file(path, name)
+    data, _, _, problems = read_file(path, name, max_bytes=MAX_SHARED_FILE_BYTES)
     if data is None:
         findings.extend(problems)
         return None
     loaded, problems = parse_shared_file(data, name, model, path)
     findings.extend(problems)
     return loaded
+
+
+def parse_shared(data: bytes, rel: str) -> tuple[Any, list[Finding]]:
+    """Parse a shared file's bytes: JSON for ``.json`` files, else YAML; failures are findings."""
+    return parse_json(data, rel) if rel.endswith(".json") else parse_yaml(data, rel)
+
+
+def shared_file_names(root: Path) -> list[str]:
+    """Names (relative to ``root``, with ``/``) of the shared files the vault has.
+
+    They are the keys of :data:`~sysdrill.content.collections.SHARED_MODELS`
+    that exist as files, in that order.
+    """
+    return [name for name in SHARED_MODELS if (root / name).is_file()]
 
 
 def check_vault_root(root: Path) -> None:
@@ -378,13 +416,20 @@ def check_vault_root(root: Path) -> None:
 
 
 def load_shared_files(vault: Vault) -> None:
-    """Load ``taxonomy.yaml``, ``chains.yaml`` and ``decks.yaml`` into ``vault``."""
+    """Load the vault's taxonomies, chains and decks into ``vault``, merged.
+
+    Ours (``taxonomy.yaml``, ``chains.yaml``, ``decks.yaml``) and StaffML's
+    (``taxonomy_data.yaml`` or ``schema/taxonomy_data.yaml``, ``chains.json``)
+    are read alike; a file with errors becomes findings and adds nothing.
+    """
     root = vault.root
-    vault.taxonomy = _load_shared(root, "taxonomy.yaml", Taxonomy, vault.findings)
-    chains = _load_shared(root, "chains.yaml", ChainsFile, vault.findings)
-    vault.chains = chains.chains if chains else []
-    decks = _load_shared(root, "decks.yaml", DecksFile, vault.findings)
-    vault.decks = decks.decks if decks else []
+    parts = {
+        name: model
+        for name in shared_file_names(root)
+        if (model := _load_shared(root, name, SHARED_MODELS[name], vault.findings)) is not None
+    }
+    merged = combine_collections(parts)
+    vault.taxonomy, vault.chains, vault.decks = merged.taxonomy, merged.chains, merged.decks
 
 
 def load_vault(

@@ -31,6 +31,7 @@ from sysdrill.content.enums import (
 __all__ = [
     "DEFAULT_ANSWER_TOLERANCE",
     "REQUIRED_FIELDS",
+    "ChainRef",
     "Details",
     "HumanReview",
     "Item",
@@ -38,6 +39,7 @@ __all__ = [
     "Part",
     "QuestionId",
     "Resource",
+    "Visual",
     "dump_item",
     "validate_item",
 ]
@@ -47,7 +49,25 @@ QuestionId = NewType("QuestionId", str)
 DEFAULT_ANSWER_TOLERANCE = 0.05
 """Relative tolerance of a numeric answer whose item declares no ``answer_tolerance`` (5 %)."""
 
-_STRING_STAMPS = ("schema_version", "created_at", "updated_at", "validation_date", "math_date")
+_STRING_STAMPS = (
+    "schema_version",
+    "created_at",
+    "updated_at",
+    "last_modified",
+    "validation_date",
+    "math_date",
+)
+
+
+def _stamps_as_strings(data: Any, keys: tuple[str, ...]) -> Any:
+    # YAML reads unquoted dates and versions as date / float objects; the
+    # schema keeps them as the strings authors wrote.
+    if isinstance(data, dict):
+        for key in keys:
+            value = data.get(key)
+            if value is not None and not isinstance(value, str | bool | list | dict):
+                data = {**data, key: str(value)}
+    return data
 
 
 class _Open(BaseModel):
@@ -80,12 +100,40 @@ class Details(_Open):
 
 
 class HumanReview(_Open):
-    """Stamp of a human review."""
+    """Stamp of a human review (StaffML schema 1.0)."""
 
     status: ReviewStatus = ReviewStatus.NOT_REVIEWED
     by: str | None = None
+    """Reviewer: an e-mail address or a git handle."""
     date: str | None = None
+    """Day of the review, ISO 8601 (``2026-04-03``)."""
     notes: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _coerce_date(cls, data: Any) -> Any:
+        return _stamps_as_strings(data, ("date",))
+
+
+class Visual(_Open):
+    """A diagram shown with the question (StaffML ``visual``), kept in a file of its own."""
+
+    kind: str
+    """Renderer: ``svg`` (``mermaid`` is reserved)."""
+    path: str
+    """Bare file name of the diagram in the vault's ``visuals/<track>/`` folder."""
+    alt: str
+    """Text for screen readers and for when the diagram cannot be shown."""
+    caption: str | None = None
+
+
+class ChainRef(_Open):
+    """An item's place in a chain, as StaffML items record it (``chains``)."""
+
+    id: str
+    """Chain id (``chain_id`` in ``chains.json``)."""
+    position: int = Field(ge=0)
+    """0-based position in the chain."""
 
 
 class Part(_Open):
@@ -114,7 +162,8 @@ class ItemSource(_Open):
 class Item(_Open):
     """One vault item: a StaffML question or one of our other kinds.
 
-    Fields up to ``chains`` are StaffML schema 1.0; the rest are our additions.
+    Fields up to ``chains`` are StaffML schema 1.0 (with ``authors``, kept from
+    StaffML's earlier schema); the rest are our additions.
     All classification fields are optional at the type level because flashcards,
     quiz questions and exercises may lack them; :func:`validate_item` applies the
     per-kind requirements of :data:`REQUIRED_FIELDS`.
@@ -132,25 +181,41 @@ class Item(_Open):
     title: str | None = None
     scenario: str | None = None
     question: str | None = None
+    visual: Visual | None = None
     details: Details = Field(default_factory=Details)
     status: Status = Status.DRAFT
     provenance: Provenance = Provenance.HUMAN
     requires_explanation: bool | None = None
     expected_time_minutes: float | None = None
+    deletion_reason: str | None = None
+    """Why a ``deleted`` item was removed."""
     validated: bool | None = None
+    """Automated (LLM) validation stamp: passed or not."""
     validation_status: str | None = None
+    """Validator verdict, such as ``OK``."""
     validation_date: str | None = None
     validation_model: str | None = None
+    validation_issues: list[str] | None = None
+    validation_status_pro: str | None = None
+    """Verdict of a second, stronger validator."""
+    validation_issues_pro: list[str] | None = None
     math_verified: bool | None = None
+    """Automated check of the napkin math: passed or not."""
     math_status: str | None = None
+    """Math verdict, such as ``CORRECT``."""
     math_date: str | None = None
     math_model: str | None = None
+    math_issues: list[str] | None = None
     human_reviewed: HumanReview | None = None
+    classification_review: str | None = None
+    """A reviewer's note on the item's track, level, zone or topic."""
     tags: list[str] = Field(default_factory=list)
     authors: list[str] = Field(default_factory=list)
     created_at: str | None = None
     updated_at: str | None = None
-    chains: list[Any] | None = None
+    last_modified: str | None = None
+    chains: list[ChainRef | str] | None = None
+    """Chains the item belongs to; the vault's chain files are what ``chain`` reads."""
 
     # Our additions (documented in docs/vault-format.md).
     format: ItemKind = ItemKind.QUESTION
@@ -173,14 +238,7 @@ class Item(_Open):
     @model_validator(mode="before")
     @classmethod
     def _coerce_scalars(cls, data: Any) -> Any:
-        # YAML reads unquoted dates and versions as date / float objects; the
-        # schema keeps them as the strings authors wrote.
-        if isinstance(data, dict):
-            for key in _STRING_STAMPS:
-                value = data.get(key)
-                if value is not None and not isinstance(value, str | bool | list | dict):
-                    data = {**data, key: str(value)}
-        return data
+        return _stamps_as_strings(data, _STRING_STAMPS)
 
     @property
     def kind(self) -> ItemKind:

@@ -268,15 +268,17 @@ def _finalise(
     previous: dict[str, Any] | None,
 ) -> dict[str, Any]:
     original = data.get("provenance")
-    data["provenance"] = "imported"
     stamp: dict[str, Any] = {
         "format": parsed.format,
         "path": Path(parsed.path).name,
         "key": key,
         "digest": digest,
     }
-    if isinstance(original, str) and original != "imported":
-        stamp["provenance"] = original
+    # A StaffML item keeps its provenance as written: it is a field of that schema.
+    if not (isinstance(original, str) and format_family(parsed.format) == "staffml"):
+        data["provenance"] = "imported"
+        if isinstance(original, str) and original != "imported":
+            stamp["provenance"] = original
     data["source"] = stamp
     stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
     if previous is None:
@@ -284,7 +286,7 @@ def _finalise(
     else:
         if "created_at" not in data and previous.get("created_at") is not None:
             data["created_at"] = previous["created_at"]
-        data["updated_at"] = stamp_time
+        data.setdefault("updated_at", stamp_time)
     data.setdefault("schema_version", "1.0")
     data["id"] = item_id
     return vault_writer.order_item(data)
@@ -512,6 +514,12 @@ def import_source(
     decks = _decks_text(into, plan) if plan.deck_items else None
     if decks is not None:
         plan.files["decks.yaml"] = decks
+    for rel, text in parsed.shared_files.items():
+        content, remark = vault_writer.shared_file_update(into, rel, text)
+        if content is not None:
+            plan.files[rel] = content
+        if remark is not None:
+            report.notes.append(ImportNote(remark, rel))
     if audit:
         _defects(report, plan, into)
     if not dry_run:

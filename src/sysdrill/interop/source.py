@@ -50,3 +50,6 @@ class ParsedSource:
     notes: list[ImportNote] = field(default_factory=list)
     deck: str | None = None
     """Deck the source implies (a chapter title, an Anki deck name)."""
+    shared_files: dict[str, str] = field(default_factory=dict)
+    """Taxonomy and chain files of a source vault (path relative to its root, with
+    ``/``) and their text, to bring into the target vault as written."""

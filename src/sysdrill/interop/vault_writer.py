@@ -13,6 +13,7 @@ and :class:`IdAllocator` hands out ids no file uses.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import uuid
@@ -38,6 +39,7 @@ __all__ = [
     "load_decks_file",
     "order_item",
     "scan_vault_index",
+    "shared_file_update",
     "write_files",
 ]
 
@@ -305,3 +307,62 @@ def load_decks_file(root: Path) -> dict[str, Any]:
         )
     raw.setdefault("decks", [])
     return raw
+
+
+def _merged_chains_json(held: str, incoming: str) -> str | None:
+    """The vault's chains.json with the source's chains put in by ``chain_id``, or None.
+
+    None when either file is not a JSON array of chains (then the source's replaces it).
+    """
+    try:
+        old, new = json.loads(held), json.loads(incoming)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(old, list) or not isinstance(new, list):
+        return None
+    incoming_by_id = {
+        entry["chain_id"]: entry for entry in new if isinstance(entry, dict) and "chain_id" in entry
+    }
+    merged = [
+        incoming_by_id.pop(entry["chain_id"], entry)
+        if isinstance(entry, dict) and "chain_id" in entry
+        else entry
+        for entry in old
+    ]
+    merged += [entry for entry in new if entry in incoming_by_id.values()]
+    return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+
+
+def shared_file_update(root: Path, rel: str, text: str) -> tuple[str | None, str | None]:
+    """What an import writes for a taxonomy or chain file of the source vault.
+
+    A file the vault lacks is copied as written. ``chains.json`` is merged by
+    ``chain_id`` (the source's chains replace the vault's of the same id, new ones
+    are appended, the vault's others stay); any other file the vault holds with
+    different text is replaced by the source's.
+
+    Args:
+        root: The target vault.
+        rel: The file's path relative to the vault root, with ``/``.
+        text: The source's text of the file.
+
+    Returns:
+        (text to write or None when the vault's copy is already the same,
+        a note for the report or None).
+    """
+    path = root / rel
+    if not path.is_file():
+        return text, None
+    try:
+        held = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        held = None
+    if held == text:
+        return None, None
+    if held is not None and rel == "chains.json":
+        merged = _merged_chains_json(held, text)
+        if merged is not None:
+            if merged == held:
+                return None, None
+            return merged, "merged the source's chains into the vault's chains.json by chain_id"
+    return text, f"replaced the vault's {rel} with the source's"

@@ -186,27 +186,27 @@ def _insert_batch(db: sqlite3.Connection, batch: list[CompiledItem]) -> None:
 
 def _write_collections(db: sqlite3.Connection, collections: VaultCollections) -> None:
     """Rewrite decks, chains and topics (small) from the shared files and item decks."""
-    taxonomy, chains, decks = collections.taxonomy, collections.chains, collections.decks
+    topics = collections.taxonomy.topics
     for table in ("decks", "deck_items", "chains", "chain_items", "topics", "topic_prerequisites"):
         db.execute(f"DELETE FROM {table}")
     db.executemany(
         "INSERT INTO topics (id, name, area, description) VALUES (?, ?, ?, ?)",
-        [(t.id, t.name, t.area.value if t.area else None, t.description) for t in taxonomy.topics],
+        [(t.id, t.name, t.area.value if t.area else None, t.description) for t in topics],
     )
     db.executemany(
         "INSERT OR IGNORE INTO topic_prerequisites (topic, prerequisite) VALUES (?, ?)",
-        [(t.id, p) for t in taxonomy.topics for p in t.prerequisites],
+        [(t.id, p) for t in topics for p in t.prerequisite_ids],
     )
     db.executemany(
         "INSERT OR REPLACE INTO chains (id, topic, title) VALUES (?, ?, ?)",
-        [(c.id, c.topic, c.title) for c in chains.chains],
+        [(c.id, c.topic, c.title) for c in collections.chains],
     )
     db.executemany(
         "INSERT OR REPLACE INTO chain_items (chain_id, position, item_id) VALUES (?, ?, ?)",
-        [(c.id, pos, item_id) for c in chains.chains for pos, item_id in enumerate(c.items)],
+        [(c.id, pos, item_id) for c in collections.chains for pos, item_id in enumerate(c.items)],
     )
     members: dict[str, list[str]] = {}
-    for deck in decks.decks:
+    for deck in collections.decks:
         db.execute(
             "INSERT OR REPLACE INTO decks (name, title, description, track) VALUES (?, ?, ?, ?)",
             (deck.name, deck.title, deck.description, deck.track.value if deck.track else None),

@@ -2,6 +2,11 @@
 
 Every field is kept as written, including fields sysdrill does not know; the
 StaffML ``id`` becomes the item's id and its identity across re-imports.
+
+A folder holding ``questions/`` is read as a vault: only the files below
+``questions/`` are questions, and its taxonomy and chain files
+(``taxonomy_data.yaml`` or ``schema/taxonomy_data.yaml``, ``chains.json``, and
+our ``taxonomy.yaml``/``chains.yaml``) travel with the import as written.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from sysdrill.content.collections import CHAIN_FILES, TAXONOMY_FILES
 from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.detect import read_source_text
@@ -36,7 +42,10 @@ MAX_TREE_FILES = 100_000
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """Ids that are safe as file names: letters, digits, ``.``, ``_`` and ``-``."""
 
-_SHARED_FILES = frozenset({"taxonomy.yaml", "chains.yaml", "decks.yaml", "sysdrill.yaml"})
+_SHARED_FILES = frozenset({"decks.yaml", "sysdrill.yaml", *TAXONOMY_FILES, *CHAIN_FILES})
+
+_COLLECTION_FILES = (*TAXONOMY_FILES, *CHAIN_FILES)
+"""Shared files an import brings along (decks are rebuilt from the items instead)."""
 
 _Loader = SAFE_LOADER
 
@@ -143,13 +152,16 @@ def _read_yaml_file(path: Path, where: str) -> list[tuple[Any, str]]:
 
 
 def _read_tree(root: Path) -> list[tuple[Any, str]]:
+    # In a vault only questions/ holds questions (a StaffML vault keeps schemas,
+    # exemplars and audit files beside it); paths stay relative to the root.
+    top = root / "questions" if (root / "questions").is_dir() else root
     paths = sorted(
         p
-        for p in root.rglob("*")
+        for p in top.rglob("*")
         if p.suffix.lower() in (".yaml", ".yml")
         and p.is_file()
         and not any(part.startswith(".") for part in p.relative_to(root).parts)
-        and not (p.parent == root and p.name in _SHARED_FILES)
+        and p.relative_to(root).as_posix() not in _SHARED_FILES
     )
     if len(paths) > MAX_TREE_FILES:
         raise HostileInput(
@@ -162,16 +174,26 @@ def _read_tree(root: Path) -> list[tuple[Any, str]]:
     return found
 
 
+def _collection_files(root: Path) -> dict[str, str]:
+    """Text of the folder's taxonomy and chain files, by path relative to it."""
+    return {
+        name: read_source_text(root / name, limit_bytes=MAX_CORPUS_BYTES).text
+        for name in _COLLECTION_FILES
+        if (root / name).is_file()
+    }
+
+
 def read_staffml(path: Path) -> ParsedSource:
     """Read StaffML questions from a YAML file, a folder tree, or a JSON array.
 
     Args:
         path: A ``.yaml``/``.yml`` file (one question or a list), a folder
-            (every YAML file below it except ``taxonomy.yaml``, ``chains.yaml``
-            and ``decks.yaml`` at its top), or a ``.json`` corpus.
+            (every YAML file below its ``questions/`` if it has one, else below
+            it, shared files aside), or a ``.json`` corpus.
 
     Returns:
-        One parsed item per question, keyed by its StaffML id.
+        One parsed item per question, keyed by its StaffML id; for a folder,
+        its taxonomy and chain files in :attr:`ParsedSource.shared_files`.
 
     Raises:
         ImportFailed: If a file cannot be read or parsed, or nothing is found.
@@ -179,6 +201,7 @@ def read_staffml(path: Path) -> ParsedSource:
     source = ParsedSource(format="staffml", path=str(path))
     if path.is_dir():
         mappings = _read_tree(path)
+        source.shared_files = _collection_files(path)
         if not mappings:
             raise ImportFailed(
                 f"folder '{path}' holds no .yaml question files; pass a StaffML vault folder"

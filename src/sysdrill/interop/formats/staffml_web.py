@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sysdrill.content.models import Details, HumanReview, Item, ItemSource
+from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Visual
 from sysdrill.errors import ImportFailed
 from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.formats.staffml import items_from_mappings, load_yaml_text
@@ -29,6 +29,7 @@ _CHILD_FIELDS: dict[str, frozenset[str]] = {
     "details": frozenset(Details.model_fields),
     "human_reviewed": frozenset(HumanReview.model_fields),
     "source": frozenset(ItemSource.model_fields),
+    "visual": frozenset(Visual.model_fields),
 }
 _LIST_ITEM_FIELDS: dict[str, frozenset[str]] = {
     "resources": frozenset({"name", "url"}),
