@@ -15,8 +15,8 @@ import yaml
 
 from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import HostileInput, ImportFailed
-from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.text import read_source_text
 
 __all__ = [
     "MAX_CORPUS_BYTES",
