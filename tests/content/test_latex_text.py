@@ -55,3 +55,15 @@ def test_threads_share_the_converter_and_agree_with_a_serial_run() -> None:
         threaded = list(pool.map(lambda line: latex_to_text(line, style=NOTATION), lines))
     assert threaded == serial
     assert serial[3] == "((3)/(4)) × 10^(3) ≈ 3"
+
+
+def test_a_command_name_ends_at_the_first_letter_outside_ascii() -> None:
+    assert latex_to_text(r"2\timesµs", style=NOTATION) == "2×µs"
+    assert latex_to_text(r"\alphaβ") == "αβ"
+
+
+def test_prose_around_the_latex_is_kept_exactly() -> None:
+    line = r"At 50%, a {cost} of $3 is \approx 4 -- so ``fine'' & done"
+    expected = "At 50%, a cost of $3 is ≈ 4 -- so ``fine'' & done"
+    assert latex_to_text(line, style=NOTATION) == expected
+    assert latex_to_text("no commands at all, 100% plain") == "no commands at all, 100% plain"

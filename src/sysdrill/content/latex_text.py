@@ -68,6 +68,8 @@ _NOTATION_CHARS = frozenset(
 """Characters the napkin parser reads; a command giving any other is written by name."""
 _LITERAL = re.compile(r"(?<!\\)([$%])")
 """Characters LaTeX reads as syntax but vault text means literally."""
+_NAME_END = re.compile(r"(\\[A-Za-z]+)(?=[^\x00-\x7f])")
+"""A command name followed by a non-ASCII letter, which pylatexenc would read as part of it."""
 _SIMPLE = re.compile(r"[\w.]+")
 _UNKNOWN_BEFORE = re.compile(r"\\([A-Za-z]+)\s*\Z")
 
@@ -78,12 +80,17 @@ def _operand(text: str) -> str:
     return text if _SIMPLE.fullmatch(text) else f"({text})"
 
 
+def _is_closed(group: Any) -> bool:
+    """Whether a brace group node was closed (a tolerant parse leaves an unclosed one open)."""
+    text = str(group.latex_verbatim())
+    opened = text.count("{") - text.count("\\{")
+    return text.endswith("}") and opened == text.count("}") - text.count("\\}")
+
+
 def _closed(node: Any, count: int) -> bool:
     """Whether the last ``count`` arguments of a command node are all closed brace groups."""
     args = node.nodeargd.argnlist[-count:] if node.nodeargd else []
-    return len(args) == count and all(
-        arg is not None and arg.latex_verbatim().endswith("}") for arg in args
-    )
+    return len(args) == count and all(arg is not None and _is_closed(arg) for arg in args)
 
 
 @cache
@@ -161,7 +168,7 @@ def _converter(style: LatexStyle) -> Any:
 
         def group_node_to_text(self, node: Any) -> str:
             inner = str(self._groupnodecontents_to_text(node))
-            if not node.latex_verbatim().endswith("}"):
+            if not _is_closed(node):
                 return inner  # unclosed: no structure to keep
             before = node.parsing_state.s[max(0, node.pos - 40) : node.pos]
             if before.endswith("^"):
@@ -201,8 +208,21 @@ def latex_to_text(tex: str, *, style: LatexStyle = LatexStyle.READABLE) -> str:
     """
     from pylatexenc import latexwalker
 
+    # pylatexenc reads plain text one character at a time, so only the span
+    # from the first command or brace (with a ``^`` or ``_`` just before it)
+    # to the last closing brace is parsed; the prose around it stays as it is.
+    marks = [index for index in (tex.find("\\"), tex.find("{"), tex.find("}")) if index >= 0]
+    if not marks:
+        return tex
+    start = min(marks)
+    if start and tex[start - 1] in "^_":
+        start -= 1
+    end = tex.rfind("}") + 1
+    if end <= max(tex.rfind("\\"), tex.rfind("{")):
+        end = len(tex)
     renderer, walker_context = _converter(style)
-    source = _LITERAL.sub(r"\\\1", tex)
+    # LaTeX command names are ASCII letters: ``\\timesµs`` is ``\\times`` then ``µs``.
+    source = _NAME_END.sub(r"\1{}", _LITERAL.sub(r"\\\1", tex[start:end]))
     walker = latexwalker.LatexWalker(source, latex_context=walker_context, tolerant_parsing=True)
     nodes = walker.get_latex_nodes()[0]
-    return str(renderer.nodelist_to_text(nodes))
+    return tex[:start] + str(renderer.nodelist_to_text(nodes)) + tex[end:]
