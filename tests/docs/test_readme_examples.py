@@ -167,7 +167,7 @@ def test_show_prints_the_parts_the_readme_lists(run_cli) -> None:
     result = run_cli("show", "cloud-0103")
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    for heading in ("Options", "Answer", "Common mistake", "Napkin math"):
+    for heading in ("Options", "Model answer", "Common mistake", "Napkin math"):
         assert heading in lines
     assert "  B. ZeRO stage 2 (optimizer state and gradients sharded) (correct)" in lines
     assert re.search(r"content hash [0-9a-f]{64}$", result.stdout.rstrip())

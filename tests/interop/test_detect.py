@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from sysdrill.errors import HostileInput, ImportFailed
-from sysdrill.interop import detect
-from sysdrill.interop.detect import detect_format, read_source_text, sniff_text_format
+from sysdrill.errors import ImportFailed
+from sysdrill.interop.detect import detect_format, sniff_text_format
 
 SEED_FORMATS = {
     "000_f94b88cb3c630d3c.txt": "staffml-web",
@@ -84,62 +83,3 @@ def test_empty_file_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(ImportFailed, match="is empty; nothing to import"):
         detect_format(path)
-    with pytest.raises(ImportFailed, match="is empty"):
-        read_source_text(path)
-
-
-def test_whitespace_only_file_is_empty(tmp_path: Path) -> None:
-    path = tmp_path / "blank.txt"
-    path.write_text("  \n\n\t\n", encoding="utf-8")
-    with pytest.raises(ImportFailed, match="is empty"):
-        read_source_text(path)
-
-
-def test_read_utf16_with_bom(tmp_path: Path) -> None:
-    path = tmp_path / "quiz.txt"
-    path.write_bytes("Question 1\nWhat is 2¹⁶?\nAnswer\n65536\n".encode("utf-16"))
-    decoded = read_source_text(path)
-    assert decoded.text.startswith("Question 1\nWhat is 2¹⁶?")
-    assert decoded.encoding == "utf-16"
-    assert decoded.note is not None and "utf-16" in decoded.note
-
-
-def test_read_utf8_bom_is_stripped_and_crlf_normalised(tmp_path: Path) -> None:
-    path = tmp_path / "quiz.txt"
-    path.write_bytes(b"\xef\xbb\xbfQuestion 1\r\nWhy?\r\n")
-    decoded = read_source_text(path)
-    assert decoded.text == "Question 1\nWhy?\n"
-    assert decoded.encoding == "utf-8" and decoded.note is None
-
-
-def test_read_latin1_text(tmp_path: Path) -> None:
-    path = tmp_path / "cards.txt"
-    path.write_bytes("Qu'est-ce qu'un réseau à débit élevé ?\n".encode("latin-1"))
-    decoded = read_source_text(path)
-    assert "réseau à débit élevé" in decoded.text
-    assert decoded.encoding in ("cp1252", "latin-1")
-    assert decoded.note is not None
-
-
-def test_binary_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "image.txt"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    with pytest.raises(ImportFailed, match="is binary, not text"):
-        read_source_text(path)
-
-
-def test_bad_utf16_after_bom_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "odd.txt"
-    path.write_bytes(b"\xff\xfe" + "ok".encode("utf-16-le") + b"\x00\xd8")
-    with pytest.raises(ImportFailed, match="UTF-16-LE byte-order mark"):
-        read_source_text(path)
-
-
-def test_huge_text_is_refused_before_reading(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "huge.txt"
-    with path.open("wb") as handle:
-        handle.truncate(detect.MAX_TEXT_BYTES + 1)
-    with pytest.raises(HostileInput, match="over the 16 MiB limit for one text source; split"):
-        read_source_text(path)

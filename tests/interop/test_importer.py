@@ -11,7 +11,7 @@ import yaml
 
 from sysdrill.content.diagnostics import Severity
 from sysdrill.errors import ContentInvalid, HostileInput, ImportFailed, UsageError
-from sysdrill.interop import detect, vault_writer
+from sysdrill.interop import text, vault_writer
 from sysdrill.interop.importer import ImportReport, ItemAction, import_source
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -350,7 +350,7 @@ def test_utf16_and_latin1_sources_import(tmp_path: Path) -> None:
 def test_huge_text_source_is_refused_and_nothing_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(detect, "MAX_TEXT_BYTES", 1024 * 1024)
+    monkeypatch.setattr(text, "WHOLE_TEXT_MAX_BYTES", 1024 * 1024)
     big = tmp_path / "quiz.txt"
     big.write_text("Question 1\nWhy?\nAnswer\n" + "x" * (2 * 1024 * 1024), "utf-8")
     with pytest.raises(HostileInput, match="split it into smaller files"):

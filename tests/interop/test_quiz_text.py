@@ -84,7 +84,7 @@ def test_utf16_quiz_reads_like_utf8(tmp_path: Path) -> None:
     path.write_bytes("Quiz\nQuestion 1\nWhat is 2¹⁰?\nAnswer\n1024\n".encode("utf-16"))
     source = read_quiz_text(path)
     assert source.items[0].data["question"] == "What is 2¹⁰?"
-    assert any("utf-16" in note.message for note in source.notes)
+    assert any(note.message == "read as UTF-16" for note in source.notes)
 
 
 def test_inline_question_and_answer_labels(tmp_path: Path) -> None:

@@ -235,26 +235,16 @@ def show(
 
 
 def _render_item(console: Console, record: ItemRecord) -> None:
+    """Lay out the item's view (the one sessions show) with Rich, answers included."""
     from rich.markup import escape
     from rich.rule import Rule
 
+    from sysdrill.study.sessions.view import answer_sections, item_view
+
     item = record.item
+    view = item_view(item)
     console.print(Rule(f"[bold]{escape(item.id)}[/bold]  {escape(item.title or '')}"))
-    facts = [
-        ("kind", item.kind.value),
-        ("track", item.track.value if item.track else None),
-        ("level", item.level.value if item.level else None),
-        ("zone", item.zone.value if item.zone else None),
-        ("bloom", item.bloom_level.value if item.bloom_level else None),
-        ("topic", item.topic),
-        ("area", item.competency_area.value if item.competency_area else None),
-        ("phase", item.phase.value if item.phase else None),
-        ("status", item.status.value),
-        ("deck", item.deck),
-    ]
-    console.print(
-        "  ".join(f"[dim]{name}[/dim] {escape(str(value))}" for name, value in facts if value)
-    )
+    console.print("  ".join(f"[dim]{name}[/dim] {escape(value)}" for name, value in view.facts))
 
     def section(heading: str, text: str | None) -> None:
         if text and text.strip():
@@ -264,28 +254,24 @@ def _render_item(console: Console, record: ItemRecord) -> None:
             # which Markdown rendering would reflow into one paragraph.
             console.print(_MARKED.sub(r"[bold]\1[/bold]", escape(text.strip())))
 
-    section("Scenario", item.scenario)
+    section("Scenario", view.scenario)
     section("Question", item.question)
-    options = item.details.options or []
-    if options:
+    if view.options:
         console.print()
         console.print("[bold underline]Options[/bold underline]")
-        for index, option in enumerate(options):
-            mark = " [green](correct)[/green]" if index == item.details.correct_index else ""
-            console.print(f"  {chr(65 + index)}. {escape(str(option))}{mark}")
-    for part in item.parts or []:
+        for index, option in enumerate(view.options):
+            mark = " [green](correct)[/green]" if index == view.correct_index else ""
+            console.print(f"  {chr(65 + index)}. {escape(option)}{mark}")
+    for part in view.parts:
         answer = f"\n**Answer:** {part.answer}" if part.answer else ""
         section(f"Part {part.label}", part.text + answer)
-    if item.answer_value is not None:
+    if view.expected_answer is not None:
         console.print()
-        tolerance = f" (within {item.answer_tolerance * 100:g} %)" if item.answer_tolerance else ""
         console.print(
-            f"[bold underline]Expected answer[/bold underline] "
-            f"{item.answer_value:g} {escape(item.answer_unit or '')}{tolerance}"
+            f"[bold underline]Expected answer[/bold underline] {escape(view.expected_answer)}"
         )
-    section("Answer", item.details.realistic_solution)
-    section("Common mistake", item.details.common_mistake)
-    section("Napkin math", item.details.napkin_math)
+    for heading, text in answer_sections(item):
+        section(heading, text)
     for resource in item.details.resources or []:
         console.print(f"[dim]see[/dim] {escape(resource.name)}: {escape(resource.url)}")
     console.print()

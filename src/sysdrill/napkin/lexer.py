@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
+from sysdrill.content.latex_text import LatexStyle, latex_to_text
 from sysdrill.napkin.units import is_unit_spelling
 
 __all__ = ["Kind", "Token", "digits_change", "normalize", "refill", "scan", "shape_of", "tokenize"]
@@ -41,118 +42,26 @@ _CHAR_MAP = str.maketrans(
         "⟹": "→",
     }
 )
-_LATEX_WORDS = {
-    "times": "×",
-    "cdot": "×",
-    "div": "/",
-    "approx": "≈",
-    "sim": "~",
-    "simeq": "≈",
-    "leq": "≤",
-    "le": "≤",
-    "geq": "≥",
-    "ge": "≥",
-    "neq": "≠",
-    "ne": "≠",
-    "pm": "±",
-    "to": "→",
-    "rightarrow": "→",
-    "Rightarrow": "→",
-    "implies": "→",
-    "pi": "π",
-    "left": "",
-    "right": "",
-    "quad": " ",
-    "qquad": " ",
-    "infty": "∞",
-    "ll": "≪",
-    "gg": "≫",
-    "lt": "<",
-    "gt": ">",
-}
-_TEXT_COMMANDS = ("text", "mathrm", "textbf", "mathbf", "operatorname", "textit", "mathit", "emph")
-
 _SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 _SUB_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
 _SCI = re.compile(r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*\(?\s*([-+]?\d+)(?:\s*\))?(?![\d.])")
 _MATH_DOLLAR = re.compile(r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?!\d)")
-_LATEX_CMD = re.compile(r"\\([A-Za-z]+|[,;:!% $#{}])")
+_POWER_GROUP = re.compile(r"\^\{([^{}]*)\}")
+_INDEX_GROUP = re.compile(r"_\{([^{}]*)\}")
 _BOLD = re.compile(r"\*\*(?!\d)|(?<!\d)\*\*|__|`")
 
 
-def _brace_group(text: str, start: int) -> tuple[str, int] | None:
-    """Content of the ``{...}`` group opening at ``start`` and the index after it."""
-    if start >= len(text) or text[start] != "{":
-        return None
-    depth = 0
-    for index in range(start, len(text)):
-        char = text[index]
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : index], index + 1
-    return None
-
-
 def _latex(text: str) -> str:
-    """Rewrite the LaTeX commands napkin math uses into plain notation."""
-    out: list[str] = []
-    index = 0
-    length = len(text)
-    while index < length:
-        char = text[index]
-        if char == "\\":
-            match = _LATEX_CMD.match(text, index)
-            if match is None:
-                index += 1
-                continue
-            word = match.group(1)
-            index = match.end()
-            if word in ("frac", "dfrac", "tfrac"):
-                first = _brace_group(text, index)
-                second = _brace_group(text, first[1]) if first else None
-                if first and second:
-                    out.append(f"(({_latex(first[0])})/({_latex(second[0])}))")
-                    index = second[1]
-                continue
-            if word == "sqrt":
-                group = _brace_group(text, index)
-                if group:
-                    out.append(f"sqrt({_latex(group[0])})")
-                    index = group[1]
-                else:
-                    out.append("√")
-                continue
-            if word in _TEXT_COMMANDS:
-                group = _brace_group(text, index)
-                if group:
-                    out.append(_latex(group[0]))
-                    index = group[1]
-                continue
-            if word in _LATEX_WORDS:
-                out.append(_LATEX_WORDS[word])
-            elif word in ("%", "$", "#"):
-                out.append(word)
-            elif len(word) == 1:
-                out.append(" ")
-            else:
-                out.append(word)
-            continue
-        if char in "^_" and index + 1 < length and text[index + 1] == "{":
-            group = _brace_group(text, index + 1)
-            if group:
-                inner = _latex(group[0])
-                out.append(f"^({inner})" if char == "^" else f"_{inner.replace(' ', '')}")
-                index = group[1]
-                continue
-        if char in "{}":
-            index += 1
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+    """Rewrite the LaTeX commands napkin math uses into plain notation.
+
+    A line without a backslash only has braces to read (``2^{10}``), which a
+    LaTeX parse would cost time for; the rest goes through pylatexenc.
+    """
+    if "\\" in text:
+        return latex_to_text(text, style=LatexStyle.NOTATION)
+    text = _POWER_GROUP.sub(r"^(\1)", text)
+    text = _INDEX_GROUP.sub(lambda m: "_" + m.group(1).replace(" ", ""), text)
+    return text.replace("{", "").replace("}", "")
 
 
 def normalize(line: str) -> str:

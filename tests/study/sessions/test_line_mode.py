@@ -11,7 +11,8 @@ from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.answers import AnswerScript
 from sysdrill.study.sessions.chains import ChainIndex
 from sysdrill.study.sessions.engine import Session, SessionKind, SessionPlan
-from sysdrill.study.sessions.line_mode import format_interval, run_scripted
+from sysdrill.study.sessions.line_mode import run_scripted
+from sysdrill.study.sessions.report import format_interval
 
 
 def _session(vault, clock, recorder, *ids, **options):

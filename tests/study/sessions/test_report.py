@@ -85,3 +85,25 @@ def test_format_duration():
     assert format_duration(timedelta(minutes=35)) == "35:00"
     assert format_duration(timedelta(hours=1, seconds=5)) == "1:00:05"
     assert format_duration(timedelta(seconds=-3)) == "0:00"
+
+
+def test_recorded_line_names_the_rating_and_the_next_review(vault):
+    from datetime import UTC, datetime
+
+    from sysdrill.study.sessions.engine import ItemResult, Outcome
+    from sysdrill.study.sessions.report import recorded_line
+
+    (item,) = _items(vault, "fc-1")
+    reviewed = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+    rated = ItemResult(
+        item,
+        Outcome.ANSWERED,
+        rating=Rating.GOOD,
+        reviewed_at=reviewed,
+        next_due=reviewed + timedelta(days=3),
+    )
+    assert recorded_line(rated) == "Recorded: Good; next review in 3 days."
+    assert recorded_line(ItemResult(item, Outcome.ANSWERED, rating=Rating.HARD)) == (
+        "Recorded: Hard."
+    )
+    assert recorded_line(ItemResult(item, Outcome.SKIPPED)) is None

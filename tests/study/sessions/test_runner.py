@@ -12,7 +12,7 @@ from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.answers import AnswerScript
 from sysdrill.study.sessions.engine import SessionKind, SessionPlan
-from sysdrill.study.sessions.runner import EMPTY_MESSAGES, run_script_session
+from sysdrill.study.sessions.runner import EMPTY_MESSAGES, run_script_session, run_session
 
 START = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
@@ -78,4 +78,22 @@ def test_empty_plan_says_why_and_records_no_session(vault, study, clock):
         is None
     )
     assert out == [EMPTY_MESSAGES[SessionKind.DAILY]]
+    assert study.sessions() == []
+
+
+def test_a_session_left_by_an_exception_is_ended_and_recorded(vault, study, clock):
+    def drive(session):
+        session.rate(Rating.GOOD)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_session(_plan(vault, "fc-1", "fc-2"), study=study, clock=clock, drive=drive)
+    assert [r.item_id for r in study.store.iter_reviews(study.user_id)] == ["fc-1"]
+    (session,) = study.sessions()
+    assert session.ended_at is not None
+
+
+def test_run_session_records_nothing_for_an_empty_plan(study, clock):
+    plan = SessionPlan(SessionKind.QUIZ, "Quiz", ())
+    assert run_session(plan, study=study, clock=clock, drive=lambda session: None) is None
     assert study.sessions() == []

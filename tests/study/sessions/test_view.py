@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sysdrill.content.models import Item
-from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
+from sysdrill.study.sessions.view import answer_sections, item_view, option_label, reveal_sections
 
 
 def _item(vault, item_id):
@@ -43,3 +43,31 @@ def test_reveal_of_an_exercise_shows_part_answers_or_says_there_is_none():
     assert reveal_sections(bare) == [
         ("Model answer", "This item has no reference answer; judge for yourself.")
     ]
+
+
+def test_view_carries_what_show_prints_facts_parts_and_expected_answer():
+    numeric = Item.model_validate(
+        {
+            "id": "n1",
+            "format": "numeric",
+            "question": "How big?",
+            "track": "edge",
+            "level": "L3",
+            "answer_value": 128,
+            "answer_unit": "KiB",
+            "answer_tolerance": 0.05,
+            "parts": [{"label": "a", "text": "t", "answer": "42"}],
+        }
+    )
+    view = item_view(numeric)
+    assert view.facts[:3] == (("kind", "numeric"), ("track", "edge"), ("level", "L3"))
+    assert view.expected_answer == "128 KiB (within 5 %)"
+    assert [(p.label, p.text, p.answer) for p in view.parts] == [("a", "t", "42")]
+    assert view.correct_index is None
+
+
+def test_answer_sections_leave_out_parts_and_the_placeholder(vault):
+    diag = _item(vault, "c-l4-diag")
+    assert answer_sections(diag) == reveal_sections(diag)
+    bare = Item.model_validate({"id": "ex2", "format": "exercise", "question": "Q"})
+    assert answer_sections(bare) == []

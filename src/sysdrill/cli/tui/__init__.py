@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sysdrill.cli.tui.app import StudyApp
-from sysdrill.study.sessions.report import build_report, report_lines
-from sysdrill.study.sessions.runner import EMPTY_MESSAGES, open_session
+from sysdrill.study.sessions.report import report_lines
+from sysdrill.study.sessions.runner import EMPTY_MESSAGES, run_session
 
 if TYPE_CHECKING:
     from sysdrill.study.service import StudyService
@@ -42,13 +42,11 @@ def run_tui(
     Returns:
         The report as text lines, to print once the interface has closed.
     """
-    if not plan.items:
-        return [EMPTY_MESSAGES[plan.kind]]
-    session, recorder = open_session(plan, study=study, clock=clock, chains=chains)
-    try:
-        runner(StudyApp(session))
-    finally:
-        if session.ended_at is None:
-            session.quit()
-        recorder.finish(build_report(session), now=clock())
-    return report_lines(build_report(session))
+    report = run_session(
+        plan,
+        study=study,
+        clock=clock,
+        chains=chains,
+        drive=lambda session: runner(StudyApp(session)),
+    )
+    return [EMPTY_MESSAGES[plan.kind]] if report is None else report_lines(report)

@@ -33,8 +33,12 @@ from sysdrill.errors import UsageError
 from sysdrill.study.ratings import Rating, rating_from_text
 from sysdrill.study.sessions.answers import Command, command_of
 from sysdrill.study.sessions.engine import AnswerMode, ItemResult, Phase, Session
-from sysdrill.study.sessions.line_mode import format_interval
-from sysdrill.study.sessions.report import build_report, format_duration, report_lines
+from sysdrill.study.sessions.report import (
+    build_report,
+    format_duration,
+    recorded_line,
+    report_lines,
+)
 from sysdrill.study.sessions.text import keep_line_breaks, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
@@ -213,15 +217,8 @@ class StudyApp(App[list[str]]):
     # -- input -----------------------------------------------------------------
 
     def _recorded(self, before: int) -> None:
-        if len(self.session.results) <= before:
-            return
-        result = self.session.results[-1]
-        if result.rating is None:
-            return
-        self.note = f"Recorded: {result.rating.name.capitalize()}"
-        if result.next_due is not None and result.reviewed_at is not None:
-            self.note += f"; next review in {format_interval(result.next_due - result.reviewed_at)}"
-        self.note += "."
+        if len(self.session.results) > before:
+            self.note = recorded_line(self.session.results[-1]) or ""
 
     def _act(self, action: str, value: str = "") -> None:
         """Apply one learner action to the session and redraw."""

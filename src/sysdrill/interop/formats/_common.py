@@ -2,16 +2,14 @@
 
 Three concerns live here because every card-shaped source needs them:
 
-- decoding a text file whatever its encoding (UTF-8 with or without a BOM,
-  UTF-16 with a BOM, Windows-1252 / Latin-1), with a size limit and a refusal of
-  binary files;
+- decoding a text file with the shared policy of :mod:`sysdrill.interop.text`
+  under the limit for sources read line by line, its notes as import notes;
 - turning Anki's field HTML into readable Markdown-ish text;
 - building the raw vault mapping of a front/back card and its stable key.
 """
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import re
 from collections.abc import Iterable
@@ -20,11 +18,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from sysdrill.errors import HostileInput, ImportFailed
+from sysdrill.interop import text
 from sysdrill.interop.source import ImportNote
 
 __all__ = [
-    "MAX_TEXT_BYTES",
     "DecodedText",
     "card_item",
     "decode_text_file",
@@ -32,18 +29,6 @@ __all__ = [
     "split_tags",
     "text_key",
 ]
-
-MAX_TEXT_BYTES = 64 * 1024 * 1024
-"""Largest text source read (CSV, Anki text, Markdown), in bytes."""
-
-_BOMS: tuple[tuple[bytes, str, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32", "UTF-32"),
-    (codecs.BOM_UTF32_BE, "utf-32", "UTF-32"),
-    (codecs.BOM_UTF8, "utf-8-sig", "UTF-8 with a byte order mark"),
-    (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
-    (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"),
-)
-_CHUNK_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,26 +40,11 @@ class DecodedText:
     notes: tuple[ImportNote, ...] = ()
 
 
-def _valid_in(path: Path, encoding: str) -> bool:
-    """Whether the whole file decodes with ``encoding``, read in bounded chunks."""
-    decoder = codecs.getincrementaldecoder(encoding)()
-    try:
-        with path.open("rb") as stream:
-            while chunk := stream.read(_CHUNK_BYTES):
-                decoder.decode(chunk)
-            decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def decode_text_file(path: Path, *, kind: str) -> DecodedText:
-    """Work out how to decode a text source, refusing what is not text.
+    """Work out how to decode a text source read line by line, refusing what is not text.
 
-    A byte order mark decides (UTF-8, UTF-16, UTF-32); otherwise UTF-8 is
-    tried, then Windows-1252, then Latin-1 (which decodes anything), and the
-    fallbacks are reported in a note. Memory stays bounded: the file is checked
-    in 1 MiB chunks.
+    The policy is :func:`sysdrill.interop.text.text_encoding`'s, under
+    :data:`~sysdrill.interop.text.STREAMED_TEXT_MAX_BYTES`.
 
     Args:
         path: The source file.
@@ -85,47 +55,15 @@ def decode_text_file(path: Path, *, kind: str) -> DecodedText:
 
     Raises:
         ImportFailed: If the file is missing, unreadable or binary.
-        HostileInput: If the file is larger than :data:`MAX_TEXT_BYTES`.
+        HostileInput: If the file is larger than the limit.
     """
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as stream:
-            head = stream.read(8192)
-    except FileNotFoundError as exc:
-        raise ImportFailed(f"'{path}' does not exist; check the path") from exc
-    except OSError as exc:
-        raise ImportFailed(f"cannot read '{path}': {exc.strerror}; check its permissions") from exc
-    if size > MAX_TEXT_BYTES:
-        raise HostileInput(
-            f"'{path.name}' is {size / 1_048_576:.0f} MiB, more than the "
-            f"{MAX_TEXT_BYTES // 1_048_576} MiB a {kind} may have; split it into smaller files"
-        )
-    for bom, encoding, label in _BOMS:
-        if head.startswith(bom):
-            if not _valid_in(path, encoding):
-                raise ImportFailed(
-                    f"'{path.name}' starts with a {label} byte order mark but is not valid "
-                    f"{label}; save it again as UTF-8"
-                )
-            notes = () if encoding == "utf-8-sig" else (ImportNote(f"read as {label}"),)
-            return DecodedText(encoding, notes)
-    if b"\x00" in head:
-        raise ImportFailed(
-            f"'{path.name}' is a binary file, not a {kind}; pass a text file saved as UTF-8"
-        )
-    if _valid_in(path, "utf-8"):
-        return DecodedText("utf-8")
-    for encoding, label in (("cp1252", "Windows-1252"), ("latin-1", "Latin-1")):
-        if _valid_in(path, encoding):
-            note = ImportNote(
-                f"not UTF-8; read as {label} (save the file as UTF-8 to be sure of accents)"
-            )
-            return DecodedText(encoding, (note,))
-    raise AssertionError("latin-1 decodes every byte")  # pragma: no cover
+    encoding = text.text_encoding(path, kind=kind, limit_bytes=text.STREAMED_TEXT_MAX_BYTES)
+    notes = () if encoding.note is None else (ImportNote(encoding.note),)
+    return DecodedText(encoding.codec, notes)
 
 
 def read_text(path: Path, *, kind: str) -> tuple[str, tuple[ImportNote, ...]]:
-    r"""Read a whole text source (bounded by :data:`MAX_TEXT_BYTES`) as a string.
+    r"""Read a whole text source (within the streamed-source limit) as a string.
 
     Line endings become ``\n``.
 

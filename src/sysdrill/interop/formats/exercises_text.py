@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.formats import slugify, tidy_text
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.text import read_source_text
 
 __all__ = ["STAR_LEVELS", "read_exercises_text"]
 

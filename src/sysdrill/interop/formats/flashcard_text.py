@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.formats import slugify, tidy_text
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.text import read_source_text
 
 __all__ = ["read_flashcards_text", "split_topic"]
 

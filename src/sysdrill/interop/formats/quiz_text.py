@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.formats import slugify, tidy_text
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.text import read_source_text
 
 __all__ = ["read_quiz_text"]
 

@@ -21,8 +21,8 @@ import yaml
 from sysdrill.content.collections import CHAIN_FILES, TAXONOMY_FILES
 from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import HostileInput, ImportFailed
-from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.text import read_source_text
 
 __all__ = [
     "MAX_CORPUS_BYTES",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Visual
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.detect import read_source_text
 from sysdrill.interop.formats.staffml import items_from_mappings, load_yaml_text
 from sysdrill.interop.source import ImportNote, ParsedSource
+from sysdrill.interop.text import read_source_text
 
 __all__ = ["read_staffml_web", "rebuild_yaml"]
 

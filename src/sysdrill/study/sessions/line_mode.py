@@ -9,7 +9,6 @@ after ``> `` so that a saved transcript reads like the session did.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 
 from sysdrill.errors import UsageError
 from sysdrill.study.sessions.answers import (
@@ -31,28 +30,18 @@ from sysdrill.study.sessions.report import (
     SessionReport,
     build_report,
     format_duration,
+    recorded_line,
     report_lines,
 )
 from sysdrill.study.sessions.text import plain_text
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
-__all__ = ["RATING_PROMPT", "Write", "format_interval", "run_scripted"]
+__all__ = ["RATING_PROMPT", "Write", "run_scripted"]
 
 Write = Callable[[str], None]
 """Prints one line (or a block of lines) of the transcript."""
 
 RATING_PROMPT = "Rate your recall: again, hard, good, easy (a/h/g/e) or confidence 1-5"
-
-
-def format_interval(span: timedelta) -> str:
-    """A rough human interval: ``10 min``, ``5 h``, ``3 days``."""
-    minutes = span.total_seconds() / 60
-    if minutes < 60:
-        return f"{max(1, round(minutes))} min"
-    if minutes < 60 * 24:
-        return f"{round(minutes / 60)} h"
-    days = round(minutes / (60 * 24))
-    return f"{days} day" if days == 1 else f"{days} days"
 
 
 def _show_item(session: Session, write: Write) -> None:
@@ -94,12 +83,9 @@ def _show_reveal(session: Session, write: Write) -> None:
 
 
 def _show_result(result: ItemResult, write: Write) -> None:
-    if result.rating is None:
-        return
-    line = f"Recorded: {result.rating.name.capitalize()}"
-    if result.next_due is not None and result.reviewed_at is not None:
-        line += f"; next review in {format_interval(result.next_due - result.reviewed_at)}"
-    write(line + ".")
+    line = recorded_line(result)
+    if line is not None:
+        write(line)
 
 
 def _show_after_answer(session: Session, write: Write) -> None:

@@ -8,7 +8,15 @@ from datetime import timedelta
 
 from sysdrill.study.sessions.engine import ItemResult, Outcome, Session, SessionKind
 
-__all__ = ["SessionReport", "ZoneScore", "build_report", "format_duration", "report_lines"]
+__all__ = [
+    "SessionReport",
+    "ZoneScore",
+    "build_report",
+    "format_duration",
+    "format_interval",
+    "recorded_line",
+    "report_lines",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +112,31 @@ def format_duration(span: timedelta) -> str:
     if hours:
         return f"{hours}:{minutes:02d}:{seconds:02d}"
     return f"{minutes}:{seconds:02d}"
+
+
+def format_interval(span: timedelta) -> str:
+    """A rough human interval: ``10 min``, ``5 h``, ``3 days``."""
+    minutes = span.total_seconds() / 60
+    if minutes < 60:
+        return f"{max(1, round(minutes))} min"
+    if minutes < 60 * 24:
+        return f"{round(minutes / 60)} h"
+    days = round(minutes / (60 * 24))
+    return f"{days} day" if days == 1 else f"{days} days"
+
+
+def recorded_line(result: ItemResult) -> str | None:
+    """What the learner is told once an item's review is stored, or None if it was not rated.
+
+    ``Recorded: Good; next review in 3 days.`` (the interval when the scheduler
+    gave a due date).
+    """
+    if result.rating is None:
+        return None
+    line = f"Recorded: {result.rating.name.capitalize()}"
+    if result.next_due is not None and result.reviewed_at is not None:
+        line += f"; next review in {format_interval(result.next_due - result.reviewed_at)}"
+    return line + "."
 
 
 def _result_line(number: int, result: ItemResult) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sysdrill.study.sessions.answers import AnswerScript
@@ -14,7 +15,7 @@ from sysdrill.study.sessions.report import SessionReport, build_report
 if TYPE_CHECKING:
     from sysdrill.study.service import StudyService
 
-__all__ = ["EMPTY_MESSAGES", "open_session", "run_script_session"]
+__all__ = ["EMPTY_MESSAGES", "run_script_session", "run_session"]
 
 EMPTY_MESSAGES: dict[SessionKind, str] = {
     SessionKind.PRACTICE: (
@@ -29,16 +30,44 @@ EMPTY_MESSAGES: dict[SessionKind, str] = {
 """What to say when a plan has no items, by session kind."""
 
 
-def open_session(
-    plan: SessionPlan, *, study: StudyService, clock: Clock, chains: ChainIndex | None = None
-) -> tuple[Session, StoreRecorder]:
-    """Start a session whose results go to ``study`` (the session is recorded too).
+def run_session(
+    plan: SessionPlan,
+    *,
+    study: StudyService,
+    clock: Clock,
+    drive: Callable[[Session], object],
+    chains: ChainIndex | None = None,
+) -> SessionReport | None:
+    """Start ``plan`` in ``study``, let ``drive`` ask its items, then end and record it.
+
+    The one start and finish of every session, scripted or interactive: however
+    ``drive`` returns (the end of the items, a quit, an exception, a closed
+    window), the items not reached are reported as such and the session is
+    recorded with the reviews already given.
+
+    Args:
+        plan: What to ask.
+        study: The learner's study service; every review is recorded in it.
+        clock: Current time (UTC).
+        drive: Asks the items of the session it is given (the line mode, the
+            terminal interface).
+        chains: For "next in chain" offers.
 
     Returns:
-        The session and its recorder; call ``recorder.finish`` when it ends.
+        The report, or None when the plan had nothing to ask (then nothing
+        is recorded; :data:`EMPTY_MESSAGES` says why).
     """
+    if not plan.items:
+        return None
     recorder = StoreRecorder(study, plan, now=clock())
-    return Session(plan, recorder=recorder, clock=clock, chains=chains), recorder
+    session = Session(plan, recorder=recorder, clock=clock, chains=chains)
+    try:
+        drive(session)
+    finally:
+        session.quit()  # no-op when the session already ended
+        report = build_report(session)
+        recorder.finish(report, now=clock())
+    return report
 
 
 def run_script_session(
@@ -67,11 +96,13 @@ def run_script_session(
         UsageError: For an answer line that does not fit its prompt; the
             reviews before it are recorded and the session is closed.
     """
-    if not plan.items:
+    report = run_session(
+        plan,
+        study=study,
+        clock=clock,
+        chains=chains,
+        drive=lambda session: run_scripted(session, script, write),
+    )
+    if report is None:
         write(EMPTY_MESSAGES[plan.kind])
-        return None
-    session, recorder = open_session(plan, study=study, clock=clock, chains=chains)
-    try:
-        return run_scripted(session, script, write)
-    finally:
-        recorder.finish(build_report(session), now=clock())
+    return report

@@ -1,97 +1,25 @@
 r"""Readable text for terminals: LaTeX math as plain symbols, Markdown kept light.
 
 Vault text carries LaTeX between ``$...$`` or ``$$...$$`` (``5.88 \times 10^{22}``).
-A terminal cannot typeset it, so :func:`readable_math` rewrites the common
-commands to Unicode (``×``, ``≈``, ``a/b``) and drops the dollar signs, leaving
-anything it does not know as the author wrote it.
+A terminal cannot typeset it, so :func:`readable_math` rewrites each fragment
+with :func:`sysdrill.content.latex_text.latex_to_text` (``×``, ``≈``, ``a/b``)
+and drops the dollar signs, leaving commands it does not know as written.
 """
 
 from __future__ import annotations
 
 import re
 
+from sysdrill.content.latex_text import latex_to_text
+
 __all__ = ["keep_line_breaks", "plain_text", "readable_math"]
 
-_SYMBOLS: dict[str, str] = {
-    "times": "×",
-    "cdot": "·",
-    "div": "÷",
-    "pm": "±",
-    "approx": "≈",
-    "sim": "~",
-    "neq": "≠",
-    "ne": "≠",
-    "leq": "≤",
-    "le": "≤",
-    "geq": "≥",
-    "ge": "≥",
-    "ll": "≪",
-    "gg": "≫",
-    "infty": "∞",
-    "to": "→",
-    "rightarrow": "→",
-    "leftarrow": "←",
-    "Rightarrow": "⇒",
-    "sum": "Σ",
-    "prod": "Π",
-    "partial": "∂",
-    "nabla": "∇",
-    "alpha": "α",
-    "beta": "β",
-    "gamma": "γ",
-    "delta": "δ",
-    "Delta": "Δ",
-    "epsilon": "ε",
-    "eta": "η",
-    "theta": "θ",
-    "lambda": "λ",
-    "mu": "µ",
-    "pi": "π",
-    "rho": "ρ",
-    "sigma": "σ",
-    "tau": "τ",
-    "phi": "φ",
-    "omega": "ω",
-    "ldots": "…",
-    "dots": "…",
-    "cdots": "⋯",
-    "percent": "%",
-}
-"""LaTeX commands (without the backslash) and the character that stands for each."""
-
-_BRACED = r"\{((?:[^{}]|\{[^{}]*\})*)\}"
-"""One brace group, allowing one level of nested braces inside it."""
-
-_FRAC = re.compile(r"\\[dt]?frac\s*" + _BRACED + r"\s*" + _BRACED)
-_SQRT = re.compile(r"\\sqrt\s*" + _BRACED)
-_TEXT = re.compile(r"\\(?:text|mathrm|mathbf|mathit|operatorname|textbf|mathsf)\s*" + _BRACED)
-_COMMAND = re.compile(r"\\([A-Za-z]+)")
-_SCRIPT = re.compile(r"([_^])" + _BRACED)
-_SPACING = re.compile(r"\\[,;:! ]|~")
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(?!\s)([^$\n]+?)(?<!\s)\$", re.DOTALL)
-_SIMPLE = re.compile(r"^[\w.]+$")
-
-
-def _group(text: str) -> str:
-    """Parenthesise a fraction operand unless it is one number or name."""
-    text = text.strip()
-    return text if _SIMPLE.match(text) else f"({text})"
 
 
 def _math_to_plain(tex: str) -> str:
-    """Rewrite one LaTeX math fragment (without its dollar signs) as plain text."""
-    previous = None
-    # Nested constructs (\frac inside \sqrt) resolve from the inside out.
-    while previous != tex:
-        previous = tex
-        tex = _TEXT.sub(lambda m: m.group(1), tex)
-        tex = _FRAC.sub(lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", tex)
-        tex = _SQRT.sub(lambda m: f"√{_group(m.group(1))}", tex)
-    tex = _SPACING.sub(" ", tex)
-    tex = tex.replace(r"\%", "%").replace(r"\left", "").replace(r"\right", "")
-    tex = _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(0)), tex)
-    tex = _SCRIPT.sub(lambda m: m.group(1) + m.group(2), tex)
-    return re.sub(r"[ \t]{2,}", " ", tex).strip()
+    """One LaTeX math fragment (without its dollar signs) as plain text, spaces tidied."""
+    return re.sub(r"[ \t\u2009]{2,}", " ", latex_to_text(tex)).strip()
 
 
 def readable_math(text: str) -> str:

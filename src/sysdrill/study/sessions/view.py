@@ -1,12 +1,34 @@
-"""What the learner sees of an item: its heading, prompt, options and the reveal."""
+"""What is shown of an item: its heading, prompt, options, parts and the answers.
+
+One description of an item for every place that shows one: the scripted line
+mode and the terminal interface (front, then the reveal) and ``sysdrill show``
+(everything at once). Each place only lays these strings out for its medium.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from sysdrill.content.models import Item
 
-__all__ = ["ItemView", "item_view", "option_label", "reveal_sections"]
+__all__ = [
+    "ItemView",
+    "PartView",
+    "answer_sections",
+    "item_view",
+    "option_label",
+    "reveal_sections",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PartView:
+    """One part of a multi-part item."""
+
+    label: str
+    text: str
+    answer: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +44,13 @@ class ItemView:
     options: tuple[str, ...]
     unit_hint: str | None
     """For numeric items, the unit the answer is expected in."""
+    facts: tuple[tuple[str, str], ...]
+    """Every classification field set, as (name, value): ``("level", "L3")``."""
+    correct_index: int | None
+    """Index of the right option, for views that show the answers."""
+    parts: tuple[PartView, ...]
+    expected_answer: str | None
+    """For numeric items: value, unit and tolerance (``128 KiB (within 5 %)``)."""
 
 
 def option_label(index: int) -> str:
@@ -29,8 +58,34 @@ def option_label(index: int) -> str:
     return "abcdefghijklmnopqrstuvwxyz"[index]
 
 
+def _facts(item: Item) -> tuple[tuple[str, str], ...]:
+    fields = (
+        ("kind", item.kind),
+        ("track", item.track),
+        ("level", item.level),
+        ("zone", item.zone),
+        ("bloom", item.bloom_level),
+        ("topic", item.topic),
+        ("area", item.competency_area),
+        ("phase", item.phase),
+        ("status", item.status),
+        ("deck", item.deck),
+    )
+    return tuple(
+        (name, value.value if isinstance(value, Enum) else value) for name, value in fields if value
+    )
+
+
+def _expected_answer(item: Item) -> str | None:
+    if item.answer_value is None:
+        return None
+    unit = f" {item.answer_unit}" if item.answer_unit else ""
+    tolerance = f" (within {item.answer_tolerance * 100:g} %)" if item.answer_tolerance else ""
+    return f"{item.answer_value:g}{unit}{tolerance}"
+
+
 def item_view(item: Item) -> ItemView:
-    """Build the front of ``item``."""
+    """Build the description of ``item`` (its front, and the answers views may show)."""
     parts = [
         str(value)
         for value in (item.track, item.level, item.zone, item.topic, item.deck)
@@ -45,22 +100,33 @@ def item_view(item: Item) -> ItemView:
         question=item.question or item.title or item.id,
         options=options,
         unit_hint=unit or None,
+        facts=_facts(item),
+        correct_index=item.details.correct_index,
+        parts=tuple(PartView(part.label, part.text, part.answer) for part in item.parts or ()),
+        expected_answer=_expected_answer(item),
     )
 
 
-def reveal_sections(item: Item) -> list[tuple[str, str]]:
-    """The back of an item: model answer, common mistake, napkin math (those present)."""
+def answer_sections(item: Item) -> list[tuple[str, str]]:
+    """Model answer, common mistake and napkin math, as (heading, Markdown), those present."""
     details = item.details
     sections = [
         ("Model answer", details.realistic_solution),
         ("Common mistake", details.common_mistake),
         ("Napkin math", details.napkin_math),
     ]
-    found = [(name, text.strip()) for name, text in sections if text and text.strip()]
-    if item.parts:
-        answers = [f"({part.label}) {part.answer}" for part in item.parts if part.answer]
-        if answers:
-            found.append(("Parts", "\n".join(answers)))
+    return [(name, text.strip()) for name, text in sections if text and text.strip()]
+
+
+def reveal_sections(item: Item) -> list[tuple[str, str]]:
+    """The back of an item in a session: :func:`answer_sections`, then the part answers.
+
+    An item with neither gets a line saying the learner judges alone.
+    """
+    found = answer_sections(item)
+    answers = [f"({part.label}) {part.answer}" for part in item.parts or () if part.answer]
+    if answers:
+        found.append(("Parts", "\n".join(answers)))
     if not found:
         found.append(("Model answer", "This item has no reference answer; judge for yourself."))
     return found
