@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from sysdrill.napkin import claims
@@ -11,21 +9,10 @@ from sysdrill.napkin.claims import ClaimChecker
 from sysdrill.napkin.lexer import normalize, shape_of, tokenize
 from sysdrill.napkin.parser import Parser, chain_of, evaluate_chain
 
-CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
-
 
 class _NoPlans(dict):  # type: ignore[type-arg]
     def __setitem__(self, key: object, value: object) -> None:
         pass
-
-
-def corpus_lines() -> list[str]:
-    lines = []
-    for name in ("claims.tsv", "heldout.tsv"):
-        for raw in (CORPUS_DIR / name).read_text("utf-8").splitlines():
-            if raw and not raw.startswith("#"):
-                lines.append(raw.split("\t", 1)[1])
-    return lines
 
 
 def verdict_rows(lines: list[str]) -> list[tuple[object, ...]]:
@@ -36,8 +23,10 @@ def verdict_rows(lines: list[str]) -> list[tuple[object, ...]]:
     return rows
 
 
-def test_reused_plans_match_fresh_reads_on_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    lines = corpus_lines()
+def test_reused_plans_match_fresh_reads_on_the_corpus(
+    monkeypatch: pytest.MonkeyPatch, corpus_lines: list[str]
+) -> None:
+    lines = corpus_lines
     # Same shapes with other numbers, so that most lines hit a stored plan.
     variants = [line.replace("2", "3").replace("4", "7") for line in lines]
     monkeypatch.setattr(claims, "_PLANS", {})

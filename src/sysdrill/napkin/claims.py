@@ -14,7 +14,8 @@ side, prefixes) is :mod:`sysdrill.napkin.verdicts`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import cast
 
 from sysdrill.napkin.lexer import (
     Kind,
@@ -59,27 +60,35 @@ _Step = tuple[int, int, _Span, _Span]
 MAX_PLANS = 4096
 """Claim plans kept per process, by shape (cleared when full)."""
 _PLANS: dict[tuple[str, tuple[str, ...]], _Stored] = {}
+"""Plans by shape, shared by every checker and thread. Safe to share: a stored plan's
+tokens and links are never changed, and a lookup, an insert or a clear is one dict
+operation (a plan lost to a concurrent clear is only planned again)."""
+
+_UNRECORDED = object()
+"""A stored plan's replay before its first reuse has recorded it."""
 
 
 class _Stored:
-    """A stored plan: its tokens (refilled on reuse), its links, and its replay.
+    """A stored plan: its tokens (copied and refilled on reuse), its links, its replay.
 
-    The replay (:mod:`sysdrill.napkin.replay`) is recorded on the first reuse, for
-    plans that read no defined value; None when the plan must always be parsed.
+    Everything but ``replay`` is fixed when the plan is stored. The replay
+    (:mod:`sysdrill.napkin.replay`) is recorded on the first reuse, for plans that
+    read no defined value: None when the plan must always be parsed. Threads that
+    reuse a new plan at once may each record it; they record the same function, and
+    setting the attribute is atomic, so any of them may win.
     """
 
-    __slots__ = ("changing", "offset", "plan", "recorded", "replay", "replayable", "tokens")
+    __slots__ = ("changing", "offset", "plan", "replay", "replayable", "tokens")
 
     def __init__(
         self, tokens: list[Token], plan: list[_Step], offset: int, *, replayable: bool
     ) -> None:
-        self.tokens = tokens
+        self.tokens = tuple(tokens)
         self.changing = digits_change(tokens)
         self.offset = offset
-        self.plan = plan
+        self.plan = tuple(plan)
         self.replayable = replayable
-        self.recorded = False
-        self.replay: Replay | None = None
+        self.replay: Replay | None | object = _UNRECORDED
 
 
 class _Side:
@@ -132,9 +141,10 @@ class ClaimChecker:
             key = (shape_of(chunk), used)
             cached = _PLANS.get(key)
             if cached is not None:
-                refill(cached.tokens, chunk, offset, offset - cached.offset, cached.changing)
-                cached.offset = offset
-                return self._run_plan(line, norm, number, cached.tokens, cached.plan, None, cached)
+                tokens = refill(
+                    cached.tokens, chunk, offset, offset - cached.offset, cached.changing
+                )
+                return self._run_plan(line, norm, number, tokens, cached.plan, None, cached)
         tokens = tokenize(chunk, offset, scan(chunk))
         # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
         if " (" in chunk:
@@ -192,7 +202,7 @@ class ClaimChecker:
         norm: str,
         number: int,
         tokens: list[Token],
-        plan: list[_Step],
+        plan: Sequence[_Step],
         sides: list[tuple[_Side | None, ...]] | None,
         stored: _Stored | None,
     ) -> list[ClaimVerdict]:
@@ -201,11 +211,11 @@ class ClaimChecker:
         parser: Parser | None = None
         values = None
         if stored is not None and stored.replayable:
-            if not stored.recorded:
-                stored.recorded = True
-                stored.replay = self._record(tokens, plan)
-            if stored.replay is not None:
-                values = stored.replay(tokens)
+            replay = stored.replay
+            if replay is _UNRECORDED:
+                replay = stored.replay = self._record(tokens, plan)
+            if replay is not None:
+                values = cast(Replay, replay)(tokens)
         for index, (rel, segment_start, lhs_span, rhs_span) in enumerate(plan):
             if sides is not None:
                 lhs, rhs = sides[index]
@@ -222,7 +232,7 @@ class ClaimChecker:
                 verdicts.append(verdict)
         return verdicts
 
-    def _record(self, tokens: list[Token], plan: list[_Step]) -> Replay | None:
+    def _record(self, tokens: list[Token], plan: Sequence[_Step]) -> Replay | None:
         """Record the plan's sides for replay, unless a link may define a value."""
         specs: list[tuple[SideSpec, SideSpec]] = []
         for _, _, lhs_span, rhs_span in plan:
@@ -436,7 +446,7 @@ def _fold_approximations(tokens: list[Token]) -> list[Token]:
         if token.kind is Kind.REL and token.text in ("~", "≈") and out:
             previous = out[-1]
             if previous.kind is Kind.REL:
-                previous.text = "≈"
+                out[-1] = previous._replace(text="≈")
                 continue
             after_quantity = previous.kind in _OPERAND_END or (
                 previous.kind is Kind.NAME and is_unit_spelling(previous.text)

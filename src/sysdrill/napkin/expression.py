@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 
 from sysdrill.errors import ExpressionSyntax, UnitMismatch
 from sysdrill.napkin.lexer import Kind, normalize, tokenize
@@ -115,35 +116,38 @@ def format_number(number: float, *, digits: int = 4) -> str:
     return text
 
 
-_FAMILIES: dict[Dims, tuple[tuple[str, float], ...]] = {}
-
-
 def _family(dims: Dims) -> tuple[tuple[str, float], ...] | None:
     """Display units for a dimension, largest first, as (spelling, scale)."""
-    if not _FAMILIES:
-        groups = {
-            "time": ("years", "days", "h", "min", "s", "ms", "µs", "ns"),
-            "bytes": ("PB", "TB", "GB", "MB", "KB", "byte"),
-            "rate": ("PB/s", "TB/s", "GB/s", "MB/s", "KB/s", "byte/s"),
-            "flop": ("EFLOP", "PFLOP", "TFLOP", "GFLOP", "MFLOP", "FLOP"),
-            "flops": ("EFLOP/s", "PFLOP/s", "TFLOP/s", "GFLOP/s", "MFLOP/s", "FLOP/s"),
-            "power": ("GW", "MW", "kW", "W", "mW", "µW"),
-            "energy": ("GWh", "MWh", "kWh", "kJ", "J", "mJ", "µJ", "pJ"),
-            "freq": ("GHz", "MHz", "kHz", "Hz"),
-        }
-        for spellings in groups.values():
-            entries = []
-            for spelling in spellings:
-                if "/" in spelling:
-                    top, bottom = spelling.split("/")
-                    scale = resolve_unit(top).scale / resolve_unit(bottom).scale
-                    family_dims = _dims_ratio(top, bottom)
-                else:
-                    spec = resolve_unit(spelling)
-                    scale, family_dims = spec.scale, spec.dims
-                entries.append((spelling, scale))
-            _FAMILIES[family_dims] = tuple(entries)
-    return _FAMILIES.get(dims)
+    return _families().get(dims)
+
+
+@cache
+def _families() -> dict[Dims, tuple[tuple[str, float], ...]]:
+    # Built whole, then returned: a thread never sees a half-built table.
+    families: dict[Dims, tuple[tuple[str, float], ...]] = {}
+    groups = {
+        "time": ("years", "days", "h", "min", "s", "ms", "µs", "ns"),
+        "bytes": ("PB", "TB", "GB", "MB", "KB", "byte"),
+        "rate": ("PB/s", "TB/s", "GB/s", "MB/s", "KB/s", "byte/s"),
+        "flop": ("EFLOP", "PFLOP", "TFLOP", "GFLOP", "MFLOP", "FLOP"),
+        "flops": ("EFLOP/s", "PFLOP/s", "TFLOP/s", "GFLOP/s", "MFLOP/s", "FLOP/s"),
+        "power": ("GW", "MW", "kW", "W", "mW", "µW"),
+        "energy": ("GWh", "MWh", "kWh", "kJ", "J", "mJ", "µJ", "pJ"),
+        "freq": ("GHz", "MHz", "kHz", "Hz"),
+    }
+    for spellings in groups.values():
+        entries = []
+        for spelling in spellings:
+            if "/" in spelling:
+                top, bottom = spelling.split("/")
+                scale = resolve_unit(top).scale / resolve_unit(bottom).scale
+                family_dims = _dims_ratio(top, bottom)
+            else:
+                spec = resolve_unit(spelling)
+                scale, family_dims = spec.scale, spec.dims
+            entries.append((spelling, scale))
+        families[family_dims] = tuple(entries)
+    return families
 
 
 def _dims_ratio(top: str, bottom: str) -> Dims:

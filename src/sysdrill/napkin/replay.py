@@ -206,13 +206,12 @@ def _traced_tokens(rec: _Recorder, tokens: list[Token]) -> list[Token]:
         if token.kind is not Kind.NUM:
             out.append(token)
             continue
-        copy = Token(token.kind, token.text, token.start, token.end, token.space_before)
-        copy.exact, copy.unit, copy.piece = token.exact, token.unit, token.piece
+        traced: dict[str, Any] = {}
         for field in _FIELDS:
             name = f"t{index}{field[0]}"
             rec.loads[name] = (index, field)
-            setattr(copy, field, _Traced(rec, getattr(token, field), name))
-        out.append(copy)
+            traced[field] = _Traced(rec, getattr(token, field), name)
+        out.append(token._replace(**traced))
     return out
 
 
