@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
+import re
+from collections.abc import Callable
+
 import pytest
 
 from sysdrill.napkin import claims
-from sysdrill.napkin.claims import ClaimChecker
-from sysdrill.napkin.lexer import normalize, shape_of, tokenize
+from sysdrill.napkin.claims import ClaimChecker, _chunks, check_claims
+from sysdrill.napkin.lexer import Token, digits_change, normalize, refill, shape_of, tokenize
 from sysdrill.napkin.parser import Parser, chain_of, evaluate_chain
 
 
@@ -57,6 +61,95 @@ def test_a_reused_plan_reads_the_new_numbers_and_positions(
         "x: 20480 / 128 = 160",
     )
     assert (fourth.lhs, fourth.rhs, fourth.column) == ("99999 / 128", "16", 16)
+
+
+def _other_digits(text: str, seed: int) -> str:
+    """The same shapes with random digits: zeros, rising and falling ranges, overflow."""
+    rng = random.Random(seed)
+    return re.sub(r"\d", lambda _: rng.choice("0123456789"), text)
+
+
+def _reused_and_fresh(
+    monkeypatch: pytest.MonkeyPatch, texts: list[str]
+) -> tuple[list[str], list[str]]:
+    """Every verdict on ``texts`` with plans stored and reused, then with none stored."""
+    monkeypatch.setattr(claims, "_PLANS", {})
+    reused = [repr(verdict) for text in texts for verdict in check_claims(text)]
+    assert claims._PLANS, "no plan was stored: the test would not test reuse"
+    monkeypatch.setattr(claims, "_PLANS", _NoPlans())
+    fresh = [repr(verdict) for text in texts for verdict in check_claims(text)]
+    return reused, fresh
+
+
+def test_reused_plans_match_fresh_reads_on_the_synthetic_vault(
+    monkeypatch: pytest.MonkeyPatch, vault_texts: Callable[[int, int], list[str]]
+) -> None:
+    texts = vault_texts(400, 0)
+    # Each text, its shapes with other numbers, and the text again.
+    texts += [_other_digits(text, seed) for seed, text in enumerate(texts)] + texts
+    reused, fresh = _reused_and_fresh(monkeypatch, texts)
+    assert len(reused) > 1000
+    assert reused == fresh
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # A division by zero in the new numbers.
+        ["x: 2048 GB / (128 GB/s) = 16 s", "x: 2048 GB / (0 GB/s) = 16 s"],
+        # A rising range (5-7) and a falling difference (7-5) read differently.
+        ["x: 7-5 W = 2 W", "x: 5-7 W = 2 W", "x: 9-1 W = 8 W"],
+        # min/max compare their arguments.
+        ["x: max(2, 8) = 8", "x: max(9, 3) = 9", "x: min(4, 1) = 1"],
+        # Names whose digits the shape does not pin down.
+        ["x: log10(1000) = 3", "x: log11(1000) = 3", "x: log10(100) = 2"],
+        # A defined value is part of the plan's key.
+        ["N = 8\nx: N * 2 = 16", "N = 9\nx: N * 2 = 16"],
+        # Overflow in the new numbers.
+        ["x: 10^3 = 1000", "x: 10^400 = 1000", "x: 2^10 = 1024"],
+    ],
+)
+def test_plans_reused_where_the_numbers_change_the_reading_match_fresh_reads(
+    monkeypatch: pytest.MonkeyPatch, lines: list[str]
+) -> None:
+    reused, fresh = _reused_and_fresh(monkeypatch, lines * 3)
+    assert reused == fresh
+
+
+def test_reusing_a_plan_leaves_the_stored_plan_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(claims, "_PLANS", {})
+    check_claims("x: 2048 GB / (128 GB/s) = 16 s")
+    (stored,) = claims._PLANS.values()
+    before = tuple(stored.tokens)
+    (verdict,) = check_claims("so: 4096 GB / (256 GB/s) = 15 s")
+    assert (verdict.verdict.value, verdict.computed, verdict.column) == ("wrong", 16, 26)
+    assert claims._PLANS == {next(iter(claims._PLANS)): stored}
+    assert stored.tokens == before
+    assert [t.text for t in stored.tokens if t.kind.value == "num"] == ["2048", "128", "16"]
+
+
+def test_refill_gives_the_tokens_a_fresh_tokenize_gives(corpus_lines: list[str]) -> None:
+    def fields(tokens: list[Token]) -> list[tuple[object, ...]]:
+        return [
+            (t.kind, t.text, t.start, t.end, t.space_before, t.value, t.alt, t.exact)
+            + (t.ulp, t.sig, t.unit)
+            for t in tokens
+        ]
+
+    checked = 0
+    for seed, line in enumerate(corpus_lines):
+        other = "x:" + _other_digits(line, seed)
+        norm, other_norm = normalize(line), normalize(other)
+        for (start, end), (o_start, o_end) in zip(_chunks(norm), _chunks(other_norm), strict=False):
+            chunk, other_chunk = norm[start:end], other_norm[o_start:o_end]
+            if shape_of(chunk) != shape_of(other_chunk):
+                continue
+            tokens = tokenize(chunk, start)
+            refilled = refill(tokens, other_chunk, o_start, o_start - start, digits_change(tokens))
+            assert fields(refilled) == fields(tokenize(other_chunk, o_start))
+            assert fields(tokens) == fields(tokenize(chunk, start))
+            checked += 1
+    assert checked > 100
 
 
 def test_shape_masks_numbers_but_not_digits_inside_names() -> None:

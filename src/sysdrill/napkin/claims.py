@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from typing import cast
+from typing import NamedTuple
 
 from sysdrill.napkin.lexer import (
     Kind,
@@ -28,7 +28,6 @@ from sysdrill.napkin.lexer import (
     tokenize,
 )
 from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
-from sysdrill.napkin.replay import Replay, SideSpec, record
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
@@ -59,36 +58,29 @@ _Step = tuple[int, int, _Span, _Span]
 
 MAX_PLANS = 4096
 """Claim plans kept per process, by shape (cleared when full)."""
-_PLANS: dict[tuple[str, tuple[str, ...]], _Stored] = {}
-"""Plans by shape, shared by every checker and thread. Safe to share: a stored plan's
-tokens and links are never changed, and a lookup, an insert or a clear is one dict
-operation (a plan lost to a concurrent clear is only planned again)."""
-
-_UNRECORDED = object()
-"""A stored plan's replay before its first reuse has recorded it."""
 
 
-class _Stored:
-    """A stored plan: its tokens (copied and refilled on reuse), its links, its replay.
+class _Plan(NamedTuple):
+    """A stored claim plan: where each link's sides are in a span of one shape.
 
-    Everything but ``replay`` is fixed when the plan is stored. The replay
-    (:mod:`sysdrill.napkin.replay`) is recorded on the first reuse, for plans that
-    read no defined value: None when the plan must always be parsed. Threads that
-    reuse a new plan at once may each record it; they record the same function, and
-    setting the attribute is atomic, so any of them may win.
+    Immutable, so one plan serves every checker and thread that meets its shape:
+    a reuse copies its tokens with the new span's numbers (:func:`refill`).
     """
 
-    __slots__ = ("changing", "offset", "plan", "replay", "replayable", "tokens")
+    tokens: tuple[Token, ...]
+    """The tokens of the span the plan was made from, after its rewrites."""
+    changing: tuple[int, ...]
+    """Indices of the tokens whose text has digits (:func:`digits_change`)."""
+    offset: int
+    """Where that span started in its line."""
+    steps: tuple[_Step, ...]
+    """The planned links."""
 
-    def __init__(
-        self, tokens: list[Token], plan: list[_Step], offset: int, *, replayable: bool
-    ) -> None:
-        self.tokens = tuple(tokens)
-        self.changing = digits_change(tokens)
-        self.offset = offset
-        self.plan = tuple(plan)
-        self.replayable = replayable
-        self.replay: Replay | None | object = _UNRECORDED
+
+_PLANS: dict[tuple[str, tuple[str, ...]], _Plan] = {}
+"""Plans by shape and the defined names they read, shared by every checker and thread.
+Safe to share: plans are immutable, and a lookup, an insert or a clear is one dict
+operation (a plan lost to a concurrent clear is only made again)."""
 
 
 class _Side:
@@ -139,12 +131,12 @@ class ClaimChecker:
         if not _GLUED_EQUALS.search(chunk):
             used = tuple(name for name in self.variables if name in chunk)
             key = (shape_of(chunk), used)
-            cached = _PLANS.get(key)
-            if cached is not None:
+            stored = _PLANS.get(key)
+            if stored is not None:
                 tokens = refill(
-                    cached.tokens, chunk, offset, offset - cached.offset, cached.changing
+                    stored.tokens, chunk, offset, offset - stored.offset, stored.changing
                 )
-                return self._run_plan(line, norm, number, tokens, cached.plan, None, cached)
+                return self._run_plan(line, norm, number, tokens, stored.steps, None)
         tokens = tokenize(chunk, offset, scan(chunk))
         # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
         if " (" in chunk:
@@ -157,8 +149,8 @@ class ClaimChecker:
         if key is not None:
             if len(_PLANS) >= MAX_PLANS:
                 _PLANS.clear()
-            _PLANS[key] = _Stored(tokens, plan, offset, replayable=not key[1])
-        return self._run_plan(line, norm, number, tokens, plan, sides, None)
+            _PLANS[key] = _Plan(tuple(tokens), digits_change(tokens), offset, tuple(plan))
+        return self._run_plan(line, norm, number, tokens, plan, sides)
 
     def _plan(self, tokens: list[Token]) -> tuple[list[_Step], list[tuple[_Side | None, ...]]]:
         """Where each link's sides are: the part of checking that depends only on shape."""
@@ -204,24 +196,13 @@ class ClaimChecker:
         tokens: list[Token],
         plan: Sequence[_Step],
         sides: list[tuple[_Side | None, ...]] | None,
-        stored: _Stored | None,
     ) -> list[ClaimVerdict]:
         """Evaluate and judge the planned links (``sides`` given when just parsed)."""
         verdicts = []
         parser: Parser | None = None
-        values = None
-        if stored is not None and stored.replayable:
-            replay = stored.replay
-            if replay is _UNRECORDED:
-                replay = stored.replay = self._record(tokens, plan)
-            if replay is not None:
-                values = cast(Replay, replay)(tokens)
         for index, (rel, segment_start, lhs_span, rhs_span) in enumerate(plan):
             if sides is not None:
                 lhs, rhs = sides[index]
-            elif values is not None:
-                lhs = _replayed(lhs_span, values[index][0])
-                rhs = _replayed(rhs_span, values[index][1])
             else:
                 if parser is None:
                     parser = Parser(tokens, self.variables)
@@ -231,30 +212,6 @@ class ClaimChecker:
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
-
-    def _record(self, tokens: list[Token], plan: Sequence[_Step]) -> Replay | None:
-        """Record the plan's sides for replay, unless a link may define a value."""
-        specs: list[tuple[SideSpec, SideSpec]] = []
-        for _, _, lhs_span, rhs_span in plan:
-            if (
-                lhs_span is not None
-                and lhs_span[1] - lhs_span[0] == 1
-                and tokens[lhs_span[0]].kind is Kind.NAME
-            ):
-                return None  # "N = 8" defines N for the links after it
-            specs.append((self._spec(lhs_span), self._spec(rhs_span)))
-        return record(tokens, specs)
-
-    def _spec(self, span: _Span) -> SideSpec:
-        """How :func:`_reparse` evaluates a side, as a function of the tokens."""
-        if span is None:
-            return None
-        start, end, _, chain = span
-        variables = self.variables
-        if chain is not None:
-            found = chain
-            return start, end, lambda tokens: evaluate_chain(tokens, found)
-        return start, end, lambda tokens: Parser(tokens, variables).parse(start, end)[0]
 
     def _fold_assignments(self, tokens: list[Token]) -> list[Token]:
         """Turn glued ``TP=8``-style settings into one opaque name, defining the value."""
@@ -358,12 +315,6 @@ def _span(tokens: list[Token], side: _Side | None) -> _Span:
     if side is None:
         return None
     return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
-
-
-def _replayed(span: _Span, value: Value | None) -> _Side | None:
-    if span is None or value is None:
-        return None
-    return _Side(span[0], span[1], value, truncated=span[2])
 
 
 def _reparse(parser: Parser, span: _Span) -> _Side | None:
