@@ -94,6 +94,7 @@ def main() -> None:
         findings = [finding for f in files for finding in napkin_findings(f)]
         tier_s = time.perf_counter() - started
         tier_cpu_s = time.process_time() - cpu_started
+        shapes = len(claims._PLANS)
 
         texts = [
             text
@@ -128,6 +129,10 @@ def main() -> None:
         print(f"pint imported by the tier: {'pint' in sys.modules}")
         print(f"napkin tier alone, warm (plans stored by the cold run): {warm_s:.2f} s wall")
         print(f"claims judged: {len(verdicts)} ({', '.join(f'{n} {k}' for k, n in tally.items())})")
+        print(
+            f"claim plans stored by the cold run (distinct shapes): {shapes}; "
+            f"{tier_cpu_s / len(verdicts) * 1e6:.0f} µs of CPU per claim, cold"
+        )
         print(f"findings: {len(findings)}")
         for finding in findings[:5]:
             print("  ", finding.render())

@@ -83,10 +83,10 @@ def _differences(serial: list[list[str]], seen: list[list[list[str]]]) -> int:
 def test_threads_checking_same_shape_claims_agree_with_a_serial_run(
     corpus_lines: list[str],
 ) -> None:
-    texts = _same_shapes_other_digits(corpus_lines, copies=10)
+    texts = _same_shapes_other_digits(corpus_lines, copies=6)
     claims._PLANS.clear()
     serial = [_verdicts(text) for text in texts]
-    assert sum(len(verdicts) for verdicts in serial) > 3000
+    assert sum(len(verdicts) for verdicts in serial) > 2000
     # Threads start from no stored plans, so they also race to store and reuse them.
     claims._PLANS.clear()
     seen = _check_in_threads(texts)
@@ -97,7 +97,7 @@ def test_threads_checking_same_shape_claims_agree_with_a_serial_run(
 def test_threads_checking_vault_items_agree_with_a_serial_run(
     vault_texts: Callable[[int, int], list[str]],
 ) -> None:
-    texts = _same_shapes_other_digits(vault_texts(150, 1), copies=3)
+    texts = _same_shapes_other_digits(vault_texts(100, 1), copies=3)
     claims._PLANS.clear()
     serial = [_verdicts(text) for text in texts]
     assert sum(len(verdicts) for verdicts in serial) > 1000
