@@ -52,7 +52,7 @@ _STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
 
 _Span = tuple[int, int, bool, Chain | None] | None
 """A side's token span, whether it was truncated, and its chain when it is a plain
-product of literals; None when there is no side."""
+chain of literals (:func:`chain_of`); None when there is no side."""
 _Step = tuple[int, int, _Span, _Span]
 """One planned link: relation index, segment start, left span, right span."""
 
@@ -323,7 +323,7 @@ def _reparse(parser: Parser, span: _Span) -> _Side | None:
         return None
     start, end, truncated, chain = span
     if chain is not None:
-        # A plain product of literals: fold it without parsing.
+        # A plain chain of literals: fold it without parsing.
         return _Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
     try:
         value, _ = parser.parse(start, end)
