@@ -173,6 +173,8 @@ def power(base: Value, exponent: Value) -> Value:
     raised = exponent.v
     dims: Dims = ()
     if base.dims:
+        if not math.isfinite(raised):
+            return Value.bad("overflow")  # an infinite or NaN exponent (1e308 * 10)
         if raised != int(raised):
             return Value.bad("fractional power of a unit")
         dims = dims_pow(base.dims, int(raised))
