@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "docs" / "benchmarks.md"
-_SCRIPT = re.compile(r"(?<![\w/])bench/[\w-]+\.py")
+_SCRIPT = re.compile(r"(?<![\w/:])bench/[\w-]+\.py")
 
 
 def _sections() -> dict[str, str]:

@@ -182,3 +182,9 @@ def test_verdict_to_dict_has_the_json_shape() -> None:
 def test_hostile_lines_are_judged_without_crashing(line: str) -> None:
     verdicts = check_claims(line)
     assert all(v.verdict in (Verdict.OK, Verdict.SKIPPED) for v in verdicts)
+
+
+@pytest.mark.parametrize("exponent", ["1e308 * 10", "1e308 * 10 - 1e308 * 10"])
+def test_a_unit_raised_to_an_infinite_or_nan_power_is_skipped(exponent: str) -> None:
+    (verdict,) = check_claims(f"x: 2 GB ^ ({exponent}) = 4 GB")
+    assert (verdict.verdict, verdict.message) == (Verdict.SKIPPED, "not numeric (overflow)")

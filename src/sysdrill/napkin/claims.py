@@ -14,7 +14,8 @@ side, prefixes) is :mod:`sysdrill.napkin.verdicts`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from sysdrill.napkin.lexer import (
     Kind,
@@ -27,7 +28,6 @@ from sysdrill.napkin.lexer import (
     tokenize,
 )
 from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
-from sysdrill.napkin.replay import Replay, SideSpec, record
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
@@ -52,34 +52,35 @@ _STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
 
 _Span = tuple[int, int, bool, Chain | None] | None
 """A side's token span, whether it was truncated, and its chain when it is a plain
-product of literals; None when there is no side."""
+chain of literals (:func:`chain_of`); None when there is no side."""
 _Step = tuple[int, int, _Span, _Span]
 """One planned link: relation index, segment start, left span, right span."""
 
 MAX_PLANS = 4096
 """Claim plans kept per process, by shape (cleared when full)."""
-_PLANS: dict[tuple[str, tuple[str, ...]], _Stored] = {}
 
 
-class _Stored:
-    """A stored plan: its tokens (refilled on reuse), its links, and its replay.
+class _Plan(NamedTuple):
+    """A stored claim plan: where each link's sides are in a span of one shape.
 
-    The replay (:mod:`sysdrill.napkin.replay`) is recorded on the first reuse, for
-    plans that read no defined value; None when the plan must always be parsed.
+    Immutable, so one plan serves every checker and thread that meets its shape:
+    a reuse copies its tokens with the new span's numbers (:func:`refill`).
     """
 
-    __slots__ = ("changing", "offset", "plan", "recorded", "replay", "replayable", "tokens")
+    tokens: tuple[Token, ...]
+    """The tokens of the span the plan was made from, after its rewrites."""
+    changing: tuple[int, ...]
+    """Indices of the tokens whose text has digits (:func:`digits_change`)."""
+    offset: int
+    """Where that span started in its line."""
+    steps: tuple[_Step, ...]
+    """The planned links."""
 
-    def __init__(
-        self, tokens: list[Token], plan: list[_Step], offset: int, *, replayable: bool
-    ) -> None:
-        self.tokens = tokens
-        self.changing = digits_change(tokens)
-        self.offset = offset
-        self.plan = plan
-        self.replayable = replayable
-        self.recorded = False
-        self.replay: Replay | None = None
+
+_PLANS: dict[tuple[str, tuple[str, ...]], _Plan] = {}
+"""Plans by shape and the defined names they read, shared by every checker and thread.
+Safe to share: plans are immutable, and a lookup, an insert or a clear is one dict
+operation (a plan lost to a concurrent clear is only made again)."""
 
 
 class _Side:
@@ -130,11 +131,12 @@ class ClaimChecker:
         if not _GLUED_EQUALS.search(chunk):
             used = tuple(name for name in self.variables if name in chunk)
             key = (shape_of(chunk), used)
-            cached = _PLANS.get(key)
-            if cached is not None:
-                refill(cached.tokens, chunk, offset, offset - cached.offset, cached.changing)
-                cached.offset = offset
-                return self._run_plan(line, norm, number, cached.tokens, cached.plan, None, cached)
+            stored = _PLANS.get(key)
+            if stored is not None:
+                tokens = refill(
+                    stored.tokens, chunk, offset, offset - stored.offset, stored.changing
+                )
+                return self._run_plan(line, norm, number, tokens, stored.steps, None)
         tokens = tokenize(chunk, offset, scan(chunk))
         # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
         if " (" in chunk:
@@ -147,8 +149,8 @@ class ClaimChecker:
         if key is not None:
             if len(_PLANS) >= MAX_PLANS:
                 _PLANS.clear()
-            _PLANS[key] = _Stored(tokens, plan, offset, replayable=not key[1])
-        return self._run_plan(line, norm, number, tokens, plan, sides, None)
+            _PLANS[key] = _Plan(tuple(tokens), digits_change(tokens), offset, tuple(plan))
+        return self._run_plan(line, norm, number, tokens, plan, sides)
 
     def _plan(self, tokens: list[Token]) -> tuple[list[_Step], list[tuple[_Side | None, ...]]]:
         """Where each link's sides are: the part of checking that depends only on shape."""
@@ -192,26 +194,15 @@ class ClaimChecker:
         norm: str,
         number: int,
         tokens: list[Token],
-        plan: list[_Step],
+        plan: Sequence[_Step],
         sides: list[tuple[_Side | None, ...]] | None,
-        stored: _Stored | None,
     ) -> list[ClaimVerdict]:
         """Evaluate and judge the planned links (``sides`` given when just parsed)."""
         verdicts = []
         parser: Parser | None = None
-        values = None
-        if stored is not None and stored.replayable:
-            if not stored.recorded:
-                stored.recorded = True
-                stored.replay = self._record(tokens, plan)
-            if stored.replay is not None:
-                values = stored.replay(tokens)
         for index, (rel, segment_start, lhs_span, rhs_span) in enumerate(plan):
             if sides is not None:
                 lhs, rhs = sides[index]
-            elif values is not None:
-                lhs = _replayed(lhs_span, values[index][0])
-                rhs = _replayed(rhs_span, values[index][1])
             else:
                 if parser is None:
                     parser = Parser(tokens, self.variables)
@@ -221,30 +212,6 @@ class ClaimChecker:
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
-
-    def _record(self, tokens: list[Token], plan: list[_Step]) -> Replay | None:
-        """Record the plan's sides for replay, unless a link may define a value."""
-        specs: list[tuple[SideSpec, SideSpec]] = []
-        for _, _, lhs_span, rhs_span in plan:
-            if (
-                lhs_span is not None
-                and lhs_span[1] - lhs_span[0] == 1
-                and tokens[lhs_span[0]].kind is Kind.NAME
-            ):
-                return None  # "N = 8" defines N for the links after it
-            specs.append((self._spec(lhs_span), self._spec(rhs_span)))
-        return record(tokens, specs)
-
-    def _spec(self, span: _Span) -> SideSpec:
-        """How :func:`_reparse` evaluates a side, as a function of the tokens."""
-        if span is None:
-            return None
-        start, end, _, chain = span
-        variables = self.variables
-        if chain is not None:
-            found = chain
-            return start, end, lambda tokens: evaluate_chain(tokens, found)
-        return start, end, lambda tokens: Parser(tokens, variables).parse(start, end)[0]
 
     def _fold_assignments(self, tokens: list[Token]) -> list[Token]:
         """Turn glued ``TP=8``-style settings into one opaque name, defining the value."""
@@ -350,19 +317,13 @@ def _span(tokens: list[Token], side: _Side | None) -> _Span:
     return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
 
 
-def _replayed(span: _Span, value: Value | None) -> _Side | None:
-    if span is None or value is None:
-        return None
-    return _Side(span[0], span[1], value, truncated=span[2])
-
-
 def _reparse(parser: Parser, span: _Span) -> _Side | None:
     """Evaluate a planned side again, with this span's numbers."""
     if span is None:
         return None
     start, end, truncated, chain = span
     if chain is not None:
-        # A plain product of literals: fold it without parsing.
+        # A plain chain of literals: fold it without parsing.
         return _Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
     try:
         value, _ = parser.parse(start, end)
@@ -436,7 +397,7 @@ def _fold_approximations(tokens: list[Token]) -> list[Token]:
         if token.kind is Kind.REL and token.text in ("~", "≈") and out:
             previous = out[-1]
             if previous.kind is Kind.REL:
-                previous.text = "≈"
+                out[-1] = previous._replace(text="≈")
                 continue
             after_quantity = previous.kind in _OPERAND_END or (
                 previous.kind is Kind.NAME and is_unit_spelling(previous.text)

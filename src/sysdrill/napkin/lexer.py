@@ -9,9 +9,10 @@ something (``$3.50/GPU-hour``) stays.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
 from enum import Enum
 from functools import lru_cache
+from typing import NamedTuple
 
 from sysdrill.content.latex_text import LatexStyle, latex_to_text
 from sysdrill.napkin.units import is_unit_spelling
@@ -115,9 +116,11 @@ class Kind(Enum):
     """Anything else; ends an expression."""
 
 
-@dataclass(slots=True)
-class Token:
+class Token(NamedTuple):
     """One token of a normalised line.
+
+    Tokens are immutable: a claim plan's tokens are shared by every thread that
+    reuses the plan, and :func:`refill` makes new tokens instead of changing them.
 
     Attributes:
         kind: Token kind.
@@ -131,7 +134,7 @@ class Token:
         ulp: For NUM: one unit in the last written significant digit.
         sig: For NUM: count of significant digits written.
         unit: For NUM: a unit spelling glued to the number (``100MB``).
-        piece: Index of the scanned piece it came from.
+        piece: Index of the scanned piece it came from (see :func:`scan`).
     """
 
     kind: Kind
@@ -146,7 +149,6 @@ class Token:
     sig: int = 0
     unit: str = ""
     piece: int = -1
-    """Index of the scanned piece the token came from (see :func:`scan`)."""
 
 
 _SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -301,43 +303,82 @@ def shape_of(text: str) -> str:
     return _MASK.sub("#", text)
 
 
-def refill(tokens: list[Token], chunk: str, offset: int, moved: int, changing: list[Token]) -> None:
-    """Give tokens built from a span of the same shape this span's numbers and offsets.
+def refill(
+    tokens: Sequence[Token], chunk: str, offset: int, moved: int, changing: Sequence[int]
+) -> list[Token]:
+    """Tokens of a span, made from the tokens of an earlier span of the same shape.
 
     Spans of one :func:`shape_of` have the same length and split into pieces at the
     same places (the scanner sees digits only as a class), so each token keeps its
     place relative to the span's start and only tokens with digits change text.
+    ``tokens`` are not changed: they may be a stored plan's, shared between threads.
 
     Args:
         tokens: Tokens of an earlier span with the same :func:`shape_of`.
         chunk: This span.
         offset: This span's start in its line.
-        moved: ``offset`` minus the start of the span the tokens were last filled from.
-        changing: The tokens whose text has digits (numbers, names such as ``H100``).
+        moved: ``offset`` minus the start of the span ``tokens`` were made from.
+        changing: Indices of the tokens whose text has digits (:func:`digits_change`).
+
+    Returns:
+        A new list: what :func:`tokenize` gives for ``chunk`` at ``offset``, less the
+        rewrites a plan made (the tokens it dropped or merged stay so).
     """
     if moved:
-        for token in tokens:
-            token.start += moved
-            token.end += moved
-    for token in changing:
+        out = [
+            Token(
+                t.kind,
+                t.text,
+                t.start + moved,
+                t.end + moved,
+                t.space_before,
+                t.value,
+                t.alt,
+                t.exact,
+                t.ulp,
+                t.sig,
+                t.unit,
+                t.piece,
+            )
+            for t in tokens
+        ]
+    else:
+        out = list(tokens)
+    for index in changing:
+        token = out[index]
         raw = chunk[token.start - offset : token.end - offset]
         if raw == token.text:
             continue  # every field of a token follows from its text
-        token.text = raw
-        if token.kind is Kind.NUM:
-            literal = _literal(raw)
-            if literal is not None:  # pragma: no branch - same shape, same glue
-                token.value, token.alt, token.exact, token.ulp, token.sig, _ = literal
+        literal = _literal(raw) if token.kind is Kind.NUM else None
+        if literal is None:
+            out[index] = token._replace(text=raw)
+        else:
+            value, alt, exact, ulp, sig, _ = literal
+            out[index] = Token(
+                token.kind,
+                raw,
+                token.start,
+                token.end,
+                token.space_before,
+                value,
+                alt,
+                exact,
+                ulp,
+                sig,
+                token.unit,
+                token.piece,
+            )
+    return out
 
 
-def digits_change(tokens: list[Token]) -> list[Token]:
-    """The tokens :func:`refill` may give another text: those with digits in it."""
-    return [
-        token
-        for token in tokens
+def digits_change(tokens: Sequence[Token]) -> tuple[int, ...]:
+    """Indices of the tokens :func:`refill` may give another text: those with digits."""
+    return tuple(
+        index
+        for index, token in enumerate(tokens)
         if token.kind is Kind.NUM
         or (token.kind is Kind.NAME and any(char.isdigit() for char in token.text))
-    ]
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -364,5 +405,4 @@ def _mark_spaced_x(tokens: list[Token]) -> None:
             and tokens[index - 1].kind in (Kind.NUM, Kind.RP, Kind.NAME)
             and tokens[index + 1].kind in (Kind.NUM, Kind.LP, Kind.DOLLAR)
         ):
-            token.kind = Kind.OP
-            token.text = "×"
+            tokens[index] = token._replace(kind=Kind.OP, text="×")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import cache
 
 from sysdrill.napkin.lexer import Kind, Token
 from sysdrill.napkin.units import is_unit_spelling
@@ -312,65 +313,130 @@ class Parser:
         return unit
 
 
-Chain = tuple[tuple[str, int, str], ...]
-"""A side that is a plain product/quotient of literals: (operator, NUM index, unit)."""
+Unit = tuple[str, ...]
+"""A unit as written after a number: a spelling, then glued operator and spelling pairs
+(``("GB",)``, ``("FLOP", "/", "s")``); empty for none."""
+Chain = tuple["tuple[str, int, Unit] | tuple[str, Chain]", ...]
+"""A side that is a plain chain of literals (see :func:`chain_of`): each step is the
+operator before it (``""`` for the first) with a NUM index and its unit, or with a
+parenthesised chain."""
 
 
 def chain_of(tokens: list[Token], start: int, end: int) -> Chain | None:
     """The side ``tokens[start:end]`` as a :data:`Chain`, if it is that simple.
 
-    Simple means numbers, each with at most one plain unit (``2 bytes``, ``100MB``),
-    joined by spaced ``*``, ``×`` or ``/``: what :class:`Parser` reads by folding
-    :func:`_mul` and :func:`_div` from the left, so :func:`evaluate_chain` gives the
-    same value without parsing.
+    Simple means numbers, each with at most one unit (``2 bytes``, ``100MB``,
+    ``1.5 TFLOP/s``), or parenthesised chains (``(50 GB/s)``), joined by spaced
+    operators of one precedence: ``*``, ``×`` and ``/``, or ``+`` and ``-``. That is
+    what :class:`Parser` reads by folding :func:`mul` and :func:`div`, or
+    :func:`add`, from the left, so :func:`evaluate_chain` gives the same value
+    without parsing. (Spaced, a ``-`` is never a range.)
     """
-    steps: list[tuple[str, int, str]] = []
+    steps: list[tuple[str, int, Unit] | tuple[str, Chain]] = []
     index = start
     op = ""
+    family: tuple[str, ...] = ()
     while index < end:
         token = tokens[index]
-        if token.kind is not Kind.NUM:
-            return None
-        number = index
-        unit = token.unit
-        index += 1
-        if (
-            not unit
-            and index < end
-            and tokens[index].kind is Kind.NAME
-            and is_unit_spelling(tokens[index].text)
-        ):
-            unit = tokens[index].text
+        if token.kind is Kind.LP:
+            close = index + 1
+            while close < end and tokens[close].kind not in (Kind.LP, Kind.RP):
+                close += 1
+            if close >= end or tokens[close].kind is not Kind.RP:
+                return None  # unclosed, or nested parentheses
+            inner = chain_of(tokens, index + 1, close)
+            if inner is None:
+                return None
+            steps.append((op, inner))
+            index = close + 1
+        elif token.kind is Kind.NUM:
+            number = index
             index += 1
-        steps.append((op, number, unit))
+            unit: Unit = ()
+            if token.unit:
+                unit = (token.unit,)
+            elif (
+                index < end
+                and tokens[index].kind is Kind.NAME
+                and is_unit_spelling(tokens[index].text)
+            ):
+                unit = (tokens[index].text,)
+                index += 1
+            # Glued "/unit" and "×unit", as Parser._compound_unit absorbs them.
+            while (
+                unit
+                and index + 1 < end
+                and tokens[index].kind is Kind.OP
+                and tokens[index].text in ("/", "×")
+                and not tokens[index].space_before
+                and tokens[index + 1].kind is Kind.NAME
+                and not tokens[index + 1].space_before
+                and is_unit_spelling(tokens[index + 1].text)
+            ):
+                unit += (tokens[index].text, tokens[index + 1].text)
+                index += 2
+            steps.append((op, number, unit))
+        else:
+            return None
         if index >= end:
             return tuple(steps)
         sign = tokens[index]
         if (
             sign.kind is not Kind.OP
-            or sign.text not in ("*", "×", "/")
             or not sign.space_before
             or index + 1 >= end
             or not tokens[index + 1].space_before
         ):
             return None
+        if not family:
+            family = _PRODUCT if sign.text in _PRODUCT else _SUM
+        if sign.text not in family:
+            return None  # another precedence (or a power): left to the parser
         op = sign.text
         index += 1
     return None
 
 
+_PRODUCT = ("*", "×", "/")
+_SUM = ("+", "-")
+
+
+@cache
+def _unit_of(unit: Unit, reverse: bool) -> Value:
+    """The value of a unit as written (what Parser._compound_unit makes of it)."""
+    value = unit_value(unit[0], reverse)
+    if len(unit) == 1:
+        return value
+    for index in range(1, len(unit), 2):
+        other = unit_value(unit[index + 1], reverse)
+        value = div(value, other) if unit[index] == "/" else mul(value, other)
+    return Value(value.v, value.w, value.a, value.dims, exact=value.exact, unit="".join(unit))
+
+
 def evaluate_chain(tokens: list[Token], chain: Chain, *, reverse: bool = False) -> Value:
     """The value of a :data:`Chain` with the numbers now in ``tokens``."""
     value: Value | None = None
-    for op, index, unit in chain:
-        token = tokens[index]
-        leaf = literal_value(token)
-        if unit:
-            leaf = literal_unit(leaf, unit_value(unit, reverse))
+    for step in chain:
+        if len(step) == 2:
+            op, inner = step
+            inside = evaluate_chain(tokens, inner, reverse=reverse)
+            # What Parser reads for a parenthesised expression.
+            leaf = Value(
+                inside.v, inside.w, inside.a, inside.dims, exact=inside.exact, why=inside.why
+            )
+        else:
+            op, index, unit = step
+            leaf = literal_value(tokens[index])
+            if unit:
+                leaf = literal_unit(leaf, _unit_of(unit, reverse))
         if value is None:
             value = leaf
         elif op == "/":
             value = div(value, leaf)
+        elif op == "+":
+            value = add(value, leaf, 1.0)
+        elif op == "-":
+            value = add(value, leaf, -1.0)
         else:
             value = mul(value, leaf)
     assert value is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 
 from sysdrill.napkin.lexer import Token
 from sysdrill.napkin.units import (
@@ -172,6 +173,8 @@ def power(base: Value, exponent: Value) -> Value:
     raised = exponent.v
     dims: Dims = ()
     if base.dims:
+        if not math.isfinite(raised):
+            return Value.bad("overflow")  # an infinite or NaN exponent (1e308 * 10)
         if raised != int(raised):
             return Value.bad("fractional power of a unit")
         dims = dims_pow(base.dims, int(raised))
@@ -277,29 +280,22 @@ FUNCTIONS: dict[str, Callable[..., Value]] = {
 """Functions the parser knows, by name."""
 
 
-_UNIT_VALUES: dict[tuple[str, bool], Value] = {}
-
-
+@cache
 def unit_value(name: str, reverse: bool = False) -> Value:
     """A unit as a value; ``a`` reads a decimal prefix as binary (GB as GiB).
 
     With ``reverse``, binary prefixes are read as decimal instead (GiB as GB), for
     the other half of the prefix-ambiguity check.
     """
-    # Values are never mutated, so one per spelling is shared.
-    key = (name, reverse)
-    value = _UNIT_VALUES.get(key)
-    if value is None:
-        spec = resolve_unit(name)
-        binary = has_binary_prefix(name)
-        if reverse:
-            scale = spec.alt_scale if binary else spec.scale
-            value = Value(scale, 1.0, scale, spec.dims, exact=True, unit=name)
-        else:
-            alt = spec.scale if binary else spec.alt_scale
-            value = Value(spec.scale, 1.0, alt, spec.dims, exact=True, unit=name)
-        _UNIT_VALUES[key] = value
-    return value
+    # One value per spelling is shared by every parse and thread: values that
+    # leave this function are never changed (arithmetic makes new ones).
+    spec = resolve_unit(name)
+    binary = has_binary_prefix(name)
+    if reverse:
+        scale = spec.alt_scale if binary else spec.scale
+        return Value(scale, 1.0, scale, spec.dims, exact=True, unit=name)
+    alt = spec.scale if binary else spec.alt_scale
+    return Value(spec.scale, 1.0, alt, spec.dims, exact=True, unit=name)
 
 
 def literal_unit(value: Value, unit: Value) -> Value:
