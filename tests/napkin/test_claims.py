@@ -188,3 +188,11 @@ def test_hostile_lines_are_judged_without_crashing(line: str) -> None:
 def test_a_unit_raised_to_an_infinite_or_nan_power_is_skipped(exponent: str) -> None:
     (verdict,) = check_claims(f"x: 2 GB ^ ({exponent}) = 4 GB")
     assert (verdict.verdict, verdict.message) == (Verdict.SKIPPED, "not numeric (overflow)")
+
+
+@pytest.mark.parametrize(
+    "line", ["a = 6e610", "5e400 GB / 2 = 2.5e400 GB", "1e308 * 10 = 5", "x = 1e-500 s / 0 = 3"]
+)
+def test_numbers_beyond_floats_are_skipped_not_a_crash(line: str) -> None:
+    verdicts = check_claims(line)
+    assert verdicts and all(v.verdict is Verdict.SKIPPED for v in verdicts)

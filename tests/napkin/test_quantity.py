@@ -106,3 +106,10 @@ def test_format_quantity_picks_a_readable_unit(v: float, dims: Dims, display: st
     again = read_quantity(display)
     assert again.dims == dims
     assert again.v == pytest.approx(v, rel=5e-4)
+
+
+def test_rounding_up_into_the_thousands_keeps_the_separator() -> None:
+    from sysdrill.napkin.quantity import format_number
+
+    assert format_number(999.95) == "1,000"
+    assert format_number(-999.97) == "-1,000"

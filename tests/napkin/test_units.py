@@ -121,3 +121,24 @@ def test_from_pint_makes_bits_and_bytes_a_dimension() -> None:
     )
     # pint alone calls 50 bytes/s and 50 /s the same dimension; we do not.
     assert from_pint(quantity(50, "byte / s"))[1] != from_pint(quantity(50, "1 / s"))[1]
+
+
+def test_threads_asking_for_the_registry_at_once_share_one() -> None:
+    import threading
+
+    from sysdrill.napkin import units
+
+    units._registry = None
+    barrier = threading.Barrier(8)
+    seen: list[object] = []
+
+    def ask() -> None:
+        barrier.wait()
+        seen.append(units.get_registry())
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 8 and all(registry is seen[0] for registry in seen)

@@ -8,6 +8,7 @@ something (``$3.50/GPU-hour``) stays.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from enum import Enum
@@ -194,7 +195,10 @@ def _number(text: str) -> tuple[float, bool, float, int]:
     plain = text.replace(",", "")
     mantissa, _, exponent = plain.lower().partition("e")
     value = float(plain)
-    scale = 10.0 ** int(exponent) if exponent else 1.0
+    try:
+        scale = 10.0 ** int(exponent) if exponent else 1.0
+    except OverflowError:  # 6e610: float() already says inf, and so does the ulp
+        scale = math.inf
     if "." in mantissa:
         whole, frac = mantissa.split(".")
         digits = (whole + frac).lstrip("0")

@@ -136,7 +136,8 @@ def format_number(number: float, *, digits: int = 4) -> str:
     text = f"{number:.{digits}g}"
     if "e" in text:
         return f"{number:,.0f}"
-    if "." not in text and magnitude >= 1000:
+    # Rounding can carry into the thousands (999.95 shows as 1000): judge by the text.
+    if "." not in text and abs(int(text)) >= 1000:
         return f"{int(text):,}"
     return text
 

@@ -24,6 +24,7 @@ with float arithmetic instead of pint Quantities.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -363,12 +364,23 @@ def format_dims(dims: Dims) -> str:
     return text
 
 
-@cache
-def get_registry() -> Any:
-    """Return the shared pint ``UnitRegistry`` with sysdrill's definitions."""
-    import pint
+_REGISTRY_LOCK = threading.Lock()
+_registry: Any = None
 
-    registry: Any = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
-    for line in _DEFINITIONS.strip().splitlines():
-        registry.define(line)
-    return registry
+
+def get_registry() -> Any:
+    """Return the shared pint ``UnitRegistry`` with sysdrill's definitions.
+
+    Built once under a lock: quantities of two registries cannot be combined, so
+    two threads asking first at the same moment must get the same one.
+    """
+    global _registry
+    with _REGISTRY_LOCK:
+        if _registry is None:
+            import pint
+
+            registry: Any = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+            for line in _DEFINITIONS.strip().splitlines():
+                registry.define(line)
+            _registry = registry
+        return _registry

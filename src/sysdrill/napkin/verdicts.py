@@ -122,6 +122,8 @@ def compare(
     """
     make = link.verdict
     relation = link.relation
+    if not (math.isfinite(left.v) and math.isfinite(right.v)):
+        return make(Verdict.SKIPPED, "a number is too large or too small to compare")
     # "Exactly where both sides are integers written in full": the left side's
     # value in the right side's written unit must itself be an integer.
     exact = (
