@@ -123,7 +123,7 @@ OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
         formula="S = 1/((1-p) + p/N); limit 1/(1-p)",
         source="Amdahl 1967",
         params=(
-            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%."),
+            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%.", percent=True),
             count("workers", "Workers N."),
         ),
         run=lambda v: scaling.amdahl_speedup(
@@ -138,7 +138,7 @@ OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
         formula="S = (1-p) + p·N",
         source="Gustafson 1988, Reevaluating Amdahl's Law",
         params=(
-            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%."),
+            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%.", percent=True),
             count("workers", "Workers N."),
         ),
         run=lambda v: scaling.gustafson_speedup(

@@ -14,6 +14,7 @@ from enum import Enum
 
 from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators._quantity import (
+    Percent,
     Quantity,
     as_unit,
     quantity,
@@ -396,4 +397,4 @@ def memory_fit(*, required: Quantity, capacity: Quantity) -> MemoryFit:
     need = as_unit(required, "byte", name="required")
     have = require_positive(as_unit(capacity, "byte", name="capacity"), name="capacity")
     ratio = float((need / have).to(""))
-    return MemoryFit(fits=need <= have, utilization=ratio, headroom=have - need)
+    return MemoryFit(fits=need <= have, utilization=Percent(ratio), headroom=have - need)

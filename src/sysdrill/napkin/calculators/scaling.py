@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from sysdrill.errors import UsageError
-from sysdrill.napkin.calculators._quantity import require_count, require_fraction
+from sysdrill.napkin.calculators._quantity import Percent, require_count, require_fraction
 
 __all__ = [
     "AmdahlSpeedup",
@@ -55,7 +55,7 @@ def amdahl_speedup(*, parallel_fraction: float, workers: int) -> AmdahlSpeedup:
     n = require_count(workers, name="workers")
     speedup = 1 / ((1 - p) + p / n)
     limit = math.inf if p == 1 else 1 / (1 - p)
-    return AmdahlSpeedup(speedup=speedup, efficiency=speedup / n, limit=limit)
+    return AmdahlSpeedup(speedup=speedup, efficiency=Percent(speedup / n), limit=limit)
 
 
 def gustafson_speedup(*, parallel_fraction: float, workers: int) -> float:

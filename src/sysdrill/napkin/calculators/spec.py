@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from sysdrill.errors import HardwareNotFound, UsageError
-from sysdrill.napkin.calculators._quantity import describe
+from sysdrill.napkin.calculators._quantity import Percent, describe
 from sysdrill.napkin.calculators.inputs import parse_count, parse_number, parse_quantity
 from sysdrill.napkin.units import get_registry
 
@@ -68,6 +68,7 @@ class Param:
         choices: For choices, the Enum whose values are accepted.
         fill: A catalogue figure that ``--gpu``/``--link`` can supply instead.
         optional: The calculator accepts None for this input.
+        percent: For numbers, a fraction shown back as a percentage (``40%``).
     """
 
     name: str
@@ -79,6 +80,7 @@ class Param:
     choices: type[Enum] | None = None
     fill: Fill | None = None
     optional: bool = False
+    percent: bool = False
 
     @property
     def option(self) -> str:
@@ -100,7 +102,8 @@ class Param:
         if self.kind is Kind.COUNT:
             return parse_count(text, name=self.option)
         if self.kind is Kind.NUMBER:
-            return parse_number(text, name=self.option)
+            number = parse_number(text, name=self.option)
+            return Percent(number) if self.percent else number
         if self.kind is Kind.CHOICE:
             assert self.choices is not None
             try:
@@ -127,8 +130,12 @@ class CalculatorResult:
     outputs: tuple[tuple[str, Any], ...]
 
     def rows(self) -> list[tuple[str, str]]:
-        """Return output ``(label, text)`` pairs for people (``("time", "3.5 ms")``)."""
-        return _rows(self.outputs)
+        """Return output ``(label, text)`` pairs for people (``("time", "3.5 ms")``).
+
+        Outputs the inputs did not ask for (None, such as a time without a bandwidth)
+        are left out; JSON keeps them as null.
+        """
+        return _rows(tuple((name, value) for name, value in self.outputs if value is not None))
 
     def input_rows(self) -> list[tuple[str, str]]:
         """Return input ``(label, text)`` pairs for people, skipping absent optional inputs."""
@@ -165,7 +172,7 @@ def _json_values(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
         elif isinstance(value, Enum):
             data[name] = value.value
         elif isinstance(value, float):
-            data[name] = _finite(value)
+            data[name] = _finite(float(value))
         else:
             data[name] = value
     return data
@@ -269,9 +276,14 @@ class Calculator:
 
 def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> Any:
     if fill is Fill.PEAK_FLOPS and accelerator is not None:
+        from sysdrill.napkin.calculators.dtypes import DType
         from sysdrill.napkin.hardware import Precision
 
         known = [p.value for p in Precision]
+        try:
+            precision = DType(precision).value
+        except ValueError:
+            pass
         if precision not in known:
             raise UsageError(f"--dtype: {precision!r} is not one of {', '.join(known)}")
         try:
