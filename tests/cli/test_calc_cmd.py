@@ -393,3 +393,22 @@ def test_unasked_outputs_are_left_out_of_the_text(run_cli) -> None:
     rows = output_rows(result.stdout)
     assert rows["relative to ddp"] == "100%"
     assert "communication time" not in rows
+
+
+def test_noise_scale_without_either_pair_names_both(run_cli) -> None:
+    result = run_cli("calc", "noise-scale", "--batch", "1024")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: noise-scale needs --variance-trace and --gradient-norm-sq, "
+        "or --min-steps and --min-examples\n"
+    )
+
+
+def test_warmup_in_epochs_needs_the_dataset_size(run_cli) -> None:
+    result = run_cli(
+        *shlex.split(
+            "calc lr-scaling --base-lr 0.1 --base-batch 256 --batch 8192 --warmup-epochs 5"
+        )
+    )
+    assert result.exit_code == 1
+    assert result.stderr == "Error: --warmup-epochs needs --dataset-size to count steps per epoch\n"

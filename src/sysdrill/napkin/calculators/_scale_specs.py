@@ -42,6 +42,12 @@ def _dtype(name: str, help: str) -> Param:
     return Param(name, Kind.CHOICE, help, default="bf16", choices=dtypes.DType)
 
 
+def _link_param(name: str, help: str, fill: Fill) -> Param:
+    if fill in (Fill.GPU_LINK_LATENCY, Fill.LINK_LATENCY):
+        return Param(name, Q, help, unit="s", default="0 s", fill=fill)
+    return Param(name, Q, help, unit="byte / s", fill=fill)
+
+
 def _model_size(v: dict[str, Any]) -> Any:
     """Ψ from --params, or 12·L·h² (+ V·h) from --layers and --hidden-size."""
     if v["params"] is not None:
@@ -242,21 +248,23 @@ SCALE_CALCULATORS: tuple[Calculator, ...] = (
             count("nodes", "Nodes m."),
             count("gpus_per_node", "GPUs per node g."),
             MESSAGE,
-            Param("intra_bandwidth", Q, "Bandwidth inside a node, e.g. 450GB/s.", unit="byte / s"),
-            Param(
+            _link_param(
+                "intra_bandwidth",
+                "Bandwidth inside a node, e.g. 450GB/s (--gpu: its NVLink).",
+                Fill.GPU_LINK_BANDWIDTH,
+            ),
+            _link_param(
                 "inter_bandwidth",
-                Q,
-                "Per-GPU bandwidth across nodes, e.g. 50GB/s.",
-                unit="byte / s",
+                "Per-GPU bandwidth across nodes, e.g. 50GB/s (--link: one NIC).",
+                Fill.LINK_BANDWIDTH,
             ),
-            Param(
-                "intra_latency", Q, "Latency inside a node (default 0).", unit="s", default="0 s"
+            _link_param(
+                "intra_latency", "Latency inside a node (default 0).", Fill.GPU_LINK_LATENCY
             ),
-            Param("inter_latency", Q, "Latency across nodes (default 0).", unit="s", default="0 s"),
+            _link_param("inter_latency", "Latency across nodes (default 0).", Fill.LINK_LATENCY),
         ),
         run=_hierarchical,
-        example="--nodes 16 --gpus-per-node 8 --message 1GB --intra-bandwidth 450GB/s "
-        "--inter-bandwidth 50GB/s --intra-latency 1us --inter-latency 5us",
+        example="--nodes 16 --gpus-per-node 8 --message 1GB --gpu h100-sxm --link infiniband-ndr",
     ),
     Calculator(
         name="hfu",

@@ -23,6 +23,7 @@ __all__ = [
     "Calculator",
     "CalculatorResult",
     "Fill",
+    "GPU_FILLS",
     "Kind",
     "Param",
     "result_fields",
@@ -52,6 +53,22 @@ class Fill(Enum):
     MEMORY_CAPACITY = "memory-capacity"
     LINK_BANDWIDTH = "link-bandwidth"
     LINK_LATENCY = "link-latency"
+    GPU_LINK_BANDWIDTH = "gpu-link-bandwidth"
+    """Bandwidth of the ``--gpu``'s own interconnect (NVLink inside a node)."""
+    GPU_LINK_LATENCY = "gpu-link-latency"
+    """Latency of the ``--gpu``'s own interconnect."""
+
+
+GPU_FILLS = frozenset(
+    {
+        Fill.PEAK_FLOPS,
+        Fill.MEMORY_BANDWIDTH,
+        Fill.MEMORY_CAPACITY,
+        Fill.GPU_LINK_BANDWIDTH,
+        Fill.GPU_LINK_LATENCY,
+    }
+)
+"""The figures ``--gpu NAME`` supplies."""
 
 
 @dataclass(frozen=True)
@@ -294,6 +311,13 @@ def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> An
         return accelerator.memory_bandwidth()
     if fill is Fill.MEMORY_CAPACITY and accelerator is not None:
         return accelerator.memory_capacity()
+    if fill in (Fill.GPU_LINK_BANDWIDTH, Fill.GPU_LINK_LATENCY) and accelerator is not None:
+        from sysdrill.napkin.hardware import get_interconnect
+
+        if accelerator.interconnect is None:
+            return None
+        own = get_interconnect(accelerator.interconnect)
+        return own.bandwidth() if fill is Fill.GPU_LINK_BANDWIDTH else own.latency()
     if fill is Fill.LINK_BANDWIDTH and interconnect is not None:
         return interconnect.bandwidth()
     if fill is Fill.LINK_LATENCY and interconnect is not None:
@@ -302,7 +326,7 @@ def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> An
 
 
 def _fill_hint(param: Param) -> str:
-    if param.fill in (Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH, Fill.MEMORY_CAPACITY):
+    if param.fill in GPU_FILLS:
         return " (or --gpu NAME)"
     if param.fill in (Fill.LINK_BANDWIDTH, Fill.LINK_LATENCY):
         return " (or --link NAME)"
