@@ -412,3 +412,28 @@ def test_warmup_in_epochs_needs_the_dataset_size(run_cli) -> None:
     )
     assert result.exit_code == 1
     assert result.stderr == "Error: --warmup-epochs needs --dataset-size to count steps per epoch\n"
+
+
+def test_fp8_number_format_asks_which_one(run_cli) -> None:
+    result = run_cli("calc", "number-format", "--format", "fp8")
+    assert result.exit_code == 2
+    assert (
+        "Error: --format: 'fp8' is ambiguous: fp8-e4m3 (weights and activations, max 448) "
+        "or fp8-e5m2 (gradients, max 57,344)?" in result.stderr
+    )
+
+
+@pytest.mark.parametrize(("typed", "read"), [("e4m3", "fp8-e4m3"), ("bfloat16", "bf16")])
+def test_number_format_reads_framework_spellings(run_cli, typed: str, read: str) -> None:
+    result = run_cli("calc", "number-format", "--format", typed)
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["format"] == read
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"), [("bf16", "mixed"), ("fp16", "mixed"), ("tf32", "fp32")]
+)
+def test_training_precision_reads_the_compute_format(run_cli, typed: str, read: str) -> None:
+    result = run_cli("calc", "training-memory", "--params", "7B", "--precision", typed)
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["precision"] == read

@@ -50,6 +50,17 @@ class Precision(Enum):
     MIXED = "mixed"
     """FP16/BF16 weights and gradients with an FP32 master copy (Micikevicius et al. 2018)."""
 
+    @classmethod
+    def _missing_(cls, value: object) -> Precision | None:
+        # People name the compute format: bf16/fp16 training keeps an FP32 master copy,
+        # and TF32 only rounds inside the matmul, so its state is FP32.
+        spelled = str(value).strip().lower().replace("-", "").replace("_", "")
+        if spelled in ("bf16", "fp16", "bfloat16", "float16", "amp", "mixedprecision"):
+            return cls.MIXED
+        if spelled in ("tf32", "float32", "single"):
+            return cls.FP32
+        return None
+
 
 class Optimizer(Enum):
     """Optimizers whose state size per parameter is known."""

@@ -40,6 +40,34 @@ class FloatFormat(Enum):
     FP8_E4M3 = "fp8-e4m3"
     FP8_E5M2 = "fp8-e5m2"
 
+    @classmethod
+    def _missing_(cls, value: object) -> FloatFormat | None:
+        if not isinstance(value, str):
+            return None
+        spelled = value.strip().lower().replace("_", "-")
+        if spelled in ("fp8", "float8"):
+            raise UsageError(
+                f"{value!r} is ambiguous: fp8-e4m3 (weights and activations, max 448) or "
+                "fp8-e5m2 (gradients, max 57,344)?"
+            )
+        return _FORMAT_ALIASES.get(spelled.replace("-", ""))
+
+
+_FORMAT_ALIASES: dict[str, FloatFormat] = {
+    "float64": FloatFormat.FP64,
+    "double": FloatFormat.FP64,
+    "float32": FloatFormat.FP32,
+    "single": FloatFormat.FP32,
+    "tensorfloat32": FloatFormat.TF32,
+    "bfloat16": FloatFormat.BF16,
+    "float16": FloatFormat.FP16,
+    "half": FloatFormat.FP16,
+    "fp8e4m3": FloatFormat.FP8_E4M3,
+    "e4m3": FloatFormat.FP8_E4M3,
+    "fp8e5m2": FloatFormat.FP8_E5M2,
+    "e5m2": FloatFormat.FP8_E5M2,
+}
+
 
 _LAYOUT: dict[FloatFormat, tuple[int, int]] = {
     FloatFormat.FP64: (11, 52),

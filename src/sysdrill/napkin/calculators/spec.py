@@ -125,6 +125,8 @@ class Param:
             assert self.choices is not None
             try:
                 return self.choices(text.strip().lower())
+            except UsageError as exc:  # the choice itself is ambiguous ("fp8")
+                raise UsageError(f"{self.option}: {exc}") from None
             except ValueError:
                 allowed = ", ".join(str(c.value) for c in self.choices)
                 raise UsageError(f"{self.option}: {text!r} is not one of {allowed}") from None
