@@ -274,8 +274,9 @@ SCALE_CALCULATORS: tuple[Calculator, ...] = (
         formula="model FLOPs/token 72Lh²(1 + s/6h + V/12Lh); full recompute 96Lh²(1 + s/6h + "
         "V/16Lh); selective adds 4sh per layer: 72Lh²(1 + s/6h + s/18h + V/12Lh); "
         "MFU, HFU = tokens/s × FLOPs/token / (n·peak)",
-        source="Korthikanti et al. 2022, Reducing Activation Recomputation, §5 and Appendix A; "
-        "Narayanan et al. 2021 (Megatron-LM) Appendix; Chowdhery et al. 2022 (PaLM) App. B",
+        source="Narayanan et al. 2021 (Megatron-LM) Appendix (72 and 96 forms); Korthikanti "
+        "et al. 2022 §5 (what selective recomputation reruns); Chowdhery et al. 2022 (PaLM) "
+        "App. B (MFU, HFU)",
         params=(
             Param(
                 "tokens_per_second",

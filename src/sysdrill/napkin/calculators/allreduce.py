@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators._quantity import (
     Quantity,
     as_unit,
@@ -32,7 +31,7 @@ from sysdrill.napkin.calculators._quantity import (
     require_positive,
 )
 from sysdrill.napkin.calculators.collectives import (
-    _inputs,
+    collective_inputs,
     reduce_scatter_time,
     ring_allreduce_time,
     tree_allreduce_time,
@@ -63,7 +62,7 @@ def recursive_doubling_allreduce_time(
         bandwidth: Link bandwidth ``β`` (byte/s).
         latency: Per-message latency ``α`` (s).
     """
-    p, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
+    p, size, beta, alpha = collective_inputs(ranks, message, bandwidth, latency)
     rounds = _log2_ranks(p)
     return (rounds * (alpha + size / beta)).to("s")
 
@@ -82,7 +81,7 @@ def halving_doubling_allreduce_time(
         bandwidth: Link bandwidth ``β`` (byte/s).
         latency: Per-message latency ``α`` (s).
     """
-    p, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
+    p, size, beta, alpha = collective_inputs(ranks, message, bandwidth, latency)
     return (2 * _log2_ranks(p) * alpha + size * (2 * (p - 1) / p) / beta).to("s")
 
 
@@ -168,8 +167,6 @@ def hierarchical_allreduce_time(
     m = require_count(nodes, name="nodes")
     g = require_count(gpus_per_node, name="gpus_per_node")
     size = require_positive(as_unit(message, "byte", name="message"), name="message")
-    if m * g < 1:
-        raise UsageError("nodes × gpus_per_node must be at least 1")
     inner = {"bandwidth": intra_bandwidth, "latency": intra_latency}
     outer = {"bandwidth": inter_bandwidth, "latency": inter_latency}
     scatter = reduce_scatter_time(ranks=g, message=size, **inner).time

@@ -9,11 +9,13 @@ Four counts of the same thing, labelled because interviewers ask for them by nam
 - Chinchilla: every matrix multiply of the forward pass, embeddings and softmax
   included, times 3 for training (Hoffmann et al. 2022, Appendix F).
 
-Hardware FLOPs add what activation recomputation runs again: a whole forward pass
-with full recomputation, the attention scores with selective recomputation
-(Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
-Models", §5 and Appendix A; Narayanan et al. 2021 count ``96·B·s·L·h²(1 + s/6h +
-V/16Lh)`` FLOPs per step with full recomputation against ``72·...`` without).
+Hardware FLOPs add what activation recomputation runs again. Full recomputation
+reruns every layer's forward pass: Narayanan et al. 2021 (Appendix) count
+``96·B·s·L·h²(1 + s/6h + V/16Lh)`` FLOPs per step with it against
+``72·B·s·L·h²(1 + s/6h + V/12Lh)`` without. Selective recomputation reruns only
+the attention scores, ``QKᵀ`` and the product with ``V`` (Korthikanti et al. 2022,
+"Reducing Activation Recomputation in Large Transformer Models", §5); the extra
+``4·s·h`` FLOPs per layer per token are our count of that forward work.
 """
 
 from __future__ import annotations

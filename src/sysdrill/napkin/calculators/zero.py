@@ -15,6 +15,7 @@ paper's Figure 1 (``16Ψ`` and ``4Ψ + 12Ψ/N``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from sysdrill.errors import UsageError
@@ -129,13 +130,11 @@ def zero_communication(
     beta = require_positive(as_unit(bandwidth, "byte / s", name="bandwidth"), name="bandwidth")
     comm = (sent / beta).to("s")
     if compute_time is None:
-        return ZeroCommunication(**{**result.__dict__, "communication_time": comm})
+        return dataclasses.replace(result, communication_time=comm)
     compute = as_unit(compute_time, "s", name="compute_time")
     overlapped = max(compute, comm)
-    return ZeroCommunication(
-        volume=volume,
-        relative_to_ddp=result.relative_to_ddp,
-        bytes_sent_per_rank=sent,
+    return dataclasses.replace(
+        result,
         communication_time=comm,
         step_time_without_overlap=compute + comm,
         step_time_with_overlap=overlapped,
