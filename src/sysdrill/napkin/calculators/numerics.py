@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from sysdrill.errors import UsageError
+from sysdrill.napkin.calculators._quantity import Percent
 
 __all__ = [
     "FloatFormat",
@@ -166,7 +167,7 @@ class RoundedValue:
     value: float
     stored: float
     representation: Representation
-    relative_error: float
+    relative_error: Percent
 
 
 def round_to_format(*, value: float, fmt: FloatFormat) -> RoundedValue:
@@ -183,7 +184,7 @@ def round_to_format(*, value: float, fmt: FloatFormat) -> RoundedValue:
         raise UsageError(f"value must be a finite number, got {value!r}")
     info = format_info(fmt)
     if value == 0:
-        return RoundedValue(value, 0.0, Representation.ZERO, 0.0)
+        return RoundedValue(value, 0.0, Representation.ZERO, Percent(0.0))
     _, exponent = math.frexp(abs(value))
     # frexp gives |v| = f·2^exponent with f in [0.5, 1): the binade's unit exponent is exponent-1.
     unit_exponent = max(exponent - 1, 1 - info.bias)
@@ -191,11 +192,11 @@ def round_to_format(*, value: float, fmt: FloatFormat) -> RoundedValue:
     stored = round(value / quantum) * quantum
     if abs(stored) > info.max_value:
         overflow = math.copysign(math.inf, value) if info.has_infinity else math.nan
-        return RoundedValue(value, overflow, Representation.OVERFLOW, math.inf)
+        return RoundedValue(value, overflow, Representation.OVERFLOW, Percent(math.inf))
     if stored == 0:
-        return RoundedValue(value, 0.0, Representation.UNDERFLOW, 1.0)
+        return RoundedValue(value, 0.0, Representation.UNDERFLOW, Percent(1.0))
     kind = Representation.NORMAL if abs(stored) >= info.min_normal else Representation.SUBNORMAL
-    return RoundedValue(value, stored, kind, abs(stored - value) / abs(value))
+    return RoundedValue(value, stored, kind, Percent(abs(stored - value) / abs(value)))
 
 
 @dataclass(frozen=True)
