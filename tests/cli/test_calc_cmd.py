@@ -320,3 +320,120 @@ def test_options_read_approximate_and_power_spellings(run_cli) -> None:
         "calc", "ring-allreduce", "--ranks", "8", "--message", "~128 KiB", "--bandwidth", "50GB/s"
     )
     assert output_rows(approximate.stdout)["message"] == "131.1 KB"
+
+
+def test_ambiguous_thousands_count_is_a_usage_error_naming_both_readings(run_cli) -> None:
+    result = run_cli(
+        *shlex.split("calc kv-cache --layers 32 --kv-heads 8 --head-dim 128 --sequence-length 4k")
+    )
+    assert result.exit_code == 2
+    assert (
+        "--sequence-length: '4k' is ambiguous: 4,000 or 4,096? "
+        "Type the number (4000, or 4*1024 for 4,096)" in result.stderr
+    )
+
+
+def test_power_of_two_count_spelled_out_is_read(run_cli) -> None:
+    result = run_cli(
+        *shlex.split(
+            "calc kv-cache --layers 32 --kv-heads 8 --head-dim 128 --sequence-length 4*1024"
+        )
+    )
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["sequence length"] == "4,096"
+
+
+def test_fractions_print_as_percentages_and_stay_fractions_in_json(run_cli) -> None:
+    args = shlex.split("calc pipeline-bubble --stages 4 --micro-batches 16 --schedule gpipe")
+    text = output_rows(run_cli(*args).stdout)
+    assert (text["bubble fraction"], text["bubble overhead"]) == ("15.79%", "18.75%")
+    payload = json.loads(run_cli(*args, "--json").stdout)
+    assert payload["outputs"]["bubble_overhead"] == pytest.approx(0.1875)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "BF16", "bfloat16"])
+def test_gpu_peak_accepts_framework_precision_names(run_cli, dtype: str) -> None:
+    result = run_cli(
+        *shlex.split(
+            "calc hfu --tokens-per-second 150000 --gpus 1024 --gpu a100-80gb --layers 96"
+            f" --hidden-size 12288 --sequence-length 2048 --vocab 51200 --dtype {dtype}"
+        )
+    )
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["peak flops"] == "312 TFLOP/s"
+
+
+def test_zero_memory_takes_the_model_by_layers_and_hidden_size(run_cli) -> None:
+    # 12·L·h² with L = 96, h = 12288 is 173.9B parameters; ZeRO-3 over 64 GPUs without
+    # offload: 4ℓ + 18Ψ/64 with ℓ = 4h² (the MLP matrix).
+    result = run_cli(
+        *shlex.split(
+            "calc zero-memory --layers 96 --hidden-size 12288 --zero 3 --gpus-per-node 8"
+            " --nodes 8 --json"
+        )
+    )
+    assert result.exit_code == 0, result.stderr
+    outputs = json.loads(result.stdout)["outputs"]
+    psi = 12 * 96 * 12288**2
+    assert outputs["parameters"]["value"] == pytest.approx(psi)
+    assert outputs["per_gpu"]["value"] == pytest.approx(4 * 4 * 12288**2 + 18 * psi / 64)
+
+
+def test_zero_memory_without_a_model_size_names_both_ways(run_cli) -> None:
+    result = run_cli("calc", "zero-memory", "--zero", "2")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: give --params, or --layers and --hidden-size (Ψ ≈ 12·L·h² + V·h)\n"
+    )
+
+
+def test_unasked_outputs_are_left_out_of_the_text(run_cli) -> None:
+    result = run_cli(*shlex.split("calc zero-communication --params 1B --zero 2 --gpus 8"))
+    assert result.exit_code == 0, result.stderr
+    rows = output_rows(result.stdout)
+    assert rows["relative to ddp"] == "100%"
+    assert "communication time" not in rows
+
+
+def test_noise_scale_without_either_pair_names_both(run_cli) -> None:
+    result = run_cli("calc", "noise-scale", "--batch", "1024")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: noise-scale needs --variance-trace and --gradient-norm-sq, "
+        "or --min-steps and --min-examples\n"
+    )
+
+
+def test_warmup_in_epochs_needs_the_dataset_size(run_cli) -> None:
+    result = run_cli(
+        *shlex.split(
+            "calc lr-scaling --base-lr 0.1 --base-batch 256 --batch 8192 --warmup-epochs 5"
+        )
+    )
+    assert result.exit_code == 1
+    assert result.stderr == "Error: --warmup-epochs needs --dataset-size to count steps per epoch\n"
+
+
+def test_fp8_number_format_asks_which_one(run_cli) -> None:
+    result = run_cli("calc", "number-format", "--format", "fp8")
+    assert result.exit_code == 2
+    assert (
+        "Error: --format: 'fp8' is ambiguous: fp8-e4m3 (weights and activations, max 448) "
+        "or fp8-e5m2 (gradients, max 57,344)?" in result.stderr
+    )
+
+
+@pytest.mark.parametrize(("typed", "read"), [("e4m3", "fp8-e4m3"), ("bfloat16", "bf16")])
+def test_number_format_reads_framework_spellings(run_cli, typed: str, read: str) -> None:
+    result = run_cli("calc", "number-format", "--format", typed)
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["format"] == read
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"), [("bf16", "mixed"), ("fp16", "mixed"), ("tf32", "fp32")]
+)
+def test_training_precision_reads_the_compute_format(run_cli, typed: str, read: str) -> None:
+    result = run_cli("calc", "training-memory", "--params", "7B", "--precision", typed)
+    assert result.exit_code == 0, result.stderr
+    assert output_rows(result.stdout)["precision"] == read

@@ -73,7 +73,7 @@ def _option_help(calc: Calculator) -> dict[str, str]:
 
 
 def _signature(calc: Calculator) -> list[inspect.Parameter]:
-    from sysdrill.napkin.calculators.spec import Fill, Kind
+    from sysdrill.napkin.calculators.spec import GPU_FILLS, Fill, Kind
 
     helps = _option_help(calc)
     keyword = inspect.Parameter.KEYWORD_ONLY
@@ -89,7 +89,7 @@ def _signature(calc: Calculator) -> list[inspect.Parameter]:
             params.append(
                 inspect.Parameter(param.name, keyword, default=None, annotation=annotation)
             )
-    if calc.fills & {Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH, Fill.MEMORY_CAPACITY}:
+    if calc.fills & GPU_FILLS:
         gpu = Annotated[str | None, typer.Option("--gpu", help=_GPU_HELP)]
         params.append(inspect.Parameter("gpu", keyword, default=None, annotation=gpu))
     if Fill.PEAK_FLOPS in calc.fills:

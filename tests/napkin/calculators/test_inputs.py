@@ -91,7 +91,7 @@ def test_parse_number_and_percentages() -> None:
 
 def test_parse_count() -> None:
     assert parse_count("8", name="--ranks") == 8
-    assert parse_count("16K", name="--ranks") == 16000
+    assert parse_count("4*1024", name="--ranks") == 4096
     assert parse_count("65,536", name="--ranks") == 65536
     with pytest.raises(ExpressionSyntax, match="whole number"):
         parse_count("2.5", name="--ranks")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysdrill.errors import UsageError
+from sysdrill.napkin.calculators._quantity import describe
 from sysdrill.napkin.calculators.pipeline import (
+    BubbleMeasure,
     Schedule,
     micro_batches_for_bubble,
     pipeline_bubble,
@@ -88,3 +92,61 @@ def test_smallest_m_meets_the_target_and_one_fewer_does_not(stages: int, target:
     assert pipeline_bubble(stages=stages, micro_batches=m).bubble_fraction <= target + 1e-9
     if m > 1:
         assert pipeline_bubble(stages=stages, micro_batches=m - 1).bubble_fraction > target - 1e-9
+
+
+def test_interleaved_first_stage_holds_megatron_warmup_depth() -> None:
+    # Megatron-LM's interleaved warm-up on the first stage: 2(p-1) + (v-1)p micro-batch
+    # chunks, plus the one in its first forward; Korthikanti et al. 2022 §4.2.3 give the
+    # same peak as p(1 + (p-1)/(p·v)) whole-stage micro-batches.
+    result = pipeline_bubble(
+        stages=4, micro_batches=8, schedule=Schedule.INTERLEAVED, virtual_stages=2
+    )
+    assert result.micro_batches_in_flight == 2 * 3 + 1 * 4 + 1
+    assert result.activation_micro_batches == pytest.approx(4 * (1 + 3 / (4 * 2)))
+
+
+def test_bubbles_are_percentages_of_the_published_forms() -> None:
+    # Narayanan et al. 2021 §2.2.1: bubble time fraction (p-1)/m; p = 8, m = 64 -> 10.9375%.
+    result = pipeline_bubble(stages=8, micro_batches=64)
+    assert result.bubble_overhead == pytest.approx(7 / 64)
+    assert describe(result.bubble_overhead) == "10.94%"
+    assert describe(result.bubble_fraction) == "9.859%"
+
+
+def test_megatron_target_strictly_below_moves_past_an_exact_bound() -> None:
+    # (p-1)/m < 10% with p = 8: m = 70 gives exactly 10%, so 71 is the fewest below it.
+    at_most = micro_batches_for_bubble(
+        stages=8, target_bubble_fraction=0.1, measure=BubbleMeasure.MEGATRON
+    )
+    below = micro_batches_for_bubble(
+        stages=8, target_bubble_fraction=0.1, measure=BubbleMeasure.MEGATRON, strictly_below=True
+    )
+    assert (at_most, below) == (70, 71)
+    # Off an exact bound both modes agree: 7/m < 3% needs m = 234.
+    assert micro_batches_for_bubble(
+        stages=8, target_bubble_fraction=0.03, measure=BubbleMeasure.MEGATRON, strictly_below=True
+    ) == math.ceil(7 / 0.03)
+
+
+@settings(deadline=None)  # tests never assert on timing
+@given(
+    stages=st.integers(min_value=2, max_value=128),
+    target=st.floats(min_value=0.001, max_value=0.999),
+    measure=st.sampled_from(BubbleMeasure),
+)
+def test_fewest_m_strictly_below_is_below_and_one_fewer_is_not(
+    stages: int, target: float, measure: BubbleMeasure
+) -> None:
+    m = micro_batches_for_bubble(
+        stages=stages, target_bubble_fraction=target, measure=measure, strictly_below=True
+    )
+
+    def bubble(count: int) -> float:
+        result = pipeline_bubble(stages=stages, micro_batches=count)
+        return (
+            result.bubble_overhead if measure is BubbleMeasure.MEGATRON else result.bubble_fraction
+        )
+
+    assert bubble(m) < target * (1 + 1e-9)
+    if m > 1:
+        assert bubble(m - 1) >= target * (1 - 1e-9)

@@ -12,11 +12,13 @@ from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators.scaling import (
     amdahl_speedup,
     batch_tradeoff,
+    critical_batch_from_minimums,
     global_batch_size,
     gradient_noise_scale,
     gustafson_speedup,
     scaled_learning_rate,
     warmup_learning_rate,
+    warmup_steps_for_epochs,
 )
 
 
@@ -79,3 +81,21 @@ def test_noise_scale_and_the_critical_batch() -> None:
 def test_noise_scale_rejects_zero_gradient() -> None:
     with pytest.raises(UsageError):
         gradient_noise_scale(gradient_variance_trace=1, gradient_norm_squared=0)
+
+
+def test_goyal_five_epoch_warmup_on_imagenet_at_8192_is_782_steps() -> None:
+    # Goyal et al. 2017 §5.1: 1,281,167 training images, 5 warmup epochs, kn = 8192.
+    assert warmup_steps_for_epochs(warmup_epochs=5, dataset_size=1_281_167, batch=8192) == 782
+    # An exact multiple does not round up a step: 5 epochs of 8,192 images at 8,192.
+    assert warmup_steps_for_epochs(warmup_epochs=5, dataset_size=8192, batch=8192) == 5
+
+
+def test_critical_batch_is_min_examples_over_min_steps() -> None:
+    # McCandlish et al. 2018 §2.2: B_crit = E_min / S_min; training at B_crit takes
+    # twice the minimum steps and twice the minimum examples.
+    critical = critical_batch_from_minimums(min_steps=1_000, min_examples=2e6)
+    assert critical == 2000
+    tradeoff = batch_tradeoff(batch=critical, noise_scale=critical)
+    assert (tradeoff.steps_over_min, tradeoff.examples_over_min) == (2, 2)
+    with pytest.raises(UsageError):
+        critical_batch_from_minimums(min_steps=0, min_examples=1)

@@ -7,6 +7,7 @@ from typing import Any
 from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators import (
     compute_cost,
+    flops,
     roofline,
 )
 from sysdrill.napkin.calculators._params import (
@@ -20,6 +21,7 @@ from sysdrill.napkin.calculators._params import (
     count,
     fields,
 )
+from sysdrill.napkin.calculators._quantity import Percent
 from sysdrill.napkin.calculators.spec import Calculator, Kind, Param
 
 __all__ = ["COST_CALCULATORS"]
@@ -50,7 +52,7 @@ def _mfu(v: dict[str, Any]) -> dict[str, Any]:
         parameters=v["params"],
         flops_per_token=v["flops_per_token"],
     )
-    return {"mfu": value}
+    return {"mfu": Percent(value)}
 
 
 def _roofline(v: dict[str, Any]) -> Any:
@@ -78,23 +80,38 @@ COST_CALCULATORS: tuple[Calculator, ...] = (
     Calculator(
         name="flops-per-token",
         family="compute_cost",
-        summary="Training FLOPs per token including attention.",
-        formula="6·N + 6·L·n_ctx·d_attn",
-        source="Kaplan et al. 2020, Table 1",
+        summary="Training FLOPs per token: 6N, and the Kaplan, PaLM and Chinchilla forms "
+        "with the attention term.",
+        formula="6N;  Kaplan 6N + 6·L·T·d_attn;  PaLM 6N + 12·L·d_attn·T;  Chinchilla "
+        "3·[4TVd + L(6T·d·d_attn + 4T²·d_attn + 2T·d_attn·d + 4T·d·f)]/T",
+        source="Kaplan et al. 2020 §2.1, Table 1; Chowdhery et al. 2022 (PaLM) Appendix B; "
+        "Hoffmann et al. 2022 (Chinchilla) Appendix F",
         params=(
             PARAMS,
             LAYERS,
-            count("context", "Context length n_ctx."),
-            count("attention_dim", "Attention width d_attn (usually h)."),
+            count("context", "Sequence length T (n_ctx)."),
+            count("attention_dim", "Attention width d_attn = heads × head size (usually h)."),
+            Param(
+                "hidden_size",
+                Kind.COUNT,
+                "Model width d (Chinchilla; default d_attn).",
+                optional=True,
+            ),
+            Param("ffn_size", Kind.COUNT, "MLP width f (Chinchilla; default 4d).", optional=True),
+            Param(
+                "vocab", Kind.COUNT, "Vocabulary V (needed for the Chinchilla form).", optional=True
+            ),
         ),
-        run=lambda v: compute_cost.training_flops_per_token(
+        run=lambda v: flops.flops_per_token_forms(
             parameters=v["params"],
             layers=v["layers"],
-            context_length=v["context"],
+            sequence_length=v["context"],
             attention_dim=v["attention_dim"],
+            hidden_size=v["hidden_size"],
+            feed_forward_size=v["ffn_size"],
+            vocab_size=v["vocab"],
         ),
-        output_name="flops_per_token",
-        example="--params 175B --layers 96 --context 2048 --attention-dim 12288",
+        example="--params 175B --layers 96 --context 2048 --attention-dim 12288 --vocab 50257",
     ),
     Calculator(
         name="training-time",
@@ -129,7 +146,7 @@ COST_CALCULATORS: tuple[Calculator, ...] = (
             ),
             count("gpus", "Accelerators n."),
             PEAK,
-            Param("mfu", Kind.NUMBER, "Model FLOPs utilisation, e.g. 40%."),
+            Param("mfu", Kind.NUMBER, "Model FLOPs utilisation, e.g. 40%.", percent=True),
             Param(
                 "price",
                 Q,

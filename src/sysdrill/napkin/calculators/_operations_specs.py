@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators import inference, numerics, reliability, scaling
 from sysdrill.napkin.calculators._params import (
     ELEMENT,
@@ -45,20 +46,41 @@ def _lr_scaling(v: dict[str, Any]) -> dict[str, Any]:
         base_learning_rate=v["base_lr"], base_batch=v["base_batch"], batch=v["batch"]
     )
     out: dict[str, Any] = {"scaled_learning_rate": peak}
+    warmup = v["warmup_steps"] or 0
+    if v["warmup_epochs"] is not None:
+        if v["dataset_size"] is None:
+            raise UsageError("--warmup-epochs needs --dataset-size to count steps per epoch")
+        if v["warmup_steps"] is not None:
+            raise UsageError("give --warmup-steps or --warmup-epochs, not both")
+        warmup = scaling.warmup_steps_for_epochs(
+            warmup_epochs=v["warmup_epochs"], dataset_size=v["dataset_size"], batch=v["batch"]
+        )
+        out["warmup_steps"] = warmup
     if v["step"] is not None:
         out["learning_rate_at_step"] = scaling.warmup_learning_rate(
             step=v["step"],
             peak_learning_rate=peak,
-            warmup_steps=v["warmup_steps"],
+            warmup_steps=warmup,
             initial_learning_rate=v["base_lr"],
         )
     return out
 
 
 def _noise_scale(v: dict[str, Any]) -> dict[str, Any]:
-    noise = scaling.gradient_noise_scale(
-        gradient_variance_trace=v["variance_trace"], gradient_norm_squared=v["gradient_norm_sq"]
-    )
+    if v["min_steps"] is not None and v["min_examples"] is not None:
+        noise = scaling.critical_batch_from_minimums(
+            min_steps=v["min_steps"], min_examples=v["min_examples"]
+        )
+    elif v["variance_trace"] is not None and v["gradient_norm_sq"] is not None:
+        noise = scaling.gradient_noise_scale(
+            gradient_variance_trace=v["variance_trace"],
+            gradient_norm_squared=v["gradient_norm_sq"],
+        )
+    else:
+        raise UsageError(
+            "noise-scale needs --variance-trace and --gradient-norm-sq, "
+            "or --min-steps and --min-examples"
+        )
     out: dict[str, Any] = {"critical_batch": noise}
     if v["batch"] is not None:
         out.update(fields(scaling.batch_tradeoff(batch=v["batch"], noise_scale=noise)))
@@ -123,7 +145,7 @@ OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
         formula="S = 1/((1-p) + p/N); limit 1/(1-p)",
         source="Amdahl 1967",
         params=(
-            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%."),
+            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%.", percent=True),
             count("workers", "Workers N."),
         ),
         run=lambda v: scaling.amdahl_speedup(
@@ -138,7 +160,7 @@ OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
         formula="S = (1-p) + p·N",
         source="Gustafson 1988, Reevaluating Amdahl's Law",
         params=(
-            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%."),
+            Param("parallel_fraction", Kind.NUMBER, "Parallel share p, e.g. 95%.", percent=True),
             count("workers", "Workers N."),
         ),
         run=lambda v: scaling.gustafson_speedup(
@@ -169,28 +191,54 @@ OPERATIONS_CALCULATORS: tuple[Calculator, ...] = (
     Calculator(
         name="lr-scaling",
         family="scaling",
-        summary="Linear learning-rate scaling with gradual warmup.",
-        formula="η = η0·B/B0; warmup: η_t = η0 + (η - η0)·t/w",
-        source="Goyal et al. 2017, Accurate, Large Minibatch SGD",
+        summary="Linear learning-rate scaling with gradual warmup (in steps or epochs).",
+        formula="η = η0·B/B0; warmup w = ⌈epochs·dataset/B⌉ steps; η_t = η0 + (η - η0)·t/w",
+        source="Goyal et al. 2017, Accurate, Large Minibatch SGD, §2.1-2.2 and §5.1",
         params=(
             Param("base_lr", Kind.NUMBER, "Learning rate η0 at the base batch."),
             count("base_batch", "Base batch B0."),
             count("batch", "New batch B."),
-            count("warmup_steps", "Warmup steps w.", default="0"),
+            Param("warmup_steps", Kind.COUNT, "Warmup steps w (default 0).", optional=True),
+            Param("warmup_epochs", Kind.NUMBER, "Warmup in epochs (Goyal: 5).", optional=True),
+            Param(
+                "dataset_size",
+                Kind.COUNT,
+                "Examples per epoch, for --warmup-epochs (ImageNet 1281167).",
+                optional=True,
+            ),
             Param("step", Kind.COUNT, "Step to report the warmed-up rate at.", optional=True),
         ),
         run=_lr_scaling,
-        example="--base-lr 0.1 --base-batch 256 --batch 8192",
+        example="--base-lr 0.1 --base-batch 256 --batch 8192 --warmup-epochs 5 "
+        "--dataset-size 1281167 --step 391",
     ),
     Calculator(
         name="noise-scale",
         family="scaling",
-        summary="Critical batch from the gradient noise scale, and the steps/examples trade-off.",
-        formula="B_noise = tr(Σ)/|G|²; S/S_min = 1 + B_noise/B; E/E_min = 1 + B/B_noise",
-        source="McCandlish et al. 2018, An Empirical Model of Large-Batch Training",
+        summary="Critical batch from the gradient noise scale (or E_min/S_min), and the "
+        "steps/examples trade-off.",
+        formula="B_crit ≈ B_noise = tr(Σ)/|G|², or B_crit = E_min/S_min; "
+        "S/S_min = 1 + B_noise/B; E/E_min = 1 + B/B_noise",
+        source="McCandlish et al. 2018, An Empirical Model of Large-Batch Training, §2.2, eq. 2.11",
         params=(
-            Param("variance_trace", Kind.NUMBER, "tr(Σ), per-example gradient variance."),
-            Param("gradient_norm_sq", Kind.NUMBER, "|G|², squared true-gradient norm."),
+            Param(
+                "variance_trace",
+                Kind.NUMBER,
+                "tr(Σ), per-example gradient variance.",
+                optional=True,
+            ),
+            Param(
+                "gradient_norm_sq", Kind.NUMBER, "|G|², squared true-gradient norm.", optional=True
+            ),
+            Param(
+                "min_steps", Kind.NUMBER, "S_min, fewest steps to the target loss.", optional=True
+            ),
+            Param(
+                "min_examples",
+                Kind.NUMBER,
+                "E_min, fewest examples to the target loss.",
+                optional=True,
+            ),
             Param("batch", Kind.NUMBER, "Batch B to evaluate.", optional=True),
         ),
         run=_noise_scale,

@@ -111,6 +111,24 @@ def _activation_memory(v: dict[str, Any]) -> dict[str, Any]:
     return {"per_layer": per_layer, "all_layers": per_layer * v["layers"]}
 
 
+def _micro_batches_for_bubble(v: dict[str, Any]) -> dict[str, Any]:
+    m = pipeline.micro_batches_for_bubble(
+        stages=v["stages"],
+        target_bubble_fraction=v["target"],
+        schedule=v["schedule"],
+        virtual_stages=v["virtual_stages"],
+        measure=v["measure"],
+        strictly_below=v["below"],
+    )
+    bubble = pipeline.pipeline_bubble(
+        stages=v["stages"],
+        micro_batches=m,
+        schedule=v["schedule"],
+        virtual_stages=v["virtual_stages"],
+    )
+    return {"micro_batches": m, **dict(fields(bubble))}
+
+
 def _checkpointing(v: dict[str, Any]) -> Any:
     every = v["every"] or memory.best_checkpoint_interval(
         layers=v["layers"],
@@ -313,10 +331,12 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
     Calculator(
         name="pipeline-bubble",
         family="pipeline",
-        summary="Bubble fraction and micro-batches in flight of a pipeline schedule.",
-        formula="GPipe/1F1B: (P-1)/(M+P-1) of the step, (P-1)/M of compute; "
-        "interleaved: (P-1)/(v·M)",
-        source="Huang et al. 2019 (GPipe); Narayanan et al. 2021 (Megatron-LM 1F1B, interleaved)",
+        summary="Bubble (as a share of the step and as Megatron-LM reports it) and micro-batches "
+        "in flight of GPipe, 1F1B or interleaved 1F1B.",
+        formula="step share (P-1)/(v·M+P-1); Megatron bubble (P-1)/(v·M); in flight: GPipe M, "
+        "1F1B min(P,M), interleaved 2(P-1)+(v-1)P+1 chunks = P(1+(P-1)/(Pv)) stages",
+        source="Huang et al. 2019 (GPipe) §2.3; Narayanan et al. 2021 (Megatron-LM) §2.2.1-2.2.2; "
+        "Korthikanti et al. 2022 §4.2.3 (interleaved activations)",
         params=(
             count("stages", "Pipeline stages P."),
             count("micro_batches", "Micro-batches per step M."),
@@ -334,23 +354,26 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
     Calculator(
         name="pipeline-microbatches",
         family="pipeline",
-        summary="Smallest number of micro-batches for a target bubble fraction.",
-        formula="M ≥ (P-1)(1-f)/(v·f)",
-        source="Huang et al. 2019 (GPipe); Narayanan et al. 2021",
+        summary="Fewest micro-batches for a bubble at most (or, with --below, under) a target.",
+        formula="step share: M ≥ (P-1)(1-f)/(v·f);  Megatron (P-1)/(v·M): M ≥ (P-1)/(v·f); "
+        "--below: strictly less than f",
+        source="Huang et al. 2019 (GPipe) §2.3; Narayanan et al. 2021 (Megatron-LM) §2.2",
         params=(
             count("stages", "Pipeline stages P."),
-            Param("target", Kind.NUMBER, "Largest bubble fraction f, e.g. 5%."),
+            Param("target", Kind.NUMBER, "Bubble target f, e.g. 5%.", percent=True),
             Param("schedule", Kind.CHOICE, "Schedule.", default="1f1b", choices=pipeline.Schedule),
             count("virtual_stages", "Model chunks per GPU v (interleaved).", default="1"),
+            Param(
+                "measure",
+                Kind.CHOICE,
+                "What f measures: the step's idle share, or Megatron-LM's bubble over compute.",
+                default="step",
+                choices=pipeline.BubbleMeasure,
+            ),
+            Param("below", Kind.FLAG, "Require a bubble strictly below f.", default="false"),
         ),
-        run=lambda v: pipeline.micro_batches_for_bubble(
-            stages=v["stages"],
-            target_bubble_fraction=v["target"],
-            schedule=v["schedule"],
-            virtual_stages=v["virtual_stages"],
-        ),
-        output_name="micro_batches",
-        example="--stages 8 --target 10%",
+        run=_micro_batches_for_bubble,
+        example="--stages 8 --target 10% --measure megatron --below",
     ),
     # tensor parallelism --------------------------------------------------------------------
     Calculator(

@@ -15,6 +15,7 @@ from sysdrill.napkin.quantity import format_number, format_quantity
 from sysdrill.napkin.units import from_pint, get_registry
 
 __all__ = [
+    "Percent",
     "Quantity",
     "as_unit",
     "describe",
@@ -26,6 +27,16 @@ __all__ = [
 
 Quantity: TypeAlias = Any
 """A ``pint.Quantity`` from :func:`sysdrill.napkin.units.get_registry`."""
+
+
+class Percent(float):
+    """A dimensionless fraction (0.25) that people read as a percentage (``25%``).
+
+    It is a float, so arithmetic and JSON see the fraction; only :func:`describe`
+    shows it as a percentage.
+    """
+
+    __slots__ = ()
 
 
 def quantity(value: float, unit: str) -> Quantity:
@@ -93,13 +104,22 @@ def describe(value: Any) -> str:
 
     Quantities go through :func:`sysdrill.napkin.quantity.format_quantity`
     (``3.5 ms``, ``1.75 GB``, ``7B params``, ``$2.50/GPU-hour``); plain numbers
-    keep six significant digits; enums show their value.
+    keep six significant digits; enums show their value; a :class:`Percent`
+    shows as a percentage with four significant digits (``15.79%``).
     """
     registry = get_registry()
     if isinstance(value, Enum):
         return str(value.value)
+    if isinstance(value, Percent):
+        return _percent(value)
     if isinstance(value, registry.Quantity):
         return format_quantity(*from_pint(value))[2]
     if isinstance(value, bool) or not isinstance(value, float | int):
         return str(value)
     return format_number(value, digits=6)
+
+
+def _percent(value: float) -> str:
+    if not math.isfinite(value):
+        return format_number(value, digits=4)
+    return f"{format_number(value * 100, digits=4)}%"

@@ -29,6 +29,7 @@ __all__ = [
     "broadcast_time",
     "bus_bandwidth",
     "bus_bandwidth_factor",
+    "collective_inputs",
     "reduce_scatter_time",
     "ring_allreduce_time",
     "tree_allreduce_time",
@@ -139,9 +140,14 @@ def _result(
     )
 
 
-def _inputs(
+def collective_inputs(
     ranks: int, message: Quantity, bandwidth: Quantity, latency: Quantity
 ) -> tuple[int, Quantity, Quantity, Quantity]:
+    """Check and convert the alpha-beta inputs: ranks ≥ 1, bytes ≥ 0, byte/s > 0, s ≥ 0.
+
+    Raises:
+        UsageError, UnitMismatch: an input out of range or in the wrong unit.
+    """
     n = require_count(ranks, name="ranks")
     size = as_unit(message, "byte", name="message")
     if size.magnitude < 0:
@@ -171,7 +177,7 @@ def ring_allreduce_time(
     Returns:
         The time split into latency and bandwidth terms, bytes per rank and NCCL's algbw/busbw.
     """
-    n, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
+    n, size, beta, alpha = collective_inputs(ranks, message, bandwidth, latency)
     volume = size * (2 * (n - 1) / n)
     return _result(
         collective=Collective.ALL_REDUCE,
@@ -202,7 +208,7 @@ def tree_allreduce_time(
         bandwidth: Per-link bandwidth ``β`` (bytes/s).
         latency: Per-hop latency ``α`` (s).
     """
-    n, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
+    n, size, beta, alpha = collective_inputs(ranks, message, bandwidth, latency)
     depth = math.ceil(math.log2(n)) if n > 1 else 0
     volume = size * 2 if n > 1 else size * 0
     return _result(
@@ -259,7 +265,7 @@ def _half_ring(
     latency: Quantity,
 ) -> CollectiveTime:
     """One ring pass (reduce-scatter or all-gather): N-1 steps of M/N bytes each."""
-    n, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
+    n, size, beta, alpha = collective_inputs(ranks, message, bandwidth, latency)
     volume = size * ((n - 1) / n)
     return _result(
         collective=collective,
@@ -294,7 +300,7 @@ def broadcast_time(
         latency: Per-step latency ``α`` (s).
         algorithm: Ring (pipelined chain) or binomial tree.
     """
-    n, size, beta, alpha = _inputs(ranks, message, bandwidth, latency)
+    n, size, beta, alpha = collective_inputs(ranks, message, bandwidth, latency)
     if n == 1:
         steps, link = 0, size * 0
     elif algorithm is BroadcastAlgorithm.RING:

@@ -8,6 +8,8 @@ because the calculators compute with pint quantities.
 
 from __future__ import annotations
 
+import re
+
 from sysdrill.errors import ExpressionSyntax, UnitMismatch
 from sysdrill.napkin.calculators._quantity import Quantity, quantity
 from sysdrill.napkin.quantity import read_in_unit, read_quantity
@@ -66,12 +68,30 @@ def parse_number(text: str, *, name: str) -> float:
         ) from None
 
 
+_THOUSANDS_OR_POWERS = re.compile(r"^\s*(\d[\d,]*(?:\.\d+)?)\s*([kKmM])\s*$")
+"""A count written ``4k`` or ``1M``: people mean 4,000 as often as 4,096 (sequence lengths)."""
+
+
 def parse_count(text: str, *, name: str) -> int:
-    """Read a whole number, allowing ``K``/``M``/``B`` suffixes (``"8"``, ``"16K"``, ``"65,536"``).
+    """Read a whole number (``"8"``, ``"65,536"``, ``"7B"``, ``"4*1024"``, ``"2^12"``).
+
+    ``4k`` and ``1M`` are refused: for sequence lengths, hidden sizes or GPU
+    counts they mean 4,096 as often as 4,000, and a silent guess would be wrong
+    half the time. The message names both readings so the user can type one.
 
     Raises:
-        ExpressionSyntax: ``text`` is not a whole number.
+        ExpressionSyntax: ``text`` is not a whole number, or is an ambiguous ``k``/``M`` count.
     """
+    ambiguous = _THOUSANDS_OR_POWERS.match(text)
+    if ambiguous:
+        number, suffix = float(ambiguous[1].replace(",", "")), ambiguous[2].lower()
+        decimal, binary = (1000, 1024) if suffix == "k" else (1000**2, 1024**2)
+        spelled = "*1024" if suffix == "k" else "*1024*1024"
+        raise ExpressionSyntax(
+            f"{name}: {text.strip()!r} is ambiguous: {number * decimal:,.0f} or "
+            f"{number * binary:,.0f}? Type the number ({number * decimal:.0f}, or "
+            f"{ambiguous[1]}{spelled} for {number * binary:,.0f})"
+        )
     problem = ExpressionSyntax(f"{name}: {text!r} is not a whole number (for example '8')")
     try:
         value = read_in_unit(text, unit="")

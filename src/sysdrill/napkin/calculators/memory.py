@@ -14,6 +14,7 @@ from enum import Enum
 
 from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators._quantity import (
+    Percent,
     Quantity,
     as_unit,
     quantity,
@@ -48,6 +49,17 @@ class Precision(Enum):
     """Everything in 32-bit floats."""
     MIXED = "mixed"
     """FP16/BF16 weights and gradients with an FP32 master copy (Micikevicius et al. 2018)."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Precision | None:
+        # People name the compute format: bf16/fp16 training keeps an FP32 master copy,
+        # and TF32 only rounds inside the matmul, so its state is FP32.
+        spelled = str(value).strip().lower().replace("-", "").replace("_", "")
+        if spelled in ("bf16", "fp16", "bfloat16", "float16", "amp", "mixedprecision"):
+            return cls.MIXED
+        if spelled in ("tf32", "float32", "single"):
+            return cls.FP32
+        return None
 
 
 class Optimizer(Enum):
@@ -396,4 +408,4 @@ def memory_fit(*, required: Quantity, capacity: Quantity) -> MemoryFit:
     need = as_unit(required, "byte", name="required")
     have = require_positive(as_unit(capacity, "byte", name="capacity"), name="capacity")
     ratio = float((need / have).to(""))
-    return MemoryFit(fits=need <= have, utilization=ratio, headroom=have - need)
+    return MemoryFit(fits=need <= have, utilization=Percent(ratio), headroom=have - need)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from sysdrill.errors import UsageError
+from sysdrill.napkin.calculators._quantity import Percent
 
 __all__ = [
     "FloatFormat",
@@ -39,6 +40,34 @@ class FloatFormat(Enum):
     FP16 = "fp16"
     FP8_E4M3 = "fp8-e4m3"
     FP8_E5M2 = "fp8-e5m2"
+
+    @classmethod
+    def _missing_(cls, value: object) -> FloatFormat | None:
+        if not isinstance(value, str):
+            return None
+        spelled = value.strip().lower().replace("_", "-")
+        if spelled in ("fp8", "float8"):
+            raise UsageError(
+                f"{value!r} is ambiguous: fp8-e4m3 (weights and activations, max 448) or "
+                "fp8-e5m2 (gradients, max 57,344)?"
+            )
+        return _FORMAT_ALIASES.get(spelled.replace("-", ""))
+
+
+_FORMAT_ALIASES: dict[str, FloatFormat] = {
+    "float64": FloatFormat.FP64,
+    "double": FloatFormat.FP64,
+    "float32": FloatFormat.FP32,
+    "single": FloatFormat.FP32,
+    "tensorfloat32": FloatFormat.TF32,
+    "bfloat16": FloatFormat.BF16,
+    "float16": FloatFormat.FP16,
+    "half": FloatFormat.FP16,
+    "fp8e4m3": FloatFormat.FP8_E4M3,
+    "e4m3": FloatFormat.FP8_E4M3,
+    "fp8e5m2": FloatFormat.FP8_E5M2,
+    "e5m2": FloatFormat.FP8_E5M2,
+}
 
 
 _LAYOUT: dict[FloatFormat, tuple[int, int]] = {
@@ -138,7 +167,7 @@ class RoundedValue:
     value: float
     stored: float
     representation: Representation
-    relative_error: float
+    relative_error: Percent
 
 
 def round_to_format(*, value: float, fmt: FloatFormat) -> RoundedValue:
@@ -155,7 +184,7 @@ def round_to_format(*, value: float, fmt: FloatFormat) -> RoundedValue:
         raise UsageError(f"value must be a finite number, got {value!r}")
     info = format_info(fmt)
     if value == 0:
-        return RoundedValue(value, 0.0, Representation.ZERO, 0.0)
+        return RoundedValue(value, 0.0, Representation.ZERO, Percent(0.0))
     _, exponent = math.frexp(abs(value))
     # frexp gives |v| = f·2^exponent with f in [0.5, 1): the binade's unit exponent is exponent-1.
     unit_exponent = max(exponent - 1, 1 - info.bias)
@@ -163,11 +192,11 @@ def round_to_format(*, value: float, fmt: FloatFormat) -> RoundedValue:
     stored = round(value / quantum) * quantum
     if abs(stored) > info.max_value:
         overflow = math.copysign(math.inf, value) if info.has_infinity else math.nan
-        return RoundedValue(value, overflow, Representation.OVERFLOW, math.inf)
+        return RoundedValue(value, overflow, Representation.OVERFLOW, Percent(math.inf))
     if stored == 0:
-        return RoundedValue(value, 0.0, Representation.UNDERFLOW, 1.0)
+        return RoundedValue(value, 0.0, Representation.UNDERFLOW, Percent(1.0))
     kind = Representation.NORMAL if abs(stored) >= info.min_normal else Representation.SUBNORMAL
-    return RoundedValue(value, stored, kind, abs(stored - value) / abs(value))
+    return RoundedValue(value, stored, kind, Percent(abs(stored - value) / abs(value)))
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Each description names the pure function it runs, its inputs with units, its
 formula and the publication the formula comes from (see :mod:`.spec`). The
-descriptions live in ``_parallel_specs``, ``_cost_specs`` and ``_operations_specs``;
+descriptions live in ``_parallel_specs``, ``_scale_specs``, ``_cost_specs`` and
+``_operations_specs``;
 adapters there only rename inputs or combine two functions, the maths lives in
 the family modules.
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 from sysdrill.napkin.calculators._cost_specs import COST_CALCULATORS
 from sysdrill.napkin.calculators._operations_specs import OPERATIONS_CALCULATORS
 from sysdrill.napkin.calculators._parallel_specs import PARALLEL_CALCULATORS
+from sysdrill.napkin.calculators._scale_specs import SCALE_CALCULATORS
 from sysdrill.napkin.calculators.spec import Calculator
 
 __all__ = ["CALCULATORS", "calculator_names", "get_calculator"]
 
 CALCULATORS: tuple[Calculator, ...] = (
     *PARALLEL_CALCULATORS,
+    *SCALE_CALCULATORS,
     *COST_CALCULATORS,
     *OPERATIONS_CALCULATORS,
 )

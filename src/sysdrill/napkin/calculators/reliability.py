@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from sysdrill.napkin.calculators._quantity import (
+    Percent,
     Quantity,
     as_unit,
     quantity,
@@ -111,7 +112,7 @@ def checkpoint_interval(*, checkpoint_time: Quantity, mtbf: Quantity) -> Checkpo
     return CheckpointInterval(
         young=quantity(young, "s"),
         daly=quantity(daly, "s"),
-        overhead_fraction=d / young + young / (2 * big_m),
+        overhead_fraction=Percent(d / young + young / (2 * big_m)),
     )
 
 

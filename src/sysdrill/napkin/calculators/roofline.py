@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from sysdrill.napkin.calculators._quantity import (
+    Percent,
     Quantity,
     as_unit,
     quantity,
@@ -101,7 +102,7 @@ def roofline(*, intensity: Quantity, peak_flops: Quantity, bandwidth: Quantity) 
     return RooflinePoint(
         ridge_point=ridge,
         attainable=attained,
-        fraction_of_peak=float((attained / peak).to("")),
+        fraction_of_peak=Percent(float((attained / peak).to(""))),
         bound=Bound.COMPUTE if i >= ridge else Bound.MEMORY,
     )
 

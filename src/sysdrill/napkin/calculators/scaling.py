@@ -14,18 +14,20 @@ import math
 from dataclasses import dataclass
 
 from sysdrill.errors import UsageError
-from sysdrill.napkin.calculators._quantity import require_count, require_fraction
+from sysdrill.napkin.calculators._quantity import Percent, require_count, require_fraction
 
 __all__ = [
     "AmdahlSpeedup",
     "BatchTradeoff",
     "amdahl_speedup",
     "batch_tradeoff",
+    "critical_batch_from_minimums",
     "global_batch_size",
     "gradient_noise_scale",
     "gustafson_speedup",
     "scaled_learning_rate",
     "warmup_learning_rate",
+    "warmup_steps_for_epochs",
 ]
 
 
@@ -55,7 +57,7 @@ def amdahl_speedup(*, parallel_fraction: float, workers: int) -> AmdahlSpeedup:
     n = require_count(workers, name="workers")
     speedup = 1 / ((1 - p) + p / n)
     limit = math.inf if p == 1 else 1 / (1 - p)
-    return AmdahlSpeedup(speedup=speedup, efficiency=speedup / n, limit=limit)
+    return AmdahlSpeedup(speedup=speedup, efficiency=Percent(speedup / n), limit=limit)
 
 
 def gustafson_speedup(*, parallel_fraction: float, workers: int) -> float:
@@ -118,6 +120,40 @@ def warmup_learning_rate(
     if w == 0 or s >= w:
         return peak_learning_rate
     return initial_learning_rate + (peak_learning_rate - initial_learning_rate) * s / w
+
+
+def warmup_steps_for_epochs(*, warmup_epochs: float, dataset_size: int, batch: int) -> int:
+    """Optimizer steps in ``warmup_epochs`` epochs: ``⌈epochs · dataset / B⌉``.
+
+    Goyal et al. 2017 (§2.2, §5.1) warm up over 5 epochs of ImageNet (1,281,167
+    images): at ``B = 8192`` that is 782 steps.
+
+    Args:
+        warmup_epochs: Warmup length in epochs (Goyal et al. use 5).
+        dataset_size: Training examples per epoch.
+        batch: Global batch ``B`` (examples per step).
+    """
+    if not (math.isfinite(warmup_epochs) and warmup_epochs >= 0):
+        raise UsageError(f"warmup_epochs must be zero or more, got {warmup_epochs!r}")
+    examples = warmup_epochs * require_count(dataset_size, name="dataset_size")
+    # A tolerance keeps 5 epochs of an exact multiple from rounding one step up.
+    return math.ceil(examples / require_count(batch, name="batch") - 1e-9)
+
+
+def critical_batch_from_minimums(*, min_steps: float, min_examples: float) -> float:
+    """Critical batch ``B_crit = E_min / S_min`` (examples), McCandlish et al. 2018, §2.2.
+
+    ``S_min`` is the fewest optimizer steps that reach a loss (at very large
+    batch) and ``E_min`` the fewest examples (at very small batch); training at
+    ``B_crit`` takes twice each.
+
+    Args:
+        min_steps: ``S_min`` (steps).
+        min_examples: ``E_min`` (examples).
+    """
+    if not (min_steps > 0 and min_examples > 0):
+        raise UsageError("min_steps and min_examples must both be positive")
+    return min_examples / min_steps
 
 
 def gradient_noise_scale(*, gradient_variance_trace: float, gradient_norm_squared: float) -> float:

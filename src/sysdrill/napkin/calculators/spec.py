@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from sysdrill.errors import HardwareNotFound, UsageError
-from sysdrill.napkin.calculators._quantity import describe
+from sysdrill.napkin.calculators._quantity import Percent, describe
 from sysdrill.napkin.calculators.inputs import parse_count, parse_number, parse_quantity
 from sysdrill.napkin.units import get_registry
 
@@ -23,6 +23,7 @@ __all__ = [
     "Calculator",
     "CalculatorResult",
     "Fill",
+    "GPU_FILLS",
     "Kind",
     "Param",
     "result_fields",
@@ -52,6 +53,22 @@ class Fill(Enum):
     MEMORY_CAPACITY = "memory-capacity"
     LINK_BANDWIDTH = "link-bandwidth"
     LINK_LATENCY = "link-latency"
+    GPU_LINK_BANDWIDTH = "gpu-link-bandwidth"
+    """Bandwidth of the ``--gpu``'s own interconnect (NVLink inside a node)."""
+    GPU_LINK_LATENCY = "gpu-link-latency"
+    """Latency of the ``--gpu``'s own interconnect."""
+
+
+GPU_FILLS = frozenset(
+    {
+        Fill.PEAK_FLOPS,
+        Fill.MEMORY_BANDWIDTH,
+        Fill.MEMORY_CAPACITY,
+        Fill.GPU_LINK_BANDWIDTH,
+        Fill.GPU_LINK_LATENCY,
+    }
+)
+"""The figures ``--gpu NAME`` supplies."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +85,7 @@ class Param:
         choices: For choices, the Enum whose values are accepted.
         fill: A catalogue figure that ``--gpu``/``--link`` can supply instead.
         optional: The calculator accepts None for this input.
+        percent: For numbers, a fraction shown back as a percentage (``40%``).
     """
 
     name: str
@@ -79,6 +97,7 @@ class Param:
     choices: type[Enum] | None = None
     fill: Fill | None = None
     optional: bool = False
+    percent: bool = False
 
     @property
     def option(self) -> str:
@@ -100,11 +119,14 @@ class Param:
         if self.kind is Kind.COUNT:
             return parse_count(text, name=self.option)
         if self.kind is Kind.NUMBER:
-            return parse_number(text, name=self.option)
+            number = parse_number(text, name=self.option)
+            return Percent(number) if self.percent else number
         if self.kind is Kind.CHOICE:
             assert self.choices is not None
             try:
                 return self.choices(text.strip().lower())
+            except UsageError as exc:  # the choice itself is ambiguous ("fp8")
+                raise UsageError(f"{self.option}: {exc}") from None
             except ValueError:
                 allowed = ", ".join(str(c.value) for c in self.choices)
                 raise UsageError(f"{self.option}: {text!r} is not one of {allowed}") from None
@@ -127,8 +149,12 @@ class CalculatorResult:
     outputs: tuple[tuple[str, Any], ...]
 
     def rows(self) -> list[tuple[str, str]]:
-        """Return output ``(label, text)`` pairs for people (``("time", "3.5 ms")``)."""
-        return _rows(self.outputs)
+        """Return output ``(label, text)`` pairs for people (``("time", "3.5 ms")``).
+
+        Outputs the inputs did not ask for (None, such as a time without a bandwidth)
+        are left out; JSON keeps them as null.
+        """
+        return _rows(tuple((name, value) for name, value in self.outputs if value is not None))
 
     def input_rows(self) -> list[tuple[str, str]]:
         """Return input ``(label, text)`` pairs for people, skipping absent optional inputs."""
@@ -165,7 +191,7 @@ def _json_values(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
         elif isinstance(value, Enum):
             data[name] = value.value
         elif isinstance(value, float):
-            data[name] = _finite(value)
+            data[name] = _finite(float(value))
         else:
             data[name] = value
     return data
@@ -269,9 +295,14 @@ class Calculator:
 
 def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> Any:
     if fill is Fill.PEAK_FLOPS and accelerator is not None:
+        from sysdrill.napkin.calculators.dtypes import DType
         from sysdrill.napkin.hardware import Precision
 
         known = [p.value for p in Precision]
+        try:
+            precision = DType(precision).value
+        except ValueError:
+            pass
         if precision not in known:
             raise UsageError(f"--dtype: {precision!r} is not one of {', '.join(known)}")
         try:
@@ -282,6 +313,13 @@ def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> An
         return accelerator.memory_bandwidth()
     if fill is Fill.MEMORY_CAPACITY and accelerator is not None:
         return accelerator.memory_capacity()
+    if fill in (Fill.GPU_LINK_BANDWIDTH, Fill.GPU_LINK_LATENCY) and accelerator is not None:
+        from sysdrill.napkin.hardware import get_interconnect
+
+        if accelerator.interconnect is None:
+            return None
+        own = get_interconnect(accelerator.interconnect)
+        return own.bandwidth() if fill is Fill.GPU_LINK_BANDWIDTH else own.latency()
     if fill is Fill.LINK_BANDWIDTH and interconnect is not None:
         return interconnect.bandwidth()
     if fill is Fill.LINK_LATENCY and interconnect is not None:
@@ -290,7 +328,7 @@ def _fill(fill: Fill, accelerator: Any, interconnect: Any, precision: str) -> An
 
 
 def _fill_hint(param: Param) -> str:
-    if param.fill in (Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH, Fill.MEMORY_CAPACITY):
+    if param.fill in GPU_FILLS:
         return " (or --gpu NAME)"
     if param.fill in (Fill.LINK_BANDWIDTH, Fill.LINK_LATENCY):
         return " (or --link NAME)"
