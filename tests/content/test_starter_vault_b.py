@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +129,43 @@ def test_every_topic_of_this_half_has_items(
 ) -> None:
     used = {item["topic"] for item in items}
     assert [topic["id"] for topic in part["topics"] if topic["id"] not in used] == []
+
+
+def test_this_half_meets_its_level_and_kind_targets(items: list[dict[str, Any]]) -> None:
+    levels = Counter(str(item["level"]) for item in items)
+    kinds = Counter(_kind(item) for item in items)
+    assert len(items) >= 150
+    assert [level for level in LEVELS if levels[level] < 12] == []
+    assert kinds["napkin-question"] >= 50
+    assert kinds["multiple-choice"] >= 25
+    assert kinds["numeric"] >= 20
+    assert kinds["flashcard"] >= 30
+    assert kinds["exercise"] >= 10
+
+
+def test_exercises_have_parts_with_worked_answers(items: list[dict[str, Any]]) -> None:
+    thin = [
+        item["id"]
+        for item in items
+        if _kind(item) == "exercise"
+        and (len(item.get("parts") or []) < 2 or not all(p.get("answer") for p in item["parts"]))
+    ]
+    assert thin == []
+
+
+def test_chains_climb_from_junior_to_senior_levels(
+    items: list[dict[str, Any]], part: dict[str, Any]
+) -> None:
+    level_of = {item["id"]: str(item["level"]) for item in items}
+    chains = part["chains"]
+    assert len(chains) >= 12
+    for chain in chains:
+        first, last = level_of[chain["items"][0]], level_of[chain["items"][-1]]
+        assert (first, last) in {(a, b) for a in ("L1", "L2") for b in ("L5", "L6+")}, chain["id"]
+
+
+def test_topics_are_linked_by_prerequisites(part: dict[str, Any]) -> None:
+    ids = {topic["id"] for topic in part["topics"]}
+    edges = [(t["id"], p) for t in part["topics"] for p in t["prerequisites"]]
+    assert len(edges) >= len(ids) - 3
+    assert all(prerequisite in ids for _, prerequisite in edges)
