@@ -72,3 +72,20 @@ def test_grade_reads_a_plain_count_in_the_expected_count_unit() -> None:
     grade = grade_numeric_answer("2048", expected_value=2048, expected_unit="samples", tolerance=0)
     assert grade.correct
     assert grade.message == "Correct: 2,048 samples (expected 2,048 samples)."
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "typed"),
+    [
+        (1.795, "$/GPU-hour", "$1.795/GPU-hour"),
+        (2.5, "$", "$2.5"),
+        (8, "", "8"),
+        (3.5, "ms", "3.5 ms"),
+    ],
+)
+def test_example_answer_is_what_a_learner_types_and_it_grades_correct(value, unit, typed) -> None:
+    from sysdrill.napkin.grading import example_answer
+
+    assert example_answer(value, unit) == typed
+    grade = grade_numeric_answer(typed, expected_value=value, expected_unit=unit, tolerance=0.0)
+    assert grade.correct, grade.message

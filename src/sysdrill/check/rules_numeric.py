@@ -31,9 +31,9 @@ def check_numeric_answer(ctx: FileContext) -> None:
             fix="add answer_unit, such as 'ms' or 'GB/s' ('' for a pure number)",
         )
         return
-    from sysdrill.napkin import grade_numeric_answer
+    from sysdrill.napkin.grading import example_answer, grade_numeric_answer
 
-    written = f"{value:g} {unit}".strip()
+    written = example_answer(value, unit)
     tolerance = (
         item.answer_tolerance if item.answer_tolerance is not None else DEFAULT_ANSWER_TOLERANCE
     )

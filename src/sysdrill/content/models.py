@@ -280,6 +280,9 @@ REQUIRED_FIELDS: dict[ItemKind, tuple[str, ...]] = {
     ItemKind.EXERCISE: ("question",),
     ItemKind.NUMERIC: ("question", "answer_value", "answer_unit"),
 }
+
+_EMPTY_ALLOWED: frozenset[tuple[str, ...]] = frozenset({("answer_unit",)})
+"""Required fields that may be empty: ``answer_unit: ""`` declares a pure number."""
 """Fields (dotted paths) each kind of item must have, non-empty."""
 
 
@@ -330,6 +333,8 @@ def validate_item(data: Any) -> Item:
         if kind is not None:
             for path in _REQUIRED_PATHS[kind]:
                 value = data.get(path[0]) if len(path) == 1 else _lookup(data, path)
+                if path in _EMPTY_ALLOWED and value is not None:
+                    continue
                 # `isspace` is true exactly when `strip` leaves nothing (and allocates nothing).
                 if value is None or (isinstance(value, str) and (not value or value.isspace())):
                     errors.append(

@@ -7,7 +7,19 @@ from sysdrill.napkin.expression import parse_unit
 from sysdrill.napkin.quantity import format_number, read_in_unit
 from sysdrill.napkin.results import NumericGrade
 
-__all__ = ["grade_numeric_answer"]
+__all__ = ["example_answer", "grade_numeric_answer"]
+
+
+def example_answer(value: float, unit: str) -> str:
+    """How a learner would type ``value`` in ``unit``: ``"3.5 ms"``, ``"$1.8/GPU-hour"``, ``"8"``.
+
+    Dollars go in front, as people write them (``2.5 $`` is not read as a sum of money).
+    """
+    unit = unit.strip()
+    number = format_number(value, digits=6)
+    if unit.startswith("$"):
+        return f"${number}{unit[1:]}"
+    return f"{number} {unit}" if unit else number
 
 
 def grade_numeric_answer(
@@ -46,10 +58,12 @@ def grade_numeric_answer(
             False,
             None,
             f"Could not read {given.strip()!r} as a number; type a value such as "
-            f"'{format_number(expected_value)}{shown_unit}'.",
+            f"'{example_answer(expected_value, unit_text)}'.",
         )
     scale = max(abs(expected_value), 1e-300)
-    correct = abs(value_in_unit - expected_value) <= tolerance * scale * (1 + 1e-9)
+    # A relative 1e-9 on top of the tolerance absorbs unit-conversion rounding, so an
+    # exact answer (tolerance 0) typed in another unit still counts.
+    correct = abs(value_in_unit - expected_value) <= (tolerance * (1 + 1e-9) + 1e-9) * scale
     if expected_value == 0:
         correct = abs(value_in_unit) <= tolerance
     expected_text = f"{format_number(expected_value)}{shown_unit}"
