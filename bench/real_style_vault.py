@@ -368,17 +368,35 @@ def _money(claim: Claim) -> str:
     return f"{claim.left} = ${claim.value:,.0f}" if claim.value == int(claim.value) else ""
 
 
-def _claim_line(rng: random.Random, claim: Claim, stats: ClaimStats, *, plain: bool = False) -> str:
+_ANNOTATIONS = ("(bf16)", "(dense)", "(peak)", "(per GPU)", "(measured)", "(from above)")
+_TIMES = (" × ", " × ", " × ", " * ", " x ", "×", "*")
+"""How authors write a product: mostly a spaced ``×``, sometimes ``*``, ``x`` or tight."""
+
+
+def _handwritten(rng: random.Random, body: str, times: str) -> str:
+    """The left side as one author writes it: their times sign, perhaps a note inside."""
+    cut = max(body.find(" = "), body.find(" ≈ "))
+    left, right = (body[:cut], body[cut:]) if cut > 0 else (body, "")
+    if " × " in left and rng.random() < 0.3:
+        at = rng.choice([i for i in range(len(left)) if left.startswith(" × ", i)])
+        left = f"{left[:at]} {rng.choice(_ANNOTATIONS)}{left[at:]}"
+    return left.replace(" × ", times) + right
+
+
+def _claim_line(
+    rng: random.Random, claim: Claim, stats: ClaimStats, *, plain: bool = False, times: str = " × "
+) -> str:
     """One claim written in a style drawn at random (bold, code, LaTeX, label, note);
     ``plain`` leaves out bold and code (for a line that is bold already)."""
     stats.claims += 1
     if claim.left.endswith("/GPU-hour"):
         body = _money(claim) or f"{claim.left} ≈ ${sig3(claim.value)}"
+        body = _handwritten(rng, body, times)
     elif rng.random() < LATEX_SHARE and "`" not in claim.label and "^" not in claim.left:
         stats.latex_lines += 1
         body = claim.latex()
     else:
-        body = claim.plain()
+        body = _handwritten(rng, claim.plain(), times)
         style = 1.0 if plain else rng.random()
         if style < 0.08:
             body = f"`{body}`"
@@ -416,16 +434,17 @@ def napkin_block(rng: random.Random, hw: _Accelerator, stats: ClaimStats) -> str
     count = rng.randint(10, 20)
     makers = [rng.choice(MAKERS) for _ in range(count)]
     claims = [make(rng, hw) for make in makers]
+    times = rng.choice(_TIMES)
     numbered = rng.random() < 0.4
     head = ("1. " if numbered else "", "2. " if numbered else "", "3. " if numbered else "")
     setup = rng.randint(2, min(4, count - 6))
     lines = [f"{head[0]}**Assumptions & Constraints:**"]
     lines += [f"- {text}" for text in rng.sample(_ASSUMPTIONS, 2)]
-    lines += [f"- {_claim_line(rng, claim, stats)}" for claim in claims[:setup]]
+    lines += [f"- {_claim_line(rng, claim, stats, times=times)}" for claim in claims[:setup]]
     lines.append(f"{head[1]}**Calculations:**")
-    lines += [f"- {_claim_line(rng, claim, stats)}" for claim in claims[setup:-1]]
+    lines += [f"- {_claim_line(rng, claim, stats, times=times)}" for claim in claims[setup:-1]]
     lines.append(f"{head[2]}**Conclusion & Interpretation:**")
-    lines.append(f"- **Result: {_claim_line(rng, claims[-1], stats, plain=True)}**")
+    lines.append(f"- **Result: {_claim_line(rng, claims[-1], stats, plain=True, times=times)}**")
     lines.append(f"- {rng.choice(_CONCLUSIONS)}")
     stats.napkin_lines += len(lines)
     return "\n".join(lines) + "\n"

@@ -321,6 +321,13 @@ def _print_verdicts(results: dict[str, dict[str, float]]) -> None:
         f"cold check: {check:.2f} s, {ratio:.1f}x the libyaml-only load ({libyaml:.2f} s): "
         f"{verdict} the target (<= 2.5 s or <= 2x libyaml)"
     )
+    check_cpu = results["cold check"]["cpu_s"]
+    libyaml_cpu = results["libyaml C loader alone (same files)"]["cpu_s"]
+    print(
+        f"CPU (steadier on a busy machine; start-up included): cold check {check_cpu:.2f} s "
+        f"over its 2 processes, libyaml {libyaml_cpu:.2f} s; half the check's CPU is "
+        f"{check_cpu / 2 / libyaml_cpu:.1f}x the libyaml CPU"
+    )
     targets = [("warm check", warm_check, 0.5, "s")]
     if "cold build" in results:
         base = results["baseline: pure-Python PyYAML + models"]["best_s"]
