@@ -2,7 +2,7 @@ r"""Items shaped like real StaffML questions, for the real-sized vault bench (is
 
 Real StaffML question files run about 3.7 KB, and their ``napkin_math`` holds
 10-20 claims that mix units, rates and formatting: Markdown bold around labels
-and results, ```code``` spans, ``$...$`` LaTeX (``\times``, ``\approx``,
+and results, inline code spans, ``$...$`` LaTeX (``\times``, ``\approx``,
 ``\frac{a}{b}``, ``\text{GB}``), ``×``, ``≈`` and ``→``, parentheticals
 ("(bf16)", "(per GPU)") and per-unit rates (``$2.10/GPU-hour``,
 ``ms/token``). :func:`generate_real_item` writes such an item from templates of
@@ -16,8 +16,8 @@ report no napkin finding at all: each one would be a false alarm.
 
 LaTeX share: in the labelled corpus ``tests/data/napkin/corpus.tsv`` 8 of 662
 lines hold a backslash (1.2 %), in ``heldout.tsv`` 7 of 161 (4.3 %), and the
-two StaffML questions in the shared seeds none of their 17 napkin lines: 15 of
-840 lines in all (1.8 %). :data:`LATEX_SHARE` writes 5 % of claim lines in
+two StaffML questions in the shared seeds none of their 20 napkin lines: 15 of
+843 lines in all (1.8 %). :data:`LATEX_SHARE` writes 5 % of claim lines in
 LaTeX, above every measured split, so the LaTeX path is not under-weighted.
 """
 
