@@ -9,7 +9,12 @@ passes ``sysdrill check`` (benchmarks then measure the real path, not error
 paths). Napkin-math lines are computed, not typed: each ``=`` holds to the 4
 significant figures printed, and later lines start from the printed values.
 
-Usage: ``python bench/synthetic_vault.py OUT_DIR [COUNT] [--seed N]``.
+``--style real`` writes items shaped like real StaffML questions instead (about
+3.7 KB, napkin math of 10-20 claims mixing units and formatting, LaTeX on some
+lines): see ``bench/real_style_vault.py``. The default ``classic`` style keeps
+the earlier items (2.5-3.6 KB, about 3 simple claims each).
+
+Usage: ``python bench/synthetic_vault.py OUT_DIR [COUNT] [--seed N] [--style classic|real]``.
 """
 
 from __future__ import annotations
@@ -704,14 +709,35 @@ def _dump(data: Any) -> str:
     return yaml.dump(data, Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=100000)
 
 
-def generate_vault(root: Path, count: int, *, seed: int = 0) -> None:
+STYLES = ("classic", "real")
+"""Item styles: the earlier short items, or items shaped like real StaffML questions."""
+
+
+def generate_vault(root: Path, count: int, *, seed: int = 0, style: str = "classic") -> Any:
     """Write a synthetic vault of ``count`` valid items under ``root``.
 
     Args:
         root: Vault folder to create (``questions/<track>/<id>.yaml`` and the shared files).
         count: Number of item files.
         seed: RNG seed; the same seed writes the same vault.
+        style: ``classic`` or ``real`` (see the module docstring).
+
+    Returns:
+        For the ``real`` style, the generator's :class:`ClaimStats` (lines,
+        claims and LaTeX lines written); None for ``classic``.
     """
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; use one of {', '.join(STYLES)}")
+    stats = None
+    make_item: Callable[[random.Random, str, str], dict[str, Any]] = generate_item
+    if style == "real":
+        from real_style_vault import ClaimStats, generate_real_item
+
+        stats = ClaimStats()
+
+        def make_item(rng: random.Random, track: str, item_id: str) -> dict[str, Any]:
+            return generate_real_item(rng, track, item_id, stats)
+
     rng = random.Random(seed)
     tracks = [name for name, _ in TRACK_WEIGHTS]
     weights = [weight for _, weight in TRACK_WEIGHTS]
@@ -722,7 +748,7 @@ def generate_vault(root: Path, count: int, *, seed: int = 0) -> None:
         track = rng.choices(tracks, weights)[0]
         counters[track] += 1
         item_id = f"{track}-{counters[track]}"
-        item = generate_item(rng, track, item_id)
+        item = make_item(rng, track, item_id)
         text = _dump(item)
         while len(text.encode("utf-8")) < MIN_ITEM_BYTES:
             item["scenario"] += " " + rng.choice(_CONTEXT)(rng)
@@ -763,6 +789,7 @@ def generate_vault(root: Path, count: int, *, seed: int = 0) -> None:
     (root / "taxonomy.yaml").write_text(_dump(taxonomy), encoding="utf-8")
     (root / "chains.yaml").write_text(_dump({"chains": chains}), encoding="utf-8")
     (root / "decks.yaml").write_text(_dump(decks), encoding="utf-8")
+    return stats
 
 
 def main() -> None:
@@ -771,8 +798,11 @@ def main() -> None:
     parser.add_argument("out", type=Path, help="vault folder to write")
     parser.add_argument("count", type=int, nargs="?", default=10711, help="number of items")
     parser.add_argument("--seed", type=int, default=0, help="RNG seed")
+    parser.add_argument("--style", choices=STYLES, default="classic", help="item style")
     args = parser.parse_args()
-    generate_vault(args.out, args.count, seed=args.seed)
+    stats = generate_vault(args.out, args.count, seed=args.seed, style=args.style)
+    if stats is not None:
+        print(stats)
 
 
 if __name__ == "__main__":

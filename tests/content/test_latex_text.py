@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from sysdrill.content import latex_text
 from sysdrill.content.latex_text import LatexStyle, latex_to_text
 
 READABLE = LatexStyle.READABLE
@@ -67,3 +69,53 @@ def test_prose_around_the_latex_is_kept_exactly() -> None:
     expected = "At 50%, a cost of $3 is ≈ 4 -- so ``fine'' & done"
     assert latex_to_text(line, style=NOTATION) == expected
     assert latex_to_text("no commands at all, 100% plain") == "no commands at all, 100% plain"
+
+
+def _common_latex(rng: random.Random, depth: int = 0) -> str:
+    """A random span written with the commands the fast reader converts itself."""
+    number = rng.choice(["2", "3.35", "1{,}024", "10^{12}", "x_{i j}", "N", "70"])
+    if depth > 2:
+        return number
+    pick = rng.randrange(9)
+    inner = _common_latex(rng, depth + 1)
+    other = _common_latex(rng, depth + 1)
+    if pick == 0:
+        return rf"\frac{{{inner}}}{{{other}}}"
+    if pick == 1:
+        return rf"\sqrt{{{inner}}}"
+    if pick == 2:
+        return rf"{inner}\text{{ {rng.choice(['GB', 'ms', 'TB/s'])}}}"
+    if pick == 3:
+        command = rng.choice([r"\times", r"\approx", r"\cdot", r"\leq", r"\to", r"\,", r"\;"])
+        return f"{inner}{rng.choice(['', ' ', '  '])}{command}{rng.choice(['', ' '])}{other}"
+    if pick == 4:
+        return rf"{inner} = {other}\% of \$5"
+    if pick == 5:
+        return rf"\left({inner}\right)^{{{other}}}"
+    if pick == 6:
+        return rf"\mu\text{{s}} {inner} \alpha \log {other}"
+    return f"{inner} {rng.choice(['+', '-', '/', '~', '&', '→'])} {other}"
+
+
+RANDOM_PIECES = [
+    *r"0123456789.,+-*/^()=~≈×%$ {}_\[]&µ",
+    *[r"\times", r"\frac{", "}{", r"\text{", r"\sqrt{", r"\sqrt[3]{", r"\unknown", r"\{"],
+    *[r"\%", r"\$", r"\,", r"\\", r"\log", r"\mathbb{", r"\alphaβ", "``", "--", "\n"],
+]
+
+
+@pytest.mark.parametrize("style", list(LatexStyle))
+def test_the_fast_reader_gives_the_text_pylatexenc_gives(style: LatexStyle) -> None:
+    rng = random.Random(11)
+    common = [_common_latex(rng) for _ in range(600)]
+    odd = ["".join(rng.choices(RANDOM_PIECES, k=rng.randint(1, 12))) for _ in range(600)]
+    fast = 0
+    for span in common + odd:
+        source = latex_text._prepared(span)
+        try:
+            text = latex_text._FastReader(style, source).text()
+        except latex_text._Unusual:
+            continue
+        fast += 1
+        assert text == latex_text._parse(source, style), source
+    assert fast >= 600  # every common span and some of the random ones

@@ -15,13 +15,21 @@ Both styles use pylatexenc's table of symbols (``\times`` → ``×``,
 written, and ``$``, ``%``, ``~`` and ``&`` are plain characters (prices,
 percentages and the "about" tilde), not LaTeX syntax. pylatexenc takes about
 45 ms to import, so it loads on the first conversion.
+
+Speed: a pylatexenc parse costs a few hundred microseconds a line, which a
+vault of 10,000 items with LaTeX in its napkin math feels. Lines written only
+with the common commands (symbols such as ``\times`` and ``\approx``, spacing,
+``\frac``, ``\sqrt``, ``\text`` and its kin, braces after ``^`` and ``_``) are
+converted by a small reader of our own that gives the same text pylatexenc
+gives (``tests/content/test_latex_text.py`` compares the two on seeded random
+lines); anything else goes to pylatexenc.
 """
 
 from __future__ import annotations
 
 import re
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 __all__ = ["LatexStyle", "latex_to_text"]
@@ -193,6 +201,131 @@ def _converter(style: LatexStyle) -> Any:
     return renderer, walker_context
 
 
+_FAST_SYMBOLS = frozenset(
+    (
+        "times cdot cdots ldots dots approx sim simeq le leq ge geq ll gg ne neq pm to "
+        "rightarrow Rightarrow leftarrow implies infty mu lt gt percent left right "
+        "quad qquad alpha beta gamma delta epsilon eta theta lambda pi rho sigma tau phi "
+        "log ln exp"
+    ).split()
+    + [",", ";", "!", ":", " ", "%", "$"]
+)
+"""Commands the fast reader copies from pylatexenc's rendering of the bare command:
+they take no argument, so their text never depends on what follows."""
+_FAST_PIECE = re.compile(r"[^\\{}]+|\\[A-Za-z]+|\\[^A-Za-z]|[{}]")
+
+
+class _Unusual(Exception):
+    """The fast reader met something it leaves to pylatexenc."""
+
+
+class _FastReader:
+    """Converts a span written with the common commands only, as pylatexenc would."""
+
+    def __init__(self, style: LatexStyle, source: str) -> None:
+        self.readable = style is LatexStyle.READABLE
+        self.style = style
+        self.source = source
+        self.pieces: list[str] = _FAST_PIECE.findall(source)
+        if sum(map(len, self.pieces)) != len(source):
+            raise _Unusual  # a lone backslash at the end
+        self.index = 0
+        self.offset = 0
+
+    def _take(self) -> str:
+        piece = self.pieces[self.index]
+        self.index += 1
+        self.offset += len(piece)
+        return piece
+
+    def text(self, *, nested: bool = False) -> str:
+        parts: list[str] = []
+        while self.index < len(self.pieces):
+            piece = self.pieces[self.index]
+            if piece == "}":
+                if not nested:
+                    raise _Unusual
+                return "".join(parts)
+            if piece == "{":
+                parts.append(self._group())
+            elif piece[0] == "\\":
+                parts.append(self._command())
+            elif "%" in piece or "$" in piece:
+                raise _Unusual  # a comment or math shift (latex_to_text escapes both)
+            else:
+                parts.append(self._take())
+        if nested:
+            raise _Unusual  # an unclosed brace: pylatexenc's tolerant reading
+        return "".join(parts)
+
+    def _group(self) -> str:
+        start = self.offset
+        self._take()
+        inner = self.text(nested=True)
+        self._take()
+        before = self.source[max(0, start - 40) : start]
+        if before.endswith("^"):
+            return inner if self.readable else f"({inner})"
+        if before.endswith("_"):
+            return inner if self.readable else inner.replace(" ", "")
+        return inner
+
+    def _argument(self) -> str:
+        if self.index >= len(self.pieces) or self.pieces[self.index] != "{":
+            raise _Unusual  # spaces or a bare token before the argument
+        self._take()
+        inner = self.text(nested=True)
+        self._take()
+        return inner
+
+    def _command(self) -> str:
+        name = self._take()[1:]
+        if name in _FRACTIONS:
+            top, bottom = self._argument(), self._argument()
+            if self.readable:
+                return f"{_operand(top)}/{_operand(bottom)}"
+            return f"(({top})/({bottom}))"
+        if name == "sqrt":
+            body = self._argument()
+            return f"√{_operand(body)}" if self.readable else f"sqrt({body})"
+        if name in _TEXT_COMMANDS:
+            return self._argument()
+        text = _symbol(name, self.style) if name in _FAST_SYMBOLS else "\\"
+        if text.startswith("\\"):
+            raise _Unusual  # a command pylatexenc keeps as written (and the braces after it)
+        return text
+
+
+@lru_cache(maxsize=128)
+def _symbol(name: str, style: LatexStyle) -> str:
+    """The text pylatexenc gives one bare command, without the space after it."""
+    return _parse(f"\\{name}", style)
+
+
+def _parse(source: str, style: LatexStyle) -> str:
+    from pylatexenc import latexwalker
+
+    renderer, walker_context = _converter(style)
+    walker = latexwalker.LatexWalker(source, latex_context=walker_context, tolerant_parsing=True)
+    nodes = walker.get_latex_nodes()[0]
+    return str(renderer.nodelist_to_text(nodes))
+
+
+def _prepared(span: str) -> str:
+    """The span as LaTeX source: ``$`` and ``%`` escaped, command names ended."""
+    # LaTeX command names are ASCII letters: ``\\timesµs`` is ``\\times`` then ``µs``.
+    return _NAME_END.sub(r"\1{}", _LITERAL.sub(r"\\\1", span))
+
+
+def _convert(source: str, style: LatexStyle) -> str:
+    """The span's text: by the fast reader when it can, else by pylatexenc."""
+    try:
+        return _FastReader(style, source).text()
+    except _Unusual:
+        return _parse(source, style)
+
+
+@lru_cache(maxsize=4096)
 def latex_to_text(tex: str, *, style: LatexStyle = LatexStyle.READABLE) -> str:
     r"""Rewrite LaTeX commands in ``tex`` as plain text.
 
@@ -206,8 +339,6 @@ def latex_to_text(tex: str, *, style: LatexStyle = LatexStyle.READABLE) -> str:
         readable style, ``((a)/(b)) × 2`` in the notation style. Malformed
         LaTeX (an unclosed brace) gives its best-effort reading, never an error.
     """
-    from pylatexenc import latexwalker
-
     # pylatexenc reads plain text one character at a time, so only the span
     # from the first command or brace (with a ``^`` or ``_`` just before it)
     # to the last closing brace is parsed; the prose around it stays as it is.
@@ -220,9 +351,4 @@ def latex_to_text(tex: str, *, style: LatexStyle = LatexStyle.READABLE) -> str:
     end = tex.rfind("}") + 1
     if end <= max(tex.rfind("\\"), tex.rfind("{")):
         end = len(tex)
-    renderer, walker_context = _converter(style)
-    # LaTeX command names are ASCII letters: ``\\timesµs`` is ``\\times`` then ``µs``.
-    source = _NAME_END.sub(r"\1{}", _LITERAL.sub(r"\\\1", tex[start:end]))
-    walker = latexwalker.LatexWalker(source, latex_context=walker_context, tolerant_parsing=True)
-    nodes = walker.get_latex_nodes()[0]
-    return tex[:start] + str(renderer.nodelist_to_text(nodes)) + tex[end:]
+    return tex[:start] + _convert(_prepared(tex[start:end]), style) + tex[end:]
