@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from sysdrill.content.loader import list_item_file_names
-from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Part
+from sysdrill.content.models import Details, HumanReview, Item, ItemSource, NoteLink, Part
 from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import ImportFailed
 
@@ -51,6 +51,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     "details": tuple(Details.model_fields),
     "human_reviewed": tuple(HumanReview.model_fields),
     "source": tuple(ItemSource.model_fields),
+    "note": tuple(NoteLink.model_fields),
 }
 _PART_ORDER = tuple(Part.model_fields)
 
@@ -74,7 +75,7 @@ def order_item(data: Mapping[str, Any]) -> dict[str, Any]:
         ``parts`` are ordered too.
     """
     result = _ordered(data, _ORDER[""])
-    for key in ("details", "human_reviewed", "source"):
+    for key in ("details", "human_reviewed", "source", "note"):
         if isinstance(result.get(key), Mapping):
             result[key] = _ordered(result[key], _ORDER[key])
     parts = result.get("parts")
@@ -268,6 +269,14 @@ class IdAllocator:
     def taken(self, item_id: str) -> bool:
         """Whether a file of the vault or this import already uses the id."""
         return item_id.casefold() in self._taken
+
+    def allocate_exact(self, item_id: str, folder: str) -> str:
+        """Return ``item_id`` when it is free, else the lowest free ``<item_id>-NNNN``."""
+        rel = f"{folder}/{item_id}.yaml".casefold()
+        if item_id.casefold() in self._taken or rel in self._paths:
+            return self.allocate(item_id, folder)
+        self._taken.add(item_id.casefold())
+        return item_id
 
     def allocate(self, prefix: str, folder: str) -> str:
         """Return the lowest free ``<prefix>-NNNN`` whose file in ``folder`` does not exist."""
