@@ -196,7 +196,7 @@ def test_read_apkg_shows_cloze_hidden_on_front_and_revealed_on_back(
     assert item["details"] == {
         "realistic_solution": "Tensor parallel splits **weight matrices**\n\nMegatron"
     }
-    assert item["note"] == {
+    assert item["note_link"] == {
         "card": "c1",
         "type": "Cloze",
         "text": "Tensor parallel splits {{c1::weight matrices}}",

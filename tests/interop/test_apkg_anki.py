@@ -62,5 +62,5 @@ def test_read_apkg_reads_a_package_anki_exported(tmp_path: Path, legacy: bool, m
     assert cloze_data["details"] == {
         "realistic_solution": "All-reduce sends **2(N-1)/N** of the data"
     }
-    assert cloze_data["note"]["type"] == "Cloze"
+    assert cloze_data["note_link"]["type"] == "Cloze"
     assert source.deck == "Systems::Comms"

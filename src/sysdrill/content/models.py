@@ -256,7 +256,7 @@ class Item(_Open):
 
     :data:`DEFAULT_ANSWER_TOLERANCE` applies when it is absent."""
     source: ItemSource | None = None
-    note: NoteLink | None = None
+    note_link: NoteLink | None = None
     """The note this item is one card of (cloze blank, reverse card); absent for single cards."""
 
     @model_validator(mode="before")

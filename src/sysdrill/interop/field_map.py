@@ -11,6 +11,9 @@ the vault's ``sysdrill.yaml`` by an earlier import, and from the heuristic:
    role, later ones become extras;
 2. otherwise the first unmapped field is the question and the next the answer;
 3. every other field is an extra (appended to the answer with its name).
+
+``Add Reverse`` (the switch of Anki's optional reversed note type) is ignored:
+it decides whether there is a reverse card, it is not text to study.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ ROLE_NAMES: dict[FieldRole, frozenset[str]] = {
         "source sources reference references ref citation quelle fuente fonte bron "
         "источник 出典 出处 来源".split()
     ),
-    FieldRole.TAGS: frozenset("tags tag étiquettes etiquettes schlagworter теги タグ 标签".split()),
+    FieldRole.TAGS: frozenset("tags tag etiquettes schlagworter теги タグ 标签".split()),
+    FieldRole.IGNORE: frozenset({"add_reverse"}),
 }
 """Field names (normalised by :func:`_normal`) that take each role."""
 

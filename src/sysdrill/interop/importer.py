@@ -330,7 +330,7 @@ def _id_prefix(data: dict[str, Any]) -> str:
 
 
 def _card_of(data: dict[str, Any]) -> str:
-    link = data.get("note")
+    link = data.get("note_link")
     card = link.get("card") if isinstance(link, dict) else None
     return slugify(str(card)) if card else "card"
 
@@ -346,7 +346,7 @@ def _known_note_ids(parsed: ParsedSource, index: VaultIndex, family: str) -> dic
         if parsed_item.group is None:
             continue
         existing = index.by_identity.get((family, parsed_item.key))
-        link = existing.raw.get("note") if existing is not None else None
+        link = existing.raw.get("note_link") if existing is not None else None
         if isinstance(link, dict) and isinstance(link.get("id"), str):
             known.setdefault(parsed_item.group, link["id"])
     return known
@@ -412,9 +412,9 @@ def _plan_items(
                 item_id = allocator.allocate(_id_prefix(data), folder)
             rel = f"{folder}/{item_id}.yaml"
             action, previous = ItemAction.ADDED, None
-        if parsed_item.group is not None and isinstance(data.get("note"), dict):
+        if parsed_item.group is not None and isinstance(data.get("note_link"), dict):
             note_id = bases.setdefault(parsed_item.group, item_id)
-            data["note"] = {"id": note_id, **data["note"]}
+            data["note_link"] = {"id": note_id, **data["note_link"]}
         for note in parsed_item.notes:
             report.notes.append(
                 ImportNote(f"{item_id}: {note.message}", note.location or where, note.skipped)

@@ -51,7 +51,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     "details": tuple(Details.model_fields),
     "human_reviewed": tuple(HumanReview.model_fields),
     "source": tuple(ItemSource.model_fields),
-    "note": tuple(NoteLink.model_fields),
+    "note_link": tuple(NoteLink.model_fields),
 }
 _PART_ORDER = tuple(Part.model_fields)
 
@@ -75,7 +75,7 @@ def order_item(data: Mapping[str, Any]) -> dict[str, Any]:
         ``parts`` are ordered too.
     """
     result = _ordered(data, _ORDER[""])
-    for key in ("details", "human_reviewed", "source", "note"):
+    for key in ("details", "human_reviewed", "source", "note_link"):
         if isinstance(result.get(key), Mapping):
             result[key] = _ordered(result[key], _ORDER[key])
     parts = result.get("parts")

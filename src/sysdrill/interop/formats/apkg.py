@@ -277,7 +277,7 @@ def _finish(
     if sides.resources:
         data.setdefault("details", {})["resources"] = sides.resources
     if link is not None:
-        data["note"] = link
+        data["note_link"] = link
     return ParsedItem(key=key, data=data, notes=notes, group=group)
 
 
@@ -440,7 +440,7 @@ def read_apkg(
     (key ``<guid>#c<N>``: the blank shown as ``[...]`` or ``[hint]``, the
     others filled in), a note type with two templates one item per card
     (``<guid>#forward``, ``<guid>#reverse``); such siblings share
-    :attr:`ParsedItem.group` and a ``note`` link. A note without a back
+    :attr:`ParsedItem.group` and a ``note_link``. A note without a back
     becomes a ``quiz`` item and a note says so.
 
     Args:
