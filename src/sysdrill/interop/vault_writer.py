@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Mapping
@@ -96,8 +97,26 @@ class _ReadableDumper(_BaseDumper):  # type: ignore[misc]
     """Safe dumper (libyaml's emitter when present) writing multi-line strings as ``|`` blocks."""
 
 
+# Plain scalars some YAML 1.1 or 1.2 reader takes for a number, boolean, date or
+# null (PyYAML reads "yes" as True, yaml_rs "1e3" as 1000.0 and "0Xa_8" as 168):
+# anything starting like a number, and the special words. Quoting more than
+# needed is harmless; quoting less loses items.
+_NOT_A_STRING = re.compile(
+    r"[-+]?[.\d][\w.:+-]*"
+    r"|\d{4}-\d\d?-\d\d?[Tt\s].*"
+    r"|[-+]?\.?(?:inf|nan)"
+    r"|y|n|yes|no|on|off|true|false|null|~|=|<<",
+    re.IGNORECASE,
+)
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if "\n" in value:
+        style: str | None = "|"
+    elif _NOT_A_STRING.fullmatch(value.strip()):
+        style = "'"
+    else:
+        style = None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
