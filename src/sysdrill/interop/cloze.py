@@ -12,7 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ClozeBlank", "cloze_numbers", "has_cloze", "parse_cloze", "render_cloze"]
+__all__ = [
+    "ClozeBlank",
+    "ClozeCard",
+    "cloze_cards",
+    "cloze_link",
+    "cloze_numbers",
+    "has_cloze",
+    "parse_cloze",
+    "render_cloze",
+]
 
 _OPEN = re.compile(r"\{\{c(\d+)::")
 _FIND = re.compile(r"\{\{c\d+::")
@@ -131,3 +140,33 @@ def render_cloze(cloze: Cloze, *, card: int, reveal: bool = False) -> str:
         else:
             out.append(render_cloze(part.parts, card=card, reveal=reveal))
     return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class ClozeCard:
+    """One card of a cloze note: its name (``c2``), prompt and revealed text."""
+
+    card: str
+    prompt: str
+    revealed: str
+
+
+def cloze_cards(text: str) -> list[ClozeCard]:
+    """The cards of a cloze note's text, one per blank number (none when it has no blank)."""
+    parsed = parse_cloze(text)
+    return [
+        ClozeCard(
+            f"c{number}",
+            render_cloze(parsed, card=number),
+            render_cloze(parsed, card=number, reveal=True),
+        )
+        for number in cloze_numbers(parsed)
+    ]
+
+
+def cloze_link(type_name: str | None, text: str, extra: str) -> dict[str, str]:
+    """The ``note_link`` fields every card of a cloze note shares (``card`` and ``id`` apart)."""
+    link = {"type": type_name or "Cloze", "text": text}
+    if extra:
+        link["extra"] = extra
+    return link

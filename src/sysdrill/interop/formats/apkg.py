@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.cloze import cloze_numbers, has_cloze, parse_cloze, render_cloze
+from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
 from sysdrill.interop.field_map import FieldRole, map_fields
 from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
@@ -307,33 +307,22 @@ def _note_items(
         return [_own_item(guid, names, texts, ctx)]
     sides = _sides(names, texts, roles)
     if note_type.cloze or "cloze" in note_type.name.casefold() or has_cloze(sides.question):
-        parsed = parse_cloze(sides.question)
-        numbers = cloze_numbers(parsed)
-        if numbers:
+        cards = cloze_cards(sides.question)
+        if cards:
             extra = "\n\n".join(part for part in (sides.answer, *sides.extras) if part)
-            items = []
-            for number in numbers:
-                link = {
-                    "card": f"c{number}",
-                    "type": note_type.name or "Cloze",
-                    "text": sides.question,
-                }
-                if extra:
-                    link["extra"] = extra
-                front = render_cloze(parsed, card=number)
-                revealed = render_cloze(parsed, card=number, reveal=True)
-                items.append(
-                    _finish(
-                        f"{guid}#c{number}",
-                        front,
-                        sides.back(revealed),
-                        sides=sides,
-                        ctx=ctx,
-                        link=link,
-                        group=guid,
-                    )
+            link = cloze_link(note_type.name, sides.question, extra)
+            return [
+                _finish(
+                    f"{guid}#{card.card}",
+                    card.prompt,
+                    sides.back(card.revealed),
+                    sides=sides,
+                    ctx=ctx,
+                    link={"card": card.card, **link},
+                    group=guid,
                 )
-            return items
+                for card in cards
+            ]
     reversible = (note_type.templates or max(card_ords, default=0) + 1) == 2
     if not reversible:
         return [_finish(guid, sides.question, sides.back(), sides=sides, ctx=ctx)]
