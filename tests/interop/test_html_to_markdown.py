@@ -23,8 +23,22 @@ from sysdrill.interop.formats._common import html_to_markdown
         ("Shown: &lt;script&gt;alert(1)", "Shown: &lt;script>alert(1)"),
         ("<code>&lt;b&gt;</code> AT&amp;T", "`<b>` AT&T"),
         ("<ol><li>one</li><li>two</li></ol>", "1. one\n2. two"),
+        (
+            "<ul><li>one<ol><li>a</li><li>b</li></ol></li><li>two</li></ul>",
+            "- one\n  1. a\n  2. b\n- two",
+        ),
     ],
-    ids=["sup", "sub", "ruby", "table", "code-block", "escaped-html", "code-span", "list"],
+    ids=[
+        "sup",
+        "sub",
+        "ruby",
+        "table",
+        "code-block",
+        "escaped-html",
+        "code-span",
+        "list",
+        "nested-list",
+    ],
 )
 def test_html_to_markdown_keeps_structure(html: str, markdown: str) -> None:
     assert html_to_markdown(html)[0] == markdown

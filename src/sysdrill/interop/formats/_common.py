@@ -205,7 +205,8 @@ class _Converter(HTMLParser):
             self._newlines(1)
             self.lists.append([0] if tag == "ol" else [-1])
         elif tag == "li":
-            self._newlines(1)
+            if not "".join(out[-2:]).endswith("\n"):
+                self._newlines(1)
             indent = "  " * max(len(self.lists) - 1, 0)
             counter = self.lists[-1] if self.lists else [-1]
             if counter[0] >= 0:
