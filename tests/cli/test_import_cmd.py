@@ -216,3 +216,56 @@ def test_utf16_source_imports_as_utf8_files(run_cli, tmp_path: Path) -> None:
     assert "  - quiz.txt: read as UTF-16" in result.stdout.splitlines()
     written = tmp_path / "v" / "questions" / "quiz" / "global-quiz-0001.yaml"
     assert "question: What is 2¹⁶?" in written.read_text("utf-8")
+
+
+def _custom_apkg(path: Path) -> Path:
+    import genanki
+
+    model = genanki.Model(
+        1_700_000_017,
+        "Mathe Aufgabe",
+        fields=[{"name": "Nummer"}, {"name": "Frage"}, {"name": "Antwort"}],
+        templates=[{"name": "Karte 1", "qfmt": "{{Frage}}", "afmt": "{{Antwort}}"}],
+    )
+    deck = genanki.Deck(1_700_000_201, "Mathe")
+    deck.add_note(genanki.Note(model=model, fields=["17", "2 + 2?", "4"], guid="m-17"))
+    genanki.Package([deck]).write_to_file(str(path))
+    return path
+
+
+def test_dry_run_previews_the_field_mapping(run_cli, tmp_path: Path) -> None:
+    package = _custom_apkg(tmp_path / "mathe.apkg")
+
+    result = run_cli(
+        "import", str(package), "--into", str(tmp_path / "v"), "--dry-run", "--map", "Nummer=ignore"
+    )
+
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-3:] == [
+        "Field mapping (change with --map FIELD=role):",
+        "  - Mathe Aufgabe: Nummer -> ignore, Frage -> question, Antwort -> answer",
+        "Dry run: nothing was written.",
+    ]
+    assert not (tmp_path / "v").exists()
+
+
+def test_map_is_saved_and_reused(run_cli, tmp_path: Path) -> None:
+    package = _custom_apkg(tmp_path / "mathe.apkg")
+    vault = tmp_path / "v"
+
+    first = run_cli("import", str(package), "--into", str(vault), "--map", "Nummer=ignore")
+    again = run_cli("import", str(package), "--into", str(vault), "--no-audit")
+
+    assert first.exit_code == 0, first.stderr
+    assert "added 0, updated 0, unchanged 1, skipped 0" in again.stdout
+    assert "Nummer: ignore" in (vault / "sysdrill.yaml").read_text("utf-8")
+
+
+def test_map_with_an_unknown_role_is_a_usage_error(run_cli, tmp_path: Path) -> None:
+    package = _custom_apkg(tmp_path / "mathe.apkg")
+
+    result = run_cli("import", str(package), "--into", str(tmp_path / "v"), "--map", "Nummer=x")
+
+    assert result.exit_code == 2
+    assert "unknown role 'x'" in result.stderr

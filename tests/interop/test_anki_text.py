@@ -102,3 +102,28 @@ def test_read_anki_text_skips_repeated_guid_with_a_note(tmp_path: Path) -> None:
     assert [(n.location, n.message) for n in source.notes] == [
         ("notes.txt:4", "repeats the note of line 3")
     ]
+
+
+def test_read_anki_text_splits_a_cloze_note_into_one_item_per_blank(tmp_path: Path) -> None:
+    path = tmp_path / "cloze.txt"
+    path.write_text(
+        "#separator:tab\n#html:true\n#notetype:Cloze\n#guid column:1\n"
+        "g1\t{{c1::NCCL}} runs {{c2::all-reduce::op}}\tNVIDIA\n",
+        encoding="utf-8",
+    )
+
+    source = read_anki_text(path)
+
+    assert [(i.key, i.group, i.data["question"]) for i in source.items] == [
+        ("g1#c1", "g1", "[...] runs all-reduce"),
+        ("g1#c2", "g1", "NCCL runs [op]"),
+    ]
+    assert source.items[1].data["details"] == {
+        "realistic_solution": "NCCL runs **all-reduce**\n\nNVIDIA"
+    }
+    assert source.items[0].data["note_link"] == {
+        "card": "c1",
+        "type": "Cloze",
+        "text": "{{c1::NCCL}} runs {{c2::all-reduce::op}}",
+        "extra": "NVIDIA",
+    }

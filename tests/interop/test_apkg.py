@@ -190,18 +190,24 @@ def test_read_apkg_reads_notes_fields_tags_and_decks_in_both_schemas(
 def test_read_apkg_shows_cloze_hidden_on_front_and_revealed_on_back(
     fixture: str, request: pytest.FixtureRequest
 ) -> None:
-    item = _by_key(request.getfixturevalue(fixture))["g-three"]
+    item = _by_key(request.getfixturevalue(fixture))["g-three#c1"]
 
     assert item["question"] == "Tensor parallel splits [...]"
     assert item["details"] == {
-        "realistic_solution": "Tensor parallel splits weight matrices\n\nMegatron"
+        "realistic_solution": "Tensor parallel splits **weight matrices**\n\nMegatron"
+    }
+    assert item["note_link"] == {
+        "card": "c1",
+        "type": "Cloze",
+        "text": "Tensor parallel splits {{c1::weight matrices}}",
+        "extra": "Megatron",
     }
 
 
 def test_read_apkg_skips_empty_front_and_reports_media(old_apkg: Path) -> None:
     source = read_apkg(old_apkg)
 
-    assert [item.key for item in source.items] == ["g-one", "g-two", "g-three", "g-five"]
+    assert [item.key for item in source.items] == ["g-one", "g-two", "g-three#c1", "g-five"]
     assert any(n.skipped and "empty front" in n.message for n in source.notes)
     assert any("1 media files" in n.message for n in source.notes)
     media_item = next(item for item in source.items if item.key == "g-five")

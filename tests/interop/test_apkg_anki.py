@@ -59,5 +59,8 @@ def test_read_apkg_reads_a_package_anki_exported(tmp_path: Path, legacy: bool, m
     }
     (cloze_data,) = [data for key, data in items.items() if key != guid]
     assert cloze_data["question"] == "All-reduce sends [...] of the data"
-    assert cloze_data["details"] == {"realistic_solution": "All-reduce sends 2(N-1)/N of the data"}
+    assert cloze_data["details"] == {
+        "realistic_solution": "All-reduce sends **2(N-1)/N** of the data"
+    }
+    assert cloze_data["note_link"]["type"] == "Cloze"
     assert source.deck == "Systems::Comms"

@@ -107,3 +107,18 @@ def test_read_csv_with_utf8_bom_header(tmp_path: Path) -> None:
     source = read_csv(path)
 
     assert len(source.items) == 1 and source.notes == []
+
+
+def test_read_csv_reads_a_headerless_quizlet_tsv(tmp_path: Path) -> None:
+    path = tmp_path / "quizlet.tsv"
+    path.write_text("Память\tmemory\nHBM\thigh-bandwidth memory\n", encoding="utf-8")
+
+    source = read_csv(path)
+
+    assert [
+        (i.data["question"], i.data["details"]["realistic_solution"]) for i in source.items
+    ] == [
+        ("Память", "memory"),
+        ("HBM", "high-bandwidth memory"),
+    ]
+    assert source.notes[0].message.startswith("no header row")

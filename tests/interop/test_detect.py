@@ -83,3 +83,13 @@ def test_empty_file_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(ImportFailed, match="is empty; nothing to import"):
         detect_format(path)
+
+
+def test_sniff_recognises_headerless_quizlet_term_lines() -> None:
+    text = "Память\tmemory\nHBM\thigh-bandwidth memory\nNCCL\tcollectives library\n"
+
+    assert sniff_text_format(text) == "csv"
+
+
+def test_sniff_does_not_take_prose_with_one_tab_for_term_lines() -> None:
+    assert sniff_text_format("Notes\tabout\tthings\nplain line\n") is None

@@ -254,8 +254,7 @@ def test_export_anki_text_has_headers_guids_and_sanitised_html(vault: Path, tmp_
         "#columns:GUID\tDeck\tTags\tFront\tBack",
     ]
     rows = list(csv.reader(lines[7:], delimiter="\t"))
-    first = rows[0]
-    assert first[0] == note_guid("cloud-0001")
+    first = next(row for row in rows if row and row[0] == note_guid("cloud-0001"))
     assert first[1] == "sysdrill::cloud::L3"
     assert first[2].split() == [
         "serving",
@@ -522,3 +521,28 @@ def test_apkg_export_reads_back_with_scenario_on_front_and_no_meta(
         "realistic_solution": "Sharding of params, grads and optimizer state."
     }
     assert "Meta" not in card["details"]["realistic_solution"]
+
+
+def test_export_anki_text_lists_parent_decks_before_their_subdecks(tmp_path: Path) -> None:
+    items = [
+        {
+            "id": f"deck-{n:04d}",
+            "format": "flashcard",
+            "deck": deck,
+            "question": f"Q{n}?",
+            "details": {"realistic_solution": "A."},
+        }
+        for n, deck in enumerate(["Systems::GPU::HBM", "Systems::GPU", "Systems", "Alpha"])
+    ]
+    vault = write_vault(tmp_path / "vault", items)
+    out = tmp_path / "notes.txt"
+
+    export_vault(vault, format="anki-text", out=out, now=NOW)
+
+    rows = list(csv.reader(out.read_text(encoding="utf-8").split("\n")[7:], delimiter="\t"))
+    assert [row[1] for row in rows if row] == [
+        "sysdrill::Alpha",
+        "sysdrill::Systems",
+        "sysdrill::Systems::GPU",
+        "sysdrill::Systems::GPU::HBM",
+    ]

@@ -153,6 +153,24 @@ def check_options(ctx: FileContext) -> None:
         )
 
 
+# Text Markdown shows as text, never as markup: code blocks, code spans and a
+# backslash-escaped "<". (An entity such as "&lt;script&gt;" holds no "<" at all.)
+_SHOWN_AS_TEXT = re.compile(
+    r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n.*?^[ ]{0,3}\1[ \t]*$"
+    r"|(`+)(?!`).+?(?<!`)\2(?!`)"
+    r"|(?<!\\)\\<",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def _markup_outside_code(text: str) -> re.Match[str] | None:
+    """The first unsafe markup in text, leaving out what Markdown shows as text."""
+    match = _UNSAFE.search(text)
+    if match is None or ("`" not in text and "\\<" not in text):
+        return match
+    return _UNSAFE.search(_SHOWN_AS_TEXT.sub(" ", text))
+
+
 def _may_hold_unsafe_markup(text: str | None) -> bool:
     """Cheap test of the whole file text; only files that pass it are scanned field by field."""
     if text is None:
@@ -167,7 +185,7 @@ def check_links_and_markup(ctx: FileContext) -> None:
     """``unsafe-markup`` and ``resource-url``."""
     strings = iter_strings(ctx.raw) if _may_hold_unsafe_markup(ctx.loaded.text) else ()
     for loc, text in strings:
-        match = _UNSAFE.search(text)
+        match = _markup_outside_code(text)
         if match is not None:
             dotted = ".".join(str(part) for part in loc)
             ctx.add(

@@ -59,6 +59,11 @@ def render_report(report: ImportReport) -> list[str]:
     if report.defects:
         lines.append("Source defects `sysdrill check` will report:")
         lines.extend(f"  - {defect}" for defect in report.defects)
+    if report.field_maps and report.dry_run:
+        lines.append("Field mapping (change with --map FIELD=role):")
+        for note_type, roles in report.field_maps.items():
+            shown = ", ".join(f"{name} -> {role}" for name, role in roles.items())
+            lines.append(f"  - {note_type or '(unnamed note type)'}: {shown}")
     if report.dry_run:
         lines.append("Dry run: nothing was written.")
     return lines
@@ -98,6 +103,16 @@ def register(app: typer.Typer) -> None:
             typer.Option("--dry-run", help="Show what would change without writing anything."),
         ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        field_maps: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--map",
+                help="Role of an Anki note field: FIELD=role, role one of question, answer, "
+                "extra, source, tags, ignore (repeat for more fields). Saved in the vault's "
+                "sysdrill.yaml and reused by later imports; --dry-run shows the mapping.",
+                show_default=False,
+            ),
+        ] = None,
         audit: Annotated[
             bool,
             typer.Option(
@@ -112,8 +127,14 @@ def register(app: typer.Typer) -> None:
         Re-importing the same source changes nothing; a changed source updates
         the same items.
         """
+        from sysdrill.errors import UsageError
+        from sysdrill.interop.field_map import parse_field_maps
         from sysdrill.interop.importer import import_source
 
+        try:
+            field_map = parse_field_maps(field_maps or [])
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--map") from exc
         report = import_source(
             source,
             into=into,
@@ -121,6 +142,7 @@ def register(app: typer.Typer) -> None:
             deck=deck,
             dry_run=dry_run,
             audit=audit,
+            field_map=field_map or None,
             now=datetime.now(UTC),
         )
         if as_json:

@@ -36,6 +36,7 @@ __all__ = [
     "HumanReview",
     "Item",
     "ItemSource",
+    "NoteLink",
     "Part",
     "QuestionId",
     "Resource",
@@ -159,6 +160,27 @@ class ItemSource(_Open):
     """Provenance the source declared (``human``, ``llm-draft``...) when it was not ``imported``."""
 
 
+class NoteLink(_Open):
+    """The note an item is one card of, when one source note gives several items (our addition).
+
+    An Anki cloze note gives one item per blank and a reversed note one item per
+    direction; the items share :attr:`id` (they are *siblings*), and exporting
+    puts them back together as one note of :attr:`type`.
+    """
+
+    id: str
+    """Shared by every card of the note; an item's own id is ``<id>-<card>``."""
+    card: str
+    """Which card of the note: ``c1``, ``c2``... for cloze blanks, ``forward`` or ``reverse``."""
+    type: str | None = None
+    """Anki note type to export the note as, such as ``Cloze`` or
+    ``Basic (and reversed card)``."""
+    text: str | None = None
+    """Cloze notes: the note's whole text (Markdown) with every ``{{cN::answer::hint}}``."""
+    extra: str | None = None
+    """Cloze notes: the note's extra text (Anki's Back Extra), also shown in the answer."""
+
+
 class Item(_Open):
     """One vault item: a StaffML question or one of our other kinds.
 
@@ -234,6 +256,8 @@ class Item(_Open):
 
     :data:`DEFAULT_ANSWER_TOLERANCE` applies when it is absent."""
     source: ItemSource | None = None
+    note_link: NoteLink | None = None
+    """The note this item is one card of (cloze blank, reverse card); absent for single cards."""
 
     @model_validator(mode="before")
     @classmethod

@@ -15,6 +15,8 @@ from sysdrill.interop.text import read_source_text
 
 __all__ = ["detect_format", "sniff_text_format"]
 
+_SNIFF_CHARS = 65536
+"""How much of a text source is looked at to tell its format."""
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 
@@ -49,6 +51,21 @@ _CSV_HEADER = re.compile(
 )
 
 
+def _looks_like_term_lines(head: str) -> bool:
+    """Quizlet's export without a header: ``term<TAB>definition``, one card a line.
+
+    Two lines at least, and every non-blank line holds exactly one tab with
+    text on both sides (the last line may be cut by the sniffing window).
+    """
+    lines = head.split("\n")
+    if len(head) >= _SNIFF_CHARS:
+        lines = lines[:-1]
+    lines = [line for line in lines if line.strip()]
+    return len(lines) >= 2 and all(
+        line.count("\t") == 1 and all(part.strip() for part in line.split("\t")) for line in lines
+    )
+
+
 def sniff_text_format(text: str) -> str | None:
     """Name the import format a text looks like, or None when nothing fits.
 
@@ -59,7 +76,7 @@ def sniff_text_format(text: str) -> str | None:
         A format name (``staffml-web``, ``anki-text``, ``exercises-text``,
         ``quiz-text``, ``flashcards-text``, ``csv`` or ``markdown``) or None.
     """
-    head = text[:65536]
+    head = text[:_SNIFF_CHARS]
     if _ANKI_HEADER.match(head):
         return "anki-text"
     if _STAFFML_KEY.search(head) and _STAFFML_BODY.search(head):
@@ -70,7 +87,7 @@ def sniff_text_format(text: str) -> str | None:
         return "quiz-text"
     if _FLASHCARD.search(head):
         return "flashcards-text"
-    if _CSV_HEADER.match(head):
+    if _CSV_HEADER.match(head) or _looks_like_term_lines(head):
         return "csv"
     if _MARKDOWN_QA.search(head):
         return "markdown"

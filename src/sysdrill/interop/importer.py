@@ -18,9 +18,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,14 @@ from sysdrill.content.models import validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
 from sysdrill.interop import vault_writer
 from sysdrill.interop.detect import detect_format
-from sysdrill.interop.formats import FORMAT_NAMES, get_reader, slugify
+from sysdrill.interop.field_map import (
+    MAPPING_FILE,
+    FieldRole,
+    read_saved_maps,
+    saved_maps_text,
+)
+from sysdrill.interop.formats import FORMAT_NAMES, deck_slug, get_reader, slugify
+from sysdrill.interop.import_report import ImportReport, ItemAction, ItemOutcome
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 from sysdrill.interop.vault_writer import (
     IdAllocator,
@@ -52,108 +59,17 @@ _DEFAULT_TRACK = "global"
 """Id prefix of items without a track (``check`` wants ids to start with a track)."""
 
 
-class ItemAction(StrEnum):
-    """What an import did with one item."""
-
-    ADDED = "added"
-    UPDATED = "updated"
-    UNCHANGED = "unchanged"
-    SKIPPED = "skipped"
-
-
-@dataclass(frozen=True, slots=True)
-class ItemOutcome:
-    """One item of the source and what became of it."""
-
-    action: ItemAction
-    key: str
-    """The item's key in the source (or the source location of a skipped part)."""
-    id: str | None = None
-    path: str | None = None
-    """Vault-relative path of the item file."""
-    reason: str = ""
-    """Why it was skipped."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON shape {action, key, id, path, reason}."""
-        return {
-            "action": self.action.value,
-            "key": self.key,
-            "id": self.id,
-            "path": self.path,
-            "reason": self.reason,
-        }
-
-
-@dataclass(slots=True)
-class ImportReport:
-    """What an import found and did (or would do, in a dry run)."""
-
-    source: str
-    format: str
-    vault: str
-    dry_run: bool
-    deck: str | None = None
-    created_vault: bool = False
-    outcomes: list[ItemOutcome] = field(default_factory=list)
-    notes: list[ImportNote] = field(default_factory=list)
-    """Remarks about the source: rebuilt structure, encodings, items without answers."""
-    defects: list[str] = field(default_factory=list)
-    """Problems of the source that ``sysdrill check`` will report on the imported items."""
-    written: list[str] = field(default_factory=list)
-    """Vault-relative paths written (empty in a dry run)."""
-
-    def _of(self, action: ItemAction) -> list[ItemOutcome]:
-        return [outcome for outcome in self.outcomes if outcome.action is action]
-
-    @property
-    def added(self) -> list[ItemOutcome]:
-        """Items new to the vault."""
-        return self._of(ItemAction.ADDED)
-
-    @property
-    def updated(self) -> list[ItemOutcome]:
-        """Items whose source changed since the last import."""
-        return self._of(ItemAction.UPDATED)
-
-    @property
-    def unchanged(self) -> list[ItemOutcome]:
-        """Items the vault already holds as the source has them."""
-        return self._of(ItemAction.UNCHANGED)
-
-    @property
-    def skipped(self) -> list[ItemOutcome]:
-        """Parts of the source not imported, each with its reason."""
-        return self._of(ItemAction.SKIPPED)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON shape printed by ``sysdrill import --json``."""
-        return {
-            "source": self.source,
-            "format": self.format,
-            "vault": self.vault,
-            "dry_run": self.dry_run,
-            "deck": self.deck,
-            "created_vault": self.created_vault,
-            "counts": {action.value: len(self._of(action)) for action in ItemAction},
-            "items": [outcome.to_dict() for outcome in self.outcomes],
-            "notes": [
-                {"message": n.message, "location": n.location, "skipped": n.skipped}
-                for n in self.notes
-            ],
-            "defects": list(self.defects),
-            "written": list(self.written),
-        }
-
-
 def _digest(data: dict[str, Any]) -> str:
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def _deck_name(title: str) -> str:
-    """Deck name from a title, keeping Anki's ``::`` hierarchy: ``A::B c`` -> ``a::b-c``."""
-    return "::".join(slugify(part) for part in title.split("::") if part.strip()) or "imported"
+    """Deck name from a title, keeping Anki's ``::`` hierarchy: ``A::B c`` -> ``a::b-c``.
+
+    Every script is kept (``日本語::文法``); only file names are transliterated.
+    """
+    return "::".join(deck_slug(part) for part in title.split("::") if part.strip()) or "imported"
 
 
 def _require_utc(now: datetime) -> None:
@@ -161,12 +77,20 @@ def _require_utc(now: datetime) -> None:
         raise UsageError("now must be a timezone-aware UTC datetime")
 
 
-def parse_source(source: Path, *, format: str = "auto") -> ParsedSource:
+def parse_source(
+    source: Path,
+    *,
+    format: str = "auto",
+    field_map: Mapping[str, FieldRole] | None = None,
+    saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
+) -> ParsedSource:
     """Detect (unless given) the format of a source and parse it, writing nothing.
 
     Args:
         source: The file or folder to read.
         format: A format name, or ``auto`` to detect it.
+        field_map: Roles of note fields by field name (``--map``); Anki packages only.
+        saved_maps: Field roles saved by earlier imports, by note type name.
 
     Returns:
         What the format's reader found.
@@ -180,7 +104,17 @@ def parse_source(source: Path, *, format: str = "auto") -> ParsedSource:
     if not source.exists():
         raise ImportFailed(f"source '{source}' does not exist; check the path")
     name = detect_format(source) if format == "auto" else format
-    parsed = get_reader(name)(source)
+    if name == "apkg":
+        from sysdrill.interop.formats.apkg import read_apkg
+
+        parsed = read_apkg(source, field_map=field_map, saved_maps=saved_maps)
+    elif field_map:
+        raise UsageError(
+            f"--map applies to Anki packages only, not to {name}; leave it out "
+            "(CSV columns are named by their header row)"
+        )
+    else:
+        parsed = get_reader(name)(source)
     parsed.format = parsed.format or name
     if not parsed.items:
         reasons = "; ".join(note.message for note in parsed.notes if note.skipped)
@@ -292,6 +226,35 @@ def _finalise(
     return vault_writer.order_item(data)
 
 
+def _id_prefix(data: dict[str, Any]) -> str:
+    track = data.get("track") or _DEFAULT_TRACK
+    kind = data.get("format") or "question"
+    return f"{slugify(str(track))}-{slugify(str(kind))}"
+
+
+def _card_of(data: dict[str, Any]) -> str:
+    link = data.get("note_link")
+    card = link.get("card") if isinstance(link, dict) else None
+    return slugify(str(card)) if card else "card"
+
+
+def _known_note_ids(parsed: ParsedSource, index: VaultIndex, family: str) -> dict[str, str]:
+    """Note ids the vault already gives each group of sibling items, by group key.
+
+    Read before any id is allocated, so a blank added to a cloze note later
+    joins the note id its siblings already have.
+    """
+    known: dict[str, str] = {}
+    for parsed_item in parsed.items:
+        if parsed_item.group is None:
+            continue
+        existing = index.by_identity.get((family, parsed_item.key))
+        link = existing.raw.get("note_link") if existing is not None else None
+        if isinstance(link, dict) and isinstance(link.get("id"), str):
+            known.setdefault(parsed_item.group, link["id"])
+    return known
+
+
 def _plan_items(
     parsed: ParsedSource,
     index: VaultIndex,
@@ -305,6 +268,7 @@ def _plan_items(
     allocator = IdAllocator(index)
     family = format_family(parsed.format)
     name = Path(parsed.path).name
+    bases = _known_note_ids(parsed, index, family)
     for parsed_item in parsed.items:
         own_deck = parsed_item.data.get("deck")
         if isinstance(own_deck, str) and own_deck.strip() and not forced_deck:
@@ -342,12 +306,18 @@ def _plan_items(
             if parsed_item.preferred_id is not None:
                 item_id = parsed_item.preferred_id
                 allocator.reserve(item_id)
+            elif parsed_item.group is not None:
+                base = bases.get(parsed_item.group)
+                if base is None:
+                    base = bases[parsed_item.group] = allocator.allocate(_id_prefix(data), folder)
+                item_id = allocator.allocate_exact(f"{base}-{_card_of(data)}", folder)
             else:
-                track = data.get("track") or _DEFAULT_TRACK
-                kind = data.get("format") or "question"
-                item_id = allocator.allocate(f"{slugify(str(track))}-{slugify(str(kind))}", folder)
+                item_id = allocator.allocate(_id_prefix(data), folder)
             rel = f"{folder}/{item_id}.yaml"
             action, previous = ItemAction.ADDED, None
+        if parsed_item.group is not None and isinstance(data.get("note_link"), dict):
+            note_id = bases.setdefault(parsed_item.group, item_id)
+            data["note_link"] = {"id": note_id, **data["note_link"]}
         for note in parsed_item.notes:
             report.notes.append(
                 ImportNote(f"{item_id}: {note.message}", note.location or where, note.skipped)
@@ -437,6 +407,26 @@ def _defects(report: ImportReport, plan: _Plan, root: Path) -> None:
                 report.defects.extend(_audit(root / outcome.path, root))
 
 
+def _saved_mapping_text(
+    into: Path, parsed: ParsedSource, field_map: Mapping[str, FieldRole] | None
+) -> str | None:
+    """New ``sysdrill.yaml`` saving the mapping of every note type ``--map`` touched."""
+    if not field_map:
+        return None
+    given = {name.casefold() for name in field_map}
+    touched = {
+        note_type: {name: FieldRole(role) for name, role in roles.items()}
+        for note_type, roles in parsed.field_maps.items()
+        if any(name.casefold() in given for name in roles)
+    }
+    if not touched:
+        raise UsageError(
+            f"--map names no field of the source's note types ({', '.join(sorted(field_map))}); "
+            "run with --dry-run to see their fields"
+        )
+    return saved_maps_text(into, touched)
+
+
 def import_source(
     source: Path,
     *,
@@ -445,6 +435,7 @@ def import_source(
     deck: str | None = None,
     dry_run: bool = False,
     audit: bool = True,
+    field_map: Mapping[str, FieldRole] | None = None,
     now: datetime,
 ) -> ImportReport:
     """Import a source into a vault: every file written, or none.
@@ -459,6 +450,9 @@ def import_source(
         audit: Run the ``check`` item rules and napkin tier on the imported items
             and list what they flag in :attr:`ImportReport.defects`. The first
             napkin check in a process loads the unit registry (about a second).
+        field_map: Roles of note fields by field name (``--map FIELD=role``), for
+            Anki packages; the mapping of every note type it touches is saved in
+            the vault's ``sysdrill.yaml`` and reused by later imports.
         now: Current time (UTC), stamped as ``created_at``/``updated_at``.
 
     Returns:
@@ -473,7 +467,8 @@ def import_source(
     _require_utc(now)
     if into.exists() and not into.is_dir():
         raise ImportFailed(f"'{into}' is a file, not a vault folder; pass a folder to --into")
-    parsed = parse_source(source, format=format)
+    saved_maps = read_saved_maps(into) if into.is_dir() else {}
+    parsed = parse_source(source, format=format, field_map=field_map, saved_maps=saved_maps)
     forced_deck = deck is not None and deck.strip() != ""
     deck_title = deck.strip() if forced_deck and deck is not None else parsed.deck
     deck_name = _deck_name(deck_title) if deck_title else None
@@ -485,6 +480,7 @@ def import_source(
         deck=deck_name,
         created_vault=not into.exists(),
     )
+    report.field_maps = parsed.field_maps
     report.notes.extend(parsed.notes)
     for note in parsed.notes:
         if note.skipped:
@@ -514,6 +510,9 @@ def import_source(
     decks = _decks_text(into, plan) if plan.deck_items else None
     if decks is not None:
         plan.files["decks.yaml"] = decks
+    mapping_text = _saved_mapping_text(into, parsed, field_map)
+    if mapping_text is not None:
+        plan.files[MAPPING_FILE] = mapping_text
     for rel, text in parsed.shared_files.items():
         content, remark = vault_writer.shared_file_update(into, rel, text)
         if content is not None:

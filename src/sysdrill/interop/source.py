@@ -37,6 +37,9 @@ class ParsedItem:
     preferred_id: str | None = None
     """Id to keep when the source has one (StaffML), else None to allocate."""
     notes: tuple[ImportNote, ...] = ()
+    group: str | None = None
+    """Key shared by items read from one source note (cloze blanks, reverse cards):
+    they get one note id, and each item's id is ``<note id>-<card>``."""
 
 
 @dataclass(slots=True)
@@ -53,3 +56,5 @@ class ParsedSource:
     shared_files: dict[str, str] = field(default_factory=dict)
     """Taxonomy and chain files of a source vault (path relative to its root, with
     ``/``) and their text, to bring into the target vault as written."""
+    field_maps: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Role of each field, by note type name, as the reader mapped them (Anki packages)."""

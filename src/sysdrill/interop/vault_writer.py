@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Mapping
@@ -25,7 +26,7 @@ from typing import Any
 import yaml
 
 from sysdrill.content.loader import list_item_file_names
-from sysdrill.content.models import Details, HumanReview, Item, ItemSource, Part
+from sysdrill.content.models import Details, HumanReview, Item, ItemSource, NoteLink, Part
 from sysdrill.content.yaml_source import SAFE_LOADER
 from sysdrill.errors import ImportFailed
 
@@ -51,6 +52,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     "details": tuple(Details.model_fields),
     "human_reviewed": tuple(HumanReview.model_fields),
     "source": tuple(ItemSource.model_fields),
+    "note_link": tuple(NoteLink.model_fields),
 }
 _PART_ORDER = tuple(Part.model_fields)
 
@@ -74,7 +76,7 @@ def order_item(data: Mapping[str, Any]) -> dict[str, Any]:
         ``parts`` are ordered too.
     """
     result = _ordered(data, _ORDER[""])
-    for key in ("details", "human_reviewed", "source"):
+    for key in ("details", "human_reviewed", "source", "note_link"):
         if isinstance(result.get(key), Mapping):
             result[key] = _ordered(result[key], _ORDER[key])
     parts = result.get("parts")
@@ -95,8 +97,26 @@ class _ReadableDumper(_BaseDumper):  # type: ignore[misc]
     """Safe dumper (libyaml's emitter when present) writing multi-line strings as ``|`` blocks."""
 
 
+# Plain scalars some YAML 1.1 or 1.2 reader takes for a number, boolean, date or
+# null (PyYAML reads "yes" as True, yaml_rs "1e3" as 1000.0 and "0Xa_8" as 168):
+# anything starting like a number, and the special words. Quoting more than
+# needed is harmless; quoting less loses items.
+_NOT_A_STRING = re.compile(
+    r"[-+]?[.\d][\w.:+-]*"
+    r"|\d{4}-\d\d?-\d\d?[Tt\s].*"
+    r"|[-+]?\.?(?:inf|nan)"
+    r"|y|n|yes|no|on|off|true|false|null|~|=|<<",
+    re.IGNORECASE,
+)
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if "\n" in value:
+        style: str | None = "|"
+    elif _NOT_A_STRING.fullmatch(value.strip()):
+        style = "'"
+    else:
+        style = None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -268,6 +288,14 @@ class IdAllocator:
     def taken(self, item_id: str) -> bool:
         """Whether a file of the vault or this import already uses the id."""
         return item_id.casefold() in self._taken
+
+    def allocate_exact(self, item_id: str, folder: str) -> str:
+        """Return ``item_id`` when it is free, else the lowest free ``<item_id>-NNNN``."""
+        rel = f"{folder}/{item_id}.yaml".casefold()
+        if item_id.casefold() in self._taken or rel in self._paths:
+            return self.allocate(item_id, folder)
+        self._taken.add(item_id.casefold())
+        return item_id
 
     def allocate(self, prefix: str, folder: str) -> str:
         """Return the lowest free ``<prefix>-NNNN`` whose file in ``folder`` does not exist."""

@@ -28,6 +28,12 @@ from typing import Any
 
 from sysdrill.content.enums import ItemKind
 from sysdrill.content.models import Item
+from sysdrill.interop.export.anki_notes import (
+    linked_deck_and_tags,
+    linked_model,
+    linked_note_fields,
+    linked_notes,
+)
 from sysdrill.interop.export.cards import (
     ExportedItem,
     FieldRenderer,
@@ -239,8 +245,23 @@ def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str
     render = FieldRenderer()
     models = {key: _model(note_type) for key, note_type in NOTE_TYPES.items()}
     decks: dict[str, Any] = {}
+    linked = linked_notes(items)
+    for note in linked.values():
+        name, tags = linked_deck_and_tags(note)
+        if name not in decks:
+            decks[name] = genanki.Deck(deck_id(name), name)
+        decks[name].add_note(
+            genanki.Note(
+                model=linked_model(note, _CSS),
+                fields=linked_note_fields(note, render),
+                tags=tags,
+                guid=note.guid,
+            )
+        )
     for exported in items:
         item = exported.item
+        if item.note_link is not None:
+            continue
         note_type = note_type_for(item)
         name = anki_deck_name(item, deck=exported.deck_title)
         if name not in decks:

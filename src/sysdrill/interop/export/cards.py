@@ -193,7 +193,9 @@ _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _BLOCK_SLOT = re.compile(r"(?:<p>)?SYSDRILLBLOCK(\d+)X(?:</p>)?")
 _SPAN_SLOT = re.compile(r"SYSDRILLSPAN(\d+)X")
 # Text without any of these renders as plain paragraphs; it skips the parser.
-_SYNTAX_CHARS = re.compile(r"[*_`\[\]<>&#|\\!~$]")
+_SYNTAX_CHARS = re.compile(r"[*_`\[\]<>&#|\\!~$^]")
+# What the importers write for <sup>/<sub>: 10^{4}, H_{2}O (outside math, where LaTeX reads it).
+_SUP_SUB = re.compile(r"(?<=\S)([\^_])\{([^{}\n$]{1,80})\}")
 _LINE_SYNTAX = re.compile(r"^[ \t]*(?:[-+]|\d+[.)])[ \t]|^(?: {4}|\t)|^=+[ \t]*$", re.M)
 
 
@@ -202,7 +204,8 @@ class FieldRenderer:
 
     Rendering is GitHub-flavoured CommonMark (tables, strikethrough) by
     cmark-gfm, with single line breaks kept. Before it runs, code blocks, code
-    spans and math are cut out (so ``*`` and ``_`` inside math are not read as
+    spans, math and ``^{...}``/``_{...}`` (superscript and subscript, as the
+    importers write ``<sup>``/``<sub>``) are cut out (so ``*`` and ``_`` inside math are not read as
     emphasis) and put back escaped; math goes between ``\( \)`` or ``\[ \]``
     for MathJax. Text that looks like an HTML tag is escaped and shown as
     text, never interpreted; the result is cleaned with nh3 all the same, so a
@@ -268,6 +271,15 @@ class FieldRenderer:
         if "$" in text:
             text = _DISPLAY_MATH.sub(math("\\[", "\\]"), text)
             text = _INLINE_MATH.sub(math("\\(", "\\)"), text)
+        if "{" in text:
+            text = _SUP_SUB.sub(
+                lambda m: span(
+                    ("<sup>{}</sup>" if m.group(1) == "^" else "<sub>{}</sub>").format(
+                        html.escape(m.group(2), quote=False)
+                    )
+                ),
+                text,
+            )
         if "<" in text:
             text = _TAG_START.sub("&lt;", text)
         rendered = self._clean(self._to_html(text, options=self._options)).strip()

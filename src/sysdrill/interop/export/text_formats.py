@@ -62,7 +62,8 @@ def write_anki_text(items: list[ExportedItem], path: Path, now: datetime) -> lis
     """Write Anki "Notes in Plain Text" (tab-separated, HTML fields, GUID column).
 
     Importing it into Anki fills the built-in Basic note type; the GUID column
-    is the same as in the ``.apkg`` export, so a re-import updates notes.
+    is the same as in the ``.apkg`` export, so a re-import updates notes. Rows
+    are grouped by deck, each parent deck before its subdecks.
     """
     del now  # the format has no timestamps
     render = FieldRenderer()
@@ -72,9 +73,13 @@ def write_anki_text(items: list[ExportedItem], path: Path, now: datetime) -> lis
         sink.write("#guid column:1\n#deck column:2\n#tags column:3\n")
         sink.write("#columns:" + "\t".join(ANKI_TEXT_COLUMNS) + "\n")
         writer = csv.writer(sink, delimiter="\t", lineterminator="\n")
-        for exported in items:
+        named = [(anki_deck_name(e.item, deck=e.deck_title), e) for e in items]
+        # Parents before their subdecks: Anki creates a deck for a row's deck as it
+        # reads it, and a subdeck met first makes it create the tree again and again.
+        # The sort is stable, so items keep their order within a deck.
+        named.sort(key=lambda pair: pair[0].split("::"))
+        for deck, exported in named:
             item = exported.item
-            deck = anki_deck_name(item, deck=exported.deck_title)
             decks.add(deck)
             writer.writerow(
                 [

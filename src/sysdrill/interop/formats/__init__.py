@@ -17,7 +17,15 @@ from pathlib import Path
 from sysdrill.errors import ImportFailed, UsageError
 from sysdrill.interop.source import ParsedSource
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "FormatSpec", "get_reader", "slugify", "tidy_text"]
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "FormatSpec",
+    "deck_slug",
+    "get_reader",
+    "slugify",
+    "tidy_text",
+]
 
 Reader = Callable[[Path], ParsedSource]
 
@@ -106,9 +114,10 @@ def get_reader(name: str) -> Reader:
 
 
 def slugify(text: str) -> str:
-    """Turn a title into a name safe for files and decks.
+    """Turn a title into a name safe for files on every system.
 
-    ``Chapter 26: Quiz`` becomes ``chapter-26-quiz``.
+    ``Chapter 26: Quiz`` becomes ``chapter-26-quiz``; other scripts are
+    transliterated (``日本語`` becomes ``ribenyu``, ``Русский`` ``russkiy``).
 
     Args:
         text: Any title.
@@ -117,8 +126,28 @@ def slugify(text: str) -> str:
         Lowercase ASCII letters, digits and single hyphens; ``imported`` when
         nothing usable is left.
     """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    from anyascii import anyascii
+
+    latin = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    ascii_text = latin if latin.strip() == text.strip() else anyascii(text)
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:64].rstrip("-") or "imported"
+
+
+def deck_slug(text: str) -> str:
+    """Turn a deck title into a deck name, keeping every script.
+
+    Lower case, with runs of anything but letters, digits and combining marks
+    turned into single hyphens: ``Chapter 26: Quiz`` becomes
+    ``chapter-26-quiz``, ``日本語 文法`` becomes ``日本語-文法`` and ``Русский
+    язык`` ``русский-язык``. File names use :func:`slugify` instead.
+
+    Returns:
+        The name; ``imported`` when nothing usable is left.
+    """
+    normal = unicodedata.normalize("NFKC", text).lower()
+    chars = [ch if unicodedata.category(ch)[0] in "LNM" else "-" for ch in normal]
+    slug = re.sub(r"-+", "-", "".join(chars)).strip("-")
     return slug[:64].rstrip("-") or "imported"
 
 

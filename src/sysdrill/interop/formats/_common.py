@@ -11,9 +11,10 @@ Three concerns live here because every card-shaped source needs them:
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -146,9 +147,20 @@ def card_item(
 # --- HTML to Markdown-ish text -------------------------------------------------
 
 _BLOCKS = frozenset(
-    {"div", "p", "ul", "ol", "table", "tr", "blockquote", "pre", "hr", "section", "article"}
+    {"div", "p", "ul", "ol", "blockquote", "pre", "hr", "section", "article"}
     | {f"h{n}" for n in range(1, 7)}
 )
+_INLINE_MARKS: dict[str, tuple[str, str]] = {
+    "b": ("**", "**"),
+    "strong": ("**", "**"),
+    "i": ("*", "*"),
+    "em": ("*", "*"),
+    # LaTeX-ready: 10<sup>4</sup> is 10^{4}, H<sub>2</sub>O is H_{2}O (exports turn them back).
+    "sup": ("^{", "}"),
+    "sub": ("_{", "}"),
+    # Furigana: <ruby>漢字<rt>かんじ</rt></ruby> is 漢字(かんじ); <rp> is dropped.
+    "rt": ("(", ")"),
+}
 _SKIP_CONTENT = frozenset({"script", "style", "head", "title", "object", "iframe"})
 _MEDIA_REF = re.compile(r"\[sound:([^\]]+)\]")
 _MATH_INLINE = re.compile(r"\\\((.+?)\\\)", re.DOTALL)
@@ -160,58 +172,76 @@ class _Converter(HTMLParser):
     """Collects Markdown-ish text while walking Anki field HTML."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+        # Character references are decoded here, so an escaped "&lt;script&gt;"
+        # (text the author showed) is told apart from markup.
+        super().__init__(convert_charrefs=False)
         self.out: list[str] = []
         self.media: list[str] = []
         self.skip_depth = 0
         self.pre_depth = 0
+        self.code_depth = 0
         self.lists: list[list[int]] = []
         self.link_href: list[str | None] = []
+        self.tables: list[_Table] = []
+        self.cells: list[list[str]] = []
+        """Output of the table cells being read; the innermost is written to."""
+
+    @property
+    def sink(self) -> list[str]:
+        return self.cells[-1] if self.cells else self.out
 
     def _newlines(self, count: int) -> None:
         # Extra breaks are collapsed at the end, so over-asking is harmless.
-        self.out.append("\n" * count)
+        self.sink.append("\n" * count)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        if tag in _SKIP_CONTENT:
+        out = self.sink
+        if tag in _SKIP_CONTENT or tag == "rp":
             self.skip_depth += 1
         elif tag == "br":
-            self.out.append("\n")
+            out.append("\n")
         elif tag in ("ul", "ol"):
             self._newlines(1)
             self.lists.append([0] if tag == "ol" else [-1])
         elif tag == "li":
-            self._newlines(1)
+            if not "".join(out[-2:]).endswith("\n"):
+                self._newlines(1)
             indent = "  " * max(len(self.lists) - 1, 0)
             counter = self.lists[-1] if self.lists else [-1]
             if counter[0] >= 0:
                 counter[0] += 1
-                self.out.append(f"{indent}{counter[0]}. ")
+                out.append(f"{indent}{counter[0]}. ")
             else:
-                self.out.append(f"{indent}- ")
+                out.append(f"{indent}- ")
+        elif tag == "table":
+            self._newlines(2)
+            self.tables.append(_Table())
+        elif tag == "tr" and self.tables:
+            self.tables[-1].rows.append([])
+        elif tag in ("td", "th") and self.tables:
+            if not self.tables[-1].rows:
+                self.tables[-1].rows.append([])
+            self.cells.append([])
         elif tag in _BLOCKS:
             self._newlines(1 if tag == "div" else 2)
             if tag == "pre":
                 self.pre_depth += 1
-                self.out.append("```\n")
+                out.append("```\n")
             elif tag[0] == "h" and tag[1:].isdigit():
-                self.out.append("#" * int(tag[1:]) + " ")
+                out.append("#" * int(tag[1:]) + " ")
             elif tag == "hr":
-                self.out.append("---")
-        elif tag in ("b", "strong"):
-            self.out.append("**")
-        elif tag in ("i", "em"):
-            self.out.append("*")
+                out.append("---")
+        elif tag in _INLINE_MARKS:
+            out.append(_INLINE_MARKS[tag][0])
         elif tag == "code" and not self.pre_depth:
-            self.out.append("`")
-        elif tag in ("td", "th"):
-            self.out.append(" | ")
+            self.code_depth += 1
+            out.append("`")
         elif tag == "a":
             href = values.get("href") or ""
             self.link_href.append(href if href.startswith(("http://", "https://")) else None)
             if self.link_href[-1]:
-                self.out.append("[")
+                out.append("[")
         elif tag == "img":
             source = values.get("src") or ""
             if source:
@@ -221,43 +251,81 @@ class _Converter(HTMLParser):
         self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP_CONTENT:
+        out = self.sink
+        if tag in _SKIP_CONTENT or tag == "rp":
             self.skip_depth = max(self.skip_depth - 1, 0)
         elif tag in ("ul", "ol"):
             if self.lists:
                 self.lists.pop()
             self._newlines(1 if self.lists else 2)
+        elif tag in ("td", "th") and self.cells:
+            cell = "".join(self.cells.pop())
+            cell = re.sub(r"\s*\n\s*", "<br>", cell.strip()).replace("|", "\\|")
+            self.tables[-1].rows[-1].append(cell)
+        elif tag == "table" and self.tables:
+            self.sink.append(self.tables.pop().markdown())
+            self._newlines(2)
         elif tag in _BLOCKS:
             if tag == "pre" and self.pre_depth:
                 self.pre_depth -= 1
                 self._newlines(1)
-                self.out.append("```")
+                out.append("```")
             self._newlines(1 if tag == "div" else 2)
-        elif tag in ("b", "strong"):
-            self.out.append("**")
-        elif tag in ("i", "em"):
-            self.out.append("*")
+        elif tag in _INLINE_MARKS:
+            out.append(_INLINE_MARKS[tag][1])
         elif tag == "code" and not self.pre_depth:
-            self.out.append("`")
+            self.code_depth = max(self.code_depth - 1, 0)
+            out.append("`")
         elif tag == "a" and self.link_href:
             href = self.link_href.pop()
             if href:
-                self.out.append(f"]({href})")
+                out.append(f"]({href})")
 
     def handle_data(self, data: str) -> None:
         if self.skip_depth:
             return
         if not self.pre_depth:
             data = re.sub(r"[ \t\r\n]+", " ", data)
-        self.out.append(data)
+        self.sink.append(data)
+
+    def _reference(self, char: str) -> None:
+        # Outside code, a "<" the author escaped stays escaped, so neither a
+        # Markdown renderer nor `check` reads "&lt;script&gt;" as markup.
+        if char == "<" and not (self.pre_depth or self.code_depth):
+            char = "&lt;"
+        self.handle_data(char)
+
+    def handle_entityref(self, name: str) -> None:
+        self._reference(html.unescape(f"&{name};"))
+
+    def handle_charref(self, name: str) -> None:
+        self._reference(html.unescape(f"&#{name};"))
+
+
+@dataclass(slots=True)
+class _Table:
+    rows: list[list[str]] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        """The table as a GitHub-flavoured Markdown table, the first row as its header."""
+        rows = [row for row in self.rows if row]
+        if not rows:
+            return ""
+        width = max(len(row) for row in rows)
+        lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in rows]
+        lines.insert(1, "|" + " --- |" * width)
+        return "\n".join(lines)
 
 
 def html_to_markdown(text: str) -> tuple[str, list[str]]:
     r"""Turn an Anki field's HTML into readable Markdown-ish text.
 
-    Line breaks, paragraphs and lists survive; bold, italics, code and links
-    become Markdown; scripts and styles are dropped; MathJax ``\( \)`` and
-    ``\[ \]`` and legacy ``[$]...[/$]`` become ``$...$`` and ``$$...$$``.
+    Line breaks, paragraphs, lists, tables (GitHub-flavoured) and code blocks
+    survive; bold, italics, code and links become Markdown; ``<sup>`` and
+    ``<sub>`` become ``^{...}`` and ``_{...}``; ``<ruby>`` furigana becomes
+    ``base(reading)``; an escaped ``&lt;`` outside code stays ``&lt;``;
+    scripts and styles are dropped; MathJax ``\( \)`` and ``\[ \]`` and
+    legacy ``[$]...[/$]`` become ``$...$`` and ``$$...$$``.
 
     Returns:
         The text and the media files it referred to (images, sounds), which

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from sysdrill.errors import HostileInput, ImportFailed
+from sysdrill.interop.cloze import cloze_cards, cloze_link
 from sysdrill.interop.formats._common import (
     card_item,
     html_to_markdown,
@@ -171,15 +172,32 @@ def read_anki_text(path: Path) -> ParsedSource:
                 )
                 continue
             seen[key] = line
-            data, notes = card_item(
-                front=front,
-                back=back,
-                deck=column("deck") or deck_default,
-                tags=[*tags_default, *split_tags(column("tags"))],
-                where=where,
-                media=media,
-            )
-            source.items.append(ParsedItem(key=key, data=data, notes=notes))
+            deck = column("deck") or deck_default
+            tags = [*tags_default, *split_tags(column("tags"))]
+            cards = cloze_cards(front)
+            if not cards:
+                data, notes = card_item(
+                    front=front, back=back, deck=deck, tags=tags, where=where, media=media
+                )
+                source.items.append(ParsedItem(key=key, data=data, notes=notes))
+                continue
+            # A cloze note: one item per blank number, as in an Anki package.
+            note_type = column("notetype") or headers.values.get("notetype") or None
+            link = cloze_link(note_type, front, back)
+            for card in cards:
+                revealed = "\n\n".join(part for part in (card.revealed, back) if part)
+                data, notes = card_item(
+                    front=card.prompt,
+                    back=revealed,
+                    deck=deck,
+                    tags=tags,
+                    where=where,
+                    media=media,
+                )
+                data["note_link"] = {"card": card.card, **link}
+                source.items.append(
+                    ParsedItem(key=f"{key}#{card.card}", data=data, notes=notes, group=key)
+                )
     except csv.Error as exc:
         raise ImportFailed(
             f"{path.name}:{start + reader.line_num}: {exc}; fix the quoting of this row"

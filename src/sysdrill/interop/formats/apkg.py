@@ -23,13 +23,16 @@ import json
 import re
 import sqlite3  # noqa: TID251 - reads a foreign Anki file, not our storage
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sysdrill.errors import ImportFailed
-from sysdrill.interop.formats._common import card_item, html_to_markdown
+from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
+from sysdrill.interop.field_map import FieldRole, map_fields
+from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
@@ -44,9 +47,9 @@ COLLECTION_MEMBERS: tuple[str, ...] = (
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _MEDIA_INDEX_LIMIT_BYTES = 16 * 1024 * 1024
-_FRONT_NAMES = ("front", "question", "text", "q", "expression", "word", "term")
-_BACK_NAMES = ("back", "answer", "a", "meaning", "definition", "back extra", "extra")
-_CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+_PLAIN_EXTRAS = frozenset({"extra", "back extra"})
+"""Extra fields shown as they are, without their name before them (Anki's own names)."""
+_URL = re.compile(r"https://\S+")
 _OWN_PREFIX = "sysdrill "
 """Note types our exporter writes start with this; their ``Id`` field is kept."""
 
@@ -55,6 +58,10 @@ _OWN_PREFIX = "sysdrill "
 class _NoteType:
     name: str
     fields: tuple[str, ...]
+    templates: int | None = None
+    """Number of card templates, when the collection says."""
+    cloze: bool = False
+    """Anki marks it as a cloze note type (old schema ``type: 1``)."""
 
 
 def _copy_collection(archive: SafeZip, member: str, target: Path) -> None:
@@ -128,8 +135,12 @@ def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[in
         ordered = sorted(
             (f for f in fields if isinstance(f, dict)), key=lambda f: int(f.get("ord", 0))
         )
+        templates = model.get("tmpls")
         note_types[int(key)] = _NoteType(
-            str(model.get("name", "")), tuple(str(f.get("name", "")) for f in ordered)
+            str(model.get("name", "")),
+            tuple(str(f.get("name", "")) for f in ordered),
+            templates=len(templates) if isinstance(templates, list) else None,
+            cloze=model.get("type") == 1,
         )
     deck_names = {
         int(key): str(deck.get("name", "")) for key, deck in decks.items() if isinstance(deck, dict)
@@ -137,13 +148,20 @@ def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[in
     return note_types, deck_names
 
 
-def _new_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[int, str]]:
+def _new_schema(
+    conn: sqlite3.Connection, tables: dict[str, str]
+) -> tuple[dict[int, _NoteType], dict[int, str]]:
     names = {int(ntid): str(name) for ntid, name in conn.execute("SELECT id, name FROM notetypes")}
     fields: dict[int, list[str]] = {}
     for ntid, name in conn.execute("SELECT ntid, name FROM fields ORDER BY ntid, ord"):
         fields.setdefault(int(ntid), []).append(str(name))
+    templates: dict[int, int] = {}
+    if tables.get("templates") == "table":
+        query = "SELECT ntid, COUNT(*) FROM templates GROUP BY ntid"
+        templates = {int(ntid): int(count) for ntid, count in conn.execute(query)}
     note_types = {
-        ntid: _NoteType(name, tuple(fields.get(ntid, ()))) for ntid, name in names.items()
+        ntid: _NoteType(name, tuple(fields.get(ntid, ())), templates=templates.get(ntid))
+        for ntid, name in names.items()
     }
     decks = {
         int(did): str(name).replace("\x1f", "::")
@@ -152,24 +170,118 @@ def _new_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[in
     return note_types, decks
 
 
-def _pick(names: tuple[str, ...], wanted: tuple[str, ...], taken: set[int]) -> int | None:
+@dataclass(frozen=True, slots=True)
+class _NoteContext:
+    """What every item of one note shares."""
+
+    tags: list[str]
+    deck: str | None
+    where: str
+    media: list[str]
+
+
+def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: _NoteContext) -> ParsedItem:
+    """A note of a note type our exporter wrote: Id kept, Title, Scenario, Options, Parts."""
     lowered = [name.casefold() for name in names]
-    for candidate in wanted:
-        if candidate in lowered and lowered.index(candidate) not in taken:
-            return lowered.index(candidate)
-    return None
+    field: dict[str, str] = {}
+    for name, text in zip(lowered, texts, strict=False):
+        field.setdefault(name, text)
+    preferred_id = field.get("id", "").strip() or None
+    front = "\n\n".join(
+        part
+        for part in (
+            field.get("scenario", ""),
+            field.get("front") or field.get("question", ""),
+            field.get("options", ""),
+            field.get("parts", ""),
+        )
+        if part
+    )
+    known = {"id", "title", "scenario", "front", "question", "options", "parts", "meta"}
+    answer_name = "back" if "back" in field else "answer"
+    back_parts = [field.get(answer_name, "")]
+    for name, text in zip(names, texts, strict=False):
+        key = name.casefold()
+        if key not in known and key != answer_name and text.strip():
+            back_parts.append(_labelled(name, text))
+    back = "\n\n".join(part for part in back_parts if part)
+    data, notes = card_item(
+        front=front, back=back, deck=ctx.deck, tags=ctx.tags, where=ctx.where, media=ctx.media
+    )
+    if field.get("title"):
+        data["title"] = field["title"]
+    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
 
 
-def _reveal_cloze(text: str, *, hide: bool) -> str:
-    def replace(match: re.Match[str]) -> str:
-        if not hide:
-            return match.group(2)
-        return f"[{match.group(3)}]" if match.group(3) else "[...]"
-
-    return _CLOZE.sub(replace, text)
+def _labelled(name: str, text: str) -> str:
+    return f"**{name}:** {text}" if "\n" not in text else f"**{name}:**\n\n{text}"
 
 
-def _note_item(
+@dataclass(slots=True)
+class _Sides:
+    """A note's fields sorted by role."""
+
+    question: str = ""
+    answer: str = ""
+    extras: list[str] = field(default_factory=list)
+    resources: list[dict[str, str]] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+    def back(self, *first: str) -> str:
+        return "\n\n".join(part for part in (*first, self.answer, *self.extras) if part)
+
+
+def _sides(names: tuple[str, ...], texts: list[str], roles: dict[str, FieldRole]) -> _Sides:
+    sides = _Sides()
+    questions: list[str] = []
+    answers: list[str] = []
+    for name, text in zip(names, texts, strict=False):
+        role = roles.get(name, FieldRole.EXTRA)
+        if not text.strip() or role is FieldRole.IGNORE:
+            continue
+        if role is FieldRole.QUESTION:
+            questions.append(text)
+        elif role is FieldRole.ANSWER:
+            answers.append(text)
+        elif role is FieldRole.TAGS:
+            sides.tags.extend(split_tags(text))
+        elif role is FieldRole.SOURCE and _URL.fullmatch(text.strip()):
+            sides.resources.append({"name": name, "url": text.strip()})
+        elif name.casefold() in _PLAIN_EXTRAS:
+            sides.extras.append(text)
+        else:
+            sides.extras.append(_labelled(name, text))
+    sides.question = "\n\n".join(questions)
+    sides.answer = "\n\n".join(answers)
+    return sides
+
+
+def _finish(
+    key: str,
+    front: str,
+    back: str,
+    *,
+    sides: _Sides,
+    ctx: _NoteContext,
+    link: dict[str, Any] | None = None,
+    group: str | None = None,
+) -> ParsedItem:
+    data, notes = card_item(
+        front=front,
+        back=back,
+        deck=ctx.deck,
+        tags=[*ctx.tags, *sides.tags],
+        where=ctx.where,
+        media=ctx.media,
+    )
+    if sides.resources:
+        data.setdefault("details", {})["resources"] = sides.resources
+    if link is not None:
+        data["note_link"] = link
+    return ParsedItem(key=key, data=data, notes=notes, group=group)
+
+
+def _note_items(
     *,
     guid: str,
     note_type: _NoteType,
@@ -177,7 +289,10 @@ def _note_item(
     tags: list[str],
     deck: str | None,
     where: str,
-) -> ParsedItem:
+    roles: dict[str, FieldRole],
+    card_ords: set[int],
+) -> list[ParsedItem]:
+    """The items of one note: one per cloze number, two for a reversed note, else one."""
     names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
     if len(names) < len(values):
         names = names + tuple(f"Field {n + 1}" for n in range(len(names), len(values)))
@@ -187,74 +302,80 @@ def _note_item(
         text, found = html_to_markdown(value)
         texts.append(text)
         media.extend(found)
-    own = note_type.name.casefold().startswith(_OWN_PREFIX)
-    preferred_id: str | None = None
-    taken: set[int] = set()
-    if own and "Id" in names:
-        index = names.index("Id")
-        taken.add(index)
-        preferred_id = texts[index].strip() if index < len(texts) and texts[index] else None
-    front_at = _pick(names, _FRONT_NAMES, taken)
-    if front_at is None:
-        front_at = next(n for n in range(len(names)) if n not in taken)
-    taken.add(front_at)
-    back_at = _pick(names, _BACK_NAMES, taken)
-    if back_at is None:
-        back_at = next((n for n in range(len(names)) if n not in taken), None)
-    if back_at is not None:
-        taken.add(back_at)
-    front = texts[front_at] if front_at < len(texts) else ""
-    back = texts[back_at] if back_at is not None and back_at < len(texts) else ""
-    title = None
-    if own:
-        # Our note types: Title is the title, Scenario/Options/Parts belong on
-        # the front, and Meta only repeats the tags.
-        prompt: dict[str, list[str]] = {"scenario": [], "options": [], "parts": []}
-        for n, name in enumerate(names):
-            key = name.casefold()
-            if n in taken or n >= len(texts):
-                continue
-            if key == "title":
-                title = texts[n] or None
-            elif key in prompt:
-                prompt[key].append(texts[n])
-            elif key != "meta":
-                continue
-            taken.add(n)
-        front = "\n\n".join(
-            part
-            for part in (*prompt["scenario"], front, *prompt["options"], *prompt["parts"])
-            if part
+    ctx = _NoteContext(tags, deck, where, media)
+    if note_type.name.casefold().startswith(_OWN_PREFIX):
+        return [_own_item(guid, names, texts, ctx)]
+    sides = _sides(names, texts, roles)
+    if note_type.cloze or "cloze" in note_type.name.casefold() or has_cloze(sides.question):
+        cards = cloze_cards(sides.question)
+        if cards:
+            extra = "\n\n".join(part for part in (sides.answer, *sides.extras) if part)
+            link = cloze_link(note_type.name, sides.question, extra)
+            return [
+                _finish(
+                    f"{guid}#{card.card}",
+                    card.prompt,
+                    sides.back(card.revealed),
+                    sides=sides,
+                    ctx=ctx,
+                    link={"card": card.card, **link},
+                    group=guid,
+                )
+                for card in cards
+            ]
+    reversible = (note_type.templates or max(card_ords, default=0) + 1) == 2
+    if not reversible:
+        return [_finish(guid, sides.question, sides.back(), sides=sides, ctx=ctx)]
+    kind = {"type": note_type.name or "Basic (and reversed card)"}
+    items = [
+        _finish(
+            f"{guid}#forward",
+            sides.question,
+            sides.back(),
+            sides=sides,
+            ctx=ctx,
+            link={"card": "forward", **kind},
+            group=guid,
         )
-    if _CLOZE.search(front):
-        back = "\n\n".join(part for part in (_reveal_cloze(front, hide=False), back) if part)
-        front = _reveal_cloze(front, hide=True)
-    extras = [
-        f"**{names[n]}:** {texts[n]}" if "\n" not in texts[n] else f"**{names[n]}:**\n\n{texts[n]}"
-        for n in range(len(texts))
-        if n not in taken and texts[n].strip()
     ]
-    if extras:
-        back = "\n\n".join([back, *extras] if back else extras)
-    data, notes = card_item(front=front, back=back, deck=deck, tags=tags, where=where, media=media)
-    if title:
-        data["title"] = title
-    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
+    if 1 in card_ords and sides.answer:
+        reverse_back = "\n\n".join(part for part in (sides.question, *sides.extras) if part)
+        items.append(
+            _finish(
+                f"{guid}#reverse",
+                sides.answer,
+                reverse_back,
+                sides=sides,
+                ctx=ctx,
+                link={"card": "reverse", **kind},
+                group=guid,
+            )
+        )
+    return items
 
 
-def _read_collection(conn: sqlite3.Connection, source: ParsedSource) -> None:
+def _read_collection(
+    conn: sqlite3.Connection,
+    source: ParsedSource,
+    *,
+    given: Mapping[str, FieldRole],
+    saved: Mapping[str, Mapping[str, FieldRole]],
+) -> None:
     tables = _tables(conn)
     if tables.get("notes") != "table" or tables.get("cards") != "table":
         raise ImportFailed("has no notes and cards tables (not an Anki collection)")
     if tables.get("notetypes") == "table" and tables.get("fields") == "table":
-        note_types, deck_names = _new_schema(conn)
+        note_types, deck_names = _new_schema(conn, tables)
     elif tables.get("col") == "table":
         note_types, deck_names = _old_schema(conn)
     else:
         raise ImportFailed("has neither note type tables nor a col table")
     first_deck: dict[int, int] = {}
-    for nid, did in conn.execute("SELECT nid, did FROM cards ORDER BY nid, ord"):
+    ords: dict[int, set[int]] = {}
+    for nid, did, ord_ in conn.execute("SELECT nid, did, ord FROM cards ORDER BY nid, ord"):
         first_deck.setdefault(int(nid), int(did))
+        ords.setdefault(int(nid), set()).add(int(ord_ or 0))
+    roles_of: dict[int, dict[str, FieldRole]] = {}
     seen: set[str] = set()
     rows = conn.execute("SELECT id, guid, mid, tags, flds FROM notes ORDER BY id")
     for number, (nid, guid, mid, tags, flds) in enumerate(rows, start=1):
@@ -266,36 +387,57 @@ def _read_collection(conn: sqlite3.Connection, source: ParsedSource) -> None:
         seen.add(guid)
         note_type = note_types.get(int(mid), _NoteType("", ()))
         values = str(flds or "").split("\x1f")
-        deck = deck_names.get(first_deck.get(int(nid), -1))
-        item = _note_item(
+        roles = roles_of.get(int(mid))
+        if roles is None:
+            names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
+            fixed = {**saved.get(note_type.name, {}), **given}
+            roles = roles_of[int(mid)] = map_fields(names, given=fixed)
+            if not note_type.name.casefold().startswith(_OWN_PREFIX):
+                source.field_maps[note_type.name] = {n: r.value for n, r in roles.items()}
+        items = _note_items(
             guid=guid,
             note_type=note_type,
             values=values,
             tags=str(tags or "").split(),
-            deck=deck,
+            deck=deck_names.get(first_deck.get(int(nid), -1)),
             where=where,
+            roles=roles,
+            card_ords=ords.get(int(nid), {0}),
         )
-        if not item.data["question"]:
-            source.notes.append(ImportNote("note has an empty front", where, skipped=True))
-            continue
-        source.items.append(item)
+        for item in items:
+            if not item.data["question"]:
+                source.notes.append(ImportNote("note has an empty front", where, skipped=True))
+                break
+            source.items.append(item)
     decks = {item.data.get("deck") for item in source.items}
     if len(decks) == 1:
         source.deck = decks.pop()
 
 
-def read_apkg(path: Path) -> ParsedSource:
-    """Read an Anki package into flashcard items, one per note.
+def read_apkg(
+    path: Path,
+    *,
+    field_map: Mapping[str, FieldRole] | None = None,
+    saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
+) -> ParsedSource:
+    """Read an Anki package into flashcard items, one per card to review.
 
-    Each note becomes a ``flashcard`` (front and back from fields named like
-    Front/Back or Question/Answer, else the first two fields; further fields
-    are appended to the back with their names), keyed by its note GUID, with
-    its tags and the deck of its first card. Cloze notes show ``[...]`` on the
-    front and the revealed text on the back. A note without a back becomes a
-    ``quiz`` item and a note says so.
+    A basic note becomes one ``flashcard`` keyed by its note GUID (fields
+    mapped to question, answer, extra, source and tags roles by
+    :func:`~sysdrill.interop.field_map.map_fields`), with its tags and the
+    deck of its first card. A cloze note gives one item per blank number
+    (key ``<guid>#c<N>``: the blank shown as ``[...]`` or ``[hint]``, the
+    others filled in), a note type with two templates one item per card
+    (``<guid>#forward``, ``<guid>#reverse``); such siblings share
+    :attr:`ParsedItem.group` and a ``note_link``. A note without a back
+    becomes a ``quiz`` item and a note says so.
 
     Args:
         path: The ``.apkg`` file.
+        field_map: Roles of fields by field name (``--map``), for every note type.
+        saved_maps: Roles saved by an earlier import, by note type name;
+            ``field_map`` wins over them, and both over the heuristic of
+            :mod:`sysdrill.interop.field_map`.
 
     Returns:
         The parsed notes; media files are counted in a note, not imported.
@@ -323,7 +465,7 @@ def read_apkg(path: Path) -> ParsedSource:
             _copy_collection(archive, member, copy)
             try:
                 with _open_collection(copy, path.name) as conn:
-                    _read_collection(conn, source)
+                    _read_collection(conn, source, given=field_map or {}, saved=saved_maps or {})
             except ImportFailed as exc:
                 if str(exc).startswith(f"'{path.name}'"):
                     raise

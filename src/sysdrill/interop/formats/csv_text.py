@@ -1,9 +1,11 @@
-"""Read CSV or TSV card lists with a header row (front, back, deck, tags).
+"""Read CSV or TSV card lists with a header row (front, back, deck, tags), or Quizlet TSV.
 
 The delimiter is sniffed from the header line (comma, tab, semicolon or
 pipe). Header names are matched case-insensitively, with the synonyms in
 :data:`COLUMN_NAMES`; ``front`` and ``back`` are required, ``deck``, ``tags``
-and ``id`` are optional, other columns are ignored with a note. Rows are
+and ``id`` are optional, other columns are ignored with a note. A
+tab-separated file whose first row is two cells that name no column is a
+headerless Quizlet export (term, definition). Rows are
 streamed, so memory stays bounded, and a file with more than
 :data:`MAX_ROWS` rows is refused before more of it is read.
 """
@@ -64,6 +66,18 @@ def _columns(header: list[str], name: str) -> tuple[dict[str, int], list[str]]:
     return found, ignored
 
 
+def _is_headerless(header: list[str], delimiter: str) -> bool:
+    """Whether the first row is a card, not a header: Quizlet's ``term<TAB>definition``.
+
+    Only tab-separated rows of two cells none of which names a known column
+    count; a comma file without a header is still refused with the fix.
+    """
+    if delimiter != "\t" or len(header) != 2:
+        return False
+    names = {name for synonyms in COLUMN_NAMES.values() for name in synonyms}
+    return not any(cell.strip().strip("\ufeff").casefold() in names for cell in header)
+
+
 def read_csv(path: Path) -> ParsedSource:
     """Read a CSV or TSV file with a header row into flashcard items.
 
@@ -93,7 +107,19 @@ def read_csv(path: Path) -> ParsedSource:
             )
         delimiter = _sniff_delimiter(header_line)
         header = next(csv.reader([header_line], delimiter=delimiter))
-        columns, ignored = _columns(header, path.name)
+        headerless = _is_headerless(header, delimiter)
+        ignored: list[str] = []
+        if headerless:
+            columns = {"front": 0, "back": 1}
+            source.notes.append(
+                ImportNote(
+                    "no header row: read as Quizlet-style term<TAB>definition lines "
+                    "(first column front, second back)"
+                )
+            )
+            stream.seek(0)
+        else:
+            columns, ignored = _columns(header, path.name)
         if ignored:
             source.notes.append(ImportNote(f"columns ignored: {', '.join(ignored)}"))
         reader = csv.reader(stream, delimiter=delimiter, strict=False)
@@ -104,7 +130,7 @@ def read_csv(path: Path) -> ParsedSource:
         rows = 0
         try:
             for row in reader:
-                line = reader.line_num + 1
+                line = reader.line_num + (0 if headerless else 1)
                 rows += 1
                 if rows > MAX_ROWS:
                     raise HostileInput(

@@ -1,0 +1,172 @@
+"""Sibling items back into one Anki note: cloze notes and reversed notes.
+
+Items that share a ``note_link`` (see :class:`~sysdrill.content.models.NoteLink`)
+came from one note with several cards. They are written back as one note of
+the note type they came from, named as it was:
+
+- a cloze note (the link holds ``text``) as a cloze note type with fields
+  ``Text`` and ``Back Extra``, so Anki makes one card per blank again;
+- a reversed note (cards ``forward``/``reverse``) as a note type with fields
+  ``Front`` and ``Back`` and two templates; when the type's name says
+  "optional", or the note has no reverse item, it gets the ``Add Reverse``
+  field of Anki's "Basic (optional reversed card)", filled only when there is
+  a reverse item.
+
+The GUID is the Anki note's own when the items came from an Anki package, so
+importing the export into the collection they came from updates those notes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from sysdrill.content.models import Item
+from sysdrill.interop.export.cards import (
+    ExportedItem,
+    FieldRenderer,
+    anki_deck_name,
+    anki_tags,
+    back_markdown,
+)
+
+__all__ = [
+    "LinkedNote",
+    "linked_deck_and_tags",
+    "linked_model",
+    "linked_note_fields",
+    "linked_notes",
+]
+
+_CLOZE_FIELDS = ("Text", "Back Extra")
+_REVERSED_FIELDS = ("Front", "Back")
+_OPTIONAL_FIELDS = ("Front", "Back", "Add Reverse")
+
+
+@dataclass(slots=True)
+class LinkedNote:
+    """Sibling items of one source note, in the order they were chosen."""
+
+    note_id: str
+    type_name: str
+    cloze: bool
+    items: list[ExportedItem] = field(default_factory=list)
+
+    def card(self, name: str) -> Item | None:
+        """The sibling for one card (``forward``, ``reverse``, ``c1``...), if exported."""
+        return next(
+            (e.item for e in self.items if e.item.note_link and e.item.note_link.card == name), None
+        )
+
+    @property
+    def optional(self) -> bool:
+        """Whether the reverse card is optional (an ``Add Reverse`` field decides)."""
+        return "optional" in self.type_name.casefold() or self.card("reverse") is None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """Field names of the note type."""
+        if self.cloze:
+            return _CLOZE_FIELDS
+        return _OPTIONAL_FIELDS if self.optional else _REVERSED_FIELDS
+
+    @property
+    def guid(self) -> str:
+        """The Anki note's own GUID when imported from a package, else one from the note id."""
+        for exported in self.items:
+            source = exported.item.source
+            if source is not None and source.format == "apkg" and source.key:
+                return source.key.partition("#")[0]
+        import genanki
+
+        return str(genanki.guid_for("sysdrill-note", self.note_id))
+
+
+def linked_notes(items: list[ExportedItem]) -> dict[str, LinkedNote]:
+    """Group the items that belong to a multi-card note, by note id."""
+    notes: dict[str, LinkedNote] = {}
+    for exported in items:
+        link = exported.item.note_link
+        if link is None:
+            continue
+        note = notes.get(link.id)
+        if note is None:
+            cloze = link.text is not None
+            default = "Cloze" if cloze else "Basic (and reversed card)"
+            note = notes[link.id] = LinkedNote(link.id, link.type or default, cloze)
+        note.items.append(exported)
+    return notes
+
+
+def _model_id(note: LinkedNote) -> int:
+    kind = "cloze" if note.cloze else "/".join(note.fields)
+    digest = hashlib.sha256(f"sysdrill-model:{kind}:{note.type_name}".encode()).digest()
+    return (int.from_bytes(digest[:6], "big") | 1 << 40) & ((1 << 52) - 1)
+
+
+def linked_model(note: LinkedNote, css: str) -> Any:
+    """The genanki model of a linked note: its source note type's name and card templates."""
+    import genanki
+
+    if note.cloze:
+        return genanki.Model(
+            _model_id(note),
+            note.type_name,
+            fields=[{"name": name} for name in _CLOZE_FIELDS],
+            templates=[
+                {
+                    "name": "Cloze",
+                    "qfmt": "{{cloze:Text}}",
+                    "afmt": "{{cloze:Text}}<br>{{Back Extra}}",
+                }
+            ],
+            css=css + ".cloze { font-weight: bold; color: #0a58ca; }\n",
+            model_type=genanki.Model.CLOZE,
+        )
+    reverse_front = "{{#Add Reverse}}{{Back}}{{/Add Reverse}}" if note.optional else "{{Back}}"
+    return genanki.Model(
+        _model_id(note),
+        note.type_name,
+        fields=[{"name": name} for name in note.fields],
+        templates=[
+            {
+                "name": "Card 1",
+                "qfmt": "{{Front}}",
+                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}',
+            },
+            {
+                "name": "Card 2",
+                "qfmt": reverse_front,
+                "afmt": '{{FrontSide}}<hr id="answer">{{Front}}',
+            },
+        ],
+        css=css,
+    )
+
+
+def linked_note_fields(note: LinkedNote, render: FieldRenderer) -> list[str]:
+    """Field values of a linked note, rendered to Anki HTML."""
+    first = note.items[0].item
+    link = first.note_link
+    if note.cloze and link is not None:
+        return [render(link.text), render(link.extra)]
+    forward = note.card("forward")
+    reverse = note.card("reverse")
+    front = forward.question if forward else (reverse.details.realistic_solution if reverse else "")
+    if reverse is not None:
+        back = reverse.question
+    elif forward is not None:
+        back = back_markdown(forward, placeholder=False)
+    else:  # pragma: no cover - a link always names forward or reverse
+        back = ""
+    values = [render(front), render(back)]
+    if note.optional:
+        values.append("y" if reverse is not None else "")
+    return values
+
+
+def linked_deck_and_tags(note: LinkedNote) -> tuple[str, list[str]]:
+    """Anki deck name and tags of a linked note (those of its first item)."""
+    first = note.items[0]
+    return anki_deck_name(first.item, deck=first.deck_title), anki_tags(first.item)
