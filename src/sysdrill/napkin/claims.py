@@ -14,7 +14,8 @@ side, prefixes) is :mod:`sysdrill.napkin.verdicts`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 from sysdrill.napkin.lexer import (
@@ -30,8 +31,16 @@ from sysdrill.napkin.lexer import (
 from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
-from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
-from sysdrill.napkin.verdicts import Link, compare
+from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value, unit_value
+from sysdrill.napkin.verdicts import (
+    ORDER_RELATIONS,
+    Hints,
+    Link,
+    compare,
+    compare_order,
+    same_kind,
+    strip_counts,
+)
 
 __all__ = ["ClaimChecker", "check_claims", "iter_claim_lines"]
 
@@ -40,8 +49,8 @@ MAX_LINE_CHARS = 2000
 MAX_SIDE_TOKENS = 64
 """Longest left side searched for, in tokens."""
 
-_CHUNK_BREAK = re.compile(r"[:;?!|\"→<>≤≥≠±≪≫]|\.(?!\d)|,(?!\d{3}(?!\d))")
-_CLAIM_CHUNK = re.compile(r"[=≈~]")
+_CHUNK_BREAK = re.compile(r"[:;?!|\"≠±]|\.(?!\d)|,(?!\d{3}(?!\d))")
+_CLAIM_CHUNK = re.compile(r"[=≈~→<>≤≥≪≫]")
 _GLUED_EQUALS = re.compile(r"[\w)]=\S")
 _DOUBLE_RELATION = re.compile(r"[=≈~]\s*[=≈~]")
 _DIGIT = re.compile(r"\d")
@@ -207,7 +216,7 @@ class ClaimChecker:
                 if parser is None:
                     parser = Parser(tokens, self.variables)
                 lhs = _reparse(parser, lhs_span)
-                rhs = _reparse(parser, rhs_span)
+                rhs = _reparse(parser, rhs_span, right_side=True)
             verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, segment_start)
             if verdict is not None:
                 verdicts.append(verdict)
@@ -273,7 +282,8 @@ class ClaimChecker:
         segment_start: int,
     ) -> ClaimVerdict | None:
         relation = tokens[rel].text
-        relation = "=" if relation == "=" else ("≈" if relation == "≈" else "~")
+        if relation not in _RELATIONS:
+            relation = "~"
         column = tokens[rel].start + 1
         lhs_text = norm[tokens[lhs.start].start : tokens[lhs.end - 1].end] if lhs else ""
         rhs_text = norm[tokens[rhs.start].start : tokens[rhs.end - 1].end] if rhs else ""
@@ -289,26 +299,214 @@ class ClaimChecker:
             if relation == "=" and right.why is None and not rhs.truncated:
                 if lhs.start == segment_start or len(name) <= 3:
                     self._define(name, right)
-            return verdict(Verdict.SKIPPED, f"defines {name}")
+                return verdict(Verdict.SKIPPED, f"defines {name}")
+            return verdict(Verdict.SKIPPED, "the left side is a name")
         if rhs.end - rhs.start == 1 and tokens[rhs.start].kind is Kind.NAME:
             return verdict(Verdict.SKIPPED, "the right side is a name")
+        ranged = left.why == "range" or right.why == "range"
         for side in (left, right):
-            if side.why is not None:
+            if side.why is not None and side.why != "range":
                 return verdict(Verdict.SKIPPED, f"not numeric ({side.why})")
-        if left.scale and lhs.start > segment_start and tokens[lhs.start - 1].kind is Kind.NAME:
+        order = relation in ORDER_RELATIONS
+        before = tokens[lhs.start - 1] if lhs.start > segment_start else None
+        if (
+            not order
+            and left.scale
+            and before is not None
+            and before.kind is Kind.NAME
+            and before.text.lower() not in _LEAD_WORDS
+        ):
             # "TP of 8 and PP of 4 = 32 GPUs": a lone number inside a phrase is not
             # the left side of the claim; the phrase is.
             return verdict(Verdict.SKIPPED, "the left side is part of a phrase")
+        first = tokens[lhs.start]
+        if (
+            first.kind is Kind.NAME
+            and before is not None
+            and before.kind in (Kind.NAME, Kind.NUM)
+            and before.text.lower() not in _LEAD_WORDS
+            and is_unit_spelling(first.text)
+            and first.text not in self.variables
+        ):
+            # "46.7B total params × 2 B", "Memory per GPU ≤ 80 GB": a unit word that
+            # continues a phrase does not start the left side.
+            return verdict(Verdict.SKIPPED, "the left side starts inside a phrase")
         if lhs.truncated or rhs.truncated:
             return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
+        if relation == "→" and left.scale:
+            return verdict(Verdict.SKIPPED, "an arrow after a single value marks a change")
+        if not order and left.scale and right.scale and not ranged and _converts(left, right):
+            # "1 node = 8 GPUs", "1 epoch = 1.28M images": a stated conversion.
+            return verdict(Verdict.SKIPPED, "a stated conversion between units, not arithmetic")
+        if not any(tokens[i].kind is Kind.NUM for i in range(lhs.start, lhs.end)) and all(
+            tokens[i].kind is not Kind.NAME or is_unit_spelling(tokens[i].text)
+            for i in range(lhs.start, lhs.end)
+        ):
+            # "$/token = $2.50/h ÷ ...": units alone name the quantity computed.
+            return verdict(Verdict.SKIPPED, "the left side names a unit")
 
-        def reread() -> tuple[Value, Value]:
-            # Binary prefixes read as decimal (GiB as GB): only needed, and only
-            # paid for, when the claim does not hold as written.
-            parser = Parser(tokens, self.variables, reverse=True)
-            return parser.parse(lhs.start, lhs.end)[0], parser.parse(rhs.start, rhs.end)[0]
+        flags = self._reading(tokens, lhs, rhs)
+        if flags or ranged:
+            ends = (0, 1) if ranged else (None,)
+            readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
+        else:
+            readings = [(left, right)]
 
-        return compare(link, left, right, line, norm, tokens[rhs.start : rhs.end], reread)
+        def hints() -> Hints:
+            return _hints(tokens, lhs, rhs)
+
+        def judge(pair: tuple[Value, Value], end: int | None) -> ClaimVerdict:
+            one, other = pair
+            if one.why is not None or other.why is not None:
+                return verdict(Verdict.SKIPPED, f"not numeric ({one.why or other.why})")
+            if order:
+                return compare_order(link, one, other, line, norm, tokens[rel])
+
+            def reread() -> tuple[Value, Value]:
+                # Binary prefixes read as decimal (GiB as GB): only needed, and only
+                # paid for, when the claim does not hold as written.
+                return self._read(tokens, lhs, rhs, end, reverse=True, **flags)
+
+            return compare(link, one, other, line, norm, tokens[rhs.start : rhs.end], reread, hints)
+
+        if len(readings) == 1:
+            return judge(readings[0], None)
+        return _judge_range(link, readings, judge)
+
+    def _reading(self, tokens: list[Token], lhs: _Side, rhs: _Side) -> dict[str, bool]:
+        """Conventions the written claim states, as parser flags."""
+        flags: dict[str, bool] = {}
+        left_tokens = tokens[lhs.start : lhs.end]
+        if any(t.kind is Kind.OP and t.text == "@" for t in left_tokens):
+            # "14 GB @ 3.35 TB/s" divides, "8 GPUs @ $2/h" multiplies: the reading
+            # whose dimension is the right side's.
+            divided = self._read(tokens, lhs, rhs, None, at_divides=True)[0]
+            if (
+                divided.why is None
+                and same_kind(divided, rhs.value)
+                and not same_kind(lhs.value, rhs.value)
+            ):
+                flags["at_divides"] = True
+        if _converts_macs(left_tokens, tokens[rhs.start : rhs.end]):
+            flags["mac_as_flop"] = True
+        return flags
+
+    def _read(
+        self,
+        tokens: list[Token],
+        lhs: _Side,
+        rhs: _Side,
+        range_end: int | None,
+        **flags: bool,
+    ) -> tuple[Value, Value]:
+        """Both sides read again with other parser settings."""
+        parser = Parser(tokens, self.variables, range_end=range_end, **flags)
+        try:
+            left = parser.parse(lhs.start, lhs.end)[0]
+            right = parser.parse(rhs.start, rhs.end, right_side=True)[0]
+        except (ParseFailed, RecursionError):  # pragma: no cover - read alike before
+            return Value.bad("unreadable"), Value.bad("unreadable")
+        return left, right
+
+
+_LEAD_WORDS = frozenset({"a", "an", "the", "so", "thus", "hence", "then", "therefore"})
+"""Words before a claim's left side that do not make it part of a phrase."""
+_RELATIONS = frozenset({"=", "≈", "~", "→"}) | ORDER_RELATIONS
+
+
+def _judge_range(
+    link: Link,
+    readings: list[tuple[Value, Value]],
+    judge: Callable[[tuple[Value, Value], int | None], ClaimVerdict],
+) -> ClaimVerdict:
+    """A claim with a range (``7B-13B × 2 B = 14-26 GB``): checked at both ends."""
+    (low_left, low_right), (high_left, high_right) = readings
+    left_ranged = low_left.v != high_left.v
+    right_ranged = low_right.v != high_right.v
+    if left_ranged and not right_ranged:
+        return link.verdict(Verdict.SKIPPED, "a range on the left side only")
+    low = judge(readings[0], 0)
+    if not left_ranged:
+        # A value against a range: it holds anywhere inside.
+        high = judge(readings[1], 1)
+        if low.verdict is Verdict.OK or high.verdict is Verdict.OK:
+            return low if low.verdict is Verdict.OK else high
+        if (
+            low.computed is not None
+            and low.claimed is not None
+            and high.claimed is not None
+            and low.claimed <= low.computed <= high.claimed
+            and low.unit == high.unit
+        ):
+            return link.verdict(
+                Verdict.OK, "holds (inside the range)", computed=low.computed, unit=low.unit
+            )
+        return _at_end(low, "low")
+    high = judge(readings[1], 1)
+    if low.verdict is not Verdict.OK and low.verdict is not Verdict.SKIPPED:
+        return _at_end(low, "low")
+    if high.verdict is not Verdict.OK and high.verdict is not Verdict.SKIPPED:
+        return _at_end(high, "high")
+    if low.verdict is Verdict.SKIPPED:
+        return low
+    return high
+
+
+def _at_end(verdict: ClaimVerdict, end: str) -> ClaimVerdict:
+    return replace(verdict, message=f"at the {end} end of the range, {verdict.message}")
+
+
+def _converts(left: Value, right: Value) -> bool:
+    """Whether two single quantities state a conversion (``1 node = 8 GPUs``)."""
+    if left.dims != right.dims:
+        if "flop" in dict(left.dims) and "flop" in dict(right.dims):
+            return False  # FLOPs against FLOP/s: a slip the verdicts handle
+        left_rest, left_counts = strip_counts(left.dims)
+        right_rest, right_counts = strip_counts(right.dims)
+        # "4.19e8 s = 116,400 GPU-hours": a count written on one side is soft.
+        return left_rest != right_rest or bool(left_counts and right_counts)
+    # Labelled counts ("1 epoch = 1.28M images"): both dimensionless, named apart.
+    return (
+        not left.dims
+        and bool(left.unit)
+        and bool(right.unit)
+        and "%" not in (left.unit, right.unit)
+        and left.unit != right.unit
+    )
+
+
+def _converts_macs(left: Sequence[Token], right: Sequence[Token]) -> bool:
+    """``4.1 GMACs × 2 = 8.2 GFLOPs``: the written ``× 2`` is the MAC-to-FLOP conversion."""
+    if not any("MAC" in t.text or "MAC" in t.unit for t in left):
+        return False
+    if any("MAC" in t.text or "MAC" in t.unit for t in right):
+        return False
+    for index, token in enumerate(left):
+        if token.kind is Kind.NUM and token.value == 2 and not token.unit:
+            following = left[index + 1] if index + 1 < len(left) else None
+            if following is None or following.kind is not Kind.NAME:
+                return True
+    return False
+
+
+def _hints(tokens: list[Token], lhs: _Side, rhs: _Side) -> Hints:
+    """Units written in a claim and bare numbers on its left, for implicit rates."""
+    units: list[Value] = []
+    bare: list[float] = []
+    for index in range(lhs.start, rhs.end):
+        token = tokens[index]
+        if token.kind is Kind.NUM:
+            if token.unit:
+                units.append(unit_value(token.unit))
+            elif index < lhs.end and not (
+                index + 1 < lhs.end
+                and tokens[index + 1].kind is Kind.NAME
+                and is_unit_spelling(tokens[index + 1].text)
+            ):
+                bare.append(token.value)
+        elif token.kind is Kind.NAME and is_unit_spelling(token.text):
+            units.append(unit_value(token.text))
+    return Hints(tuple(units), tuple(bare))
 
 
 def _span(tokens: list[Token], side: _Side | None) -> _Span:
@@ -317,7 +515,7 @@ def _span(tokens: list[Token], side: _Side | None) -> _Span:
     return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
 
 
-def _reparse(parser: Parser, span: _Span) -> _Side | None:
+def _reparse(parser: Parser, span: _Span, *, right_side: bool = False) -> _Side | None:
     """Evaluate a planned side again, with this span's numbers."""
     if span is None:
         return None
@@ -326,7 +524,7 @@ def _reparse(parser: Parser, span: _Span) -> _Side | None:
         # A plain chain of literals: fold it without parsing.
         return _Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
     try:
-        value, _ = parser.parse(start, end)
+        value, _ = parser.parse(start, end, right_side=right_side)
     except (ParseFailed, RecursionError):  # pragma: no cover - same shape parses alike
         return None
     return _Side(start, end, value, truncated=truncated)
@@ -444,14 +642,27 @@ def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Si
 def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _Side | None:
     if start >= end:
         return None
+    if tokens[start - 1].text in ORDER_RELATIONS:
+        # "Comm 30 ms < compute 70 ms": a comparison's right side may be labelled.
+        while (
+            start + 1 < end
+            and tokens[start].kind is Kind.NAME
+            and tokens[start + 1].kind in (Kind.NUM, Kind.DOLLAR)
+            and _is_label_word(tokens[start].text)
+        ):
+            start += 1
     try:
-        value, stop = parser.parse(start, end)
+        value, stop = parser.parse(start, end, right_side=True)
     except (ParseFailed, RecursionError):
         return None
     if stop == start:
         return None
     truncated = stop < end and tokens[stop].kind in (Kind.OP, Kind.SQRT)
     return _Side(start, stop, value, truncated=truncated)
+
+
+def _is_label_word(word: str) -> bool:
+    return len(word) >= 3 and word.isalpha() and word.islower() and not is_unit_spelling(word)
 
 
 def _may_claim(line: str) -> bool:
@@ -463,6 +674,22 @@ def _may_claim(line: str) -> bool:
         or "≃" in line
         or "\\approx" in line
         or "\\sim" in line
+        or "<" in line
+        or ">" in line
+        or "→" in line
+        or "≤" in line
+        or "≥" in line
+        or "≪" in line
+        or "≫" in line
+        or "⇒" in line
+        or "⟶" in line
+        or "⟹" in line
+        or "\\to" in line
+        or "\\le" in line
+        or "\\ge" in line
+        or "\\ll" in line
+        or "\\gg" in line
+        or "arrow" in line
     ) and _DIGIT.search(line) is not None
 
 
