@@ -338,14 +338,17 @@ class ClaimChecker:
         if not order and left.scale and right.scale and not ranged and _converts(left, right):
             # "1 node = 8 GPUs", "1 epoch = 1.28M images": a stated conversion.
             return verdict(Verdict.SKIPPED, "a stated conversion between units, not arithmetic")
-        if not any(tokens[i].kind is Kind.NUM for i in range(lhs.start, lhs.end)) and all(
+        if (
+            first.kind is not Kind.NUM
+            and not any(tokens[i].kind is Kind.NUM for i in range(lhs.start, lhs.end))
+        ) and all(
             tokens[i].kind is not Kind.NAME or is_unit_spelling(tokens[i].text)
             for i in range(lhs.start, lhs.end)
         ):
             # "$/token = $2.50/h ÷ ...": units alone name the quantity computed.
             return verdict(Verdict.SKIPPED, "the left side names a unit")
 
-        flags = self._reading(tokens, lhs, rhs)
+        flags = self._reading(tokens, lhs, rhs, lhs_text)
         if flags or ranged:
             ends = (0, 1) if ranged else (None,)
             readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
@@ -367,15 +370,22 @@ class ClaimChecker:
                 # paid for, when the claim does not hold as written.
                 return self._read(tokens, lhs, rhs, end, reverse=True, **flags)
 
-            return compare(link, one, other, line, norm, tokens[rhs.start : rhs.end], reread, hints)
+            rhs_tokens = tokens[rhs.start : rhs.end]
+            if end == 1:
+                rhs_tokens.reverse()  # the high end's number is the one to correct
+            return compare(link, one, other, line, norm, rhs_tokens, reread, hints)
 
         if len(readings) == 1:
             return judge(readings[0], None)
         return _judge_range(link, readings, judge)
 
-    def _reading(self, tokens: list[Token], lhs: _Side, rhs: _Side) -> dict[str, bool]:
+    def _reading(
+        self, tokens: list[Token], lhs: _Side, rhs: _Side, left_text: str
+    ) -> dict[str, bool]:
         """Conventions the written claim states, as parser flags."""
         flags: dict[str, bool] = {}
+        if "@" not in left_text and "MAC" not in left_text:
+            return flags
         left_tokens = tokens[lhs.start : lhs.end]
         if any(t.kind is Kind.OP and t.text == "@" for t in left_tokens):
             # "14 GB @ 3.35 TB/s" divides, "8 GPUs @ $2/h" multiplies: the reading
@@ -665,32 +675,31 @@ def _is_label_word(word: str) -> bool:
     return len(word) >= 3 and word.isalpha() and word.islower() and not is_unit_spelling(word)
 
 
+_LATEX_RELATIONS = (
+    "\\approx",
+    "\\sim",
+    "\\to",
+    "\\le",
+    "\\ge",
+    "\\ll",
+    "\\gg",
+    "\\lt",
+    "\\gt",
+    "arrow",
+)
+_UNICODE_RELATIONS = ("≈", "≃", "→", "≤", "≥", "≪", "≫", "⇒", "⟶", "⟹")
+
+
 def _may_claim(line: str) -> bool:
     # Plain substring tests first: they cost far less than a regex per line.
-    return (
-        "=" in line
-        or "~" in line
-        or "≈" in line
-        or "≃" in line
-        or "\\approx" in line
-        or "\\sim" in line
-        or "<" in line
-        or ">" in line
-        or "→" in line
-        or "≤" in line
-        or "≥" in line
-        or "≪" in line
-        or "≫" in line
-        or "⇒" in line
-        or "⟶" in line
-        or "⟹" in line
-        or "\\to" in line
-        or "\\le" in line
-        or "\\ge" in line
-        or "\\ll" in line
-        or "\\gg" in line
-        or "arrow" in line
-    ) and _DIGIT.search(line) is not None
+    if "=" in line or "~" in line or "<" in line or ">" in line:
+        pass
+    elif "\\" in line:
+        if not any(command in line for command in _LATEX_RELATIONS):
+            return False
+    elif line.isascii() or not any(sign in line for sign in _UNICODE_RELATIONS):
+        return False
+    return _DIGIT.search(line) is not None
 
 
 def iter_claim_lines(text: str) -> Iterator[tuple[int, str]]:

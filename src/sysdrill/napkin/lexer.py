@@ -60,6 +60,7 @@ _ASCII_ARROW = re.compile(r"-+>|(?<![<>!=])=>")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{1,2}|\d{4,})(?![\d,])")
 _USD = re.compile(r"\bUSD\s*(?=\d)")
 _POINTS = re.compile(r"(\d)\s*(?:pp|p\.p\.|percentage points?|%-points?)(?![\w])")
+_POINTS_GATE = re.compile(r"\dpp|\d pp")
 _OPS_COUNT = re.compile(r"\b([kKMGTP]?)OP(s?)\b")
 _FRACTION_OF = re.compile(r"(?<![\w.,/])(\d+\s*/\s*\d+)\s+of\s+(?=[\d$(])")
 _TO_RANGE = re.compile(
@@ -108,6 +109,14 @@ _NUMBER_WORDS = re.compile(
     rf"|(?P<bare>{_COUNT_WORD})(?=\s+nines\b))",
     re.IGNORECASE,
 )
+
+
+_WORD_GATE = frozenset(
+    [w for w in _WORD_NUMBERS if w not in ("a", "an")]
+    + [*_WORD_SCALES, *_WORD_FRACTIONS]
+    + [f"{w}-{part}" for w in _WORD_NUMBERS for part in _WORD_FRACTIONS]
+)
+"""Words without which a line holds no number word (a cheap test before the regex)."""
 
 
 def _number_word(match: re.Match[str]) -> str:
@@ -193,15 +202,16 @@ def _words(text: str) -> str:
     """Rewrite the words napkin math uses for numbers and units into notation."""
     if "USD" in text:
         text = _USD.sub("$", text)
-    if "p" in text:
+    if ("pp" in text and _POINTS_GATE.search(text)) or "point" in text or "p.p." in text:
         text = _POINTS.sub(r"\1%", text)
-    if "OP" in text:
+    if "OPs" in text:
         text = _OPS_COUNT.sub(r"\1FLOP\2", text)
     if " to " in text:
         text = _TO_RANGE.sub(_to_range, text)
-    if " of " in text:
+    if " of " in text and "/" in text:
         text = _FRACTION_OF.sub(r"(\1) × ", text)
-    text = _NUMBER_WORDS.sub(_number_word, text)
+    if not _WORD_GATE.isdisjoint(text.lower().split()):
+        text = _NUMBER_WORDS.sub(_number_word, text)
     if "nines" in text:
         text = _NINES.sub(_nines, text)
     return text

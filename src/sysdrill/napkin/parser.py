@@ -183,18 +183,35 @@ class Parser:
         return left
 
     def _is_range(self, index: int) -> bool:
-        """``5-7`` written without spaces, rising, is a range rather than a difference."""
+        """``5-7`` (or ``$2-$3``) written without spaces, rising, is a range, not a difference."""
         minus = self.tokens[index]
         before = self.tokens[index - 1] if index > 0 else None
-        after = self.tokens[index + 1]
+        after = self._range_high(index)
         return (
             before is not None
+            and after is not None
             and before.kind is Kind.NUM
-            and after.kind is Kind.NUM
             and not minus.space_before
-            and not after.space_before
             and before.value < after.value
+            and (self.tokens[index + 1].kind is Kind.NUM or self._dollar_before(index - 1))
         )
+
+    def _range_high(self, minus: int) -> Token | None:
+        """The number token of a range's high end (after ``-`` or ``-$``)."""
+        index = minus + 1
+        if index < self.end and self.tokens[index].kind is Kind.DOLLAR:
+            index += 1
+            if index >= self.end or self.tokens[index].space_before:
+                return None
+        if index >= self.end:
+            return None
+        token = self.tokens[index]
+        if token.kind is not Kind.NUM or self.tokens[minus + 1].space_before:
+            return None
+        return token
+
+    def _dollar_before(self, index: int) -> bool:
+        return index > 0 and self.tokens[index - 1].kind is Kind.DOLLAR
 
     def _range(self, low: Value, high: Value, minus: int) -> Value:
         """One end of ``low-high``; a bare low end shares the high end's unit and suffix."""
@@ -203,8 +220,8 @@ class Parser:
         if self.range_end == 1:
             return high
         before = self.tokens[minus - 1]
-        after = self.tokens[minus + 1]
-        if before.unit or before.text[-1].isalpha() or high.why is not None:
+        after = self._range_high(minus)
+        if after is None or before.unit or before.text[-1].isalpha() or high.why is not None:
             return low  # "7B-13B", "2.8GB-5.6GB": the low end is complete
         digits = after.text.rstrip("KkMBT").replace(",", "")
         try:

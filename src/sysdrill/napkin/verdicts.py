@@ -235,7 +235,7 @@ def compare(
         ratio = dict(left.dims).get("time", 0) - dict(right.dims).get("time", 0)
         if abs(ratio) == 1:
             return make(Verdict.SKIPPED, "FLOPs and FLOP/s are easily confused here; not compared")
-    return _implicit_rate(make, left, right, relation, unit, hints())
+    return _implicit_rate(make, left, right, relation, unit, hints(), rhs_tokens)
 
 
 def _written(value: Value) -> Value:
@@ -290,24 +290,27 @@ def _implicit_rate(
     relation: str,
     unit: str,
     hints: Hints,
+    rhs_tokens: list[Token],
 ) -> ClaimVerdict:
     """Sides of different dimensions: a number may be a rate per a written unit.
 
     ``1,200 GPU-hours × $2.10 = $2,520`` (the $2.10 is per GPU-hour), ``30 days ×
     24 h = 720 h`` (24 h per day), ``$18.25M / 730 days = $25,000`` (per day): the
     sides differ by one unit the claim writes; read per that unit, the claim is
-    checked by value. Otherwise the sides are a unit mismatch.
+    checked by value. Otherwise the sides are a unit mismatch, and the message
+    gives the reading closest to the line's value.
     """
     left_rest = _strip_counts(left.dims)[0]
     right_rest = _strip_counts(right.dims)[0]
     # Only time and money go per-unit unwritten ("$2.10" per GPU-hour, "24 h" per
     # day); "4 GB/s * 2 = 8 GB" drops a unit, which is a mismatch.
+    units = hints.units
     if not {k for k, _ in left_rest + right_rest} <= _IMPLICIT_RATE_DIMENSIONS:
-        hints = Hints((), ())
+        units = ()
     missing = dims_div(left_rest, right_rest)
     inverse = dims_div(right_rest, left_rest)
-    tried: tuple[float, str] | None = None
-    for candidate in hints.units:
+    closest: tuple[float, float, str] | None = None
+    for candidate in units:
         rest = _strip_counts(candidate.dims)[0]
         if not rest or candidate.v == 0:
             continue
@@ -325,18 +328,19 @@ def _implicit_rate(
                 claimed=_in_unit(right, right),
                 unit=unit,
             )
-        if tried is None:
-            tried = adjusted, candidate.unit
+        if adjusted > 0 and right.v > 0:
+            distance = abs(math.log(adjusted / right.v))
+            if closest is None or distance < closest[0]:
+                closest = distance, adjusted, candidate.unit
     message = (
         f"the left side is in {format_dims(left.dims)} but the right side is in "
         f"{format_dims(right.dims)}"
     )
-    if tried is not None:
-        from sysdrill.napkin.quantity import format_number
-
-        shown = _with_unit(format_number(_in_unit_v(tried[0], right), digits=4), unit)
-        said = _with_unit(format_number(_in_unit(right, right), digits=4), unit)
-        message += f"; read per {tried[1]}, the left side is {shown} and the line says {said}"
+    if closest is not None:
+        literal = next((t for t in rhs_tokens if t.kind is Kind.NUM), None)
+        shown = _with_unit(_format_like(_in_unit_v(closest[1], right), literal, right.sig), unit)
+        said = _with_unit(_format_like(_in_unit(right, right), literal, right.sig), unit)
+        message += f"; read per {closest[2]}, the left side is {shown} and the line says {said}"
     return make(Verdict.UNIT_MISMATCH, message)
 
 
@@ -457,7 +461,7 @@ def _wrong(
         if literal is not None:
             new = _format_like(computed, literal, right.sig) + literal.unit
             suggestion = _replaced(line, norm, literal.start, literal.end, new)
-        number = _format_like(computed, None, right.sig)
+        number = _format_like(computed, literal, right.sig)
         shown = _with_unit(number, unit)
         about = "" if _shows_exactly(number, computed) else "≈ "
     else:
@@ -474,8 +478,12 @@ def _wrong(
 
 
 def _shows_exactly(number: str, value: float) -> bool:
+    text = number.replace(",", "")
+    factor = 1.0
+    if text and text[-1] in _SUFFIXES:
+        text, factor = text[:-1], _SUFFIXES[text[-1]]
     try:
-        return math.isclose(float(number.replace(",", "")), value, rel_tol=1e-12)
+        return math.isclose(float(text) * factor, value, rel_tol=1e-12)
     except ValueError:
         return False
 
