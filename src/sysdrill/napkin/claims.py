@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import NamedTuple
 
 from sysdrill.napkin.lexer import (
@@ -348,15 +349,15 @@ class ClaimChecker:
             # "$/token = $2.50/h ÷ ...": units alone name the quantity computed.
             return verdict(Verdict.SKIPPED, "the left side names a unit")
 
-        flags = self._reading(tokens, lhs, rhs, lhs_text)
-        if flags or ranged:
-            ends = (0, 1) if ranged else (None,)
-            readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
-        else:
-            readings = [(left, right)]
-
-        def hints() -> Hints:
-            return _hints(tokens, lhs, rhs)
+        flags = self._reading(tokens, lhs, rhs) if "@" in lhs_text or "MAC" in lhs_text else {}
+        hints = partial(_hints, tokens, lhs, rhs)
+        if not (flags or ranged):
+            # The common case: no stated convention, no range.
+            if order:
+                return compare_order(link, left, right, line, norm, tokens[rel])
+            reread = partial(self._read, tokens, lhs, rhs, None, reverse=True)
+            rhs_tokens = tokens[rhs.start : rhs.end]
+            return compare(link, left, right, line, norm, rhs_tokens, reread, hints)
 
         def judge(pair: tuple[Value, Value], end: int | None) -> ClaimVerdict:
             one, other = pair
@@ -364,28 +365,23 @@ class ClaimChecker:
                 return verdict(Verdict.SKIPPED, f"not numeric ({one.why or other.why})")
             if order:
                 return compare_order(link, one, other, line, norm, tokens[rel])
-
-            def reread() -> tuple[Value, Value]:
-                # Binary prefixes read as decimal (GiB as GB): only needed, and only
-                # paid for, when the claim does not hold as written.
-                return self._read(tokens, lhs, rhs, end, reverse=True, **flags)
-
+            # Binary prefixes read as decimal (GiB as GB): only paid for when the
+            # claim does not hold as written.
+            reread = partial(self._read, tokens, lhs, rhs, end, reverse=True, **flags)
             rhs_tokens = tokens[rhs.start : rhs.end]
             if end == 1:
                 rhs_tokens.reverse()  # the high end's number is the one to correct
             return compare(link, one, other, line, norm, rhs_tokens, reread, hints)
 
+        ends = (0, 1) if ranged else (None,)
+        readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
         if len(readings) == 1:
             return judge(readings[0], None)
         return _judge_range(link, readings, judge)
 
-    def _reading(
-        self, tokens: list[Token], lhs: _Side, rhs: _Side, left_text: str
-    ) -> dict[str, bool]:
+    def _reading(self, tokens: list[Token], lhs: _Side, rhs: _Side) -> dict[str, bool]:
         """Conventions the written claim states, as parser flags."""
         flags: dict[str, bool] = {}
-        if "@" not in left_text and "MAC" not in left_text:
-            return flags
         left_tokens = tokens[lhs.start : lhs.end]
         if any(t.kind is Kind.OP and t.text == "@" for t in left_tokens):
             # "14 GB @ 3.35 TB/s" divides, "8 GPUs @ $2/h" multiplies: the reading
@@ -675,30 +671,18 @@ def _is_label_word(word: str) -> bool:
     return len(word) >= 3 and word.isalpha() and word.islower() and not is_unit_spelling(word)
 
 
-_LATEX_RELATIONS = (
-    "\\approx",
-    "\\sim",
-    "\\to",
-    "\\le",
-    "\\ge",
-    "\\ll",
-    "\\gg",
-    "\\lt",
-    "\\gt",
-    "arrow",
-)
-_UNICODE_RELATIONS = ("≈", "≃", "→", "≤", "≥", "≪", "≫", "⇒", "⟶", "⟹")
+_LATEX_RELATION = re.compile(r"\\(?:approx|sim|to|le|ge|ll|gg|lt|gt|[Rr]ightarrow|implies)")
+_UNICODE_RELATION = re.compile("[≈≃→≤≥≪≫⇒⟶⟹]")
 
 
 def _may_claim(line: str) -> bool:
     # Plain substring tests first: they cost far less than a regex per line.
-    if "=" in line or "~" in line or "<" in line or ">" in line:
-        pass
-    elif "\\" in line:
-        if not any(command in line for command in _LATEX_RELATIONS):
+    if not ("=" in line or "~" in line or "<" in line or ">" in line):
+        if "\\" in line:
+            if _LATEX_RELATION.search(line) is None and _UNICODE_RELATION.search(line) is None:
+                return False
+        elif line.isascii() or _UNICODE_RELATION.search(line) is None:
             return False
-    elif line.isascii() or not any(sign in line for sign in _UNICODE_RELATIONS):
-        return False
     return _DIGIT.search(line) is not None
 
 

@@ -66,6 +66,7 @@ _FRACTION_OF = re.compile(r"(?<![\w.,/])(\d+\s*/\s*\d+)\s+of\s+(?=[\d$(])")
 _TO_RANGE = re.compile(
     r"(?<![\w.,])(\d+(?:\.\d+)?)([KMBT]?)\s+to\s+(\d+(?:\.\d+)?)(?=[KMBT]?(?![\w.,]))"
 )
+_FRACTION_GATE = re.compile(r"/\s*\d+\s+of\s")
 _NINES = re.compile(r"\b([2-9]) nines\b")
 _WORD_NUMBERS = {
     "one": 1,
@@ -208,7 +209,7 @@ def _words(text: str) -> str:
         text = _OPS_COUNT.sub(r"\1FLOP\2", text)
     if " to " in text:
         text = _TO_RANGE.sub(_to_range, text)
-    if " of " in text and "/" in text:
+    if "/" in text and _FRACTION_GATE.search(text):
         text = _FRACTION_OF.sub(r"(\1) × ", text)
     if not _WORD_GATE.isdisjoint(text.lower().split()):
         text = _NUMBER_WORDS.sub(_number_word, text)

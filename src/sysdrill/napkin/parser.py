@@ -337,7 +337,6 @@ class Parser:
         """Units, labels, ``per X``, percent signs and glued parentheses after an operand."""
         tokens = self.tokens
         labelled = False
-        exponent = not after_power and self._in_exponent()
         while True:
             if self.pos >= self.end:
                 return value
@@ -349,7 +348,7 @@ class Parser:
                 and (not value.unit or labelled)
                 and is_unit_spelling(token.text)
                 and (previous.kind in _QUANTITY_ENDS or labelled)
-                and not exponent
+                and (after_power or not self._in_exponent())
             ):
                 if token.text in FUNCTIONS and self._next_is_lp():
                     return value
@@ -369,7 +368,7 @@ class Parser:
                 and (_is_label(token.text) or _is_acronym(token.text))
                 and token.text not in self.variables
                 and not self._next_is_lp()
-                and not exponent
+                and (after_power or not self._in_exponent())
             ):
                 # "80 layers * 8 KV heads", "2 MiB huge page": prose naming what a
                 # number counts.
