@@ -113,9 +113,14 @@ _NUMBER_WORDS = re.compile(
 
 
 _WORD_GATE = frozenset(
-    [w for w in _WORD_NUMBERS if w not in ("a", "an")]
-    + [*_WORD_SCALES, *_WORD_FRACTIONS]
-    + [f"{w}-{part}" for w in _WORD_NUMBERS for part in _WORD_FRACTIONS]
+    spelling
+    for word in [
+        *(w for w in _WORD_NUMBERS if w not in ("a", "an")),
+        *_WORD_SCALES,
+        *_WORD_FRACTIONS,
+        *(f"{w}-{part}" for w in _WORD_NUMBERS for part in _WORD_FRACTIONS),
+    ]
+    for spelling in (word, word.capitalize(), word.upper())
 )
 """Words without which a line holds no number word (a cheap test before the regex)."""
 
@@ -211,7 +216,7 @@ def _words(text: str) -> str:
         text = _TO_RANGE.sub(_to_range, text)
     if "/" in text and _FRACTION_GATE.search(text):
         text = _FRACTION_OF.sub(r"(\1) × ", text)
-    if not _WORD_GATE.isdisjoint(text.lower().split()):
+    if not _WORD_GATE.isdisjoint(text.split()):
         text = _NUMBER_WORDS.sub(_number_word, text)
     if "nines" in text:
         text = _NINES.sub(_nines, text)
