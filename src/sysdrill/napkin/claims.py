@@ -14,11 +14,16 @@ side, prefixes) is :mod:`sysdrill.napkin.verdicts`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import NamedTuple
 
+from sysdrill.napkin.conventions import (
+    claim_hints,
+    converts_macs,
+    judge_range,
+    states_conversion,
+)
 from sysdrill.napkin.lexer import (
     Kind,
     Token,
@@ -29,18 +34,16 @@ from sysdrill.napkin.lexer import (
     shape_of,
     tokenize,
 )
-from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
+from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain, is_label
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
-from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value, unit_value
+from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
 from sysdrill.napkin.verdicts import (
     ORDER_RELATIONS,
-    Hints,
     Link,
     compare,
     compare_order,
     same_kind,
-    strip_counts,
 )
 
 __all__ = ["ClaimChecker", "check_claims", "iter_claim_lines"]
@@ -336,7 +339,13 @@ class ClaimChecker:
             return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
         if relation == "→" and left.scale:
             return verdict(Verdict.SKIPPED, "an arrow after a single value marks a change")
-        if not order and left.scale and right.scale and not ranged and _converts(left, right):
+        if (
+            not order
+            and left.scale
+            and right.scale
+            and not ranged
+            and states_conversion(left, right)
+        ):
             # "1 node = 8 GPUs", "1 epoch = 1.28M images": a stated conversion.
             return verdict(Verdict.SKIPPED, "a stated conversion between units, not arithmetic")
         if (
@@ -350,7 +359,7 @@ class ClaimChecker:
             return verdict(Verdict.SKIPPED, "the left side names a unit")
 
         flags = self._reading(tokens, lhs, rhs) if "@" in lhs_text or "MAC" in lhs_text else {}
-        hints = partial(_hints, tokens, lhs, rhs)
+        hints = partial(claim_hints, tokens, lhs.end, lhs.start, rhs.end)
         if not (flags or ranged):
             # The common case: no stated convention, no range.
             if order:
@@ -377,7 +386,7 @@ class ClaimChecker:
         readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
         if len(readings) == 1:
             return judge(readings[0], None)
-        return _judge_range(link, readings, judge)
+        return judge_range(link, readings, judge)
 
     def _reading(self, tokens: list[Token], lhs: _Side, rhs: _Side) -> dict[str, bool]:
         """Conventions the written claim states, as parser flags."""
@@ -393,7 +402,7 @@ class ClaimChecker:
                 and not same_kind(lhs.value, rhs.value)
             ):
                 flags["at_divides"] = True
-        if _converts_macs(left_tokens, tokens[rhs.start : rhs.end]):
+        if converts_macs(left_tokens, tokens[rhs.start : rhs.end]):
             flags["mac_as_flop"] = True
         return flags
 
@@ -418,101 +427,6 @@ class ClaimChecker:
 _LEAD_WORDS = frozenset({"a", "an", "the", "so", "thus", "hence", "then", "therefore"})
 """Words before a claim's left side that do not make it part of a phrase."""
 _RELATIONS = frozenset({"=", "≈", "~", "→"}) | ORDER_RELATIONS
-
-
-def _judge_range(
-    link: Link,
-    readings: list[tuple[Value, Value]],
-    judge: Callable[[tuple[Value, Value], int | None], ClaimVerdict],
-) -> ClaimVerdict:
-    """A claim with a range (``7B-13B × 2 B = 14-26 GB``): checked at both ends."""
-    (low_left, low_right), (high_left, high_right) = readings
-    left_ranged = low_left.v != high_left.v
-    right_ranged = low_right.v != high_right.v
-    if left_ranged and not right_ranged:
-        return link.verdict(Verdict.SKIPPED, "a range on the left side only")
-    low = judge(readings[0], 0)
-    if not left_ranged:
-        # A value against a range: it holds anywhere inside.
-        high = judge(readings[1], 1)
-        if low.verdict is Verdict.OK or high.verdict is Verdict.OK:
-            return low if low.verdict is Verdict.OK else high
-        if (
-            low.computed is not None
-            and low.claimed is not None
-            and high.claimed is not None
-            and low.claimed <= low.computed <= high.claimed
-            and low.unit == high.unit
-        ):
-            return link.verdict(
-                Verdict.OK, "holds (inside the range)", computed=low.computed, unit=low.unit
-            )
-        return _at_end(low, "low")
-    high = judge(readings[1], 1)
-    if low.verdict is not Verdict.OK and low.verdict is not Verdict.SKIPPED:
-        return _at_end(low, "low")
-    if high.verdict is not Verdict.OK and high.verdict is not Verdict.SKIPPED:
-        return _at_end(high, "high")
-    if low.verdict is Verdict.SKIPPED:
-        return low
-    return high
-
-
-def _at_end(verdict: ClaimVerdict, end: str) -> ClaimVerdict:
-    return replace(verdict, message=f"at the {end} end of the range, {verdict.message}")
-
-
-def _converts(left: Value, right: Value) -> bool:
-    """Whether two single quantities state a conversion (``1 node = 8 GPUs``)."""
-    if left.dims != right.dims:
-        if "flop" in dict(left.dims) and "flop" in dict(right.dims):
-            return False  # FLOPs against FLOP/s: a slip the verdicts handle
-        left_rest, left_counts = strip_counts(left.dims)
-        right_rest, right_counts = strip_counts(right.dims)
-        # "4.19e8 s = 116,400 GPU-hours": a count written on one side is soft.
-        return left_rest != right_rest or bool(left_counts and right_counts)
-    # Labelled counts ("1 epoch = 1.28M images"): both dimensionless, named apart.
-    return (
-        not left.dims
-        and bool(left.unit)
-        and bool(right.unit)
-        and "%" not in (left.unit, right.unit)
-        and left.unit != right.unit
-    )
-
-
-def _converts_macs(left: Sequence[Token], right: Sequence[Token]) -> bool:
-    """``4.1 GMACs × 2 = 8.2 GFLOPs``: the written ``× 2`` is the MAC-to-FLOP conversion."""
-    if not any("MAC" in t.text or "MAC" in t.unit for t in left):
-        return False
-    if any("MAC" in t.text or "MAC" in t.unit for t in right):
-        return False
-    for index, token in enumerate(left):
-        if token.kind is Kind.NUM and token.value == 2 and not token.unit:
-            following = left[index + 1] if index + 1 < len(left) else None
-            if following is None or following.kind is not Kind.NAME:
-                return True
-    return False
-
-
-def _hints(tokens: list[Token], lhs: _Side, rhs: _Side) -> Hints:
-    """Units written in a claim and bare numbers on its left, for implicit rates."""
-    units: list[Value] = []
-    bare: list[float] = []
-    for index in range(lhs.start, rhs.end):
-        token = tokens[index]
-        if token.kind is Kind.NUM:
-            if token.unit:
-                units.append(unit_value(token.unit))
-            elif index < lhs.end and not (
-                index + 1 < lhs.end
-                and tokens[index + 1].kind is Kind.NAME
-                and is_unit_spelling(tokens[index + 1].text)
-            ):
-                bare.append(token.value)
-        elif token.kind is Kind.NAME and is_unit_spelling(token.text):
-            units.append(unit_value(token.text))
-    return Hints(tuple(units), tuple(bare))
 
 
 def _span(tokens: list[Token], side: _Side | None) -> _Span:
@@ -654,7 +568,7 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _S
             start + 1 < end
             and tokens[start].kind is Kind.NAME
             and tokens[start + 1].kind in (Kind.NUM, Kind.DOLLAR)
-            and _is_label_word(tokens[start].text)
+            and is_label(tokens[start].text)
         ):
             start += 1
     try:
@@ -665,10 +579,6 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _S
         return None
     truncated = stop < end and tokens[stop].kind in (Kind.OP, Kind.SQRT)
     return _Side(start, stop, value, truncated=truncated)
-
-
-def _is_label_word(word: str) -> bool:
-    return len(word) >= 3 and word.isalpha() and word.islower() and not is_unit_spelling(word)
 
 
 _LATEX_RELATION = re.compile(r"\\(?:approx|sim|to|le|ge|ll|gg|lt|gt|[Rr]ightarrow|implies)")

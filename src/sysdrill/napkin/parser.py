@@ -30,7 +30,7 @@ from sysdrill.napkin.values import (
     unit_value,
 )
 
-__all__ = ["Chain", "Parser", "chain_of", "evaluate_chain"]
+__all__ = ["Chain", "Parser", "chain_of", "evaluate_chain", "is_label"]
 
 
 _CONSTANTS = {"π": math.pi, "pi": math.pi}
@@ -45,7 +45,7 @@ _NOT_LABELS = frozenset(
 )
 
 
-def _is_label(name: str) -> bool:
+def is_label(name: str) -> bool:
     """A lowercase prose word (``layers``, ``heads``) that may name what a number counts."""
     return (
         len(name) >= 3
@@ -365,7 +365,7 @@ class Parser:
                     or labelled
                     or (value.unit and value.scale and not self.right_side)
                 )
-                and (_is_label(token.text) or _is_acronym(token.text))
+                and (is_label(token.text) or _is_acronym(token.text))
                 and token.text not in self.variables
                 and not self._next_is_lp()
                 and (after_power or not self._in_exponent())
@@ -393,7 +393,7 @@ class Parser:
                     value = value.labelled("per " + following)
                     labelled = False
                     continue
-                if _is_label(following) and following not in self.variables:
+                if is_label(following) and following not in self.variables:
                     self.pos += 2
                     labelled = True
                     continue
@@ -454,7 +454,7 @@ class Parser:
                 other = self._unit_power(self._unit(nxt.text))
                 unit = div(unit, other) if op.text == "/" else mul(unit, other)
                 continue
-            if op.text == "/" and nxt.kind is Kind.NAME and _is_label(nxt.text):
+            if op.text == "/" and nxt.kind is Kind.NAME and is_label(nxt.text):
                 self.pos += 2  # "tokens/step", "frames/s": what is counted per what
                 continue
             break
