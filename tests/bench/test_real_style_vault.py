@@ -52,7 +52,12 @@ def test_every_generated_claim_holds_so_check_reports_nothing(vault: tuple[Path,
         details = yaml.safe_load(path.read_text("utf-8"))["details"]
         for field in ("napkin_math", "realistic_solution"):
             verdicts += check_claims(details[field])
-    assert len(verdicts) == stats.claims
-    assert [v for v in verdicts if v.verdict is not Verdict.OK] == []
+    # "≈ 7.91 ms → memory-bound decode": an arrow into prose is no claim, and is skipped.
+    judged = [v for v in verdicts if v.verdict is not Verdict.SKIPPED]
+    assert len(judged) == stats.claims
+    assert [v for v in judged if v.verdict is not Verdict.OK] == []
+    assert {v.message for v in verdicts if v.verdict is Verdict.SKIPPED} <= {
+        "the right side is a name"
+    }
     report = run_check(root, workers=1)
     assert report.findings == []

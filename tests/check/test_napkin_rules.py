@@ -48,7 +48,9 @@ def test_wrong_claim_in_napkin_math_is_an_arithmetic_error_on_its_line(tmp_path:
     assert finding.severity is Severity.ERROR
     assert finding.path == ITEM
     assert finding.line == _line_of(path, "2 * 2 GB = 5 GB")
-    assert finding.message == ("details.napkin_math: '2 * 2 GB = 5 GB': the left side is 4 GB")
+    assert finding.message == (
+        "details.napkin_math: expected 4 GB from 2 * 2 GB; the line says 5 GB"
+    )
     assert finding.fix == "write: - Traffic per GPU = 2 * 2 GB = 4 GB."
 
 

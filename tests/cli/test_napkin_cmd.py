@@ -24,8 +24,8 @@ def test_napkin_check_prints_each_verdict_and_exits_1_on_a_wrong_claim(
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert (
-        lines[0]
-        == f"{path}:2: WRONG 2048 / 128 = 15  (the left side is 16; write: 2048 / 128 = 16)"
+        lines[0] == f"{path}:2: WRONG 2048 / 128 = 15  "
+        "(expected 16 from 2048 / 128; the line says 15; write: 2048 / 128 = 16)"
     )
     assert lines[1].startswith(f"{path}:3: note  1 GB = 1024 MB  (holds only if")
     assert lines[2] == f"{path}:4: ok    2 * 3 = 6  (holds)"
@@ -56,7 +56,8 @@ def test_napkin_check_reports_yaml_lines_of_an_item_file(run_cli, tmp_path: Path
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         f"{path}:5: WRONG 2048 / 128 = 15 [details.napkin_math]  "
-        "(the left side is 16; write: - Per-GPU Batch = 2048 / 128 = 16.)",
+        "(expected 16 from 2048 / 128; the line says 15; "
+        "write: - Per-GPU Batch = 2048 / 128 = 16.)",
         "4 claims: 1 ok, 1 wrong, 2 skipped",
     ]
 
@@ -88,7 +89,7 @@ def test_napkin_check_json_is_machine_readable(run_cli, tmp_path: Path) -> None:
             "computed": 16.0,
             "claimed": 15.0,
             "unit": "",
-            "message": "the left side is 16",
+            "message": "expected 16 from 2048 / 128; the line says 15",
             "suggestion": "- Per-GPU Batch = 2048 / 128 = 16.",
             "claim": "2048 / 128 = 15",
         }

@@ -33,7 +33,7 @@ def test_wrong_claim_carries_the_computed_value_and_a_corrected_line() -> None:
     assert wrong.line == 2
     assert wrong.computed == 16
     assert wrong.claimed == 15
-    assert wrong.message == "the left side is 16"
+    assert wrong.message == "expected 16 from 2048 / 128; the line says 15"
     assert wrong.suggestion == "- Per-GPU Batch = 2048 / 128 = 16."
 
 
@@ -84,12 +84,99 @@ def test_equals_then_tilde_is_one_approximate_relation() -> None:
         "TP=8 × PP=4 × DP=8 = 256 GPUs.",
         "L3 = the implement level.",
         "Model state = 16N bytes.",
-        "7B × 16 bytes > 80 GB, so it does not fit.",
         "Speedup = 1 / (s + (1 - s)/N)",
     ],
 )
 def test_names_ranges_comparisons_and_symbols_are_never_wrong(line: str) -> None:
     assert judged(line) == []
+
+
+def test_comparisons_are_checked_for_their_direction() -> None:
+    assert judged("7B × 16 bytes > 80 GB, so it does not fit.") == [("7B × 16 bytes > 80 GB", "ok")]
+    (verdict,) = [
+        v for v in check_claims("70B × 2 B = 140 GB < 80 GB, so it fits.") if v.relation == "<"
+    ]
+    assert verdict.verdict is Verdict.WRONG
+    assert verdict.message == "140 GB is more than 80 GB, not < it"
+    assert verdict.suggestion == "70B × 2 B = 140 GB > 80 GB, so it fits."
+    assert judged("Comm 70 ms < compute 30 ms, so overlap hides it.") == [
+        ("70 ms < 30 ms", "wrong")
+    ]
+
+
+def test_arrows_state_results_after_computed_left_sides() -> None:
+    assert judged("4 nodes × 8 GPUs -> 24 GPUs.") == [("4 nodes × 8 GPUs → 24 GPUs", "wrong")]
+    assert judged("2048 / 128 ⇒ 16 per GPU.") == [("2048 / 128 → 16", "ok")]
+    # A single value before an arrow is a change ("28 GB → 14 GB"), not arithmetic.
+    assert judged("Half precision: 28 GB → 14 GB.") == []
+
+
+def test_ranges_are_checked_at_both_ends() -> None:
+    assert judged("7B–13B × 2 B = 14–26 GB.") == [("7B-13B × 2 B = 14-26 GB", "ok")]
+    (verdict,) = check_claims("100–200 ms × 10 steps = 1–3 s.")
+    assert verdict.verdict is Verdict.WRONG
+    assert verdict.message.startswith("at the high end of the range")
+    assert judged("4 to 8 nodes × 8 GPUs = 32 to 64 GPUs.") == [
+        ("4-8 nodes × 8 GPUs = 32-64 GPUs", "ok")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Two replicas × 8 GPUs = 24 GPUs.", "wrong"),
+        ("A dozen nodes × 8 GPUs = 96 GPUs.", "ok"),
+        ("Three quarters of 80 GB = 60 GB.", "ok"),
+        ("One-third of 96 layers = 24 layers.", "wrong"),
+        ("1/8 of 70B params = 8.75B params.", "ok"),
+    ],
+)
+def test_number_words_and_fractions_of_are_read(line: str, expected: str) -> None:
+    assert [kind for _, kind in judged(line)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1,200 GPU-hours × $2.10 = $2,520.",
+        "30 days × 24 h = 720 h per month.",
+        "2.46e6 s / 86,400 = 28.5 days.",
+        "10M requests/day ÷ 86,400 s = 116 requests/s.",
+        "500 TB × $0.023/GB/month = $11,500 per month.",
+        "1 year = 8,760 hours.",
+        "4.1 GMACs × 2 = 8.2 GFLOPs per image.",
+        "76.1% − 75.3% = 0.8 pp",
+        "14 GB @ 3.35 TB/s = 4.2 ms",
+        "~~12 GB~~ 70B × 2 B = 140 GB",
+        "80 GB / 2 B per param = 40B params",
+        "3,5 GB × 2 = 7 GB",
+    ],
+)
+def test_implicit_rates_conventions_and_notation_hold(line: str) -> None:
+    assert [kind for _, kind in judged(line)] == ["ok"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["1 node = 8 GPUs", "1 epoch = 1.28M images", "$/token = $2.50/h", "Five nines = 99.999%"],
+)
+def test_stated_conversions_are_not_flagged(line: str) -> None:
+    assert all(kind == "ok" for _, kind in judged(line))
+
+
+def test_implicit_rate_that_does_not_hold_says_what_it_computed() -> None:
+    (verdict,) = check_claims("1,200 GPU-hours × $2.10 = $3,150")
+    assert verdict.verdict is Verdict.UNIT_MISMATCH
+    assert verdict.message.endswith(
+        "read per GPU-hours, the left side is $2,520 and the line says $3,150"
+    )
+
+
+def test_mac_conversion_written_as_times_two_is_not_applied_twice() -> None:
+    (verdict,) = check_claims("4.1 GMACs × 2 = 16.4 GFLOPs")
+    assert verdict.verdict is Verdict.WRONG
+    (stated,) = check_claims("300M MACs = 0.3 GFLOPs")
+    assert stated.verdict is Verdict.WRONG
 
 
 def test_values_defined_on_earlier_lines_are_used_later() -> None:

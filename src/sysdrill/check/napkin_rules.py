@@ -104,7 +104,12 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
             line, column = yaml_line(document, node, text, verdict.line, verdict.column)
             severity, _, fix = RULES[code]
             field = ".".join(str(part) for part in loc)
-            message = f"{field}: '{verdict.claim}': {verdict.message}"
+            if verdict.verdict is Verdict.WRONG:
+                # The message quotes both sides: "expected 4 GB from 2 * 2 GB; the
+                # line says 5 GB".
+                message = f"{field}: {verdict.message}"
+            else:
+                message = f"{field}: '{verdict.claim}': {verdict.message}"
             if verdict.verdict is Verdict.WRONG and verdict.suggestion:
                 fix = f"write: {verdict.suggestion}"
             findings.append(Finding(code, severity, loaded.rel, line, column, message, fix))

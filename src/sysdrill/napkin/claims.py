@@ -15,8 +15,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import NamedTuple
 
+from sysdrill.napkin.conventions import (
+    claim_hints,
+    converts_macs,
+    judge_range,
+    states_conversion,
+)
 from sysdrill.napkin.lexer import (
     Kind,
     Token,
@@ -27,11 +34,17 @@ from sysdrill.napkin.lexer import (
     shape_of,
     tokenize,
 )
-from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain
+from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain, is_label
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
-from sysdrill.napkin.verdicts import Link, compare
+from sysdrill.napkin.verdicts import (
+    ORDER_RELATIONS,
+    Link,
+    compare,
+    compare_order,
+    same_kind,
+)
 
 __all__ = ["ClaimChecker", "check_claims", "iter_claim_lines"]
 
@@ -40,8 +53,8 @@ MAX_LINE_CHARS = 2000
 MAX_SIDE_TOKENS = 64
 """Longest left side searched for, in tokens."""
 
-_CHUNK_BREAK = re.compile(r"[:;?!|\"→<>≤≥≠±≪≫]|\.(?!\d)|,(?!\d{3}(?!\d))")
-_CLAIM_CHUNK = re.compile(r"[=≈~]")
+_CHUNK_BREAK = re.compile(r"[:;?!|\"≠±]|\.(?!\d)|,(?!\d{3}(?!\d))")
+_CLAIM_CHUNK = re.compile(r"[=≈~→<>≤≥≪≫]")
 _GLUED_EQUALS = re.compile(r"[\w)]=\S")
 _DOUBLE_RELATION = re.compile(r"[=≈~]\s*[=≈~]")
 _DIGIT = re.compile(r"\d")
@@ -207,7 +220,7 @@ class ClaimChecker:
                 if parser is None:
                     parser = Parser(tokens, self.variables)
                 lhs = _reparse(parser, lhs_span)
-                rhs = _reparse(parser, rhs_span)
+                rhs = _reparse(parser, rhs_span, right_side=True)
             verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, segment_start)
             if verdict is not None:
                 verdicts.append(verdict)
@@ -273,7 +286,8 @@ class ClaimChecker:
         segment_start: int,
     ) -> ClaimVerdict | None:
         relation = tokens[rel].text
-        relation = "=" if relation == "=" else ("≈" if relation == "≈" else "~")
+        if relation not in _RELATIONS:
+            relation = "~"
         column = tokens[rel].start + 1
         lhs_text = norm[tokens[lhs.start].start : tokens[lhs.end - 1].end] if lhs else ""
         rhs_text = norm[tokens[rhs.start].start : tokens[rhs.end - 1].end] if rhs else ""
@@ -289,26 +303,130 @@ class ClaimChecker:
             if relation == "=" and right.why is None and not rhs.truncated:
                 if lhs.start == segment_start or len(name) <= 3:
                     self._define(name, right)
-            return verdict(Verdict.SKIPPED, f"defines {name}")
+                return verdict(Verdict.SKIPPED, f"defines {name}")
+            return verdict(Verdict.SKIPPED, "the left side is a name")
         if rhs.end - rhs.start == 1 and tokens[rhs.start].kind is Kind.NAME:
             return verdict(Verdict.SKIPPED, "the right side is a name")
+        ranged = left.why == "range" or right.why == "range"
         for side in (left, right):
-            if side.why is not None:
+            if side.why is not None and side.why != "range":
                 return verdict(Verdict.SKIPPED, f"not numeric ({side.why})")
-        if left.scale and lhs.start > segment_start and tokens[lhs.start - 1].kind is Kind.NAME:
+        order = relation in ORDER_RELATIONS
+        before = tokens[lhs.start - 1] if lhs.start > segment_start else None
+        if (
+            not order
+            and left.scale
+            and before is not None
+            and before.kind is Kind.NAME
+            and before.text.lower() not in _LEAD_WORDS
+        ):
             # "TP of 8 and PP of 4 = 32 GPUs": a lone number inside a phrase is not
             # the left side of the claim; the phrase is.
             return verdict(Verdict.SKIPPED, "the left side is part of a phrase")
+        first = tokens[lhs.start]
+        if (
+            first.kind is Kind.NAME
+            and before is not None
+            and before.kind in (Kind.NAME, Kind.NUM)
+            and before.text.lower() not in _LEAD_WORDS
+            and is_unit_spelling(first.text)
+            and first.text not in self.variables
+        ):
+            # "46.7B total params × 2 B", "Memory per GPU ≤ 80 GB": a unit word that
+            # continues a phrase does not start the left side.
+            return verdict(Verdict.SKIPPED, "the left side starts inside a phrase")
         if lhs.truncated or rhs.truncated:
             return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
+        if relation == "→" and left.scale:
+            return verdict(Verdict.SKIPPED, "an arrow after a single value marks a change")
+        if (
+            not order
+            and left.scale
+            and right.scale
+            and not ranged
+            and states_conversion(left, right)
+        ):
+            # "1 node = 8 GPUs", "1 epoch = 1.28M images": a stated conversion.
+            return verdict(Verdict.SKIPPED, "a stated conversion between units, not arithmetic")
+        if (
+            first.kind is not Kind.NUM
+            and not any(tokens[i].kind is Kind.NUM for i in range(lhs.start, lhs.end))
+        ) and all(
+            tokens[i].kind is not Kind.NAME or is_unit_spelling(tokens[i].text)
+            for i in range(lhs.start, lhs.end)
+        ):
+            # "$/token = $2.50/h ÷ ...": units alone name the quantity computed.
+            return verdict(Verdict.SKIPPED, "the left side names a unit")
 
-        def reread() -> tuple[Value, Value]:
-            # Binary prefixes read as decimal (GiB as GB): only needed, and only
-            # paid for, when the claim does not hold as written.
-            parser = Parser(tokens, self.variables, reverse=True)
-            return parser.parse(lhs.start, lhs.end)[0], parser.parse(rhs.start, rhs.end)[0]
+        flags = self._reading(tokens, lhs, rhs) if "@" in lhs_text or "MAC" in lhs_text else {}
+        hints = partial(claim_hints, tokens, lhs.end, lhs.start, rhs.end)
+        if not (flags or ranged):
+            # The common case: no stated convention, no range.
+            if order:
+                return compare_order(link, left, right, line, norm, tokens[rel])
+            reread = partial(self._read, tokens, lhs, rhs, None, reverse=True)
+            rhs_tokens = tokens[rhs.start : rhs.end]
+            return compare(link, left, right, line, norm, rhs_tokens, reread, hints)
 
-        return compare(link, left, right, line, norm, tokens[rhs.start : rhs.end], reread)
+        def judge(pair: tuple[Value, Value], end: int | None) -> ClaimVerdict:
+            one, other = pair
+            if one.why is not None or other.why is not None:
+                return verdict(Verdict.SKIPPED, f"not numeric ({one.why or other.why})")
+            if order:
+                return compare_order(link, one, other, line, norm, tokens[rel])
+            # Binary prefixes read as decimal (GiB as GB): only paid for when the
+            # claim does not hold as written.
+            reread = partial(self._read, tokens, lhs, rhs, end, reverse=True, **flags)
+            rhs_tokens = tokens[rhs.start : rhs.end]
+            if end == 1:
+                rhs_tokens.reverse()  # the high end's number is the one to correct
+            return compare(link, one, other, line, norm, rhs_tokens, reread, hints)
+
+        ends = (0, 1) if ranged else (None,)
+        readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
+        if len(readings) == 1:
+            return judge(readings[0], None)
+        return judge_range(link, readings, judge)
+
+    def _reading(self, tokens: list[Token], lhs: _Side, rhs: _Side) -> dict[str, bool]:
+        """Conventions the written claim states, as parser flags."""
+        flags: dict[str, bool] = {}
+        left_tokens = tokens[lhs.start : lhs.end]
+        if any(t.kind is Kind.OP and t.text == "@" for t in left_tokens):
+            # "14 GB @ 3.35 TB/s" divides, "8 GPUs @ $2/h" multiplies: the reading
+            # whose dimension is the right side's.
+            divided = self._read(tokens, lhs, rhs, None, at_divides=True)[0]
+            if (
+                divided.why is None
+                and same_kind(divided, rhs.value)
+                and not same_kind(lhs.value, rhs.value)
+            ):
+                flags["at_divides"] = True
+        if converts_macs(left_tokens, tokens[rhs.start : rhs.end]):
+            flags["mac_as_flop"] = True
+        return flags
+
+    def _read(
+        self,
+        tokens: list[Token],
+        lhs: _Side,
+        rhs: _Side,
+        range_end: int | None,
+        **flags: bool,
+    ) -> tuple[Value, Value]:
+        """Both sides read again with other parser settings."""
+        parser = Parser(tokens, self.variables, range_end=range_end, **flags)
+        try:
+            left = parser.parse(lhs.start, lhs.end)[0]
+            right = parser.parse(rhs.start, rhs.end, right_side=True)[0]
+        except (ParseFailed, RecursionError):  # pragma: no cover - read alike before
+            return Value.bad("unreadable"), Value.bad("unreadable")
+        return left, right
+
+
+_LEAD_WORDS = frozenset({"a", "an", "the", "so", "thus", "hence", "then", "therefore"})
+"""Words before a claim's left side that do not make it part of a phrase."""
+_RELATIONS = frozenset({"=", "≈", "~", "→"}) | ORDER_RELATIONS
 
 
 def _span(tokens: list[Token], side: _Side | None) -> _Span:
@@ -317,7 +435,7 @@ def _span(tokens: list[Token], side: _Side | None) -> _Span:
     return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
 
 
-def _reparse(parser: Parser, span: _Span) -> _Side | None:
+def _reparse(parser: Parser, span: _Span, *, right_side: bool = False) -> _Side | None:
     """Evaluate a planned side again, with this span's numbers."""
     if span is None:
         return None
@@ -326,7 +444,7 @@ def _reparse(parser: Parser, span: _Span) -> _Side | None:
         # A plain chain of literals: fold it without parsing.
         return _Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
     try:
-        value, _ = parser.parse(start, end)
+        value, _ = parser.parse(start, end, right_side=right_side)
     except (ParseFailed, RecursionError):  # pragma: no cover - same shape parses alike
         return None
     return _Side(start, end, value, truncated=truncated)
@@ -444,8 +562,17 @@ def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Si
 def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _Side | None:
     if start >= end:
         return None
+    if tokens[start - 1].text in ORDER_RELATIONS:
+        # "Comm 30 ms < compute 70 ms": a comparison's right side may be labelled.
+        while (
+            start + 1 < end
+            and tokens[start].kind is Kind.NAME
+            and tokens[start + 1].kind in (Kind.NUM, Kind.DOLLAR)
+            and is_label(tokens[start].text)
+        ):
+            start += 1
     try:
-        value, stop = parser.parse(start, end)
+        value, stop = parser.parse(start, end, right_side=True)
     except (ParseFailed, RecursionError):
         return None
     if stop == start:
@@ -454,16 +581,19 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _S
     return _Side(start, stop, value, truncated=truncated)
 
 
+_LATEX_RELATION = re.compile(r"\\(?:approx|sim|to|le|ge|ll|gg|lt|gt|[Rr]ightarrow|implies)")
+_UNICODE_RELATION = re.compile("[≈≃→≤≥≪≫⇒⟶⟹]")
+
+
 def _may_claim(line: str) -> bool:
     # Plain substring tests first: they cost far less than a regex per line.
-    return (
-        "=" in line
-        or "~" in line
-        or "≈" in line
-        or "≃" in line
-        or "\\approx" in line
-        or "\\sim" in line
-    ) and _DIGIT.search(line) is not None
+    if not ("=" in line or "~" in line or "<" in line or ">" in line):
+        if "\\" in line:
+            if _LATEX_RELATION.search(line) is None and _UNICODE_RELATION.search(line) is None:
+                return False
+        elif line.isascii() or _UNICODE_RELATION.search(line) is None:
+            return False
+    return _DIGIT.search(line) is not None
 
 
 def iter_claim_lines(text: str) -> Iterator[tuple[int, str]]:

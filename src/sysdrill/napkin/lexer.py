@@ -42,6 +42,10 @@ _CHAR_MAP = str.maketrans(
         "’": "'",
         "⇒": "→",
         "⟹": "→",
+        "⟶": "→",
+        "⇨": "→",
+        "≦": "≤",
+        "≧": "≥",
     }
 )
 _SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
@@ -51,6 +55,106 @@ _MATH_DOLLAR = re.compile(r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?!\d)")
 _POWER_GROUP = re.compile(r"\^\{([^{}]*)\}")
 _INDEX_GROUP = re.compile(r"_\{([^{}]*)\}")
 _BOLD = re.compile(r"\*\*(?!\d)|(?<!\d)\*\*|__|`")
+_STRUCK = re.compile(r"~~[^~]*~~")
+_ASCII_ARROW = re.compile(r"-+>|(?<![<>!=])=>")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{1,2}|\d{4,})(?![\d,])")
+_USD = re.compile(r"\bUSD\s*(?=\d)")
+_POINTS = re.compile(r"(\d)\s*(?:pp|p\.p\.|percentage points?|%-points?)(?![\w])")
+_POINTS_GATE = re.compile(r"\dpp|\d pp")
+_OPS_COUNT = re.compile(r"\b([kKMGTP]?)OP(s?)\b")
+_FRACTION_OF = re.compile(r"(?<![\w.,/])(\d+\s*/\s*\d+)\s+of\s+(?=[\d$(])")
+_TO_RANGE = re.compile(
+    r"(?<![\w.,])(\d+(?:\.\d+)?)([KMBT]?)\s+to\s+(\d+(?:\.\d+)?)(?=[KMBT]?(?![\w.,]))"
+)
+_FRACTION_GATE = re.compile(r"/\s*\d+\s+of\s")
+_NINES = re.compile(r"\b([2-9]) nines\b")
+_WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "hundred": 100,
+    "a": 1,
+    "an": 1,
+}
+_WORD_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_WORD_FRACTIONS = {
+    "half": "1/2",
+    "third": "1/3",
+    "thirds": "1/3",
+    "quarter": "1/4",
+    "quarters": "1/4",
+}
+_COUNT_WORD = "|".join(w for w in _WORD_NUMBERS if w not in ("a", "an"))
+# "two replicas", "a dozen nodes", "ten thousand steps", "half of", "three quarters of",
+# "one-third of": number words that start an operand (a word alone, "one pass over
+# the data", stays prose because only a following unit, label or "of" makes it one).
+_NUMBER_WORDS = re.compile(
+    rf"\b(?:(?P<count>{_COUNT_WORD}|a|an)[ -](?P<part>half|thirds?|quarters?)\s+of\s+"
+    rf"|(?P<half>half)\s+of\s+"
+    rf"|(?P<lead>{_COUNT_WORD}|a|an)(?:[ -](?P<scale>dozen|hundred|thousand|million|billion))?"
+    rf"(?=\s+(?!of\b|the\b|or\b|and\b|nines\b)[A-Za-z$])"
+    rf"|(?P<bare>{_COUNT_WORD})(?=\s+nines\b))",
+    re.IGNORECASE,
+)
+
+
+_WORD_GATE = frozenset(
+    spelling
+    for word in [
+        *(w for w in _WORD_NUMBERS if w not in ("a", "an")),
+        *_WORD_SCALES,
+        *_WORD_FRACTIONS,
+        *(f"{w}-{part}" for w in _WORD_NUMBERS for part in _WORD_FRACTIONS),
+    ]
+    for spelling in (word, word.capitalize(), word.upper())
+)
+"""Words without which a line holds no number word (a cheap test before the regex)."""
+
+
+def _number_word(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    if groups["half"]:
+        return "(1/2) × "
+    if groups["part"]:
+        count = _WORD_NUMBERS[groups["count"].lower()]
+        numerator, _, denominator = _WORD_FRACTIONS[groups["part"].lower()].partition("/")
+        return f"({count * int(numerator)}/{denominator}) × "
+    if groups["bare"]:
+        return str(_WORD_NUMBERS[groups["bare"].lower()])
+    lead = groups["lead"].lower()
+    scale = groups["scale"]
+    if lead in ("a", "an") and not scale:
+        return match.group(0)  # "a GPU", "an hour": an article, not a count
+    value = _WORD_NUMBERS[lead] * (_WORD_SCALES[scale.lower()] if scale else 1)
+    return str(value)
+
+
+def _to_range(match: re.Match[str]) -> str:
+    """``4 to 8 nodes`` as the range ``4-8 nodes`` (rising only: a range reads low-high)."""
+    low, suffix, high = match.groups()
+    if float(low) < float(high) or suffix:
+        return f"{low}{suffix}-{high}"
+    return match.group(0)
+
+
+def _nines(match: re.Match[str]) -> str:
+    """``5 nines`` availability as a percentage (99.999%)."""
+    count = int(match.group(1))
+    return f"{100 - 10.0 ** (2 - count):.{count - 2}f}%"
 
 
 def _latex(text: str) -> str:
@@ -78,6 +182,12 @@ def normalize(line: str) -> str:
         ``aeb``.
     """
     text = line
+    if "~~" in text:
+        text = _STRUCK.sub(" ", text)  # struck through: the author's own correction
+    if ">" in text:
+        text = _ASCII_ARROW.sub("→", text)
+    if "," in text:
+        text = _DECIMAL_COMMA.sub(r"\1.\2", text)
     if "$" in text:
         text = text.replace("$$", " ")
         text = _MATH_DOLLAR.sub(lambda m: m.group(1), text)
@@ -91,6 +201,25 @@ def normalize(line: str) -> str:
         text = _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_SUBSCRIPTS), text)
     if "10" in text:
         text = _SCI.sub(lambda m: f"{m.group(1)}e{m.group(2)}", text)
+    return _words(text)
+
+
+def _words(text: str) -> str:
+    """Rewrite the words napkin math uses for numbers and units into notation."""
+    if "USD" in text:
+        text = _USD.sub("$", text)
+    if ("pp" in text and _POINTS_GATE.search(text)) or "point" in text or "p.p." in text:
+        text = _POINTS.sub(r"\1%", text)
+    if "OPs" in text:
+        text = _OPS_COUNT.sub(r"\1FLOP\2", text)
+    if " to " in text:
+        text = _TO_RANGE.sub(_to_range, text)
+    if "/" in text and _FRACTION_GATE.search(text):
+        text = _FRACTION_OF.sub(r"(\1) × ", text)
+    if not _WORD_GATE.isdisjoint(text.split()):
+        text = _NUMBER_WORDS.sub(_number_word, text)
+    if "nines" in text:
+        text = _NINES.sub(_nines, text)
     return text
 
 
@@ -156,14 +285,15 @@ _SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 _ALT_SUFFIXES = {"K": 2.0**10, "k": 2.0**10, "M": 2.0**20, "B": 2.0**30, "T": 2.0**40}
 
 _NUM = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+(?![A-Za-z]))?|\.\d+)"
-_GLUE = r"(?:[A-Za-zµμ°_](?:[\w°µμ]|\.\d)*(?:-\w+)*|-[A-Za-z]\w*(?:-\w+)*)"
+_GLUE = r"(?:[A-Za-zµμ°_](?:[\w°µμ]|\.\d)*(?:-(?!\d)\w+)*|-[A-Za-z]\w*(?:-\w+)*)"
 _NAME = r"[A-Za-zµμ°_π][\w°µμ']*(?:-(?:[A-Za-z]\w*|\d+[A-Za-z]\w*|\d+(?=-)))*"
 # One pattern without groups, so findall returns the pieces at C speed.
 _PIECES = re.compile(
     rf"\s*(?:{_NUM}{_GLUE}?|{_NAME}|≈|=~|~=|==|!=|<=|>=|->|=>|<<|>>|\*\*|\S)",
 )
 _NUM_GLUE = re.compile(rf"({_NUM})({_GLUE})?$")
-_CMP_RELS = {"==", "!=", "<=", ">=", "->", "=>", "<<", ">>"}
+_CMP_RELS = {"==", "!="}
+_RELATION_SPELLINGS = {"=~": "≈", "~=": "≈", "<=": "≤", ">=": "≥", "<<": "≪", ">>": "≫"}
 _SYMBOL_KINDS: dict[str, Kind] = {
     "(": Kind.LP,
     "[": Kind.LP,
@@ -185,7 +315,9 @@ _SYMBOL_KINDS: dict[str, Kind] = {
     "*": Kind.OP,
     "/": Kind.OP,
     "^": Kind.OP,
-    **dict.fromkeys(("<", ">", "≤", "≥", "≠", "±", "→", "≪", "≫", "∞"), Kind.CMP),
+    "@": Kind.OP,
+    **dict.fromkeys(("<", ">", "≤", "≥", "→", "≪", "≫", "<=", ">=", "<<", ">>"), Kind.REL),
+    **dict.fromkeys(("≠", "±", "∞"), Kind.CMP),
     **dict.fromkeys(_CMP_RELS, Kind.CMP),
 }
 
@@ -284,8 +416,7 @@ def tokenize(text: str, offset: int = 0, pieces: list[str] | None = None) -> lis
             append(Token(Kind.NAME, raw, begin, end, space, piece=index))
         else:
             kind = _SYMBOL_KINDS.get(raw, Kind.PUNCT)
-            if raw in ("=~", "~="):
-                raw = "≈"
+            raw = _RELATION_SPELLINGS.get(raw, raw)
             append(Token(kind, raw, begin, end, space, piece=index))
         start = end
     if "x" in text:

@@ -30,32 +30,37 @@ from sysdrill.napkin.values import (
     unit_value,
 )
 
-__all__ = ["Chain", "Parser", "chain_of", "evaluate_chain"]
+__all__ = ["Chain", "Parser", "chain_of", "evaluate_chain", "is_label"]
 
 
 _CONSTANTS = {"π": math.pi, "pi": math.pi}
-_BINARY = {"+": 10, "-": 10, "×": 20, "*": 20, "/": 20, "^": 30, "**": 30}
+_BINARY = {"+": 10, "-": 10, "×": 20, "*": 20, "/": 20, "@": 20, "^": 30, "**": 30}
 _UNARY_PRECEDENCE = 25
 _QUANTITY_ENDS = (Kind.NUM, Kind.RP, Kind.PCT)
 
 
 _NOT_LABELS = frozenset(
     "and are but each for from into is not nor over per than that the then this "
-    "via was were which while with yet also just only both".split()
+    "via was were which while with yet also just only both when where".split()
 )
 
 
-def _is_label(name: str) -> bool:
+def is_label(name: str) -> bool:
     """A lowercase prose word (``layers``, ``heads``) that may name what a number counts."""
     return (
         len(name) >= 3
-        and name.isalpha()
+        and name.replace("-", "").isalpha()
         and name.islower()
         and not is_unit_spelling(name)
         and name not in FUNCTIONS
         and name not in _CONSTANTS
         and name not in _NOT_LABELS
     )
+
+
+def _is_acronym(name: str) -> bool:
+    """An uppercase tag after a number (``8 TP``, ``8 KV heads``) that is not a unit."""
+    return 2 <= len(name) <= 4 and name.isalpha() and name.isupper() and not is_unit_spelling(name)
 
 
 def _bare_unit_ok(name: str) -> bool:
@@ -70,21 +75,53 @@ class Parser:
         tokens: Tokens of one line.
         variables: Values defined earlier (``N = 8``), by name.
         reverse: Read binary prefixes as decimal ones (GiB as GB).
+        range_end: How a range (``7B-13B``) reads: None makes it unevaluable,
+            0 takes its low end and 1 its high end.
+        at_divides: Read ``A @ B`` as ``A / B`` (``14 GB @ 3.35 TB/s``) rather than
+            ``A × B`` (``8 GPUs @ $2/h``).
+        mac_as_flop: Read a MAC as one FLOP: the author converts with a written ``× 2``.
     """
 
-    __slots__ = ("end", "pos", "reverse", "tokens", "variables")
+    __slots__ = (
+        "at_divides",
+        "end",
+        "mac_as_flop",
+        "pos",
+        "range_end",
+        "reverse",
+        "right_side",
+        "tokens",
+        "variables",
+    )
 
     def __init__(
-        self, tokens: list[Token], variables: Mapping[str, Value], *, reverse: bool = False
+        self,
+        tokens: list[Token],
+        variables: Mapping[str, Value],
+        *,
+        reverse: bool = False,
+        range_end: int | None = None,
+        at_divides: bool = False,
+        mac_as_flop: bool = False,
     ) -> None:
         self.tokens = tokens
         self.variables = variables
         self.reverse = reverse
+        self.range_end = range_end
+        self.at_divides = at_divides
+        self.mac_as_flop = mac_as_flop
+        self.right_side = False
         self.pos = 0
         self.end = len(tokens)
 
-    def parse(self, start: int, end: int) -> tuple[Value, int]:
+    def parse(self, start: int, end: int, *, right_side: bool = False) -> tuple[Value, int]:
         """Parse the longest expression starting at ``start`` (not beyond ``end``).
+
+        Args:
+            start: First token.
+            end: Token index not to read beyond.
+            right_side: The expression is a claim's result: ``per X`` after it
+                ends it (``= $11,500 per month``) instead of dividing it.
 
         Returns:
             The value and the index of the first token not consumed.
@@ -94,8 +131,15 @@ class Parser:
         """
         self.pos = start
         self.end = end
+        self.right_side = right_side
         value = self._expression(0)
         return value, self.pos
+
+    def _unit(self, name: str) -> Value:
+        unit = unit_value(name, self.reverse)
+        if self.mac_as_flop and "MAC" in name:
+            return Value(unit.v / 2, unit.w, unit.a / 2, unit.dims, exact=True, unit=name)
+        return unit
 
     def _peek(self) -> Token | None:
         return self.tokens[self.pos] if self.pos < self.end else None
@@ -120,6 +164,11 @@ class Parser:
             if op in ("^", "**"):
                 right = self._expression(30)
                 left = power(left, right)
+                # "2^30 B": a unit after a power applies to the power, not the exponent.
+                left = self._postfix(left, after_power=True)
+            elif op == "@":
+                right = self._expression(precedence + 1)
+                left = div(left, right) if self.at_divides else mul(left, right)
             elif op in ("×", "*"):
                 left = mul(left, self._expression(precedence + 1))
             elif op == "/":
@@ -128,24 +177,62 @@ class Parser:
                 is_range = op == "-" and self._is_range(op_index)
                 right = self._expression(precedence + 1)
                 if is_range:
-                    left = Value.bad("range")
+                    left = self._range(left, right, op_index)
                 else:
                     left = add(left, right, 1.0 if op == "+" else -1.0)
         return left
 
     def _is_range(self, index: int) -> bool:
-        """``5-7`` written without spaces, rising, is a range rather than a difference."""
+        """``5-7`` (or ``$2-$3``) written without spaces, rising, is a range, not a difference."""
         minus = self.tokens[index]
         before = self.tokens[index - 1] if index > 0 else None
-        after = self.tokens[index + 1]
+        after = self._range_high(index)
         return (
             before is not None
+            and after is not None
             and before.kind is Kind.NUM
-            and after.kind is Kind.NUM
             and not minus.space_before
-            and not after.space_before
             and before.value < after.value
+            and (self.tokens[index + 1].kind is Kind.NUM or self._dollar_before(index - 1))
         )
+
+    def _range_high(self, minus: int) -> Token | None:
+        """The number token of a range's high end (after ``-`` or ``-$``)."""
+        index = minus + 1
+        if index < self.end and self.tokens[index].kind is Kind.DOLLAR:
+            index += 1
+            if index >= self.end or self.tokens[index].space_before:
+                return None
+        if index >= self.end:
+            return None
+        token = self.tokens[index]
+        if token.kind is not Kind.NUM or self.tokens[minus + 1].space_before:
+            return None
+        return token
+
+    def _dollar_before(self, index: int) -> bool:
+        return index > 0 and self.tokens[index - 1].kind is Kind.DOLLAR
+
+    def _range(self, low: Value, high: Value, minus: int) -> Value:
+        """One end of ``low-high``; a bare low end shares the high end's unit and suffix."""
+        if self.range_end is None:
+            return Value.bad("range")
+        if self.range_end == 1:
+            return high
+        before = self.tokens[minus - 1]
+        after = self._range_high(minus)
+        if after is None or before.unit or before.text[-1].isalpha() or high.why is not None:
+            return low  # "7B-13B", "2.8GB-5.6GB": the low end is complete
+        digits = after.text.rstrip("KkMBT").replace(",", "")
+        try:
+            plain = float(digits)
+        except ValueError:
+            return low
+        if plain == 0:
+            return low
+        # "100-200 ms", "1-2T", "50-60% of 989 TFLOPS": scale the high end.
+        factor = before.value / plain
+        return Value(high.v * factor, high.w * factor, high.a * factor, high.dims)
 
     def _unary(self) -> Value:
         if self.pos >= self.end:
@@ -170,7 +257,20 @@ class Parser:
         if token.kind is Kind.SQRT:
             self.pos += 1
             return square_root(self._expression(_UNARY_PRECEDENCE))
-        return self._postfix(self._primary())
+        value = self._postfix(self._primary())
+        minus = self.pos
+        if (
+            minus + 1 < self.end
+            and self.tokens[minus].kind is Kind.OP
+            and self.tokens[minus].text == "-"
+            and self._is_range(minus)
+        ):
+            # "7B-13B", "100-200 ms", "50-60% of 989 TFLOPS": a range binds tighter
+            # than any operator around it.
+            self.pos += 1
+            high = self._postfix(self._primary())
+            return self._range(value, high, minus)
+        return value
 
     def _primary(self) -> Value:
         if self.pos >= self.end:
@@ -181,7 +281,7 @@ class Parser:
             self.pos += 1
             value = literal_value(token)
             if token.unit:
-                unit = self._compound_unit(unit_value(token.unit, self.reverse), token.unit)
+                unit = self._compound_unit(self._unit(token.unit), token.unit)
                 value = literal_unit(value, unit)
             return value
         if kind is Kind.LP:
@@ -194,7 +294,7 @@ class Parser:
             return Value(inner.v, inner.w, inner.a, inner.dims, exact=inner.exact, why=inner.why)
         if kind is Kind.DOLLAR:
             self.pos += 1
-            dollar = unit_value("$", self.reverse)
+            dollar = self._unit("$")
             following = self._peek()
             if following is not None and following.kind is Kind.NUM and not following.space_before:
                 amount = self._primary()
@@ -223,54 +323,91 @@ class Parser:
         after_slash = previous is not None and previous.kind is Kind.OP and previous.text == "/"
         if after_slash and is_unit_spelling(name):
             # "$/GB/month" is ($/GB)/month: leave the next "/" to the operator loop.
-            return self._unit_power(unit_value(name, self.reverse))
+            return self._unit_power(self._unit(name))
         if name in self.variables:
             known = self.variables[name]
             return Value(known.v, known.w, known.a, known.dims, exact=known.exact)
         if name in _CONSTANTS:
             return Value(_CONSTANTS[name], _CONSTANTS[name], _CONSTANTS[name])
         if is_unit_spelling(name) and _bare_unit_ok(name):
-            return self._compound_unit(unit_value(name, self.reverse), name)
+            return self._compound_unit(self._unit(name), name)
         return Value.bad("symbolic")
 
-    def _postfix(self, value: Value) -> Value:
-        """Units, percent signs and glued parentheses that follow an operand."""
+    def _postfix(self, value: Value, *, after_power: bool = False) -> Value:
+        """Units, labels, ``per X``, percent signs and glued parentheses after an operand."""
         tokens = self.tokens
+        labelled = False
         while True:
             if self.pos >= self.end:
                 return value
             token = tokens[self.pos]
             kind = token.kind
+            previous = tokens[self.pos - 1]
             if (
                 kind is Kind.NAME
-                and not value.unit
+                and (not value.unit or labelled)
                 and is_unit_spelling(token.text)
-                and tokens[self.pos - 1].kind in _QUANTITY_ENDS
+                and (previous.kind in _QUANTITY_ENDS or labelled)
+                and (after_power or not self._in_exponent())
             ):
                 if token.text in FUNCTIONS and self._next_is_lp():
                     return value
                 self.pos += 1
-                unit = self._compound_unit(unit_value(token.text, self.reverse), token.text)
+                unit = self._compound_unit(self._unit(token.text), token.text)
                 value = literal_unit(value, unit)
+                labelled = False
                 continue
             if (
                 kind is Kind.NAME
-                and not value.unit
                 and token.space_before
-                and tokens[self.pos - 1].kind is Kind.NUM
-                and _is_label(token.text)
+                and (
+                    previous.kind is Kind.NUM
+                    or labelled
+                    or (value.unit and value.scale and not self.right_side)
+                )
+                and (is_label(token.text) or _is_acronym(token.text))
                 and token.text not in self.variables
                 and not self._next_is_lp()
+                and (after_power or not self._in_exponent())
             ):
-                # "80 layers * 8 heads": a prose word naming what a number counts.
+                # "80 layers * 8 KV heads", "2 MiB huge page": prose naming what a
+                # number counts.
                 self.pos += 1
-                value = value.labelled(token.text)
+                if not value.unit:
+                    value = value.labelled(token.text)
+                labelled = True
                 continue
+            if (
+                kind is Kind.NAME
+                and token.text == "per"
+                and not self.right_side
+                and self.pos + 1 < self.end
+                and tokens[self.pos + 1].kind is Kind.NAME
+                and (value.unit or previous.kind in _QUANTITY_ENDS)
+            ):
+                # "2 B per param" divides; "0.6 GFLOPs per frame" names what it counts.
+                following = tokens[self.pos + 1].text
+                if is_unit_spelling(following):
+                    self.pos += 2
+                    value = div(value, self._compound_unit(self._unit(following), following))
+                    value = value.labelled("per " + following)
+                    labelled = False
+                    continue
+                if is_label(following) and following not in self.variables:
+                    self.pos += 2
+                    labelled = True
+                    continue
+                return value
             if kind is Kind.PCT:
                 self.pos += 1
                 value = literal_unit(value, Value(0.01, 0.01, 0.01, unit="%"))
                 nxt = self._peek()
-                if nxt is not None and nxt.kind is Kind.NAME and nxt.text == "of":
+                if (
+                    nxt is not None
+                    and nxt.kind is Kind.NAME
+                    and nxt.text == "of"
+                    and self._numeric_at(self.pos + 1)
+                ):
                     self.pos += 1
                     return mul(value, self._expression(21))
                 continue
@@ -278,6 +415,26 @@ class Parser:
                 value = mul(value, self._primary())
                 continue
             return value
+
+    def _in_exponent(self) -> bool:
+        """Whether the operand just read is an exponent (``2^30 B``: B is not its unit)."""
+        index = self.pos - 2
+        return (
+            index >= 0
+            and self.tokens[index].kind is Kind.OP
+            and self.tokens[index].text in ("^", "**")
+        )
+
+    def _numeric_at(self, index: int) -> bool:
+        """Whether an operand starts at ``index`` (``45% of 312 TFLOP/s``, not ``10% of step``)."""
+        if index >= self.end:
+            return False
+        token = self.tokens[index]
+        if token.kind in (Kind.NUM, Kind.DOLLAR, Kind.LP, Kind.SQRT):
+            return True
+        return token.kind is Kind.NAME and (
+            token.text in self.variables or token.text in _CONSTANTS or token.text in FUNCTIONS
+        )
 
     def _next_is_lp(self) -> bool:
         index = self.pos + 1
@@ -294,8 +451,11 @@ class Parser:
                 break
             if op.text in ("/", "×") and nxt.kind is Kind.NAME and is_unit_spelling(nxt.text):
                 self.pos += 2
-                other = self._unit_power(unit_value(nxt.text, self.reverse))
+                other = self._unit_power(self._unit(nxt.text))
                 unit = div(unit, other) if op.text == "/" else mul(unit, other)
+                continue
+            if op.text == "/" and nxt.kind is Kind.NAME and is_label(nxt.text):
+                self.pos += 2  # "tokens/step", "frames/s": what is counted per what
                 continue
             break
         if self.pos == start:
