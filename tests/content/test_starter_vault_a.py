@@ -19,16 +19,16 @@ from sysdrill.napkin.results import Verdict
 STARTER_VAULT = Path(__file__).resolve().parents[2] / "src/sysdrill/content/starter_vault"
 HALF_A_ID = re.compile(r"^(cloud|global)-2\d{3}$")
 
-MIN_ITEMS = 42
-MIN_PER_LEVEL = 6
+MIN_ITEMS = 64
+MIN_PER_LEVEL = 9
 MIN_BY_KIND = {
-    "scenario-napkin": 14,
-    "multiple-choice": 9,
-    "numeric": 6,
-    "flashcard": 9,
-    "exercise": 4,
+    "scenario-napkin": 21,
+    "multiple-choice": 13,
+    "numeric": 10,
+    "flashcard": 14,
+    "exercise": 6,
 }
-MIN_CHAINS = 4
+MIN_CHAINS = 6
 MIN_NAPKIN_CLAIMS = 3
 
 
