@@ -19,16 +19,16 @@ from sysdrill.napkin.results import Verdict
 STARTER_VAULT = Path(__file__).resolve().parents[2] / "src/sysdrill/content/starter_vault"
 HALF_A_ID = re.compile(r"^(cloud|global)-2\d{3}$")
 
-MIN_ITEMS = 144
+MIN_ITEMS = 160
 MIN_PER_LEVEL = 13
 MIN_BY_KIND = {
-    "scenario-napkin": 48,
-    "multiple-choice": 27,
-    "numeric": 23,
-    "flashcard": 32,
-    "exercise": 14,
+    "scenario-napkin": 50,
+    "multiple-choice": 25,
+    "numeric": 20,
+    "flashcard": 30,
+    "exercise": 10,
 }
-MIN_CHAINS = 14
+MIN_CHAINS = 13
 MIN_NAPKIN_CLAIMS = 3
 
 
