@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sysdrill.cli.session_cmds",
     "sysdrill.cli.import_cmd",
     "sysdrill.cli.export_cmd",
+    "sysdrill.cli.serve_cmd",
 )
 """Modules whose ``register(app)`` adds commands, in the order help lists them."""
 

@@ -1,0 +1,85 @@
+"""``sysdrill serve``: run the web app (FastAPI under uvicorn) on this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["register"]
+
+
+def _run_server(app: FastAPI, *, host: str, port: int) -> None:
+    """Serve ``app`` until interrupted (a seam tests replace to avoid binding a port)."""
+    import uvicorn
+
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on (0.0.0.0 for every interface).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault",
+            metavar="VAULT",
+            help="Vault folder to serve; the bundled sample vault when omitted.",
+            show_default=False,
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            metavar="URL",
+            help="Study database URL (sqlite:///file or postgresql+psycopg://...); "
+            "the default database when omitted.",
+            show_default=False,
+        ),
+    ] = None,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the app in the default web browser.")
+    ] = False,
+) -> None:
+    """Serve the web app: practise, browse and check napkin math in a browser.
+
+    Brings the study database's schema up to date once (as `sysdrill db upgrade`
+    does), prints the URL, and serves until Ctrl-C. Everything is served locally:
+    no internet is needed.
+    """
+    from sysdrill.errors import VaultNotFound
+    from sysdrill.storage.engine import upgrade_database
+    from sysdrill.storage.location import study_database_url
+    from sysdrill.web.app import create_app
+
+    if vault is not None and not vault.is_dir():
+        raise VaultNotFound(
+            f"vault folder '{vault}' does not exist; give a folder holding questions/"
+        )
+    url = study_database_url(db)
+    upgrade_database(url)
+    app = create_app(vault=vault, db_url=url)
+    address = _url(host, port)
+    typer.echo(f"sysdrill is serving on {address} (Ctrl-C stops it)")
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(address)
+    _run_server(app, host=host, port=port)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the CLI."""
+    app.command("serve")(serve)
