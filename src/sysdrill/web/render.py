@@ -132,7 +132,7 @@ _SVG_TAGS = frozenset(
         "desc",
         "defs",
         "marker",
-        "lineargradient",
+        "linearGradient",
         "stop",
     }
 )
@@ -180,6 +180,10 @@ _SVG_ATTRIBUTES = frozenset(
         "stop-color",
         "preserveaspectratio",
     }
+)
+
+_SVG_CAMEL_CASE = frozenset(
+    {"viewBox", "markerWidth", "markerHeight", "refX", "refY", "preserveAspectRatio"}
 )
 
 _MATH = re.compile(
@@ -237,7 +241,9 @@ def _html_cleaner() -> Callable[[str], str]:
 
 @functools.cache
 def _svg_cleaner() -> Callable[[str], str]:
-    attributes = {tag: set(_SVG_ATTRIBUTES) for tag in _SVG_TAGS}
+    # SVG attribute names are case-sensitive once parsed (viewBox, refX): allow both spellings.
+    names = set(_SVG_ATTRIBUTES) | _SVG_CAMEL_CASE
+    attributes = {tag: set(names) for tag in _SVG_TAGS}
     return _cleaner(_SVG_TAGS, attributes)
 
 
