@@ -257,7 +257,7 @@ def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
         _drive(app, script)
 
     plan = SessionPlan(SessionKind.QUIZ, "Quiz", (ITEMS["c-l2-mc"], ITEMS["fc-1"]))
-    with open_study(f"sqlite:///{tmp_path / 'study.db'}") as study:
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
         lines = run_tui(plan, study=study, clock=_Clock(), runner=runner)
         reviews = list(study.store.iter_reviews(study.user_id))
         (record,) = study.sessions()
