@@ -69,10 +69,14 @@ def create_app(
     )
     install_error_handler(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # The routers as included, so tests can walk every route (FastAPI may wrap them).
+    app.state.routers = []
     for name in ROUTER_MODULES:
         # A page group still being written has no module yet; its file tells, without
         # asking the import system (a missing module would be an ImportWarning there).
         if not (ROUTES_DIR / f"{name.rsplit('.', 1)[1]}.py").is_file():
             continue
-        app.include_router(importlib.import_module(name).router)
+        router = importlib.import_module(name).router
+        app.include_router(router)
+        app.state.routers.append(router)
     return app

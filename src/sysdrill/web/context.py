@@ -46,6 +46,18 @@ class WebContext:
 
         return compiled_vault(self.vault, now=self.now(), cache_dir=self.cache_dir)
 
+    def import_vault(self) -> Path:
+        """Where imports go: the served vault, unless it is the bundled sample vault.
+
+        The sample vault ships inside the package and is never written; imports
+        then go to ``vault`` in the data folder (serve it with ``--vault``).
+        """
+        from sysdrill.content.sample import sample_vault_path
+
+        if self.vault.resolve() == sample_vault_path().resolve():
+            return self.data_dir / "vault"
+        return self.vault
+
     def load_vault(self) -> Vault:
         """The vault's items and shared files (unchanged files come from the load cache)."""
         from sysdrill.content.loader import load_vault
