@@ -74,51 +74,14 @@ def import_page(request: Request, context: Context) -> Response:
     )
 
 
-@router.post("/import/preview", include_in_schema=False)
-def import_preview_page(
-    request: Request,
-    context: Context,
-    source: Annotated[UploadFile, File()],
-    format: Annotated[str, Form()] = "auto",
-    deck: Annotated[str, Form()] = "",
-) -> Response:
-    """Stage the upload and show what importing it would do (nothing is written)."""
-    token, path = stage_upload(context.data_dir, source.filename, source.file)
-    try:
-        report = _import(context, path, format=format, deck=deck, dry_run=True)
-    except BaseException:
-        discard_upload(context.data_dir, token)
-        raise
-    return render_page(
-        request,
-        "import_report.html",
-        {"report": report, "token": token, "format": format, "deck": deck},
-    )
+Upload = Annotated[UploadFile, File()]
+FormatField = Annotated[str, Form()]
+DeckField = Annotated[str, Form()]
+TokenField = Annotated[str, Form()]
 
 
-@router.post("/import/confirm", include_in_schema=False)
-def import_confirm_page(
-    request: Request,
-    context: Context,
-    token: Annotated[str, Form()],
-    format: Annotated[str, Form()] = "auto",
-    deck: Annotated[str, Form()] = "",
-) -> Response:
-    """Import the previewed upload for real, then show the report."""
-    path = staged_upload(context.data_dir, token)
-    report = _import(context, path, format=format, deck=deck, dry_run=False)
-    discard_upload(context.data_dir, token)
-    return render_page(request, "import_report.html", {"report": report, "token": None})
-
-
-@router.post("/api/import/preview", tags=["import"])
-def import_preview_api(
-    context: Context,
-    source: Annotated[UploadFile, File()],
-    format: Annotated[str, Form()] = "auto",
-    deck: Annotated[str, Form()] = "",
-) -> dict[str, Any]:
-    """Stage an upload and report what importing it would do; confirm with its token."""
+def _preview(context: WebContext, source: UploadFile, format: str, deck: str) -> dict[str, Any]:
+    """Stage an upload and dry-run its import; the token confirms it later."""
     token, path = stage_upload(context.data_dir, source.filename, source.file)
     try:
         report = _import(context, path, format=format, deck=deck, dry_run=True)
@@ -128,18 +91,54 @@ def import_preview_api(
     return {"token": token, "report": report}
 
 
-@router.post("/api/import/confirm", tags=["import"])
-def import_confirm_api(
-    context: Context,
-    token: Annotated[str, Form()],
-    format: Annotated[str, Form()] = "auto",
-    deck: Annotated[str, Form()] = "",
-) -> dict[str, Any]:
-    """Import a previewed upload (by its token) into the vault."""
+def _confirm(context: WebContext, token: str, format: str, deck: str) -> dict[str, Any]:
+    """Import the upload staged under ``token`` for real, then discard it."""
     path = staged_upload(context.data_dir, token)
     report = _import(context, path, format=format, deck=deck, dry_run=False)
     discard_upload(context.data_dir, token)
     return {"report": report}
+
+
+@router.post("/import/preview", include_in_schema=False)
+def import_preview_page(
+    request: Request,
+    context: Context,
+    source: Upload,
+    format: FormatField = "auto",
+    deck: DeckField = "",
+) -> Response:
+    """Stage the upload and show what importing it would do (nothing is written)."""
+    shown = _preview(context, source, format, deck) | {"format": format, "deck": deck}
+    return render_page(request, "import_report.html", shown)
+
+
+@router.post("/import/confirm", include_in_schema=False)
+def import_confirm_page(
+    request: Request,
+    context: Context,
+    token: TokenField,
+    format: FormatField = "auto",
+    deck: DeckField = "",
+) -> Response:
+    """Import the previewed upload for real, then show the report."""
+    shown = _confirm(context, token, format, deck) | {"token": None}
+    return render_page(request, "import_report.html", shown)
+
+
+@router.post("/api/import/preview", tags=["import"])
+def import_preview_api(
+    context: Context, source: Upload, format: FormatField = "auto", deck: DeckField = ""
+) -> dict[str, Any]:
+    """Stage an upload and report what importing it would do; confirm with its token."""
+    return _preview(context, source, format, deck)
+
+
+@router.post("/api/import/confirm", tags=["import"])
+def import_confirm_api(
+    context: Context, token: TokenField, format: FormatField = "auto", deck: DeckField = ""
+) -> dict[str, Any]:
+    """Import a previewed upload (by its token) into the vault."""
+    return _confirm(context, token, format, deck)
 
 
 @router.get("/export", include_in_schema=False)
@@ -212,27 +211,25 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def export_params(
+    track: Text = None, level: Text = None, deck: Text = None, status: Text = None
+) -> dict[str, str | None]:
+    """FastAPI dependency: the export filters (blank means any)."""
+    return {"track": track, "level": level, "deck": deck, "status": status}
+
+
+ExportFilterParams = Annotated[dict[str, str | None], Depends(export_params)]
+
+
 @router.get("/export/download", include_in_schema=False)
-def export_download(
-    context: Context,
-    format: str = "apkg",
-    track: Text = None,
-    level: Text = None,
-    deck: Text = None,
-    status: Text = None,
-) -> Response:
+def export_download(context: Context, given: ExportFilterParams, format: str = "apkg") -> Response:
     """Download the vault (or the filtered part) in the chosen format."""
-    return _export(context, format, track, level, deck, status)
+    return _export(context, format, **given)
 
 
 @router.get("/api/export", tags=["export"])
 def export_api(
-    context: Context,
-    format: str = "staffml-json",
-    track: Text = None,
-    level: Text = None,
-    deck: Text = None,
-    status: Text = None,
+    context: Context, given: ExportFilterParams, format: str = "staffml-json"
 ) -> Response:
     """The vault (or the filtered part) as a file: apkg, anki-text, csv, staffml-json, markdown."""
-    return _export(context, format, track, level, deck, status)
+    return _export(context, format, **given)
