@@ -25,7 +25,7 @@ def _review(client: TestClient, item_id: str, *, days_ago: int) -> None:
 def test_dashboard_of_a_new_learner(client: TestClient) -> None:
     data = client.get("/api/dashboard").json()
     assert (data["due_today"], data["streak_days"], data["items_total"]) == (0, 0, 12)
-    assert data["last_session"] is None
+    assert (data["in_progress"], data["last_finished"]) == ([], None)
     assert len(data["forecast"]) == 30
     assert data["forecast"][0]["day"] == "2026-11-25"
     page = client.get("/").text
@@ -68,3 +68,22 @@ def test_each_chart_is_an_svg_without_external_scripts(client: TestClient) -> No
 
 def test_an_unknown_chart_is_a_422(client: TestClient) -> None:
     assert client.get("/progress/charts/pie.svg").status_code == 422
+
+
+def test_a_session_in_progress_is_offered_on_the_dashboard(fresh_client: TestClient) -> None:
+    from sysdrill.app.sessions import SessionKind, StartOptions, start_session
+    from sysdrill.app.study_vault import open_study_vault
+
+    context = fresh_client.app.state.sysdrill  # type: ignore[attr-defined]
+    with open_study(context.db_url) as study:
+        view = start_session(
+            study,
+            open_study_vault(context.vault),
+            StartOptions(kind=SessionKind.PRACTICE, limit=2),
+            now=NOW,
+        )
+    assert view.session_id is not None
+    data = fresh_client.get("/api/dashboard").json()
+    assert [s["session_id"] for s in data["in_progress"]] == [view.session_id]
+    page = fresh_client.get("/").text
+    assert f'<a href="/sessions/{view.session_id}" data-key="c">Go on with' in page

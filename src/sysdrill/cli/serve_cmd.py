@@ -59,8 +59,8 @@ def serve(
     does), prints the URL, and serves until Ctrl-C. Everything is served locally:
     no internet is needed.
     """
+    from sysdrill.app.study import upgrade_study_database
     from sysdrill.errors import VaultNotFound
-    from sysdrill.storage.engine import upgrade_database
     from sysdrill.storage.location import study_database_url
     from sysdrill.web.app import create_app
 
@@ -69,7 +69,7 @@ def serve(
             f"vault folder '{vault}' does not exist; give a folder holding questions/"
         )
     url = study_database_url(db)
-    upgrade_database(url)
+    upgrade_study_database(url)
     app = create_app(vault=vault, db_url=url)
     address = _url(host, port)
     typer.echo(f"sysdrill is serving on {address} (Ctrl-C stops it)")

@@ -17,16 +17,18 @@ Context = Annotated[WebContext, Depends(web_context)]
 
 
 def dashboard_data(context: WebContext) -> dict[str, Any]:
-    """The dashboard's figures: due today, streak, forecast, totals and the last session."""
+    """The dashboard's figures: due today, streak, forecast, totals, sessions to go on with."""
+    from sysdrill.app.sessions import list_sessions
     from sysdrill.app.study import open_study
 
     items = context.load_vault().items
     now = context.now()
     with open_study(context.db_url) as study:
         report = study.progress(items, now=now)
+        in_progress = list_sessions(study)
         sessions = study.sessions()
-    unfinished = [s for s in sessions if s.ended_at is None]
-    last = max(unfinished or sessions, key=lambda s: s.started_at, default=None)
+    finished = [s for s in sessions if s.ended_at is not None]
+    last = max(finished, key=lambda s: s.started_at, default=None)
     return {
         "due_today": report.forecast[0].count if report.forecast else 0,
         "streak_days": report.streak_days,
@@ -36,12 +38,12 @@ def dashboard_data(context: WebContext) -> dict[str, Any]:
         "reviews_total": report.reviews_total,
         "forecast": [{"day": d.day.isoformat(), "count": d.count} for d in report.forecast],
         "deadline": report.deadline.isoformat() if report.deadline else None,
-        "last_session": None
+        "in_progress": in_progress,
+        "last_finished": None
         if last is None
         else {
             "kind": last.kind,
             "started_at": last.started_at.isoformat(),
-            "finished": last.ended_at is not None,
             "session_id": last.session_id,
         },
     }
