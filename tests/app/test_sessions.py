@@ -162,3 +162,19 @@ def test_views_serialise_to_json_ready_dicts(study, vault):
     assert data["item"]["item_id"] == "quiz-2"
     report = app.finish(study, vault, view.session_id, now=T0)
     assert json.loads(json.dumps(report.to_dict()))["results"][0]["outcome"] == "not-reached"
+
+
+def test_finished_report_is_kept_with_the_session_record(study, vault):
+    view = app.start_session(
+        study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
+    )
+    app.rate(study, vault, view.session_id, "good", now=T0)
+    report = app.finish(study, vault, view.session_id, now=T0 + timedelta(minutes=1))
+    assert app.finished_report(study, view.session_id) == report
+    assert [(r.item_id, r.outcome, r.rating) for r in report.results] == [
+        ("fc-1", "answered", "good"),
+        ("fc-2", "not-reached", None),
+        ("fc-3", "not-reached", None),
+    ]
+    with pytest.raises(SessionNotFound):
+        app.finished_report(study, 999)

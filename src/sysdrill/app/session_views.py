@@ -170,6 +170,38 @@ class ReportView:
             "lines": list(self.lines),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReportView:
+        """Rebuild a report written by :meth:`to_dict` (kept with a finished session)."""
+        limit = data.get("time_limit_seconds")
+        return cls(
+            kind=str(data["kind"]),
+            title=str(data["title"]),
+            answered=int(data["answered"]),
+            passed=int(data["passed"]),
+            skipped=int(data["skipped"]),
+            not_reached=int(data["not_reached"]),
+            score_percent=data.get("score_percent"),
+            elapsed_seconds=int(data["elapsed_seconds"]),
+            time_limit_seconds=None if limit is None else int(limit),
+            zones=tuple(
+                (str(z["zone"]), float(z["earned"]), int(z["possible"])) for z in data["zones"]
+            ),
+            results=tuple(
+                ResultView(
+                    item_id=str(r["item_id"]),
+                    title=str(r["title"]),
+                    outcome=str(r["outcome"]),
+                    rating=r.get("rating"),
+                    correct=r.get("correct"),
+                    score=r.get("score"),
+                    warmup=bool(r.get("warmup", False)),
+                )
+                for r in data["results"]
+            ),
+            lines=tuple(str(line) for line in data["lines"]),
+        )
+
 
 def report_view(report: SessionReport) -> ReportView:
     """Turn the engine's report into its view."""

@@ -68,6 +68,7 @@ __all__ = [
     "current_prompt",
     "drive_session",
     "finish",
+    "finished_report",
     "follow_chain",
     "list_sessions",
     "rate",
@@ -444,11 +445,30 @@ def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: date
     _, live = _load(study, vault, session_id, now=now)
     live.quit()
     report = build_report(live)
+    view = report_view(report)
     study.finish_session(
-        live.session_id, now=live.ended_at or require_utc(now), summary=report.to_summary()
+        live.session_id,
+        now=live.ended_at or require_utc(now),
+        summary={**report.to_summary(), "report": view.to_dict()},
     )
     study.store.delete_active_session(study.user_id, live.session_id)
-    return report_view(report)
+    return view
+
+
+def finished_report(study: StudyService, session_id: int) -> ReportView:
+    """The report of a finished session (a gauntlet's results page).
+
+    Raises:
+        SessionNotFound: If the learner has no finished session with that id.
+    """
+    for record in study.sessions():
+        if record.session_id == session_id and record.ended_at is not None:
+            stored = record.meta.get("report")
+            if isinstance(stored, dict):
+                return ReportView.from_dict(stored)
+    raise SessionNotFound(
+        f"No finished session {session_id} with a report. Finish the session first."
+    )
 
 
 def list_sessions(study: StudyService) -> list[dict[str, Any]]:
