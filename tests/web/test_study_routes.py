@@ -164,3 +164,19 @@ def test_nothing_to_practise_says_why(fresh_client):
     page = fresh_client.post("/sessions", data={"kind": "practice", "deck": "sample-fundamentals"})
     assert page.status_code == 200
     assert "Nothing to practise now" in page.text
+
+
+def test_a_restarted_server_resumes_the_session_in_progress(tmp_path):
+    from tests.web.conftest import make_app
+
+    first = TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False)
+    with first:
+        session_id = _start(first, kind="quiz", deck="sample-napkin-drills")
+        first.post(f"/sessions/{session_id}/answer", data={"text": "about 2x"})
+        first.post(f"/sessions/{session_id}/rate", data={"rating": "hard"})
+    with TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False) as second:
+        page = second.get(f"/sessions/{session_id}").text
+        assert "Item 2 of 6" in page
+        assert "Recorded: Hard" in page
+        graded = second.post(f"/sessions/{session_id}/answer", data={"text": "b"}).text
+        assert "<strong>Correct.</strong>" in graded

@@ -181,6 +181,10 @@ class LiveSession(Session):
         )
         self._move_clock.fixed = None
 
+    def use_clock(self, clock: Clock) -> None:
+        """Read the time of the moves from now on from ``clock`` (an interactive driver's)."""
+        self._move_clock.live = clock
+
     @property
     def session_id(self) -> SessionId:
         """The session's id (its history record)."""

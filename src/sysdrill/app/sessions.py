@@ -506,7 +506,7 @@ def drive_session(
         SessionNotFound: If no session with that id is in progress.
     """
     _, live = _load(study, vault, session_id, now=clock())
-    live._move_clock.live = clock
+    live.use_clock(clock)
     try:
         drive(live)
     finally:

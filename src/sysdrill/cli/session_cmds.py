@@ -122,24 +122,17 @@ def _run(
     from sysdrill.study.sessions.answers import AnswerScript
     from sysdrill.study.sessions.line_mode import run_scripted
 
+    if answers is None and sys.stdin.isatty():
+        from sysdrill.cli.tui import run_tui
+
+        for line in run_tui(study, loaded, options, clock=_clock):
+            typer.echo(line)
+        return
     started = start_session(study, loaded, options, now=_clock())
     if started.note:
         typer.echo(f"Note: {started.note}.")
     if started.session_id is None:
         typer.echo(started.empty_message or "")
-        return
-    if answers is None and sys.stdin.isatty():
-        from sysdrill.cli.tui import StudyApp
-
-        report = drive_session(
-            study,
-            loaded,
-            started.session_id,
-            drive=lambda session: StudyApp(session).run(),
-            clock=_clock,
-        )
-        for line in report.lines:
-            typer.echo(line)
         return
     with ExitStack() as stack:
         if answers is not None:
