@@ -163,3 +163,13 @@ def test_hostile_item_claims_are_marked_right_and_wrong(hostile_client: TestClie
         ("wrong", "640 GB"),
         ("ok", "2 ms"),
     ]
+
+
+def test_search_in_a_vault_with_errors_falls_back_to_plain_words(
+    hostile_client: TestClient,
+) -> None:
+    data = hostile_client.get("/api/items", params={"q": "ZeRO stage"}).json()
+    assert [hit["id"] for hit in data["hits"]] == ["cloud-0103"]
+    assert data["note"].startswith("searched by plain words")
+    page = hostile_client.get("/vault", params={"q": "ZeRO stage"}).text
+    assert 'class="warn" role="status">searched by plain words' in page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -14,6 +15,7 @@ from sysdrill.errors import UsageError
 __all__ = ["BrowseFilters", "browse", "choice"]
 
 E = TypeVar("E", bound=StrEnum)
+_WORD = re.compile(r"\w+")
 
 
 def choice(value: str | None, enum: type[E], name: str) -> E | None:
@@ -95,10 +97,12 @@ class BrowseResult:
     total: int
     hits: list[dict[str, Any]] = field(default_factory=list)
     facets: dict[str, list[str]] = field(default_factory=dict)
+    note: str | None = None
+    """Why the search fell back to plain word matching, if it did."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
-        return {"total": self.total, "hits": self.hits, "facets": self.facets}
+        return {"total": self.total, "hits": self.hits, "facets": self.facets, "note": self.note}
 
 
 def _deck_members(decks: list[Any], items: list[Item], name: str) -> set[str]:
@@ -109,6 +113,13 @@ def _deck_members(decks: list[Any], items: list[Item], name: str) -> set[str]:
     return members
 
 
+def _words_match(item: Item, words: list[str]) -> bool:
+    text = " ".join(
+        part or "" for part in (item.id, item.title, item.scenario, item.question, item.answer_text)
+    ).casefold()
+    return all(word in text for word in words)
+
+
 def browse(
     filters: BrowseFilters,
     *,
@@ -116,6 +127,7 @@ def browse(
     decks: list[Any],
     compiled: Path | None,
     limit: int,
+    note: str | None = None,
 ) -> BrowseResult:
     """Filter the vault's items and, with a query, rank them by full-text relevance.
 
@@ -123,8 +135,10 @@ def browse(
         filters: The filters in force.
         items: Every item of the vault.
         decks: The vault's decks.
-        compiled: The compiled vault (searched when ``filters.q`` is set).
+        compiled: The compiled vault (searched when ``filters.q`` is set); None when it
+            cannot be built, and then every word of the query must appear in the item.
         limit: Most hits returned.
+        note: Why ``compiled`` is None, shown with the results.
     """
     from sysdrill.storage.vault_query import search_items
 
@@ -138,6 +152,11 @@ def browse(
                 ranked.append(kept[hit.id])
                 snippets[hit.id] = hit.snippet
         chosen = ranked
+    elif filters.q:
+        words = [word.casefold() for word in _WORD.findall(filters.q)]
+        chosen = sorted(
+            (item for item in kept.values() if _words_match(item, words)), key=lambda i: i.id
+        )
     else:
         chosen = sorted(kept.values(), key=lambda item: item.id)
     hits = [
@@ -160,4 +179,4 @@ def browse(
         "topic": sorted({item.topic for item in items if item.topic}),
         "deck": sorted({d.name for d in decks} | {item.deck for item in items if item.deck}),
     }
-    return BrowseResult(total=len(chosen), hits=hits, facets=facets)
+    return BrowseResult(total=len(chosen), hits=hits, facets=facets, note=note)

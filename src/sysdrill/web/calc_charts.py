@@ -17,6 +17,13 @@ _INTENSITY_RANGE = (0.1, 10_000.0)
 """Arithmetic intensities the roofline spans, FLOP/byte."""
 
 
+def _decades(low: float, high: float) -> list[float]:
+    """Powers of ten from below ``low`` to above ``high``: the labels of a log axis."""
+    first = math.floor(math.log10(low))
+    last = math.ceil(math.log10(high))
+    return [10.0**exponent for exponent in range(first, last + 1)]
+
+
 def svg_data_uri(svg: str) -> str:
     """An SVG document as a ``data:`` URI for ``<img src>``."""
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
@@ -52,7 +59,11 @@ def roofline_plot(
             x_title="arithmetic intensity (FLOP/byte)",
             y_title="TFLOP/s",
             dots_size=2,
-            show_x_guides=True,
+            height=420,
+            show_x_guides=False,
+            show_y_guides=False,
+            x_labels=_decades(low, high),
+            y_labels=_decades(roof[0][1], peak_tflop_per_s),
         )
     )
     chart.xrange = (low, high)

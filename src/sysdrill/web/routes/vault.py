@@ -11,7 +11,7 @@ from starlette.responses import Response
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.loader import Vault
 from sysdrill.content.models import Item
-from sysdrill.errors import QuestionNotFound
+from sysdrill.errors import ContentInvalid, QuestionNotFound
 from sysdrill.web.browse import BrowseFilters, BrowseResult, browse
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.explore import explore_tree
@@ -55,9 +55,15 @@ def _browse(
 ) -> tuple[BrowseFilters, BrowseResult]:
     filters = BrowseFilters.parse(**given)
     vault = context.load_vault()
-    compiled = context.compiled_vault() if filters.q else None
+    compiled = note = None
+    if filters.q:
+        try:
+            compiled = context.compiled_vault()
+        except ContentInvalid as exc:
+            # A vault with errors cannot be compiled; searching still works, by plain words.
+            note = f"searched by plain words: the full-text index needs a clean vault ({exc})"
     return filters, browse(
-        filters, items=vault.items, decks=vault.decks, compiled=compiled, limit=limit
+        filters, items=vault.items, decks=vault.decks, compiled=compiled, limit=limit, note=note
     )
 
 
