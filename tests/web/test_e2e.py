@@ -195,3 +195,16 @@ def test_upload_the_flashcard_seed_and_see_89_cards(
     page.goto(live_url + "/vault?deck=mire-dis-train-flashcards")
     _shot(page, "import-4-vault")
     assert page.get_by_test_id("result-count").inner_text() == "89 items"
+
+
+def test_dark_theme_follows_the_system_setting(browser: Any, live_url: str) -> None:
+    context = browser.new_context(viewport={"width": 1000, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        page.goto(live_url + "/items/cloud-0103")
+        page.get_by_text("Reveal the answer").click()
+        _shot(page, "dark-item")
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(21, 23, 27)"
+    finally:
+        context.close()
