@@ -254,3 +254,35 @@ def test_postgres_without_its_driver_names_the_extra_to_install(monkeypatch):
     monkeypatch.setattr(engine, "find_spec", lambda name: None)
     with pytest.raises(StorageUnavailable, match=r"pip install 'sysdrill\[postgres\]'"):
         engine.create_study_engine("postgresql+psycopg://u@localhost/db")
+
+
+def test_stores_opened_and_closed_from_threads_share_and_release_one_engine(sql_url):
+    import threading
+
+    from sysdrill.storage import engine as engines
+
+    errors: list[BaseException] = []
+    engines_seen: set[int] = set()
+
+    def work(n: int) -> None:
+        try:
+            for _ in range(5):
+                store = SqlStudyStore(sql_url)
+                engines_seen.add(id(store.engine))
+                store.put_settings(store.ensure_user("local", now=T0), {f"k{n}": n})
+                store.close()
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    holder = SqlStudyStore(sql_url)
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    settings = holder.get_settings(holder.ensure_user("local", now=T0))
+    holder.close()
+    assert errors == []
+    assert engines_seen == {id(holder.engine)}
+    assert settings == {f"k{n}": n for n in range(8)}
+    assert sql_url not in engines._ENGINES

@@ -75,7 +75,7 @@ def _load(vault: Path | None) -> StudyVault:
     from sysdrill.app.study_vault import open_study_vault
     from sysdrill.cli.console import err_console
 
-    loaded = open_study_vault(vault, reload=True)
+    loaded = open_study_vault(vault)
     if loaded.broken_files:
         err_console().print(
             f"Warning: {loaded.broken_files} item file(s) did not load and are left out; "

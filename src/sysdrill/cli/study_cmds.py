@@ -59,7 +59,7 @@ def _now() -> datetime:
 def _vault(vault: Path | None) -> StudyVault:
     from sysdrill.app.study_vault import open_study_vault
 
-    return open_study_vault(vault, reload=True)
+    return open_study_vault(vault)
 
 
 def _percent(rate: float | None) -> str:

@@ -12,6 +12,7 @@ are ``data-key`` attributes that ``keys.js`` clicks.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -23,7 +24,7 @@ from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app import sessions as app
 from sysdrill.app.session_views import SessionView
-from sysdrill.app.study_vault import StudyVault
+from sysdrill.app.study_vault import StudyVault, StudyVaultCache
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 from sysdrill.errors import UsageError
 from sysdrill.study.filters import ItemFilter
@@ -53,11 +54,26 @@ _CONFIDENCE = (
 )
 
 
+_CACHE_LOCK = threading.Lock()
+
+
+def _vault(request: Request, context: WebContext) -> StudyVault:
+    """The served vault, kept loaded by the app instance until its files change."""
+    state = request.app.state
+    with _CACHE_LOCK:
+        cache = getattr(state, "study_vaults", None)
+        if cache is None:
+            cache = StudyVaultCache(cache_dir=context.cache_dir)
+            state.study_vaults = cache
+    found: StudyVault = cache.get(context.vault)
+    return found
+
+
 @contextmanager
-def _open(context: WebContext) -> Iterator[tuple[StudyService, StudyVault]]:
+def _open(request: Request, context: WebContext) -> Iterator[tuple[StudyService, StudyVault]]:
     from sysdrill.app.study import open_study
 
-    vault = StudyVault.of(context.load_vault())
+    vault = _vault(request, context)
     with open_study(context.db_url) as study:
         yield study, vault
 
@@ -66,16 +82,16 @@ Move = Callable[[StudyService, StudyVault, datetime], Any]
 """One use case applied to the learner's study service and vault at a time."""
 
 
-def _redirect_after(context: WebContext, session_id: int, move: Move) -> Response:
+def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
     """Make ``move``, then show the session again (post, redirect, get)."""
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         move(study, vault, context.now())
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
 
 
-def _json_of(context: WebContext, move: Move) -> dict[str, Any]:
+def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
     """Make ``move`` and return its view as JSON."""
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         found: dict[str, Any] = move(study, vault, context.now()).to_dict()
     return found
 
@@ -139,7 +155,7 @@ def _start_context(context: WebContext, study: StudyService, vault: StudyVault) 
 
 
 def _start_page(request: Request, context: WebContext, only: str | None) -> Response:
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         values = _start_context(context, study, vault)
     return render_page(request, "study/start.html", {**values, "only": only})
 
@@ -192,7 +208,7 @@ def _session_page(request: Request, view: SessionView, *, status_code: int = 200
 async def start_form(request: Request, context: Context) -> Response:
     """Start a session from a start form; an empty plan says why."""
     options = _options(await _form(request))
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         view = app.start_session(study, vault, options, now=context.now())
     if view.session_id is None:
         return render_page(request, "study/empty.html", {"v": view})
@@ -202,7 +218,7 @@ async def start_form(request: Request, context: Context) -> Response:
 @router.get("/sessions/{session_id}", include_in_schema=False)
 def session_page(request: Request, context: Context, session_id: int) -> Response:
     """The session as it stands: the prompt, or the report once it is over."""
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         view = app.current_prompt(study, vault, session_id, now=context.now())
     return _session_page(request, view)
 
@@ -211,7 +227,7 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 async def answer_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
     text = (await _form(request)).get("text", "")
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         view = app.answer(study, vault, session_id, text, now=context.now())
     return _session_page(request, view)
 
@@ -220,7 +236,7 @@ async def answer_form(request: Request, context: Context, session_id: int) -> Re
 async def part_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the next part of an exercise."""
     text = (await _form(request)).get("text", "")
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         view = app.answer_part(study, vault, session_id, text, now=context.now())
     return _session_page(request, view)
 
@@ -230,7 +246,7 @@ async def rate_form(request: Request, context: Context, session_id: int) -> Resp
     """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
     rating = (await _form(request)).get("rating", "")
     return _redirect_after(
-        context, session_id, lambda s, v, now: app.rate(s, v, session_id, rating, now=now)
+        request, context, session_id, lambda s, v, now: app.rate(s, v, session_id, rating, now=now)
     )
 
 
@@ -240,7 +256,10 @@ async def rubric_form(request: Request, context: Context, session_id: int) -> Re
     form = await request.form()
     covered = [int(v) for v in form.getlist("covered") if isinstance(v, str) and v.isdigit()]
     return _redirect_after(
-        context, session_id, lambda s, v, now: app.score_rubric(s, v, session_id, covered, now=now)
+        request,
+        context,
+        session_id,
+        lambda s, v, now: app.score_rubric(s, v, session_id, covered, now=now),
     )
 
 
@@ -249,30 +268,36 @@ async def chain_form(request: Request, context: Context, session_id: int) -> Res
     """Take or decline the next item of the chain."""
     accept = (await _form(request)).get("accept") == "yes"
     return _redirect_after(
-        context, session_id, lambda s, v, now: app.follow_chain(s, v, session_id, accept, now=now)
+        request,
+        context,
+        session_id,
+        lambda s, v, now: app.follow_chain(s, v, session_id, accept, now=now),
     )
 
 
 @router.post("/sessions/{session_id}/skip", include_in_schema=False)
-def skip_form(context: Context, session_id: int) -> Response:
+def skip_form(request: Request, context: Context, session_id: int) -> Response:
     """Leave the current item without a review."""
     return _redirect_after(
-        context, session_id, lambda s, v, now: app.skip(s, v, session_id, now=now)
+        request, context, session_id, lambda s, v, now: app.skip(s, v, session_id, now=now)
     )
 
 
 @router.post("/sessions/{session_id}/undo", include_in_schema=False)
-def undo_form(context: Context, session_id: int) -> Response:
+def undo_form(request: Request, context: Context, session_id: int) -> Response:
     """Take back the last rating; the item is asked again."""
     return _redirect_after(
-        context, session_id, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now)
+        request,
+        context,
+        session_id,
+        lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now),
     )
 
 
 @router.post("/sessions/{session_id}/finish", include_in_schema=False)
-def finish_form(context: Context, session_id: int) -> Response:
+def finish_form(request: Request, context: Context, session_id: int) -> Response:
     """End the session and show its results."""
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         app.finish(study, vault, session_id, now=context.now())
     return RedirectResponse(f"/sessions/{session_id}/results", status_code=303)
 
@@ -332,7 +357,7 @@ class ChainBody(BaseModel):
 
 
 @router.get("/api/study/sessions", tags=["study"])
-def sessions_api(context: Context) -> dict[str, Any]:
+def sessions_api(request: Request, context: Context) -> dict[str, Any]:
     """Sessions in progress, the most recently moved first."""
     from sysdrill.app.study import open_study
 
@@ -341,75 +366,93 @@ def sessions_api(context: Context) -> dict[str, Any]:
 
 
 @router.post("/api/study/sessions", tags=["study"])
-def start_api(context: Context, body: StartBody) -> dict[str, Any]:
+def start_api(request: Request, context: Context, body: StartBody) -> dict[str, Any]:
     """Start a session; ``session_id`` is null (with ``empty_message``) when nothing is due."""
     form = {k: str(v) for k, v in body.model_dump().items() if v is not None}
-    with _open(context) as (study, vault):
+    with _open(request, context) as (study, vault):
         return app.start_session(study, vault, _options(form), now=context.now()).to_dict()
 
 
 @router.get("/api/study/sessions/{session_id}", tags=["study"])
-def session_api(context: Context, session_id: int) -> dict[str, Any]:
+def session_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Where a session stands."""
-    return _json_of(context, lambda s, v, now: app.current_prompt(s, v, session_id, now=now))
+    return _json_of(
+        request, context, lambda s, v, now: app.current_prompt(s, v, session_id, now=now)
+    )
 
 
 @router.post("/api/study/sessions/{session_id}/answer", tags=["study"])
-def answer_api(context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
+def answer_api(
+    request: Request, context: Context, session_id: int, body: TextBody
+) -> dict[str, Any]:
     """Answer the current item (graded at once when it can be)."""
-    return _json_of(context, lambda s, v, now: app.answer(s, v, session_id, body.text, now=now))
+    return _json_of(
+        request, context, lambda s, v, now: app.answer(s, v, session_id, body.text, now=now)
+    )
 
 
 @router.post("/api/study/sessions/{session_id}/part", tags=["study"])
-def part_api(context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
+def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
     """Answer the next part of an exercise."""
     return _json_of(
-        context, lambda s, v, now: app.answer_part(s, v, session_id, body.text, now=now)
+        request, context, lambda s, v, now: app.answer_part(s, v, session_id, body.text, now=now)
     )
 
 
 @router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
-def rate_api(context: Context, session_id: int, body: RatingBody) -> dict[str, Any]:
+def rate_api(
+    request: Request, context: Context, session_id: int, body: RatingBody
+) -> dict[str, Any]:
     """Grade your recall."""
-    return _json_of(context, lambda s, v, now: app.rate(s, v, session_id, body.rating, now=now))
+    return _json_of(
+        request, context, lambda s, v, now: app.rate(s, v, session_id, body.rating, now=now)
+    )
 
 
 @router.post("/api/study/sessions/{session_id}/rubric", tags=["study"])
-def rubric_api(context: Context, session_id: int, body: RubricBody) -> dict[str, Any]:
+def rubric_api(
+    request: Request, context: Context, session_id: int, body: RubricBody
+) -> dict[str, Any]:
     """Score a gauntlet answer by the key points covered."""
     return _json_of(
-        context, lambda s, v, now: app.score_rubric(s, v, session_id, body.covered, now=now)
+        request,
+        context,
+        lambda s, v, now: app.score_rubric(s, v, session_id, body.covered, now=now),
     )
 
 
 @router.post("/api/study/sessions/{session_id}/chain", tags=["study"])
-def chain_api(context: Context, session_id: int, body: ChainBody) -> dict[str, Any]:
+def chain_api(
+    request: Request, context: Context, session_id: int, body: ChainBody
+) -> dict[str, Any]:
     """Take or decline the next item of the chain."""
     return _json_of(
-        context, lambda s, v, now: app.follow_chain(s, v, session_id, body.accept, now=now)
+        request, context, lambda s, v, now: app.follow_chain(s, v, session_id, body.accept, now=now)
     )
 
 
 @router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
-def skip_api(context: Context, session_id: int) -> dict[str, Any]:
+def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Leave the current item without a review."""
-    return _json_of(context, lambda s, v, now: app.skip(s, v, session_id, now=now))
+    return _json_of(request, context, lambda s, v, now: app.skip(s, v, session_id, now=now))
 
 
 @router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
-def undo_api(context: Context, session_id: int) -> dict[str, Any]:
+def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Take back the last rating."""
-    return _json_of(context, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now))
+    return _json_of(
+        request, context, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now)
+    )
 
 
 @router.post("/api/study/sessions/{session_id}/finish", tags=["study"])
-def finish_api(context: Context, session_id: int) -> dict[str, Any]:
+def finish_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """End the session; returns its report."""
-    return _json_of(context, lambda s, v, now: app.finish(s, v, session_id, now=now))
+    return _json_of(request, context, lambda s, v, now: app.finish(s, v, session_id, now=now))
 
 
 @router.get("/api/study/sessions/{session_id}/results", tags=["study"])
-def results_api(context: Context, session_id: int) -> dict[str, Any]:
+def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """A finished session's report."""
     from sysdrill.app.study import open_study
 
