@@ -178,3 +178,37 @@ def test_finished_report_is_kept_with_the_session_record(study, vault):
     ]
     with pytest.raises(SessionNotFound):
         app.finished_report(study, 999)
+
+
+def test_a_move_from_a_stale_copy_is_refused(study, vault):
+    from sysdrill.app.live_session import restore_session
+    from sysdrill.errors import StorageConflict
+
+    view = app.start_session(
+        study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
+    )
+    saved = study.store.get_active_session(study.user_id, view.session_id)
+    first = restore_session(study, vault, saved, clock=lambda: T0)
+    second = restore_session(study, vault, saved, clock=lambda: T0)
+    first.rate(Rating.GOOD)
+    with pytest.raises(StorageConflict, match="moved on by another request"):
+        second.rate(Rating.EASY)
+
+
+def test_gauntlet_answers_are_scored_by_rubric_points(study, vault):
+    view = app.start_session(
+        study,
+        vault,
+        StartOptions(SessionKind.GAUNTLET, gauntlet_format=GauntletFormat.DESIGN, seed=1),
+        now=T0,
+    )
+    view = app.answer(study, vault, view.session_id, "shard it", now=T0 + timedelta(minutes=1))
+    assert view.phase == "rubric"
+    points = len(view.rubric_points)
+    assert points >= 2
+    done = app.score_rubric(study, vault, view.session_id, [0], now=T0 + timedelta(minutes=2))
+    assert done.phase == "done"
+    assert done.report is not None
+    assert done.report.score_percent == round(100 / points)
+    [review] = study.store.iter_reviews(study.user_id)
+    assert review.graded_by == GradedBy.GAUNTLET.value

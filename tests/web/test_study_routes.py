@@ -180,3 +180,16 @@ def test_a_restarted_server_resumes_the_session_in_progress(tmp_path):
         assert "Recorded: Hard" in page
         graded = second.post(f"/sessions/{session_id}/answer", data={"text": "b"}).text
         assert "<strong>Correct.</strong>" in graded
+
+
+def test_gauntlet_rubric_form_scores_the_answer(fresh_client):
+    session_id = _start(fresh_client, kind="gauntlet", format="design", seed="1")
+    base = f"/sessions/{session_id}"
+    page = fresh_client.post(f"{base}/answer", data={"text": "shard the model"}).text
+    assert "Which key points did your answer cover?" in page
+    assert '<input type="checkbox" id="point-0" name="covered" value="0">' in page
+    fresh_client.post(f"{base}/rubric", data={"covered": ["0", "1"]})
+    api = fresh_client.get(f"/api/study/sessions/{session_id}").json()
+    assert api["phase"] == "done"
+    assert api["report"]["results"][0]["outcome"] == "answered"
+    assert api["report"]["score_percent"] > 0
