@@ -212,3 +212,60 @@ def test_gauntlet_answers_are_scored_by_rubric_points(study, vault):
     assert done.report.score_percent == round(100 / points)
     [review] = study.store.iter_reviews(study.user_id)
     assert review.graded_by == GradedBy.GAUNTLET.value
+
+
+class _SteppingClock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=2)
+        return self.now
+
+
+def test_drive_session_records_reviews_durations_and_the_score(study, vault):
+    from sysdrill.study.sessions.answers import AnswerScript
+    from sysdrill.study.sessions.line_mode import run_scripted
+
+    clock = _SteppingClock()
+    view = app.start_session(
+        study, vault, StartOptions(SessionKind.QUIZ, ItemFilter(deck="dp-cards")), now=clock()
+    )
+    out: list[str] = []
+    report = app.drive_session(
+        study,
+        vault,
+        view.session_id,
+        drive=lambda session: run_scripted(session, AnswerScript(["4", "1", "q"]), out.append),
+        clock=clock,
+    )
+    assert (report.answered, report.score_percent) == (2, 50)
+    reviews = list(study.store.iter_reviews(study.user_id))
+    assert [(r.item_id, r.rating, r.graded_by) for r in reviews] == [
+        ("fc-1", int(Rating.GOOD), GradedBy.SELF.value),
+        ("fc-2", int(Rating.AGAIN), GradedBy.SELF.value),
+    ]
+    # Shown at the start (T0 + 2 s), rated at T0 + 6 s; the next at T0 + 8 s.
+    assert [r.duration_ms for r in reviews] == [4000, 2000]
+    (session,) = study.sessions()
+    assert session.ended_at is not None
+    assert (session.meta["deck"], session.meta["score_percent"]) == ("dp-cards", 50)
+    assert {r.session_id for r in reviews} == {session.session_id}
+    assert app.list_sessions(study) == []
+
+
+def test_a_driver_that_fails_still_finishes_the_session_with_its_reviews(study, vault):
+    view = app.start_session(
+        study, vault, StartOptions(SessionKind.QUIZ, ItemFilter(deck="dp-cards")), now=T0
+    )
+
+    def drive(session):
+        session.rate(Rating.GOOD)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        app.drive_session(study, vault, view.session_id, drive=drive, clock=lambda: T0)
+    assert [r.item_id for r in study.store.iter_reviews(study.user_id)] == ["fc-1"]
+    (session,) = study.sessions()
+    assert session.ended_at is not None and session.meta["not_reached"] == 2
+    assert app.list_sessions(study) == []

@@ -43,6 +43,7 @@ from sysdrill.study.sessions.engine import AnswerMode, Clock, Phase, Session, Se
 from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
 from sysdrill.study.sessions.plans import (
     DEFAULT_PRACTICE_LIMIT,
+    EMPTY_MESSAGES,
     chain_plan,
     daily_plan,
     filter_meta,
@@ -50,7 +51,6 @@ from sysdrill.study.sessions.plans import (
     quiz_plan,
 )
 from sysdrill.study.sessions.report import build_report, recorded_line
-from sysdrill.study.sessions.runner import EMPTY_MESSAGES
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.sessions.selection import filter_items
 from sysdrill.study.sessions.view import item_view, reveal_sections
