@@ -173,3 +173,14 @@ def test_search_in_a_vault_with_errors_falls_back_to_plain_words(
     assert data["note"].startswith("searched by plain words")
     page = hostile_client.get("/vault", params={"q": "ZeRO stage"}).text
     assert 'class="warn" role="status">searched by plain words' in page
+
+
+def test_explore_draws_a_treemap_of_tracks_and_areas(client: TestClient) -> None:
+    import base64
+
+    page = client.get("/explore").text
+    encoded = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', page)
+    assert encoded
+    svg = base64.b64decode(encoded.group(1)).decode("utf-8")
+    assert "parallelism: 0/3 seen" in svg
+    assert "reliability: 0/2 seen" in svg

@@ -6,12 +6,11 @@ load nothing.
 
 from __future__ import annotations
 
-import base64
 import math
 
 from sysdrill.web.charts import chart_config, load_pygal
 
-__all__ = ["memory_bars", "roofline_plot", "svg_data_uri"]
+__all__ = ["memory_bars", "roofline_plot"]
 
 _INTENSITY_RANGE = (0.1, 10_000.0)
 """Arithmetic intensities the roofline spans, FLOP/byte."""
@@ -22,11 +21,6 @@ def _decades(low: float, high: float) -> list[float]:
     first = math.floor(math.log10(low))
     last = math.ceil(math.log10(high))
     return [10.0**exponent for exponent in range(first, last + 1)]
-
-
-def svg_data_uri(svg: str) -> str:
-    """An SVG document as a ``data:`` URI for ``<img src>``."""
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
 
 
 def roofline_plot(

@@ -8,12 +8,20 @@ the internet.
 
 from __future__ import annotations
 
+import base64
 import sys
 from typing import Any
 
 from sysdrill.study.progress import ProgressReport
 
-__all__ = ["CHART_NAMES", "chart_config", "load_pygal", "render_chart"]
+__all__ = [
+    "CHART_NAMES",
+    "chart_config",
+    "explore_treemap",
+    "load_pygal",
+    "render_chart",
+    "svg_data_uri",
+]
 
 CHART_NAMES = ("coverage", "reviews", "retention", "forecast")
 """The charts :func:`render_chart` draws."""
@@ -153,3 +161,35 @@ def render_chart(name: str, report: ProgressReport) -> str:
     """
     chart = _DRAW[name](report)
     return str(chart.render(is_unicode=True))
+
+
+def explore_treemap(tracks: list[dict[str, Any]]) -> str:
+    """The vault as a treemap: one colour per track, one tile per competency area.
+
+    Args:
+        tracks: The tree of :func:`sysdrill.web.explore.explore_tree`.
+
+    Returns:
+        An SVG document; each tile's label names the area and the share seen.
+    """
+    pygal = load_pygal()
+    chart = pygal.Treemap(
+        **chart_config(title="The vault by track and competency area (tile size: items)")
+    )
+    for track in tracks:
+        chart.add(
+            track["name"],
+            [
+                {
+                    "value": area["items"],
+                    "label": f"{area['name']}: {area['seen']}/{area['items']} seen",
+                }
+                for area in track["children"]
+            ],
+        )
+    return str(chart.render(is_unicode=True))
+
+
+def svg_data_uri(svg: str) -> str:
+    """An SVG document as a ``data:`` URI for ``<img src>``."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")

@@ -17,7 +17,8 @@ from starlette.responses import Response
 
 from sysdrill.errors import HardwareNotFound, UsageError
 from sysdrill.napkin.calculators.spec import Calculator, CalculatorResult, Fill, Kind
-from sysdrill.web.calc_charts import memory_bars, roofline_plot, svg_data_uri
+from sysdrill.web.calc_charts import memory_bars, roofline_plot
+from sysdrill.web.charts import svg_data_uri
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.item_view import claim_rows
 from sysdrill.web.templating import render_page

@@ -129,11 +129,14 @@ def item_api(context: Context, item_id: str) -> dict[str, Any]:
 def explore_page(request: Request, context: Context) -> Response:
     """Explore the vault: track, then competency area, then topic, then level, with coverage."""
     from sysdrill.app.study import open_study
+    from sysdrill.web.charts import explore_treemap, svg_data_uri
 
     items = context.load_vault().items
     with open_study(context.db_url) as study:
         seen = study.store.studied_item_ids(study.user_id)
-    return render_page(request, "explore.html", {"tree": explore_tree(items, seen)})
+    tree = explore_tree(items, seen)
+    treemap = svg_data_uri(explore_treemap(tree))
+    return render_page(request, "explore.html", {"tree": tree, "treemap": treemap})
 
 
 @router.get("/api/explore", tags=["vault"])
