@@ -208,3 +208,104 @@ def test_dark_theme_follows_the_system_setting(browser: Any, live_url: str) -> N
         assert background == "rgb(21, 23, 27)"
     finally:
         context.close()
+
+
+def _dashboard(live_url: str) -> dict[str, Any]:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(live_url + "/api/dashboard") as response:
+        data: dict[str, Any] = json.load(response)
+        return data
+
+
+def _press_button(page: Any, name: str) -> None:
+    """Reach a button with the keyboard alone and press it."""
+    page.get_by_role("button", name=name).focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+
+
+def _answer_with_keys(page: Any) -> bool:
+    """Take one step of a session with the keyboard; False once it is finished."""
+    if page.locator("form[action$='/finish'] button", has_text="See the results").count():
+        return False
+    if page.locator("form[action$='/rate']").count():
+        key = "4" if page.get_by_text("How well did you recall it?").count() else "3"
+        with page.expect_navigation():
+            page.keyboard.press(key)
+    elif page.locator("form[action$='/rubric']").count():
+        _press_button(page, "Score")
+    elif page.locator("form.options").count():
+        with page.expect_navigation():
+            page.keyboard.press("a")
+    elif page.locator("form[action$='/chain']").count():
+        with page.expect_navigation():
+            page.keyboard.press("n")
+    elif page.locator("#part-answer").count():
+        page.locator("#part-answer").focus()
+        page.keyboard.type("my answer to this part")
+        page.keyboard.press("Tab")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    elif page.locator("#answer").count():
+        page.locator("#answer").focus()
+        page.keyboard.type("3.5 ms")
+        page.keyboard.press("Tab")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    else:
+        return False
+    return True
+
+
+def test_keyboard_only_practice_of_two_items_changes_the_counts(page: Any, live_url: str) -> None:
+    before = _dashboard(live_url)
+    page.goto(live_url + "/practice")
+    page.get_by_label("Items at most").fill("2")
+    _press_button(page, "Start practice")
+    _shot(page, "practice-1-first-item")
+    steps = 0
+    while _answer_with_keys(page):
+        steps += 1
+        _shot(page, f"practice-2-step-{steps}")
+        assert steps < 12, "the session did not finish"
+    _press_button(page, "See the results")
+    _shot(page, "practice-3-results")
+    after = _dashboard(live_url)
+    assert after["reviews_total"] == before["reviews_total"] + 2
+    assert after["items_seen"] == before["items_seen"] + 2
+
+
+def test_quick_gauntlet_runs_to_its_results_page(page: Any, live_url: str) -> None:
+    page.goto(live_url + "/gauntlet")
+    _shot(page, "gauntlet-1-start")
+    _press_button(page, "Start gauntlet")
+    assert page.locator("#countdown").count() == 1
+    steps = 0
+    while _answer_with_keys(page):
+        steps += 1
+        assert steps < 30, "the gauntlet did not finish"
+    _shot(page, "gauntlet-2-done")
+    _press_button(page, "See the results")
+    page.wait_for_url("**/results")
+    _shot(page, "gauntlet-3-results")
+    assert page.locator("h1").count() == 1
+
+
+def test_an_exercise_is_answered_part_by_part(page: Any, live_url: str) -> None:
+    page.goto(live_url + "/quiz")
+    page.get_by_label("Deck").select_option("sample-exercises")
+    _press_button(page, "Start quiz")
+    labels = []
+    steps = 0
+    while page.locator("#part-answer").count():
+        labels.append(page.locator("label[for='part-answer']").inner_text())
+        _shot(page, f"exercise-part-{len(labels)}")
+        _answer_with_keys(page)
+        steps += 1
+        assert steps < 10
+    assert labels == ["Your answer to (a)", "Your answer to (b)", "Your answer to (c)"]
+    _shot(page, "exercise-revealed")
+    # Every part's answer is shown back with the model answers.
+    assert page.locator("main").inner_text().count("my answer to this part") == 3
