@@ -76,3 +76,24 @@ def test_every_error_class_has_a_status() -> None:
     for cls in classes:
         assert 400 <= status_for(cls("x")) < 600
     assert set(STATUS_BY_ERROR) <= set(classes)
+
+
+def test_a_write_from_another_site_is_refused(fresh_client) -> None:
+    response = fresh_client.put(
+        "/api/settings",
+        json={"new_per_day": "5"},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert response.status_code == 403
+    assert response.json()["error"]["type"] == "CrossSiteRequest"
+    page = fresh_client.post("/settings", data={"new_per_day": "5"}, headers={"Origin": "null"})
+    assert page.status_code == 403
+    shown = {s["key"]: s["shown"] for s in fresh_client.get("/api/settings").json()["settings"]}
+    assert shown["new_per_day"] == "20"
+
+
+def test_a_write_from_the_app_itself_goes_through(fresh_client) -> None:
+    response = fresh_client.put(
+        "/api/settings", json={"new_per_day": "5"}, headers={"Origin": "http://testserver"}
+    )
+    assert response.status_code == 200

@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 
 from sysdrill import __version__
 from sysdrill.web.context import WebContext
-from sysdrill.web.errors import install_error_handler
+from sysdrill.web.errors import install_error_handler, install_same_origin_guard
 from sysdrill.web.routes import ROUTER_MODULES
 
 __all__ = ["STATIC_DIR", "create_app"]
@@ -68,6 +68,7 @@ def create_app(
         clock=clock,
     )
     install_error_handler(app)
+    install_same_origin_guard(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # The routers as included, so tests can walk every route (FastAPI may wrap them).
     app.state.routers = []

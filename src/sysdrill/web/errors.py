@@ -11,7 +11,9 @@ is a 404 and a bad parameter a 422, never a 500.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,7 +22,13 @@ from starlette.exceptions import HTTPException
 
 from sysdrill import errors
 
-__all__ = ["STATUS_BY_ERROR", "error_body", "install_error_handler", "status_for"]
+__all__ = [
+    "STATUS_BY_ERROR",
+    "error_body",
+    "install_error_handler",
+    "install_same_origin_guard",
+    "status_for",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -101,3 +109,33 @@ def install_error_handler(app: FastAPI) -> None:
     """Register the handler for our errors, bad parameters and unknown routes."""
     for exc_class in (errors.SysdrillError, RequestValidationError, HTTPException, Exception):
         app.add_exception_handler(exc_class, _handle)
+
+
+_UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def install_same_origin_guard(app: FastAPI) -> None:
+    """Refuse writes sent by another site's page (cross-site request forgery).
+
+    The app has no login: any page open in the learner's browser could post a form
+    to ``127.0.0.1:8000``. Browsers name the sending page in ``Origin``; a write
+    whose origin is not this server is refused with 403. Requests without
+    ``Origin`` (scripts, the test client, ``curl``) are not from a browser page.
+    """
+
+    @app.middleware("http")
+    async def same_origin(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        origin = request.headers.get("origin")
+        if request.method in _UNSAFE_METHODS and origin is not None:
+            host = request.headers.get("host", "")
+            if origin == "null" or urlsplit(origin).netloc != host:
+                message = f"a write from another site ({origin}) is refused"
+                if request.url.path.startswith("/api/"):
+                    return JSONResponse(error_body(403, "CrossSiteRequest", message), 403)
+                from sysdrill.web.templating import render_page
+
+                context = {"status": 403, "kind": "CrossSiteRequest", "message": message}
+                return render_page(request, "error.html", context, status_code=403)
+        return await call_next(request)
