@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
-from sysdrill.app.live_session import card_from_dict, restore_session, save_new
+from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
 from sysdrill.app.session_views import (
     ChainOfferView,
     DeadlineView,
@@ -39,7 +39,14 @@ from sysdrill.study.clock import require_utc
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import Rating, rating_from_text
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import AnswerMode, Clock, Phase, Session, SessionKind
+from sysdrill.study.sessions.engine import (
+    AnswerMode,
+    Clock,
+    Feedback,
+    Phase,
+    Session,
+    SessionKind,
+)
 from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
 from sysdrill.study.sessions.plans import (
     DEFAULT_PRACTICE_LIMIT,
@@ -181,7 +188,7 @@ def _view(
     )
 
 
-def _feedback(session: Session, given: Any) -> FeedbackView | None:
+def _feedback(session: Session, given: Feedback | None) -> FeedbackView | None:
     if given is None:
         return None
     why = None
@@ -198,7 +205,7 @@ def _feedback(session: Session, given: Any) -> FeedbackView | None:
 
 def _load(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
-) -> tuple[SavedSession, Any]:
+) -> tuple[SavedSession, LiveSession]:
     saved = study.store.get_active_session(study.user_id, session_id)
     if saved is None:
         raise SessionNotFound(
