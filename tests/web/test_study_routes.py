@@ -80,7 +80,7 @@ def test_exercise_parts_are_shown_and_answered_one_by_one(fresh_client):
     assert "Your answer to (b)" in page
     fresh_client.post(f"{base}/part", data={"text": "4600 s"})
     last = fresh_client.post(f"{base}/part", data={"text": "half"}).text
-    assert "(a) 48.8 hours\n(b) 4600 s\n(c) half" in last
+    assert "(a) 48.8 hours<br>(b) 4600 s<br>(c) half</p>" in last
     assert "Rate your recall" in last
 
 
@@ -193,3 +193,12 @@ def test_gauntlet_rubric_form_scores_the_answer(fresh_client):
     assert api["phase"] == "done"
     assert api["report"]["results"][0]["outcome"] == "answered"
     assert api["report"]["score_percent"] > 0
+
+
+def test_a_typed_answer_is_shown_escaped(fresh_client):
+    session_id = _start(fresh_client, kind="quiz", deck="sample-napkin-drills")
+    page = fresh_client.post(
+        f"/sessions/{session_id}/answer", data={"text": '<script>alert("x")</script>'}
+    ).text
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
