@@ -269,3 +269,23 @@ def test_a_driver_that_fails_still_finishes_the_session_with_its_reviews(study, 
     (session,) = study.sessions()
     assert session.ended_at is not None and session.meta["not_reached"] == 2
     assert app.list_sessions(study) == []
+
+
+def test_a_session_whose_item_left_the_vault_is_refused_then_ended(study, vault):
+    from dataclasses import replace as changed
+
+    from sysdrill.errors import ContentInvalid
+
+    view = app.start_session(
+        study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
+    )
+    app.rate(study, vault, view.session_id, "good", now=T0)
+    smaller = changed(vault, by_id={k: v for k, v in vault.by_id.items() if k != "fc-3"})
+    with pytest.raises(ContentInvalid, match="asks fc-3, which the vault no longer holds"):
+        app.current_prompt(study, smaller, view.session_id, now=T0)
+    report = app.finish(study, smaller, view.session_id, now=T0)
+    assert report.lines[0] == "Practice: 3 items (0 due, 3 new): ended"
+    assert app.list_sessions(study) == []
+    assert [r.item_id for r in study.store.iter_reviews(study.user_id)] == ["fc-1"]
+    [record] = study.sessions()
+    assert record.ended_at is not None and "no longer holds" in record.meta["abandoned"]

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sysdrill.app.study_vault import StudyVault
+from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import GradedBy, Rating
@@ -58,15 +59,22 @@ def plan_options(plan: SessionPlan, started_with: dict[str, Any]) -> dict[str, A
 def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionPlan:
     """Rebuild a saved session's plan from its options and the vault's items.
 
-    Items no longer in the vault are left out.
+    Raises:
+        ContentInvalid: If the vault no longer holds one of the session's items.
     """
+    missing = [item_id for item_id in saved.item_ids if item_id not in vault.by_id]
+    if missing:
+        raise ContentInvalid(
+            f"Session {saved.session_id} asks {missing[0]}, which the vault no longer "
+            "holds; end the session and start a new one."
+        )
     options = saved.options
     limit = options.get("time_limit_seconds")
     graded_by = options.get("graded_by")
     return SessionPlan(
         kind=SessionKind(saved.kind),
         title=str(options.get("title", saved.kind)),
-        items=tuple(vault.by_id[i] for i in saved.item_ids if i in vault.by_id),
+        items=tuple(vault.by_id[i] for i in saved.item_ids),
         time_limit=None if limit is None else timedelta(seconds=float(limit)),
         rubric_scoring=bool(options.get("rubric_scoring", False)),
         graded_by=None if graded_by is None else GradedBy(graded_by),
@@ -193,13 +201,23 @@ class LiveSession(Session):
     # -- replay and saving -------------------------------------------------------
 
     def replay(self, moves: tuple[dict[str, Any], ...]) -> None:
-        """Apply saved moves again without writing reviews or saving."""
+        """Apply saved moves again without writing reviews or saving.
+
+        Raises:
+            ContentInvalid: If a move no longer fits (the vault's items changed).
+        """
         self._moves_recorder.replaying = True
         try:
             for move in moves:
                 self._moves_recorder.move = move
                 self._move_clock.fixed = datetime.fromisoformat(move["at"])
-                self._apply_move(move)
+                try:
+                    self._apply_move(move)
+                except UsageError as exc:
+                    raise ContentInvalid(
+                        f"Session {self.session_id} cannot be resumed: its items changed in "
+                        f"the vault ({exc}). End the session and start a new one."
+                    ) from exc
         finally:
             self._moves_recorder.replaying = False
             self._move_clock.fixed = None

@@ -34,7 +34,7 @@ from sysdrill.app.session_views import (
     report_view,
 )
 from sysdrill.app.study_vault import StudyVault
-from sysdrill.errors import SessionNotFound, UsageError
+from sysdrill.errors import ContentInvalid, SessionNotFound, UsageError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import Rating, rating_from_text
@@ -446,10 +446,16 @@ def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: date
 
     The session leaves the sessions in progress; its record keeps the summary.
 
+    A session that cannot be resumed any more (the vault lost or changed its
+    items) is ended all the same, with the reviews already given and an empty report.
+
     Raises:
         SessionNotFound: If no session with that id is in progress.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    try:
+        _, live = _load(study, vault, session_id, now=now)
+    except ContentInvalid as exc:
+        return _abandon(study, session_id, reason=str(exc), now=now)
     live.quit()
     report = build_report(live)
     view = report_view(report)
@@ -459,6 +465,33 @@ def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: date
         summary={**report.to_summary(), "report": view.to_dict()},
     )
     study.store.delete_active_session(study.user_id, live.session_id)
+    return view
+
+
+def _abandon(study: StudyService, session_id: int, *, reason: str, now: datetime) -> ReportView:
+    saved = study.store.get_active_session(study.user_id, session_id)
+    assert saved is not None
+    title = str(saved.options.get("title", saved.kind))
+    view = ReportView(
+        kind=saved.kind,
+        title=title,
+        answered=0,
+        passed=0,
+        skipped=0,
+        not_reached=0,
+        score_percent=None,
+        elapsed_seconds=round((saved.updated_at - saved.started_at).total_seconds()),
+        time_limit_seconds=None,
+        zones=(),
+        results=(),
+        lines=(f"{title}: ended", reason),
+    )
+    study.finish_session(
+        saved.session_id,
+        now=require_utc(now),
+        summary={"abandoned": reason, "report": view.to_dict()},
+    )
+    study.store.delete_active_session(study.user_id, saved.session_id)
     return view
 
 
