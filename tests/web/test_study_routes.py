@@ -202,3 +202,27 @@ def test_a_typed_answer_is_shown_escaped(fresh_client):
     ).text
     assert "<script>alert" not in page
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
+
+
+def test_a_session_whose_item_left_the_vault_offers_to_end_it(tmp_path):
+    import os
+    import shutil
+
+    from tests.web.conftest import make_app
+
+    from sysdrill.content.sample import sample_vault_path
+
+    vault = tmp_path / "vault"
+    shutil.copytree(sample_vault_path(), vault)
+    with TestClient(make_app(tmp_path / "web", vault=vault)) as client:
+        session_id = _start(client, kind="quiz", deck="sample-napkin-drills")
+        item = vault / "questions" / "tinyml" / "tinyml-0101.yaml"
+        item.unlink()
+        stat = item.parent.stat()
+        os.utime(item.parent, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        page = client.get(f"/sessions/{session_id}")
+        assert page.status_code == 409
+        assert "asks tinyml-0101, which the vault no longer holds" in page.text
+        ended = client.post(f"/sessions/{session_id}/finish", follow_redirects=True)
+        assert ended.status_code == 200
+        assert "0 answered" in ended.text

@@ -26,7 +26,7 @@ from sysdrill.app import sessions as app
 from sysdrill.app.session_views import SessionView
 from sysdrill.app.study_vault import StudyVault, StudyVaultCache
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
-from sysdrill.errors import UsageError
+from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
@@ -218,8 +218,17 @@ async def start_form(request: Request, context: Context) -> Response:
 @router.get("/sessions/{session_id}", include_in_schema=False)
 def session_page(request: Request, context: Context, session_id: int) -> Response:
     """The session as it stands: the prompt, or the report once it is over."""
-    with _open(request, context) as (study, vault):
-        view = app.current_prompt(study, vault, session_id, now=context.now())
+    try:
+        with _open(request, context) as (study, vault):
+            view = app.current_prompt(study, vault, session_id, now=context.now())
+    except ContentInvalid as exc:
+        # The vault changed under the session: say so, and offer to end it.
+        return render_page(
+            request,
+            "study/stale.html",
+            {"message": str(exc), "session_id": session_id},
+            status_code=409,
+        )
     return _session_page(request, view)
 
 
