@@ -197,13 +197,22 @@ class SqlStudyStore:
         if known is not None:
             # Opening a known learner reads only: no write lock, no row written.
             return UserId(int(known))
-        with translate_errors(f"opening user {name!r}"), self._write() as conn:
-            found = conn.execute(query).scalar()
-            if found is None:
-                result = conn.execute(t.users.insert().values(name=name, created_at=now))
-                assert result.inserted_primary_key is not None
-                found = result.inserted_primary_key[0]
-            return UserId(int(found))
+        try:
+            with translate_errors(f"opening user {name!r}"), self._write() as conn:
+                found = conn.execute(query).scalar()
+                if found is None:
+                    result = conn.execute(t.users.insert().values(name=name, created_at=now))
+                    assert result.inserted_primary_key is not None
+                    found = result.inserted_primary_key[0]
+                return UserId(int(found))
+        except StorageConflict:
+            # Another connection created the user first (PostgreSQL does not
+            # serialise the two inserts as SQLite's write lock does): use theirs.
+            with translate_errors(f"opening user {name!r}"), self._engine.connect() as conn:
+                created = conn.execute(query).scalar()
+            if created is None:
+                raise
+            return UserId(int(created))
 
     def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None."""
