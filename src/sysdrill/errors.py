@@ -14,6 +14,7 @@ the boundary with ``raise ... from exc``.
     ├── QuestionNotFound         no item with that id
     ├── DeckNotFound             no deck with that name
     ├── ChainNotFound            no chain with that id
+    ├── SessionNotFound          no study session in progress with that id
     ├── TierUnavailable          a check tier (the napkin tier) that cannot be loaded
     ├── NapkinError              napkin-math parse or evaluation failure
     │   ├── ExpressionSyntax     text that is not an expression
@@ -45,6 +46,7 @@ __all__ = [
     "NapkinError",
     "QuestionNotFound",
     "SchedulingError",
+    "SessionNotFound",
     "StorageConflict",
     "StorageError",
     "StorageUnavailable",
@@ -86,6 +88,10 @@ class DeckNotFound(SysdrillError):
 
 class ChainNotFound(SysdrillError):
     """No chain has the requested id."""
+
+
+class SessionNotFound(SysdrillError):
+    """No study session in progress has the requested id (finished, or never started)."""
 
 
 class TierUnavailable(SysdrillError):

@@ -15,7 +15,7 @@ def test_open_study_uses_data_dir_by_default(tmp_path, monkeypatch):
     monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
     monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
     assert default_database_url() == f"sqlite:///{tmp_path / 'data' / 'study.sqlite3'}"
-    with open_study() as study:
+    with open_study(upgrade=True) as study:
         study.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
     assert (tmp_path / "data" / "study.sqlite3").is_file()
 
@@ -42,5 +42,44 @@ def test_open_study_closes_the_store_when_the_user_cannot_be_opened(tmp_path, mo
     monkeypatch.setattr(sql_store.SqlStudyStore, "close", recording_close)
     monkeypatch.setattr(sql_store.SqlStudyStore, "ensure_user", failing_ensure_user)
     with pytest.raises(SchedulingError, match="boom"):
-        open_study(f"sqlite:///{tmp_path / 'x.db'}")
+        open_study(f"sqlite:///{tmp_path / 'x.db'}", upgrade=True)
     assert closed == [True]
+
+
+def test_open_study_refuses_a_database_behind_without_writing(tmp_path):
+    from sysdrill.errors import MigrationError
+
+    path = tmp_path / "new.db"
+    with pytest.raises(MigrationError, match=r"run `sysdrill db upgrade`"):
+        open_study(f"sqlite:///{path}")
+    with open_study(f"sqlite:///{path}", upgrade=True) as study:
+        assert list(study.store.iter_reviews(study.user_id)) == []
+
+
+def test_upgrade_study_database_reports_before_and_after(tmp_path):
+    from sysdrill.app.study import upgrade_study_database
+
+    url = f"sqlite:///{tmp_path / 'u.db'}"
+    first = upgrade_study_database(url)
+    again = upgrade_study_database(url)
+    assert (first.before, first.after, first.changed) == (None, "0003_active_sessions", True)
+    assert again.to_dict() == {
+        "url": url,
+        "before": "0003_active_sessions",
+        "after": "0003_active_sessions",
+    }
+
+
+def test_cli_study_upgrades_only_the_default_file(tmp_path, monkeypatch):
+    from sysdrill.app.study import open_cli_study
+    from sysdrill.errors import MigrationError
+
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
+    with open_cli_study() as study:
+        assert study.user == "local"
+    with pytest.raises(MigrationError, match="db upgrade"):
+        open_cli_study(f"sqlite:///{tmp_path / 'explicit.db'}")
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
+    with pytest.raises(MigrationError, match="db upgrade"):
+        open_cli_study()

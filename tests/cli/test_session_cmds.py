@@ -44,6 +44,7 @@ def test_practice_from_an_answers_file_records_each_review(run_cli, tmp_path):
 
 def test_practice_reads_standard_input_and_filters(run_cli, tmp_path):
     db = f"sqlite:///{tmp_path / 'study.db'}"
+    assert run_cli("db", "upgrade", "--db", db).exit_code == 0
     result = run_cli(
         "practice", "--vault", str(VAULT), "--deck", "dp-cards", "--db", db, input="5\n4\n2\n"
     )
@@ -56,6 +57,25 @@ def test_practice_reads_standard_input_and_filters(run_cli, tmp_path):
     # fc-3 was rated Again, so it comes back once at the end; the input ran out there.
     assert "[4/4] fc-3" in result.stdout
     assert "(end of answers)" in result.stdout
+
+
+def test_practice_on_a_database_never_upgraded_names_the_command(run_cli, tmp_path):
+    db = f"sqlite:///{tmp_path / 'fresh.db'}"
+    result = run_cli("practice", "--vault", str(VAULT), "--db", db, input="")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: The study database {db} has no schema yet; run `sysdrill db upgrade` "
+        "(with the same --db) to bring it to 0003_active_sessions.\n"
+    )
+
+
+def test_db_upgrade_migrates_once_then_reports_up_to_date(run_cli, tmp_path):
+    db = f"sqlite:///{tmp_path / 'fresh.db'}"
+    first = run_cli("db", "upgrade", "--db", db)
+    again = run_cli("db", "upgrade", "--db", db)
+    assert (first.exit_code, again.exit_code) == (0, 0)
+    assert first.stdout == f"Upgraded {db} from a new database to schema 0003_active_sessions.\n"
+    assert again.stdout == f"{db} is up to date (schema 0003_active_sessions).\n"
 
 
 def test_practice_unknown_deck_is_one_error_line(run_cli):

@@ -17,7 +17,12 @@ def _no_database_url(monkeypatch):
 
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    """A study database named with --db, upgraded as a user would (``sysdrill db upgrade``)."""
+    from sysdrill.app.study import upgrade_study_database
+
+    url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    upgrade_study_database(url)
+    return url
 
 
 def _seed(db_url: str, item_ids: list[str]) -> None:
@@ -66,6 +71,7 @@ def test_state_export_and_import_round_trip(run_cli, db_url, tmp_path):
     assert exported.exit_code == 0, exported.stderr
     assert exported.stdout == f"Exported 2 cards and 2 reviews to {out}.\n"
     other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    assert run_cli("db", "upgrade", "--db", other).exit_code == 0
     imported = run_cli("state", "import", str(out), "--db", other)
     assert imported.exit_code == 0, imported.stderr
     assert imported.stdout == f"Imported 2 reviews from {out}.\n"

@@ -248,25 +248,44 @@ def test_your_answer_is_shown_beside_the_model_answer():
 
 
 def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
+    from sysdrill.app.sessions import StartOptions
     from sysdrill.app.study import open_study
+    from sysdrill.app.study_vault import StudyVault
 
     def runner(app):
         async def script(pilot):
-            await pilot.press("c")
+            await pilot.press("8", "0", "enter")
+            await pilot.press("g")
 
         _drive(app, script)
 
-    plan = SessionPlan(SessionKind.QUIZ, "Quiz", (ITEMS["c-l2-mc"], ITEMS["fc-1"]))
-    with open_study(f"sqlite:///{tmp_path / 'study.db'}") as study:
-        lines = run_tui(plan, study=study, clock=_Clock(), runner=runner)
+    vault = StudyVault.of(VAULT)
+    options = StartOptions(SessionKind.CHAIN, chain_id="hbm-basics")
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+        lines = run_tui(study, vault, options, clock=_Clock(), runner=runner)
         reviews = list(study.store.iter_reviews(study.user_id))
-        (record,) = study.sessions()
-    assert lines[:2] == ["Quiz: finished", "Score: 1/1 right (100%)"]
-    assert [r.item_id for r in reviews] == ["c-l2-mc"]
-    assert record.ended_at is not None and record.meta["score_percent"] == 100
+        sessions = study.sessions()
+        in_progress = study.store.list_active_sessions(study.user_id)
+    assert lines[0] == "Chain: HBM from recall to analysis (3 items): finished"
+    assert [(r.item_id, Rating(r.rating), r.answer) for r in reviews] == [
+        ("c-l1-hbm", Rating.GOOD, "80")
+    ]
+    assert sessions[-1].ended_at is not None
+    assert in_progress == []
 
 
-def test_run_tui_with_nothing_to_ask_says_why():
-    plan = SessionPlan(SessionKind.DAILY, "Daily", ())
-    lines = run_tui(plan, study=None, clock=_Clock(), runner=lambda app: None)
-    assert lines == ["Today's daily items are done. Come back tomorrow."]
+def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.app.study import open_study
+    from sysdrill.app.study_vault import StudyVault
+    from sysdrill.study.filters import ItemFilter
+
+    vault = StudyVault.of(VAULT)
+    options = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+        study.update_settings(new_per_day=0)
+        lines = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
+    assert lines == [
+        "Nothing to practise now: no item is due and today's new items are done "
+        "(or no item matches the filters). Come back later or widen the filters."
+    ]

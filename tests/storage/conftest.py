@@ -62,6 +62,7 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store
             return memory
 
     else:
+        from sysdrill.storage.engine import upgrade_database
         from sysdrill.storage.sql_store import SqlStudyStore
 
         url = (
@@ -69,6 +70,8 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store
             if request.param == "sqlite"
             else request.getfixturevalue("postgres_url")
         )
+
+        upgrade_database(url)
 
         def factory() -> StudyStore:
             store = SqlStudyStore(url)
@@ -87,8 +90,17 @@ def store(make_store: StoreFactory) -> StudyStore:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def sql_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A database URL for each SQL backend: a SQLite file, and PostgreSQL when configured."""
+def blank_sql_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database for each SQL backend: a SQLite file, and PostgreSQL when configured."""
     if request.param == "sqlite":
         return _sqlite_url(tmp_path)
     return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def sql_url(blank_sql_url: str) -> str:
+    """A database for each SQL backend, upgraded to the current schema (``db upgrade``)."""
+    from sysdrill.storage.engine import upgrade_database
+
+    upgrade_database(blank_sql_url)
+    return blank_sql_url

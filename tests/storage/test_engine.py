@@ -21,7 +21,81 @@ def test_migrations_record_the_head_revision(sql_url):
     with store.engine.connect() as conn:
         version = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
     store.close()
-    assert version == "0002_review_days"
+    assert version == "0003_active_sessions"
+
+
+def test_revision_list_matches_the_migration_scripts():
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from sysdrill.storage.engine import MIGRATIONS_DIR, REVISIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    walked = [s.revision for s in ScriptDirectory.from_config(config).walk_revisions()]
+    assert tuple(reversed(walked)) == REVISIONS
+
+
+def test_opening_a_blank_database_names_the_upgrade_command_and_writes_nothing(blank_sql_url):
+    from sysdrill.storage.engine import safe_url
+
+    with pytest.raises(MigrationError) as caught:
+        SqlStudyStore(blank_sql_url)
+    assert str(caught.value) == (
+        f"The study database {safe_url(blank_sql_url)} has no schema yet; run "
+        "`sysdrill db upgrade` (with the same --db) to bring it to 0003_active_sessions."
+    )
+    engine = sa.create_engine(blank_sql_url)
+    tables = sa.inspect(engine).get_table_names()
+    engine.dispose()
+    assert tables == []
+
+
+def test_opening_a_database_behind_names_its_revision(blank_sql_url):
+    from sysdrill.storage.engine import create_study_engine, migrate
+
+    engine = create_study_engine(blank_sql_url)
+    migrate(engine, target="0002_review_days")
+    engine.dispose()
+    with pytest.raises(MigrationError, match="is at schema 0002_review_days; run `sysdrill db"):
+        SqlStudyStore(blank_sql_url)
+
+
+def test_upgrade_database_reports_the_revisions_before_and_after(blank_sql_url):
+    from sysdrill.storage.engine import upgrade_database
+
+    assert upgrade_database(blank_sql_url) == (None, "0003_active_sessions")
+    assert upgrade_database(blank_sql_url) == ("0003_active_sessions", "0003_active_sessions")
+
+
+def test_stores_on_one_url_share_one_engine_until_the_last_closes(sql_url):
+    first = SqlStudyStore(sql_url)
+    second = SqlStudyStore(sql_url)
+    assert first.engine is second.engine
+    first.close()
+    second.ensure_user("local", now=T0)
+    second.close()
+    third = SqlStudyStore(sql_url)
+    assert third.engine is not first.engine
+    third.close()
+
+
+def test_opening_a_known_user_writes_nothing(sql_url):
+    store = SqlStudyStore(sql_url)
+    store.ensure_user("local", now=T0)
+    writes: list[str] = []
+    sa.event.listen(
+        store.engine,
+        "before_cursor_execute",
+        lambda conn, cursor, statement, *args: (
+            writes.append(statement)
+            if not statement.lstrip().upper().startswith(("SELECT", "PRAGMA", "BEGIN"))
+            else None
+        ),
+    )
+    store.ensure_user("local", now=T0)
+    store.close()
+    assert writes == []
 
 
 def test_migrated_schema_matches_the_table_declarations(sql_url):
@@ -33,9 +107,10 @@ def test_migrated_schema_matches_the_table_declarations(sql_url):
     store.close()
 
 
-def test_review_days_migration_backfills_counters_from_the_log(sql_url):
+def test_review_days_migration_backfills_counters_from_the_log(blank_sql_url):
     from sysdrill.storage.engine import create_study_engine, migrate
 
+    sql_url = blank_sql_url
     engine = create_study_engine(sql_url)
     migrate(engine, target="0001_initial")
     with engine.begin() as conn:
@@ -69,7 +144,7 @@ def test_review_days_migration_backfills_counters_from_the_log(sql_url):
                 },
             )
     engine.dispose()
-    store = SqlStudyStore(sql_url)
+    store = SqlStudyStore(sql_url, migrate_schema=True)
     [day] = store.daily_stats(UserId(1))
     store.close()
     assert day == DailyReviewStats(date(2026, 11, 1), 4, 1, 1, 0, 1, 1, 400)
@@ -119,7 +194,7 @@ def test_unreachable_postgres_raises_storage_unavailable_without_password():
 def test_in_memory_sqlite_is_shared_across_threads():
     import threading
 
-    store = SqlStudyStore("sqlite://")
+    store = SqlStudyStore("sqlite://", migrate_schema=True)
     user = store.ensure_user("local", now=T0)
     store.put_settings(user, {"new_per_day": 3})
     seen: list[object] = []
@@ -130,7 +205,7 @@ def test_in_memory_sqlite_is_shared_across_threads():
     assert seen == [{"new_per_day": 3}]
 
 
-def test_failed_migration_is_rolled_back_with_its_record(sql_url, tmp_path):
+def test_failed_migration_is_rolled_back_with_its_record(blank_sql_url, tmp_path):
     import shutil
     import textwrap
 
@@ -138,14 +213,15 @@ def test_failed_migration_is_rolled_back_with_its_record(sql_url, tmp_path):
 
     scripts = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS_DIR, scripts, ignore=shutil.ignore_patterns("__pycache__"))
-    (scripts / "versions" / "0003_broken.py").write_text(
+    sql_url = blank_sql_url
+    (scripts / "versions" / "0004_broken.py").write_text(
         textwrap.dedent(
             """
             import sqlalchemy as sa
             from alembic import op
 
-            revision = "0003_broken"
-            down_revision = "0002_review_days"
+            revision = "0004_broken"
+            down_revision = "0003_active_sessions"
             branch_labels = None
             depends_on = None
 
@@ -168,8 +244,8 @@ def test_failed_migration_is_rolled_back_with_its_record(sql_url, tmp_path):
         version = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
     engine.dispose()
     assert "half_done" not in tables
-    assert "review_days" in tables
-    assert version == "0002_review_days"
+    assert "active_sessions" in tables
+    assert version == "0003_active_sessions"
 
 
 def test_postgres_without_its_driver_names_the_extra_to_install(monkeypatch):
@@ -178,3 +254,35 @@ def test_postgres_without_its_driver_names_the_extra_to_install(monkeypatch):
     monkeypatch.setattr(engine, "find_spec", lambda name: None)
     with pytest.raises(StorageUnavailable, match=r"pip install 'sysdrill\[postgres\]'"):
         engine.create_study_engine("postgresql+psycopg://u@localhost/db")
+
+
+def test_stores_opened_and_closed_from_threads_share_and_release_one_engine(sql_url):
+    import threading
+
+    from sysdrill.storage import engine as engines
+
+    errors: list[BaseException] = []
+    engines_seen: set[int] = set()
+
+    def work(n: int) -> None:
+        try:
+            for _ in range(5):
+                store = SqlStudyStore(sql_url)
+                engines_seen.add(id(store.engine))
+                store.put_settings(store.ensure_user("local", now=T0), {f"k{n}": n})
+                store.close()
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    holder = SqlStudyStore(sql_url)
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    settings = holder.get_settings(holder.ensure_user("local", now=T0))
+    holder.close()
+    assert errors == []
+    assert engines_seen == {id(holder.engine)}
+    assert settings == {f"k{n}": n for n in range(8)}
+    assert sql_url not in engines._ENGINES

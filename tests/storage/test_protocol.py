@@ -202,3 +202,104 @@ def test_timestamps_come_back_in_utc_with_microseconds(store):
     assert logged.reviewed_at == T0
     assert logged.reviewed_at.tzinfo is UTC or logged.reviewed_at.utcoffset() == timedelta(0)
     assert store.get_card(user, "q").due.microsecond == 123456
+
+
+def _saved(session_id, *, revision=0, position=0, at=T0, moves=()):
+    from sysdrill.study.sessions.saved import SavedSession
+
+    return SavedSession(
+        session_id=session_id,
+        kind="practice",
+        options={"limit": 3, "title": "Practice"},
+        item_ids=("q1", "q2", "q3"),
+        started_at=T0,
+        updated_at=at,
+        position=position,
+        moves=tuple(moves),
+        revision=revision,
+    )
+
+
+def test_active_session_is_saved_updated_and_read_back(make_store):
+    store = make_store()
+    user = store.ensure_user("local", now=T0)
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    moved = _saved(
+        session_id,
+        revision=1,
+        position=1,
+        at=T0 + timedelta(minutes=1),
+        moves=[{"move": "rate", "value": "good", "at": T0.isoformat(), "review_id": 1}],
+    )
+    store.put_active_session(user, moved)
+    assert make_store().get_active_session(user, session_id) == moved
+
+
+def test_stale_active_session_save_is_refused(store):
+    from sysdrill.errors import StorageConflict
+
+    user = store.ensure_user("local", now=T0)
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    store.put_active_session(user, _saved(session_id, revision=1, position=1))
+    with pytest.raises(StorageConflict, match="moved on by another request"):
+        store.put_active_session(user, _saved(session_id, revision=1, position=2))
+    with pytest.raises(StorageConflict):
+        store.put_active_session(user, _saved(session_id))
+    assert store.get_active_session(user, session_id).position == 1
+
+
+def test_active_sessions_are_listed_latest_first_per_user_and_deleted(store):
+    user = store.ensure_user("local", now=T0)
+    other = store.ensure_user("other", now=T0)
+    first = store.start_session(user, SessionRecord("practice", T0))
+    second = store.start_session(user, SessionRecord("quiz", T0))
+    theirs = store.start_session(other, SessionRecord("quiz", T0))
+    store.put_active_session(user, _saved(first, at=T0 + timedelta(minutes=5)))
+    store.put_active_session(user, _saved(second, at=T0 + timedelta(minutes=1)))
+    store.put_active_session(other, _saved(theirs))
+    assert [s.session_id for s in store.list_active_sessions(user)] == [first, second]
+    assert store.get_active_session(user, theirs) is None
+    store.delete_active_session(user, first)
+    store.delete_active_session(user, first)
+    assert [s.session_id for s in store.list_active_sessions(user)] == [second]
+    assert [s.session_id for s in store.list_active_sessions(other)] == [theirs]
+
+
+def test_replace_user_state_drops_sessions_in_progress(store):
+    user = store.ensure_user("local", now=T0)
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    store.replace_user_state(user, UserState())
+    assert store.list_active_sessions(user) == []
+
+
+def test_undo_review_restores_card_log_and_day_counters(store):
+    user = store.ensure_user("local", now=T0)
+    before = card("q1")
+    store.record_review(user, before, review("q1", T0))
+    later = T0 + timedelta(hours=1)
+    review_id = store.record_review(
+        user,
+        replace(before, reps=4, due=later + timedelta(days=9)),
+        review("q1", later, first_of_day=False),
+    )
+    store.record_review(user, card("q2"), review("q2", later, state_before=CardState.NEW))
+    undone = store.record_review(
+        user, card("q3"), review("q3", later, state_before=CardState.NEW, duration_ms=100)
+    )
+    store.undo_review(user, review_id, card=before)
+    store.undo_review(user, undone, card=None)
+    assert store.get_card(user, "q1") == before
+    assert store.get_card(user, "q3") is None
+    assert [r.item_id for r in store.iter_reviews(user)] == ["q1", "q2"]
+    [day] = store.daily_stats(user)
+    assert (day.reviews, day.new_items, day.duration_ms) == (2, 1, 8400)
+    assert store.count_reviews_since(user, T0) == (1, 1)
+
+
+def test_undo_of_unknown_review_raises_storage_error(store):
+    user = store.ensure_user("local", now=T0)
+    with pytest.raises(StorageError, match="No review 42 to undo"):
+        store.undo_review(user, 42, card=None)

@@ -90,7 +90,7 @@ def test_two_writers_on_one_sqlite_file_both_land_every_review(tmp_path):
     import threading
 
     url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-    SqlStudyStore(url).close()
+    SqlStudyStore(url, migrate_schema=True).close()
     errors: list[BaseException] = []
 
     def writer(name: str) -> None:

@@ -49,7 +49,7 @@ def test_round_trip_through_sqlite(tmp_path):
     from sysdrill.app.study import open_study
 
     exported = _busy_study().export_state(now=T0)
-    with open_study(f"sqlite:///{tmp_path / 's.db'}") as study:
+    with open_study(f"sqlite:///{tmp_path / 's.db'}", upgrade=True) as study:
         study.import_state(exported)
         assert study.export_state(now=T0) == exported
 

@@ -3,18 +3,72 @@
 The study layer defines the service and the store protocol it needs; storage
 implements the protocol. Joining the two (choosing the SQL store, finding the
 default database) happens here, so ``study`` never imports ``storage``.
+
+Opening never migrates: the schema must be at this version's revision, which
+``sysdrill db upgrade`` (:func:`upgrade_study_database`) brings it to. The CLI
+upgrades its default SQLite file on first use (:func:`open_study` with
+``upgrade=True``), so a new user's first command just works.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from sysdrill.storage.location import default_database_url, study_database_url
 from sysdrill.study.service import StudyService
 
-__all__ = ["default_database_url", "open_study"]
+__all__ = [
+    "UpgradeResult",
+    "default_database_url",
+    "open_cli_study",
+    "open_study",
+    "upgrade_study_database",
+]
 
 
-def open_study(db_url: str | None = None, *, user: str = "local") -> StudyService:
-    """Open (and migrate) the study database and return a service for one user.
+@dataclass(frozen=True, slots=True)
+class UpgradeResult:
+    """What ``db upgrade`` did."""
+
+    url: str
+    """The database, its password masked."""
+    before: str | None
+    """The schema revision found (None for a new database)."""
+    after: str
+    """The schema revision now (the latest)."""
+
+    @property
+    def changed(self) -> bool:
+        """Whether any migration ran."""
+        return self.before != self.after
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"url": self.url, "before": self.before, "after": self.after}
+
+
+def upgrade_study_database(db_url: str | None = None) -> UpgradeResult:
+    """Apply pending schema migrations to the study database.
+
+    Args:
+        db_url: SQLAlchemy URL; None for :func:`default_database_url`.
+
+    Raises:
+        MigrationError: If a migration fails (that step is rolled back).
+        StorageUnavailable: If the database cannot be reached.
+    """
+    from sysdrill.storage.engine import safe_url, upgrade_database
+
+    url = study_database_url(db_url)
+    before, after = upgrade_database(url)
+    return UpgradeResult(url=safe_url(url), before=before, after=after)
+
+
+def open_study(
+    db_url: str | None = None, *, user: str = "local", upgrade: bool = False
+) -> StudyService:
+    """Open the study database and return a service for one user.
 
     Args:
         db_url: SQLAlchemy URL (``sqlite:///path`` or
@@ -22,19 +76,36 @@ def open_study(db_url: str | None = None, *, user: str = "local") -> StudyServic
             (``$SYSDRILL_DATABASE_URL``, else ``study.sqlite3`` in ``$SYSDRILL_DATA_DIR``
             or the platform's user data folder).
         user: Learner name; the single ``local`` user unless told otherwise.
+        upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
     Returns:
         A service to use as a context manager or to :meth:`StudyService.close`.
 
     Raises:
-        StorageError: If the database cannot be opened or migrated.
+        MigrationError: If the schema is behind (run ``sysdrill db upgrade``) or
+            newer than this sysdrill.
+        StorageError: If the database cannot be opened.
     """
     # SQLAlchemy and Alembic load only when a database is opened.
     from sysdrill.storage.sql_store import SqlStudyStore
 
-    store = SqlStudyStore(study_database_url(db_url))
+    store = SqlStudyStore(study_database_url(db_url), migrate_schema=upgrade)
     try:
         return StudyService(store, user=user)
     except BaseException:
         store.close()
         raise
+
+
+def open_cli_study(db_url: str | None = None) -> StudyService:
+    """Open the study database for a CLI command.
+
+    The default SQLite file (no ``--db`` and no ``$SYSDRILL_DATABASE_URL``) is
+    upgraded when its schema is behind, so the first command of a new user
+    works; a database named explicitly must be upgraded with ``sysdrill db upgrade``.
+    """
+    from sysdrill.storage.location import DATABASE_FILENAME, data_dir
+
+    default_file = f"sqlite:///{data_dir() / DATABASE_FILENAME}"
+    explicit = db_url is not None or default_database_url() != default_file
+    return open_study(db_url, upgrade=not explicit)

@@ -28,8 +28,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sysdrill.cli.hw_cmd",
     "sysdrill.cli.study_cmds",
     "sysdrill.cli.session_cmds",
+    "sysdrill.cli.db_cmd",
     "sysdrill.cli.import_cmd",
     "sysdrill.cli.export_cmd",
+    "sysdrill.cli.serve_cmd",
 )
 """Modules whose ``register(app)`` adds commands, in the order help lists them."""
 

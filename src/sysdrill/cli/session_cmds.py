@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,10 +19,10 @@ import typer
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 
 if TYPE_CHECKING:
-    from sysdrill.content.loader import Vault
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.filters import ItemFilter
     from sysdrill.study.service import StudyService
-    from sysdrill.study.sessions.engine import SessionPlan
 
 __all__ = ["register"]
 
@@ -71,27 +71,17 @@ def _clock() -> datetime:
     return datetime.now(UTC)
 
 
-def _load(vault: Path | None) -> Vault:
+def _load(vault: Path | None) -> StudyVault:
+    from sysdrill.app.study_vault import open_study_vault
     from sysdrill.cli.console import err_console
-    from sysdrill.content.loader import load_vault
-    from sysdrill.content.sample import sample_vault_path
 
-    loaded = load_vault(vault or sample_vault_path())
-    broken = sum(1 for f in loaded.files if f.item is None)
-    if broken:
+    loaded = open_study_vault(vault)
+    if loaded.broken_files:
         err_console().print(
-            f"Warning: {broken} item file(s) did not load and are left out; "
+            f"Warning: {loaded.broken_files} item file(s) did not load and are left out; "
             "run 'sysdrill check' to see why."
         )
     return loaded
-
-
-@contextmanager
-def _study(db: str | None) -> Iterator[StudyService]:
-    from sysdrill.app.study import open_study
-
-    with open_study(db) as study:
-        yield study
 
 
 def _filter(
@@ -116,19 +106,33 @@ def _filter(
     )
 
 
-def _run(plan: SessionPlan, study: StudyService, loaded: Vault, answers: Path | None) -> None:
-    """Run the session: the terminal interface on a terminal, else the scripted line mode."""
-    from sysdrill.study.sessions.answers import AnswerScript
-    from sysdrill.study.sessions.chains import ChainIndex
-    from sysdrill.study.sessions.runner import run_script_session
-    from sysdrill.study.sessions.selection import studyable
+@contextmanager
+def _study(db: str | None) -> Iterator[StudyService]:
+    from sysdrill.app.study import open_cli_study
 
-    chains = ChainIndex(loaded.chains, studyable(loaded.items))
+    with open_cli_study(db) as study:
+        yield study
+
+
+def _run(
+    study: StudyService, loaded: StudyVault, options: StartOptions, answers: Path | None
+) -> None:
+    """Start the session, then drive it: the terminal UI on a terminal, else the line mode."""
+    from sysdrill.app.sessions import drive_session, start_session
+    from sysdrill.study.sessions.answers import AnswerScript
+    from sysdrill.study.sessions.line_mode import run_scripted
+
     if answers is None and sys.stdin.isatty():
         from sysdrill.cli.tui import run_tui
 
-        for line in run_tui(plan, study=study, clock=_clock, chains=chains):
+        for line in run_tui(study, loaded, options, clock=_clock):
             typer.echo(line)
+        return
+    started = start_session(study, loaded, options, now=_clock())
+    if started.note:
+        typer.echo(f"Note: {started.note}.")
+    if started.session_id is None:
+        typer.echo(started.empty_message or "")
         return
     with ExitStack() as stack:
         if answers is not None:
@@ -136,8 +140,12 @@ def _run(plan: SessionPlan, study: StudyService, loaded: Vault, answers: Path | 
             script = AnswerScript(handle, name=answers.name)
         else:
             script = AnswerScript(sys.stdin, name="<stdin>")
-        run_script_session(
-            plan, study=study, script=script, write=typer.echo, clock=_clock, chains=chains
+        drive_session(
+            study,
+            loaded,
+            started.session_id,
+            drive=lambda session: run_scripted(session, script, typer.echo),
+            clock=_clock,
         )
 
 
@@ -165,43 +173,33 @@ def practice(
     answers: AnswersOption = None,
 ) -> None:
     """Practise with spaced repetition: due reviews first, then new items."""
-    from sysdrill.study.sessions.plans import practice_plan
+    from sysdrill.app.sessions import StartOptions, parse_deadline, set_deadline
+    from sysdrill.errors import UsageError
+    from sysdrill.study.sessions.engine import SessionKind
 
-    if deadline is not None and deadline.lower() not in ("none", "off"):
+    if deadline is not None:
         try:
-            date.fromisoformat(deadline)
-        except ValueError as exc:
-            raise typer.BadParameter(
-                f"{deadline!r} is not a date; write it as YYYY-MM-DD.", param_hint="--deadline"
-            ) from exc
+            parse_deadline(deadline)
+        except UsageError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--deadline") from exc
     loaded = _load(vault)
-    item_filter = _filter(deck, track, level, zone, topic, area, tag)
+    options = StartOptions(
+        SessionKind.PRACTICE, _filter(deck, track, level, zone, topic, area, tag), limit=limit
+    )
     with _study(db) as study:
         if deadline is not None:
-            _set_deadline(study, loaded, item_filter, deadline)
-        plan = practice_plan(
-            study, loaded.items, loaded.decks, item_filter=item_filter, now=_clock(), limit=limit
-        )
-        _run(plan, study, loaded, answers)
-
-
-def _set_deadline(
-    study: StudyService, loaded: Vault, item_filter: ItemFilter, deadline: str
-) -> None:
-    from sysdrill.study.sessions.selection import filter_items
-
-    settings = study.set_setting("deadline", deadline)
-    if settings.deadline is None:
-        typer.echo("Deadline mode is off.")
-        return
-    pool = filter_items(loaded.items, loaded.decks, item_filter)
-    days = study.deadline_workload(pool, now=_clock())
-    total = sum(day.reviews + day.new_items for day in days)
-    peak = max((day.reviews + day.new_items for day in days), default=0)
-    typer.echo(
-        f"Deadline {settings.deadline.isoformat()}: {len(days)} day(s) left, "
-        f"about {total} reviews in all, at most {peak} a day."
-    )
+            saved = set_deadline(
+                study, loaded, deadline, item_filter=options.item_filter, now=_clock()
+            )
+            if saved.deadline is None:
+                typer.echo("Deadline mode is off.")
+            else:
+                typer.echo(
+                    f"Deadline {saved.deadline.isoformat()}: {saved.days_left} day(s) left, "
+                    f"about {saved.reviews_total} reviews in all, "
+                    f"at most {saved.reviews_peak} a day."
+                )
+        _run(study, loaded, options, answers)
 
 
 def quiz(
@@ -211,12 +209,13 @@ def quiz(
     answers: AnswersOption = None,
 ) -> None:
     """Take a deck in order, with a score at the end."""
-    from sysdrill.study.sessions.plans import quiz_plan
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.study.filters import ItemFilter
+    from sysdrill.study.sessions.engine import SessionKind
 
     loaded = _load(vault)
-    plan = quiz_plan(loaded.items, loaded.decks, deck)
     with _study(db) as study:
-        _run(plan, study, loaded, answers)
+        _run(study, loaded, StartOptions(SessionKind.QUIZ, ItemFilter(deck=deck)), answers)
 
 
 def gauntlet(
@@ -244,7 +243,10 @@ def gauntlet(
     answers: AnswersOption = None,
 ) -> None:
     """Take a timed mock interview, self-scored against key points."""
-    from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.study.filters import ItemFilter
+    from sysdrill.study.sessions.engine import SessionKind
+    from sysdrill.study.sessions.gauntlet import GauntletFormat
 
     try:
         chosen = GauntletFormat(fmt.lower())
@@ -254,18 +256,14 @@ def gauntlet(
             f"{fmt!r} is not a gauntlet format; use one of {known}.", param_hint="--format"
         ) from exc
     loaded = _load(vault)
-    now = _clock()
-    pick = pick_gauntlet(
-        loaded.items,
-        fmt=chosen,
-        track=track,
-        level=level,
-        seed=seed if seed is not None else int(now.timestamp()),
+    options = StartOptions(
+        SessionKind.GAUNTLET,
+        ItemFilter(track=track, level=level),
+        gauntlet_format=chosen,
+        seed=seed,
     )
-    if pick.note:
-        typer.echo(f"Note: {pick.note}.")
     with _study(db) as study:
-        _run(gauntlet_plan(pick, chosen), study, loaded, answers)
+        _run(study, loaded, options, answers)
 
 
 def chain(
@@ -277,12 +275,12 @@ def chain(
     answers: AnswersOption = None,
 ) -> None:
     """Walk a chain from recall to architecture, one item after another."""
-    from sysdrill.study.sessions.plans import chain_plan
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.study.sessions.engine import SessionKind
 
     loaded = _load(vault)
-    plan = chain_plan(loaded.chains, loaded.items, chain_id)
     with _study(db) as study:
-        _run(plan, study, loaded, answers)
+        _run(study, loaded, StartOptions(SessionKind.CHAIN, chain_id=chain_id), answers)
 
 
 def daily(
@@ -298,15 +296,13 @@ def daily(
     answers: AnswersOption = None,
 ) -> None:
     """Three items a day: the same filters give the same items all day."""
-    from sysdrill.study.sessions.plans import daily_plan
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.study.sessions.engine import SessionKind
 
     loaded = _load(vault)
-    item_filter = _filter(deck, track, level, zone, topic, area, tag)
+    options = StartOptions(SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag))
     with _study(db) as study:
-        plan, _ = daily_plan(
-            study, loaded.items, loaded.decks, item_filter=item_filter, now=_clock()
-        )
-        _run(plan, study, loaded, answers)
+        _run(study, loaded, options, answers)
 
 
 def register(app: typer.Typer) -> None:

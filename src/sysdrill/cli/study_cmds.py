@@ -1,8 +1,10 @@
 """Study-state commands: progress, workload, state export/import, settings, optimize.
 
-Each command parses its options, calls one method of the study service and
+Each command parses its options, calls one function of ``sysdrill.app`` and
 renders the result; scheduling and storage live in ``sysdrill.study`` and
-``sysdrill.storage``.
+``sysdrill.storage``. Without ``--db`` (and ``$SYSDRILL_DATABASE_URL``) the
+default SQLite file is upgraded on first use; a database named explicitly
+needs ``sysdrill db upgrade``.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from sysdrill.content.models import Item
+    from sysdrill.app.progress import WorkloadDay
+    from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.progress import ProgressReport
-    from sysdrill.study.workload import DayWorkload
 
 __all__ = ["register"]
 
@@ -54,11 +56,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _items(vault: Path | None) -> list[Item]:
-    from sysdrill.content.loader import load_vault
-    from sysdrill.content.sample import sample_vault_path
+def _vault(vault: Path | None) -> StudyVault:
+    from sysdrill.app.study_vault import open_study_vault
 
-    return load_vault(vault or sample_vault_path()).items
+    return open_study_vault(vault)
 
 
 def _percent(rate: float | None) -> str:
@@ -113,7 +114,7 @@ def _render_progress(report: ProgressReport) -> None:
         console.print(note)
 
 
-def _render_workload(days: list[DayWorkload]) -> None:
+def _render_workload(days: list[WorkloadDay]) -> None:
     from rich.table import Table
 
     from sysdrill.cli.console import out_console
@@ -122,7 +123,7 @@ def _render_workload(days: list[DayWorkload]) -> None:
     for column in ("Day", "Reviews", "New items"):
         table.add_column(column)
     for day in days:
-        table.add_row(day.day.isoformat(), str(day.reviews), str(day.new_items))
+        table.add_row(day.day, str(day.reviews), str(day.new_items))
     out_console().print(table)
 
 
@@ -170,11 +171,12 @@ def register(app: typer.Typer) -> None:
         vault: VaultOption = None,
     ) -> None:
         """Show coverage, true retention, reviews per day, streak, forecast and weak topics."""
-        from sysdrill.app.study import open_study
+        from sysdrill.app.progress import progress
+        from sysdrill.app.study import open_cli_study
 
-        items = _items(vault)
-        with open_study(db) as study:
-            report = study.progress(items, now=_now())
+        loaded = _vault(vault)
+        with open_cli_study(db) as study:
+            report = progress(study, loaded, now=_now())
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:
@@ -187,21 +189,14 @@ def register(app: typer.Typer) -> None:
         vault: VaultOption = None,
     ) -> None:
         """Show the expected reviews per day until the deadline (deadline mode)."""
-        from sysdrill.app.study import open_study
+        from sysdrill.app.progress import workload
+        from sysdrill.app.study import open_cli_study
 
-        items = _items(vault)
-        with open_study(db) as study:
-            days = study.deadline_workload(items, now=_now())
+        loaded = _vault(vault)
+        with open_cli_study(db) as study:
+            days = workload(study, loaded, now=_now())
         if as_json:
-            typer.echo(
-                json.dumps(
-                    [
-                        {"day": d.day.isoformat(), "reviews": d.reviews, "new_items": d.new_items}
-                        for d in days
-                    ],
-                    indent=2,
-                )
-            )
+            typer.echo(json.dumps([d.to_dict() for d in days], indent=2))
         else:
             _render_workload(days)
 
@@ -211,9 +206,9 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Write all of the learner's cards, reviews, sessions and settings to FILE."""
-        from sysdrill.app.study import open_study
+        from sysdrill.app.study import open_cli_study
 
-        with open_study(db) as study:
+        with open_cli_study(db) as study:
             data = study.export_state(now=_now())
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         if str(file) == "-":
@@ -240,13 +235,13 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Load study state from FILE, all or nothing."""
-        from sysdrill.app.study import open_study
+        from sysdrill.app.study import open_cli_study
         from sysdrill.errors import ImportFailed
 
         data = _read_json(file)
         if not isinstance(data, dict):
             raise ImportFailed(f"{file}: expected a JSON object at the top level.")
-        with open_study(db) as study:
+        with open_cli_study(db) as study:
             if source is ImportSource.STAFFML:
                 count = study.import_staffml(data, now=_now(), replace=replace)
             else:
@@ -258,22 +253,20 @@ def register(app: typer.Typer) -> None:
         """List every setting with its value and meaning."""
         from rich.table import Table
 
-        from sysdrill.app.study import open_study
+        from sysdrill.app.progress import get_settings
+        from sysdrill.app.study import open_cli_study
         from sysdrill.cli.console import out_console
-        from sysdrill.study.settings import SETTING_DOCS
 
-        with open_study(db) as study:
-            values = study.settings.to_mapping()
+        with open_cli_study(db) as study:
+            shown = get_settings(study)
         if as_json:
-            typer.echo(json.dumps(values, indent=2))
+            typer.echo(json.dumps(shown.values(), indent=2))
             return
         table = Table()
         for column in ("Setting", "Value", "Meaning"):
             table.add_column(column)
-        for key, meaning in SETTING_DOCS.items():
-            value = values[key]
-            shown = ",".join(f"{v:g}" for v in value) if isinstance(value, list) else str(value)
-            table.add_row(key, shown if value is not None else "none", meaning)
+        for setting in shown.settings:
+            table.add_row(setting.key, setting.shown, setting.meaning)
         out_console().print(table)
 
     # A value such as -5 is a value, not an unknown option, so the setting's own
@@ -285,18 +278,19 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Change one setting; the value is validated before it is stored."""
-        from sysdrill.app.study import open_study
+        from sysdrill.app.progress import set_setting
+        from sysdrill.app.study import open_cli_study
 
-        with open_study(db) as study:
-            updated = study.set_setting(key, value).to_mapping()[key]
-        typer.echo(f"{key} = {json.dumps(updated)}")
+        with open_cli_study(db) as study:
+            updated = set_setting(study, key, value)
+        typer.echo(f"{key} = {json.dumps(updated.value)}")
 
     @app.command("optimize")
     def optimize_cmd(db: DbOption = None) -> None:
         """Fit FSRS parameters to your review history (needs the optimizer extra)."""
-        from sysdrill.app.study import open_study
+        from sysdrill.app.study import open_cli_study
 
-        with open_study(db) as study:
+        with open_cli_study(db) as study:
             result = study.optimize()
         typer.echo(
             f"Fitted FSRS parameters to {result.reviews_used} reviews and saved them; "

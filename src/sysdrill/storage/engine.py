@@ -3,7 +3,13 @@
 SQLite files get WAL mode, ``synchronous=NORMAL``, foreign keys, a busy
 timeout, and real transactions (SQLAlchemy emits ``BEGIN``, ``BEGIN IMMEDIATE``
 for writes); PostgreSQL connections are checked before use. Migrations are
-Alembic scripts shipped in ``storage/migrations``.
+Alembic scripts shipped in ``storage/migrations``; they run only when asked
+(``sysdrill db upgrade``, :func:`migrate`). Opening a store checks the schema
+revision instead, once per engine, and names the fix when it is behind.
+
+A process keeps one engine per database URL (:func:`acquire_engine`), shared
+by every store opened on it, so a web server's requests share one pool; the
+last store to close disposes of it.
 """
 
 from __future__ import annotations
@@ -20,7 +26,20 @@ from sqlalchemy.engine import Connection, Engine
 from sysdrill.errors import MigrationError, StorageUnavailable
 from sysdrill.storage.translate import translate_errors
 
-__all__ = ["MIGRATIONS_DIR", "WRITE_OPTION", "create_study_engine", "migrate", "safe_url"]
+__all__ = [
+    "HEAD_REVISION",
+    "MIGRATIONS_DIR",
+    "REVISIONS",
+    "WRITE_OPTION",
+    "acquire_engine",
+    "check_schema",
+    "create_study_engine",
+    "migrate",
+    "release_engine",
+    "safe_url",
+    "schema_revision",
+    "upgrade_database",
+]
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 """The Alembic script folder shipped in the package."""
@@ -28,6 +47,117 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 WRITE_OPTION = "sysdrill_write"
 """Connection execution option marking a write transaction (SQLite: BEGIN IMMEDIATE)."""
 _MIGRATION_LOCK = threading.Lock()
+
+REVISIONS = ("0001_initial", "0002_review_days", "0003_active_sessions")
+"""Every migration, oldest first (a test checks this against the scripts)."""
+HEAD_REVISION = REVISIONS[-1]
+"""The schema revision this version of sysdrill reads and writes."""
+
+_ENGINES_LOCK = threading.Lock()
+# url -> (engine, stores holding it); in-memory SQLite is never shared (each
+# such engine is its own database).
+_ENGINES: dict[str, tuple[Engine, int]] = {}
+# Engines whose schema was found at HEAD_REVISION: checked once, not per open.
+_CURRENT: set[int] = set()
+
+
+def _in_memory(url: str) -> bool:
+    scheme, _, rest = url.partition("://")
+    return scheme.split("+")[0] == "sqlite" and rest.split("?")[0] in ("", "/", "/:memory:")
+
+
+def acquire_engine(url: str) -> Engine:
+    """Return the process's engine for ``url``, creating it on first use.
+
+    Every call must be paired with :func:`release_engine`. In-memory SQLite
+    URLs get a new engine each time (each is its own database).
+
+    Raises:
+        StorageUnavailable: If the URL is malformed or names an unknown driver.
+    """
+    if _in_memory(url):
+        return create_study_engine(url)
+    with _ENGINES_LOCK:
+        held = _ENGINES.get(url)
+        if held is None:
+            held = (create_study_engine(url), 0)
+        _ENGINES[url] = (held[0], held[1] + 1)
+        return held[0]
+
+
+def release_engine(url: str, engine: Engine) -> None:
+    """Give back an engine from :func:`acquire_engine`; the last holder disposes of it."""
+    with _ENGINES_LOCK:
+        held = _ENGINES.get(url)
+        if held is None or held[0] is not engine:
+            _CURRENT.discard(id(engine))
+            engine.dispose()
+            return
+        if held[1] > 1:
+            _ENGINES[url] = (engine, held[1] - 1)
+            return
+        del _ENGINES[url]
+        _CURRENT.discard(id(engine))
+    engine.dispose()
+
+
+def schema_revision(engine: Engine) -> str | None:
+    """Return the database's schema revision, or None for a database never migrated.
+
+    Raises:
+        StorageUnavailable: If the database cannot be reached.
+    """
+    with translate_errors("reading the schema revision"), engine.connect() as conn:
+        if not sa.inspect(conn).has_table("alembic_version"):
+            return None
+        found = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
+    return None if found is None else str(found)
+
+
+def check_schema(engine: Engine, url: str) -> None:
+    """Refuse a database whose schema is not the one this sysdrill reads.
+
+    Checked once per engine; a database found current stays trusted.
+
+    Raises:
+        MigrationError: If the schema is behind (run ``sysdrill db upgrade``) or
+            from a newer sysdrill.
+    """
+    if id(engine) in _CURRENT:
+        return
+    found = schema_revision(engine)
+    if found == HEAD_REVISION:
+        _CURRENT.add(id(engine))
+        return
+    if found is not None and found not in REVISIONS:
+        raise MigrationError(
+            f"Cannot open the study database {safe_url(url)}: its schema {found!r} is newer "
+            "than this sysdrill. Use a database written by this or an older sysdrill version."
+        )
+    state = "has no schema yet" if found is None else f"is at schema {found}"
+    raise MigrationError(
+        f"The study database {safe_url(url)} {state}; run `sysdrill db upgrade` "
+        f"(with the same --db) to bring it to {HEAD_REVISION}."
+    )
+
+
+def upgrade_database(url: str) -> tuple[str | None, str]:
+    """Apply pending migrations to the database at ``url``.
+
+    Returns:
+        The revision before and after (``None`` before for a new database).
+
+    Raises:
+        MigrationError: If a migration fails (the failed step is rolled back).
+        StorageUnavailable: If the database cannot be reached.
+    """
+    engine = acquire_engine(url)
+    try:
+        before = schema_revision(engine)
+        migrate(engine)
+        return before, HEAD_REVISION
+    finally:
+        release_engine(url, engine)
 
 
 def safe_url(url: str) -> str:
@@ -148,3 +278,4 @@ def migrate(engine: Engine, *, target: str = "head", scripts: Path | None = None
                 connection.commit()
         finally:
             connection.close()
+        _CURRENT.discard(id(engine))

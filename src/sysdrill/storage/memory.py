@@ -8,9 +8,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sysdrill.errors import StorageError
+from sysdrill.errors import StorageConflict, StorageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
+from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
 
 __all__ = ["MemoryStudyStore"]
@@ -26,6 +27,7 @@ class MemoryStudyStore:
         self._reviews: dict[UserId, list[ReviewRecord]] = {}
         self._settings: dict[UserId, dict[str, Any]] = {}
         self._sessions: dict[SessionId, tuple[UserId, SessionRecord]] = {}
+        self._active: dict[SessionId, tuple[UserId, SavedSession]] = {}
         self._next_review_id = 1
         self._closed = False
 
@@ -143,9 +145,58 @@ class MemoryStudyStore:
         self._check()
         return [s for key, (owner, s) in sorted(self._sessions.items()) if owner == user_id]
 
+    def undo_review(self, user_id: UserId, review_id: int, *, card: CardRecord | None) -> None:
+        """Delete one review and put the card as it was before it."""
+        self._check()
+        log = self._reviews.get(user_id, [])
+        found = next((r for r in log if r.review_id == review_id), None)
+        if found is None:
+            raise StorageError(f"No review {review_id} to undo. Undo only a review just given.")
+        log.remove(found)
+        cards = self._cards.setdefault(user_id, {})
+        if card is None:
+            cards.pop(found.item_id, None)
+        else:
+            cards[found.item_id] = card
+
+    def put_active_session(self, user_id: UserId, session: SavedSession) -> None:
+        """Insert or update a session in progress (revision checked)."""
+        self._check()
+        stored = self._active.get(session.session_id)
+        expected = None if stored is None else stored[1].revision + 1
+        if (stored is None and session.revision != 0) or (
+            stored is not None and session.revision != expected
+        ):
+            raise StorageConflict(
+                f"Session {session.session_id} was moved on by another request; "
+                "reload it and try again."
+            )
+        self._active[session.session_id] = (user_id, session)
+
+    def get_active_session(self, user_id: UserId, session_id: int) -> SavedSession | None:
+        """Return the user's session in progress with that id, or None."""
+        self._check()
+        stored = self._active.get(SessionId(session_id))
+        return stored[1] if stored is not None and stored[0] == user_id else None
+
+    def list_active_sessions(self, user_id: UserId) -> list[SavedSession]:
+        """Return the user's sessions in progress, the most recently moved first."""
+        self._check()
+        mine = [s for owner, s in self._active.values() if owner == user_id]
+        return sorted(mine, key=lambda s: (s.updated_at, s.session_id), reverse=True)
+
+    def delete_active_session(self, user_id: UserId, session_id: int) -> None:
+        """Forget a session in progress."""
+        self._check()
+        stored = self._active.get(SessionId(session_id))
+        if stored is not None and stored[0] == user_id:
+            del self._active[SessionId(session_id)]
+
     def replace_user_state(self, user_id: UserId, state: UserState) -> None:
         """Replace all of the user's state at once."""
         self._check()
+        for key in [k for k, (owner, _) in self._active.items() if owner == user_id]:
+            del self._active[key]
         for key in [k for k, (owner, _) in self._sessions.items() if owner == user_id]:
             del self._sessions[key]
         new_ids = [self.start_session(user_id, s) for s in state.sessions]

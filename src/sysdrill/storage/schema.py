@@ -15,6 +15,7 @@ from sqlalchemy.types import TypeDecorator
 
 __all__ = [
     "UtcDateTime",
+    "active_sessions",
     "cards",
     "metadata",
     "review_days",
@@ -152,3 +153,19 @@ review_days = sa.Table(
     sa.Column("duration_ms", sa.BigInteger(), nullable=False),
 )
 """Per-user, per-UTC-day review counters, kept in step with ``reviews`` on every write."""
+
+active_sessions = sa.Table(
+    "active_sessions",
+    metadata,
+    sa.Column("session_id", sa.Integer(), sa.ForeignKey("sessions.id"), primary_key=True),
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("kind", sa.String(40), nullable=False),
+    sa.Column("options_json", sa.Text(), nullable=False),
+    sa.Column("item_ids_json", sa.Text(), nullable=False),
+    sa.Column("position", sa.Integer(), nullable=False),
+    sa.Column("moves_json", sa.Text(), nullable=False),
+    sa.Column("revision", sa.Integer(), nullable=False),
+    sa.Column("started_at", UtcDateTime, nullable=False),
+    sa.Column("updated_at", UtcDateTime, nullable=False),
+)
+"""Sessions in progress: the plan and the moves so far (one row until they finish)."""

@@ -1,9 +1,10 @@
 """The study store on SQLAlchemy: a SQLite file by default, PostgreSQL by URL.
 
-Opening a store applies any pending Alembic migrations (each in its own
-transaction). Every write method is one transaction, committed before it
-returns. SQLite runs in WAL mode with ``synchronous=NORMAL``: a committed
-review survives the process being killed.
+Opening a store neither migrates nor writes: it checks that the schema is at
+this version's revision (once per engine) and raises :class:`MigrationError`
+naming ``sysdrill db upgrade`` when it is behind. Every write method is one
+transaction, committed before it returns. SQLite runs in WAL mode with
+``synchronous=NORMAL``: a committed review survives the process being killed.
 """
 
 from __future__ import annotations
@@ -18,17 +19,24 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from sysdrill.errors import StorageConflict, StorageError
 from sysdrill.storage import schema as t
 from sysdrill.storage.engine import (
+    HEAD_REVISION,
     MIGRATIONS_DIR,
     WRITE_OPTION,
+    acquire_engine,
+    check_schema,
     create_study_engine,
     migrate,
+    release_engine,
     safe_url,
+    schema_revision,
 )
 from sysdrill.storage.translate import translate_errors
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
+from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
@@ -133,26 +141,31 @@ _INSERT_DAY = t.review_days.insert()
 class SqlStudyStore:
     """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy."""
 
-    def __init__(self, url: str, *, migrate_schema: bool = True) -> None:
-        """Open the database at ``url`` and bring its schema up to date.
+    def __init__(self, url: str, *, migrate_schema: bool = False) -> None:
+        """Open the database at ``url`` on the process's engine for it.
 
         Args:
             url: SQLAlchemy URL (``sqlite:///file``, ``sqlite://`` in memory,
                 ``postgresql+psycopg://...``).
-            migrate_schema: Apply pending migrations (tests may open without).
+            migrate_schema: Apply pending migrations first (``sysdrill db upgrade``
+                does this; tests of a fresh database too).
 
         Raises:
             StorageUnavailable: If the database cannot be opened.
-            MigrationError: If the schema cannot be migrated.
+            MigrationError: If the schema is behind (and not migrated) or newer
+                than this sysdrill, or a migration fails.
         """
         self.url = safe_url(url)
-        self._engine = create_study_engine(url)
+        self._url = url
+        self._engine = acquire_engine(url)
         self._settings_ids: dict[str, int] = {}
+        self._closed = False
         try:
-            if migrate_schema:
+            if migrate_schema and schema_revision(self._engine) != HEAD_REVISION:
                 migrate(self._engine)
+            check_schema(self._engine, url)
         except BaseException:
-            self._engine.dispose()
+            self.close()
             raise
 
     @contextmanager
@@ -169,20 +182,37 @@ class SqlStudyStore:
         return self._engine
 
     def close(self) -> None:
-        """Dispose of the connection pool."""
-        self._engine.dispose()
+        """Release the engine (the last store on it disposes of the connection pool)."""
+        if not self._closed:
+            self._closed = True
+            release_engine(self._url, self._engine)
 
     # -- users and cards -------------------------------------------------------
 
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""
-        with translate_errors(f"opening user {name!r}"), self._write() as conn:
-            found = conn.execute(sa.select(t.users.c.id).where(t.users.c.name == name)).scalar()
-            if found is None:
-                result = conn.execute(t.users.insert().values(name=name, created_at=now))
-                assert result.inserted_primary_key is not None
-                found = result.inserted_primary_key[0]
-            return UserId(int(found))
+        query = sa.select(t.users.c.id).where(t.users.c.name == name)
+        with translate_errors(f"opening user {name!r}"), self._engine.connect() as conn:
+            known = conn.execute(query).scalar()
+        if known is not None:
+            # Opening a known learner reads only: no write lock, no row written.
+            return UserId(int(known))
+        try:
+            with translate_errors(f"opening user {name!r}"), self._write() as conn:
+                found = conn.execute(query).scalar()
+                if found is None:
+                    result = conn.execute(t.users.insert().values(name=name, created_at=now))
+                    assert result.inserted_primary_key is not None
+                    found = result.inserted_primary_key[0]
+                return UserId(int(found))
+        except StorageConflict:
+            # Another connection created the user first (PostgreSQL does not
+            # serialise the two inserts as SQLite's write lock does): use theirs.
+            with translate_errors(f"opening user {name!r}"), self._engine.connect() as conn:
+                created = conn.execute(query).scalar()
+            if created is None:
+                raise
+            return UserId(int(created))
 
     def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None."""
@@ -415,8 +445,6 @@ class SqlStudyStore:
         self, session_id: SessionId, *, ended_at: datetime, meta: Mapping[str, Any]
     ) -> None:
         """Mark a session ended and merge ``meta`` into its metadata."""
-        from sysdrill.errors import StorageError
-
         with translate_errors("finishing a session"), self._write() as conn:
             current = conn.execute(
                 sa.select(t.sessions.c.meta_json).where(t.sessions.c.id == session_id)
@@ -438,12 +466,148 @@ class SqlStudyStore:
         with translate_errors("reading sessions"), self._engine.connect() as conn:
             return [_session(row) for row in conn.execute(query)]
 
+    def undo_review(self, user_id: UserId, review_id: int, *, card: CardRecord | None) -> None:
+        """Delete one review, put the card back and take it off its day's counters."""
+        r = t.reviews.c
+        with translate_errors("undoing a review"), self._write() as conn:
+            row = conn.execute(
+                sa.select(
+                    r.item_id,
+                    r.rating,
+                    r.graded_by,
+                    r.duration_ms,
+                    r.reviewed_at,
+                    r.state_before,
+                    r.interval_before_days,
+                    r.first_of_day,
+                ).where(r.id == review_id, r.user_id == user_id)
+            ).first()
+            if row is None:
+                raise StorageError(f"No review {review_id} to undo. Undo only a review just given.")
+            review = ReviewRecord(
+                item_id=row.item_id,
+                rating=row.rating,
+                graded_by=row.graded_by,
+                answer=None,
+                duration_ms=row.duration_ms,
+                reviewed_at=_utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
+                state_before=CardState(row.state_before),
+                interval_before_days=row.interval_before_days,
+                first_of_day=bool(row.first_of_day),
+                settings={},
+            )
+            conn.execute(t.reviews.delete().where(r.id == review_id))
+            counts = {key: -value for key, value in day_counts(review).items()}
+            params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
+            params.update(b_user_id=user_id, b_day=review.reviewed_at.astimezone(UTC).date())
+            conn.execute(_BUMP_DAY, params)
+            if card is None:
+                conn.execute(
+                    t.cards.delete().where(
+                        t.cards.c.user_id == user_id, t.cards.c.item_id == row.item_id
+                    )
+                )
+            else:
+                self._upsert_card(conn, user_id, card)
+
+    # -- sessions in progress --------------------------------------------------
+
+    def put_active_session(self, user_id: UserId, session: SavedSession) -> None:
+        """Insert or update a session in progress, refusing a stale revision."""
+        a = t.active_sessions.c
+        values = {
+            "kind": session.kind,
+            "options_json": json.dumps(session.options, sort_keys=True),
+            "item_ids_json": json.dumps(list(session.item_ids)),
+            "position": session.position,
+            "moves_json": json.dumps(list(session.moves), sort_keys=True),
+            "revision": session.revision,
+            "started_at": session.started_at,
+            "updated_at": session.updated_at,
+        }
+        with translate_errors("saving a session in progress"), self._write() as conn:
+            if session.revision == 0:
+                exists = conn.execute(
+                    sa.select(a.session_id).where(a.session_id == session.session_id)
+                ).first()
+                if exists is None:
+                    conn.execute(
+                        t.active_sessions.insert().values(
+                            session_id=session.session_id, user_id=user_id, **values
+                        )
+                    )
+                    return
+            else:
+                updated = conn.execute(
+                    t.active_sessions.update()
+                    .where(
+                        a.session_id == session.session_id,
+                        a.user_id == user_id,
+                        a.revision == session.revision - 1,
+                    )
+                    .values(**values)
+                )
+                if updated.rowcount == 1:
+                    return
+        raise StorageConflict(
+            f"Session {session.session_id} was moved on by another request; "
+            "reload it and try again."
+        )
+
+    @staticmethod
+    def _saved(row: Any) -> SavedSession:
+        return SavedSession(
+            session_id=SessionId(row.session_id),
+            kind=row.kind,
+            options=json.loads(row.options_json),
+            item_ids=tuple(json.loads(row.item_ids_json)),
+            started_at=_utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
+            updated_at=_utc(row.updated_at) or datetime.min.replace(tzinfo=UTC),
+            position=row.position,
+            moves=tuple(json.loads(row.moves_json)),
+            revision=row.revision,
+        )
+
+    def get_active_session(self, user_id: UserId, session_id: int) -> SavedSession | None:
+        """Return the user's session in progress with that id, or None."""
+        a = t.active_sessions.c
+        query = sa.select(t.active_sessions).where(a.session_id == session_id, a.user_id == user_id)
+        with translate_errors("reading a session in progress"), self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else self._saved(row)
+
+    def list_active_sessions(self, user_id: UserId) -> list[SavedSession]:
+        """Return the user's sessions in progress, the most recently moved first."""
+        a = t.active_sessions.c
+        query = (
+            sa.select(t.active_sessions)
+            .where(a.user_id == user_id)
+            .order_by(a.updated_at.desc(), a.session_id.desc())
+        )
+        with translate_errors("reading sessions in progress"), self._engine.connect() as conn:
+            return [self._saved(row) for row in conn.execute(query)]
+
+    def delete_active_session(self, user_id: UserId, session_id: int) -> None:
+        """Forget a session in progress."""
+        a = t.active_sessions.c
+        with translate_errors("closing a session in progress"), self._write() as conn:
+            conn.execute(
+                t.active_sessions.delete().where(a.session_id == session_id, a.user_id == user_id)
+            )
+
     # -- import ----------------------------------------------------------------
 
     def replace_user_state(self, user_id: UserId, state: UserState) -> None:
         """Replace all of the user's state in one transaction."""
         with translate_errors("importing study state"), self._write() as conn:
-            for table in (t.reviews, t.review_days, t.cards, t.settings, t.sessions):
+            for table in (
+                t.reviews,
+                t.review_days,
+                t.cards,
+                t.settings,
+                t.active_sessions,
+                t.sessions,
+            ):
                 conn.execute(table.delete().where(table.c.user_id == user_id))
             session_ids = [self._insert_session(conn, user_id, s) for s in state.sessions]
             if state.cards:

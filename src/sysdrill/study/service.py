@@ -362,6 +362,21 @@ class StudyService:
             interval_days=(after.due - moment) / timedelta(days=1),
         )
 
+    def undo_review(self, review_id: int, *, card: CardRecord | None) -> None:
+        """Take back one review: delete it and put the item's card back as it was.
+
+        Args:
+            review_id: The review's log id (``ReviewOutcome.review_id``).
+            card: The card before the review; None when the item had no card.
+
+        Raises:
+            StorageError: If the learner has no review with that id.
+        """
+        self._store.undo_review(self._user_id, review_id, card=card)
+        # Today's counts and the known ids may have changed: read them afresh.
+        self._known = None
+        self._today = None
+
     # -- sessions --------------------------------------------------------------
 
     def start_session(

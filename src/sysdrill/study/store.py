@@ -20,13 +20,18 @@ from typing import Any, Protocol
 
 from sysdrill.study.card_state import CardRecord
 from sysdrill.study.review_log import DailyReviewStats, ReviewRecord
+from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
 
 __all__ = ["StudyStore"]
 
 
 class StudyStore(Protocol):
-    """Persistence of users, card states, the review log, sessions and settings."""
+    """Persistence of users, card states, the review log, sessions and settings.
+
+    Sessions in progress (:class:`~sysdrill.study.sessions.saved.SavedSession`)
+    are kept beside the history of sessions, one row each until they finish.
+    """
 
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""
@@ -99,8 +104,48 @@ class StudyStore(Protocol):
         """Return the user's sessions, oldest first."""
         ...
 
+    def undo_review(self, user_id: UserId, review_id: int, *, card: CardRecord | None) -> None:
+        """Take back one review in one transaction: delete it and put ``card`` back.
+
+        Args:
+            user_id: The user.
+            review_id: The review's log id (as :meth:`record_review` returned it).
+            card: The item's card before the review; None when it had none
+                (the card row is removed).
+
+        Raises:
+            StorageError: If the user has no review with that id.
+        """
+        ...
+
+    def put_active_session(self, user_id: UserId, session: SavedSession) -> None:
+        """Insert or update a session in progress.
+
+        ``session.revision`` must be 0 for a new session and one more than the
+        stored revision for an update.
+
+        Raises:
+            StorageConflict: If the stored revision is not the one before (another
+                request moved the session on); nothing is written.
+        """
+        ...
+
+    def get_active_session(self, user_id: UserId, session_id: int) -> SavedSession | None:
+        """Return the user's session in progress with that id, or None."""
+        ...
+
+    def list_active_sessions(self, user_id: UserId) -> list[SavedSession]:
+        """Return the user's sessions in progress, the most recently moved first."""
+        ...
+
+    def delete_active_session(self, user_id: UserId, session_id: int) -> None:
+        """Forget a session in progress (it finished); no error when absent."""
+        ...
+
     def replace_user_state(self, user_id: UserId, state: UserState) -> None:
         """Replace all cards, reviews, sessions and settings of the user, all or nothing.
+
+        Sessions in progress are dropped (their history records are replaced).
 
         Reviews refer to sessions by position in ``state.sessions`` (``session_id``
         is an index into that list, or None).

@@ -10,43 +10,49 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sysdrill.cli.tui.app import StudyApp
-from sysdrill.study.sessions.report import report_lines
-from sysdrill.study.sessions.runner import EMPTY_MESSAGES, run_session
 
 if TYPE_CHECKING:
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.service import StudyService
-    from sysdrill.study.sessions.chains import ChainIndex
-    from sysdrill.study.sessions.engine import Clock, SessionPlan
+    from sysdrill.study.sessions.engine import Clock
 
 __all__ = ["StudyApp", "run_tui"]
 
 
 def run_tui(
-    plan: SessionPlan,
-    *,
     study: StudyService,
+    vault: StudyVault,
+    options: StartOptions,
+    *,
     clock: Clock,
-    chains: ChainIndex | None = None,
     runner: Callable[[StudyApp], object] = StudyApp.run,
 ) -> list[str]:
-    """Run ``plan`` in the terminal interface, recording every review in ``study``.
+    """Start a session and run it in the terminal interface; every move is saved.
 
     Args:
-        plan: What to ask.
         study: The learner's study service.
+        vault: The vault studied.
+        options: The session's kind and options.
         clock: Current time (UTC).
-        chains: For "next in chain" offers.
         runner: Runs the app until it closes (``StudyApp.run``; tests pass one
             that drives it with Textual's pilot).
 
     Returns:
-        The report as text lines, to print once the interface has closed.
+        What to print once the interface has closed: a note on the plan, then
+        the report (or why there was nothing to ask).
     """
-    report = run_session(
-        plan,
-        study=study,
-        clock=clock,
-        chains=chains,
+    from sysdrill.app.sessions import drive_session, start_session
+
+    started = start_session(study, vault, options, now=clock())
+    lines = [f"Note: {started.note}."] if started.note else []
+    if started.session_id is None:
+        return [*lines, started.empty_message or ""]
+    report = drive_session(
+        study,
+        vault,
+        started.session_id,
         drive=lambda session: runner(StudyApp(session)),
+        clock=clock,
     )
-    return [EMPTY_MESSAGES[plan.kind]] if report is None else report_lines(report)
+    return [*lines, *report.lines]

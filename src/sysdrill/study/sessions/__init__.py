@@ -3,7 +3,9 @@
 Plans say which items a session asks (:mod:`.plans`, :mod:`.gauntlet`); the
 :class:`~.engine.Session` state machine asks them, grades and records each
 answer; :mod:`.line_mode` drives a session from an answers script and
-:mod:`sysdrill.cli.tui` from the keyboard.
+:mod:`sysdrill.cli.tui` from the keyboard. Running a session against the
+study database (saving every move, so any process can resume it) is the
+application layer's: ``sysdrill.app.sessions``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from sysdrill.study.sessions.engine import (
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat, gauntlet_plan, pick_gauntlet
 from sysdrill.study.sessions.line_mode import run_scripted
 from sysdrill.study.sessions.plans import chain_plan, daily_plan, practice_plan, quiz_plan
-from sysdrill.study.sessions.recording import StoreRecorder
 from sysdrill.study.sessions.report import SessionReport, build_report
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
     "SessionKind",
     "SessionPlan",
     "SessionReport",
-    "StoreRecorder",
     "build_report",
     "chain_plan",
     "daily_plan",

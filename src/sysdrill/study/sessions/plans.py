@@ -17,6 +17,7 @@ from sysdrill.study.sessions.selection import daily_items, deck_items, filter_it
 
 __all__ = [
     "DEFAULT_PRACTICE_LIMIT",
+    "EMPTY_MESSAGES",
     "ItemChooser",
     "chain_plan",
     "daily_plan",
@@ -27,6 +28,18 @@ __all__ = [
 
 DEFAULT_PRACTICE_LIMIT = 20
 """Items in a practice session unless ``--limit`` says otherwise."""
+
+EMPTY_MESSAGES: dict[SessionKind, str] = {
+    SessionKind.PRACTICE: (
+        "Nothing to practise now: no item is due and today's new items are done "
+        "(or no item matches the filters). Come back later or widen the filters."
+    ),
+    SessionKind.QUIZ: "The deck has no items to ask.",
+    SessionKind.GAUNTLET: "No questions for a gauntlet.",
+    SessionKind.CHAIN: "The chain has no items in this vault.",
+    SessionKind.DAILY: "Today's daily items are done. Come back tomorrow.",
+}
+"""What to say when a plan has no items, by session kind."""
 
 
 class ItemChooser(Protocol):

@@ -1,0 +1,114 @@
+"""Progress, workload and settings as use cases, for the CLI and the web app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.study.progress import ProgressReport
+from sysdrill.study.service import StudyService
+from sysdrill.study.settings import SETTING_DOCS
+
+__all__ = [
+    "SettingView",
+    "SettingsView",
+    "WorkloadDay",
+    "get_settings",
+    "progress",
+    "set_setting",
+    "workload",
+]
+
+
+def progress(study: StudyService, vault: StudyVault, *, now: datetime) -> ProgressReport:
+    """Coverage, true retention, reviews per day, streak, forecast and weak topics.
+
+    Args:
+        study: The learner's study service.
+        vault: The vault progress is measured against.
+        now: Current time (UTC).
+    """
+    return study.progress(vault.items, now=now)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadDay:
+    """Expected reviews and new items of one day until the deadline."""
+
+    day: str
+    """ISO date."""
+    reviews: int
+    new_items: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"day": self.day, "reviews": self.reviews, "new_items": self.new_items}
+
+
+def workload(study: StudyService, vault: StudyVault, *, now: datetime) -> list[WorkloadDay]:
+    """Expected reviews per day until the deadline (deadline mode).
+
+    Raises:
+        SchedulingError: If no deadline is set or it has passed.
+    """
+    return [
+        WorkloadDay(d.day.isoformat(), d.reviews, d.new_items)
+        for d in study.deadline_workload(vault.items, now=now)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class SettingView:
+    """One setting: its value (JSON-ready) and what it means."""
+
+    key: str
+    value: Any
+    meaning: str
+
+    @property
+    def shown(self) -> str:
+        """The value as typed on a command line (``0.9``, ``1,10``, ``none``)."""
+        if self.value is None:
+            return "none"
+        if isinstance(self.value, list):
+            return ",".join(f"{v:g}" for v in self.value)
+        return str(self.value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"key": self.key, "value": self.value, "meaning": self.meaning}
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsView:
+    """Every setting in force, in the documented order."""
+
+    settings: tuple[SettingView, ...]
+
+    def values(self) -> dict[str, Any]:
+        """The values by key (what ``settings show --json`` prints)."""
+        return {s.key: s.value for s in self.settings}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"settings": [s.to_dict() for s in self.settings]}
+
+
+def get_settings(study: StudyService) -> SettingsView:
+    """Every setting with its value and meaning."""
+    values = study.settings.to_mapping()
+    return SettingsView(
+        tuple(SettingView(key, values[key], meaning) for key, meaning in SETTING_DOCS.items())
+    )
+
+
+def set_setting(study: StudyService, key: str, value: str) -> SettingView:
+    """Parse ``value`` as typed by the learner, validate it and store it under ``key``.
+
+    Raises:
+        SchedulingError: For an unknown key or a value out of range (nothing stored).
+    """
+    stored = study.set_setting(key, value).to_mapping()[key]
+    return SettingView(key, stored, SETTING_DOCS[key])

@@ -1,0 +1,598 @@
+"""Study sessions as use cases: start, prompt, answer, rate, skip, undo, finish.
+
+The CLI and the web app call these functions and nothing else to run a
+session. Each takes an open study service, the vault and the time, loads the
+session in progress from the database, makes one move and returns a frozen
+view with ``to_dict()``; the move is saved before the function returns, so
+the next call may come from another process (a web worker, a restarted
+server, the CLI). Typical use::
+
+    vault = open_study_vault(path)
+    with open_study(db_url) as study:
+        view = start_session(study, vault, StartOptions(kind=SessionKind.PRACTICE), now=now)
+        view = rate(study, vault, view.session_id, "good", now=now)
+
+Sessions with nothing to ask are not saved: the view then has no
+``session_id`` and ``empty_message`` says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from typing import Any
+
+from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
+from sysdrill.app.session_views import (
+    ChainOfferView,
+    DeadlineView,
+    FeedbackView,
+    ItemPrompt,
+    ReportView,
+    SessionView,
+    report_view,
+)
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.errors import ContentInvalid, SessionNotFound, UsageError
+from sysdrill.study.clock import require_utc
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.ratings import Rating, rating_from_text
+from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.engine import (
+    AnswerMode,
+    Clock,
+    Feedback,
+    Phase,
+    Session,
+    SessionKind,
+)
+from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
+from sysdrill.study.sessions.plans import (
+    DEFAULT_PRACTICE_LIMIT,
+    EMPTY_MESSAGES,
+    chain_plan,
+    daily_plan,
+    filter_meta,
+    practice_plan,
+    quiz_plan,
+)
+from sysdrill.study.sessions.report import build_report, recorded_line
+from sysdrill.study.sessions.saved import SavedSession
+from sysdrill.study.sessions.selection import filter_items
+from sysdrill.study.sessions.view import item_view, reveal_sections
+
+__all__ = [
+    "ChainOfferView",
+    "DeadlineView",
+    "FeedbackView",
+    "ItemPrompt",
+    "ReportView",
+    "SessionView",
+    "StartOptions",
+    "answer",
+    "answer_part",
+    "current_prompt",
+    "drive_session",
+    "finish",
+    "finished_report",
+    "follow_chain",
+    "list_sessions",
+    "rate",
+    "score_rubric",
+    "set_deadline",
+    "skip",
+    "start_session",
+    "undo_last_rating",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StartOptions:
+    """What a session is started with: the CLI's options, by session kind.
+
+    The filter serves every kind in its own way: practice and daily draw from
+    the items it matches, a quiz takes its ``deck``, a gauntlet its ``track``
+    and the ``level`` it aims at (the warm-up comes from below it).
+    """
+
+    kind: SessionKind
+    item_filter: ItemFilter = ItemFilter()
+    limit: int = DEFAULT_PRACTICE_LIMIT
+    """Practice: items in the session at most."""
+    gauntlet_format: GauntletFormat = GauntletFormat.QUICK
+    seed: int | None = None
+    """Gauntlet: seed of the random picks (the start time when None)."""
+    chain_id: str | None = None
+    """Chain: the chain to walk (required)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options that are set, JSON-ready."""
+        values: dict[str, Any] = {"kind": self.kind.value, **filter_meta(self.item_filter)}
+        if self.kind is SessionKind.PRACTICE:
+            values["limit"] = self.limit
+        if self.kind is SessionKind.GAUNTLET:
+            values["gauntlet_format"] = self.gauntlet_format.value
+            if self.seed is not None:
+                values["seed"] = self.seed
+        if self.chain_id is not None:
+            values["chain_id"] = self.chain_id
+        return values
+
+
+# -- views ---------------------------------------------------------------------------
+
+
+def _prompt(session: Session, *, part_answers: list[str]) -> ItemPrompt | None:
+    item = session.current
+    mode = session.mode
+    if item is None or mode is None:
+        return None
+    view = item_view(item)
+    revealed = session.phase in (Phase.RATE, Phase.RUBRIC)
+    return ItemPrompt(
+        item_id=item.id,
+        heading=view.heading,
+        meta=view.meta,
+        scenario=view.scenario,
+        question=view.question,
+        options=view.options,
+        unit_hint=view.unit_hint,
+        mode=mode.value,
+        warmup=session.is_warmup,
+        parts=tuple((part.label, part.text) for part in view.parts),
+        part_answers=tuple(part_answers),
+        reveal=tuple(reveal_sections(item)) if revealed else (),
+        given_answer=session.given_answer,
+    )
+
+
+def _view(
+    session: Session,
+    saved: SavedSession,
+    *,
+    now: datetime,
+    feedback: FeedbackView | None = None,
+    part_answers: list[str] | None = None,
+) -> SessionView:
+    last = session.results[-1] if session.results else None
+    offer = session.chain_offer if session.phase is Phase.CHAIN else None
+    remaining = session.remaining() if session.phase is not Phase.DONE else None
+    return SessionView(
+        session_id=int(saved.session_id),
+        kind=saved.kind,
+        title=session.plan.title,
+        phase=session.phase.value,
+        position=min(session.position, session.total),
+        total=session.total,
+        done=len(session.results),
+        item=_prompt(session, part_answers=part_answers or []),
+        rubric_points=session.rubric.points
+        if session.rubric and session.phase is Phase.RUBRIC
+        else (),
+        chain_offer=None
+        if offer is None
+        else ChainOfferView(
+            chain_id=offer.chain.id,
+            chain_title=offer.chain.title or offer.chain.id,
+            item_id=offer.item.id,
+            item_title=offer.item.title or offer.item.id,
+        ),
+        feedback=feedback,
+        recorded=None if last is None else recorded_line(last),
+        remaining_seconds=None if remaining is None else max(0.0, remaining.total_seconds()),
+        deadline=session.deadline,
+        can_undo=any(move.get("review_id") is not None for move in saved.moves),
+        report=report_view(build_report(session)) if session.phase is Phase.DONE else None,
+        options=dict(saved.options.get("started_with", {})),
+    )
+
+
+def _feedback(session: Session, given: Feedback | None) -> FeedbackView | None:
+    if given is None:
+        return None
+    why = None
+    if given.correct is not None and session.results:
+        solution = session.results[-1].item.details.realistic_solution
+        why = solution.strip() if solution else None
+    return FeedbackView(
+        correct=given.correct, message=given.message, timed_out=given.timed_out, why=why
+    )
+
+
+# -- loading ---------------------------------------------------------------------------
+
+
+def _load(
+    study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
+) -> tuple[SavedSession, LiveSession]:
+    saved = study.store.get_active_session(study.user_id, session_id)
+    if saved is None:
+        raise SessionNotFound(
+            f"No session {session_id} in progress. Start one, or see the sessions "
+            "in progress with list_sessions()."
+        )
+    moment = require_utc(now)
+    live = restore_session(study, vault, saved, clock=lambda: moment)
+    return saved, live
+
+
+def _after(live: Any, *, now: datetime, feedback: FeedbackView | None = None) -> SessionView:
+    return _view(live, live.saved, now=now, feedback=feedback, part_answers=live.part_answers)
+
+
+# -- the use cases -----------------------------------------------------------------------
+
+
+def start_session(
+    study: StudyService, vault: StudyVault, options: StartOptions, *, now: datetime
+) -> SessionView:
+    """Plan a session of ``options.kind`` and save it as a session in progress.
+
+    Args:
+        study: The learner's study service.
+        vault: The vault studied.
+        options: The kind and the options it is started with.
+        now: Current time (UTC).
+
+    Returns:
+        The first prompt; or, when the plan has nothing to ask, a view with
+        ``session_id`` None and ``empty_message`` saying why (nothing saved).
+
+    Raises:
+        DeckNotFound: If a deck named in the options does not exist.
+        ChainNotFound: If the chain does not exist.
+        UsageError: If a quiz has no deck or a chain walk no chain id.
+    """
+    moment = require_utc(now)
+    note: str | None = None
+    kind = options.kind
+    if kind is SessionKind.PRACTICE:
+        plan = practice_plan(
+            study,
+            vault.items,
+            vault.decks,
+            item_filter=options.item_filter,
+            now=moment,
+            limit=options.limit,
+        )
+    elif kind is SessionKind.QUIZ:
+        deck = options.item_filter.deck
+        if not deck:
+            raise UsageError("A quiz needs a deck. Name one (see `sysdrill stats`).")
+        plan = quiz_plan(vault.items, vault.decks, deck)
+    elif kind is SessionKind.GAUNTLET:
+        pick = pick_gauntlet(
+            vault.items,
+            fmt=options.gauntlet_format,
+            track=options.item_filter.track,
+            level=options.item_filter.level,
+            seed=options.seed if options.seed is not None else int(moment.timestamp()),
+        )
+        note = pick.note
+        plan = gauntlet_plan(pick, options.gauntlet_format)
+    elif kind is SessionKind.CHAIN:
+        if not options.chain_id:
+            raise UsageError("A chain walk needs a chain id (see chains.yaml).")
+        plan = chain_plan(vault.chains, vault.items, options.chain_id)
+    else:
+        plan, _ = daily_plan(
+            study, vault.items, vault.decks, item_filter=options.item_filter, now=moment
+        )
+    if not plan.items:
+        return SessionView.empty(kind.value, plan.title, EMPTY_MESSAGES[kind], note=note)
+    saved = save_new(study, plan, started_with=options.to_dict(), now=moment)
+    live = restore_session(study, vault, saved, clock=lambda: moment)
+    return replace(_after(live, now=moment), note=note)
+
+
+def current_prompt(
+    study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
+) -> SessionView:
+    """Return where a session in progress stands (a countdown that ran out ends it).
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+    """
+    _, live = _load(study, vault, session_id, now=now)
+    live.tick()
+    return _after(live, now=now)
+
+
+def answer(
+    study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
+) -> SessionView:
+    """Answer the current item: an option letter or number, a number with a unit, or text.
+
+    Options and numbers are graded at once (the feedback says whether it was
+    right); free text shows the model answer and waits for a rating.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If the session does not wait for an answer, or the option is unknown.
+    """
+    _, live = _load(study, vault, session_id, now=now)
+    given = live.answer(text)
+    return _after(live, now=now, feedback=_feedback(live, given))
+
+
+def answer_part(
+    study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
+) -> SessionView:
+    """Answer the next part of the current exercise; the last part answers the item.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If the session does not wait for an answer or the item has no parts.
+    """
+    _, live = _load(study, vault, session_id, now=now)
+    item = live.current
+    if live.phase is not Phase.ANSWER or item is None or not item.parts:
+        raise UsageError("The current item has no parts to answer one by one.")
+    if live.mode is not AnswerMode.FREE_TEXT:
+        raise UsageError("Answer this item as a whole: it is graded automatically.")
+    live.answer_part(text)
+    feedback = _feedback(live, live.last_feedback) if not live.part_answers else None
+    return _after(live, now=now, feedback=feedback)
+
+
+def rate(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    rating: str | Rating,
+    *,
+    now: datetime,
+) -> SessionView:
+    """Grade your recall: ``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If no rating is awaited or the rating is unknown.
+    """
+    chosen = rating if isinstance(rating, Rating) else rating_from_text(rating)
+    _, live = _load(study, vault, session_id, now=now)
+    live.rate(chosen)
+    return _after(live, now=now)
+
+
+def score_rubric(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    covered: Collection[int],
+    *,
+    now: datetime,
+) -> SessionView:
+    """Score a gauntlet answer by the key points it covered (0-based indexes).
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If no rubric is awaited.
+    """
+    _, live = _load(study, vault, session_id, now=now)
+    live.score_rubric(covered)
+    return _after(live, now=now)
+
+
+def follow_chain(
+    study: StudyService, vault: StudyVault, session_id: int, accept: bool, *, now: datetime
+) -> SessionView:
+    """Take (or decline) the next item of the chain offered.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If nothing is offered.
+    """
+    _, live = _load(study, vault, session_id, now=now)
+    live.follow_chain(accept)
+    return _after(live, now=now)
+
+
+def skip(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> SessionView:
+    """Leave the current item without a review (or decline a chain offer).
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If the session is over.
+    """
+    _, live = _load(study, vault, session_id, now=now)
+    live.skip()
+    return _after(live, now=now)
+
+
+def undo_last_rating(
+    study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
+) -> SessionView:
+    """Take back the last review of the session: the item is asked again.
+
+    The review is deleted and the item's card put back as it was; moves made
+    after it (a skip, a chain offer taken) are taken back too.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If the session has no review to take back.
+    """
+    saved, _ = _load(study, vault, session_id, now=now)
+    moves = list(saved.moves)
+    last = max(
+        (i for i, move in enumerate(moves) if move.get("review_id") is not None), default=None
+    )
+    if last is None:
+        raise UsageError("Nothing to undo: no item of this session has been rated yet.")
+    move = moves[last]
+    before = move.get("card_before")
+    study.undo_review(
+        int(move["review_id"]), card=None if before is None else card_from_dict(before)
+    )
+    kept = tuple(moves[:last])
+    rolled = replace(
+        saved,
+        moves=kept,
+        updated_at=require_utc(now),
+        revision=saved.revision + 1,
+    )
+    moment = require_utc(now)
+    live = restore_session(study, vault, replace(rolled, moves=()), clock=lambda: moment)
+    live.replay(kept)
+    rolled = replace(rolled, position=len(live.results))
+    study.store.put_active_session(study.user_id, rolled)
+    live.saved = rolled
+    return _after(live, now=now)
+
+
+def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> ReportView:
+    """End a session: items not reached are reported so, the score is stored.
+
+    The session leaves the sessions in progress; its record keeps the summary.
+
+    A session that cannot be resumed any more (the vault lost or changed its
+    items) is ended all the same, with the reviews already given and an empty report.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+    """
+    try:
+        _, live = _load(study, vault, session_id, now=now)
+    except ContentInvalid as exc:
+        return _abandon(study, session_id, reason=str(exc), now=now)
+    live.quit()
+    report = build_report(live)
+    view = report_view(report)
+    study.finish_session(
+        live.session_id,
+        now=live.ended_at or require_utc(now),
+        summary={**report.to_summary(), "report": view.to_dict()},
+    )
+    study.store.delete_active_session(study.user_id, live.session_id)
+    return view
+
+
+def _abandon(study: StudyService, session_id: int, *, reason: str, now: datetime) -> ReportView:
+    saved = study.store.get_active_session(study.user_id, session_id)
+    assert saved is not None
+    title = str(saved.options.get("title", saved.kind))
+    view = ReportView(
+        kind=saved.kind,
+        title=title,
+        answered=0,
+        passed=0,
+        skipped=0,
+        not_reached=0,
+        score_percent=None,
+        elapsed_seconds=round((saved.updated_at - saved.started_at).total_seconds()),
+        time_limit_seconds=None,
+        zones=(),
+        results=(),
+        lines=(f"{title}: ended", reason),
+    )
+    study.finish_session(
+        saved.session_id,
+        now=require_utc(now),
+        summary={"abandoned": reason, "report": view.to_dict()},
+    )
+    study.store.delete_active_session(study.user_id, saved.session_id)
+    return view
+
+
+def finished_report(study: StudyService, session_id: int) -> ReportView:
+    """The report of a finished session (a gauntlet's results page).
+
+    Raises:
+        SessionNotFound: If the learner has no finished session with that id.
+    """
+    for record in study.sessions():
+        if record.session_id == session_id and record.ended_at is not None:
+            stored = record.meta.get("report")
+            if isinstance(stored, dict):
+                return ReportView.from_dict(stored)
+    raise SessionNotFound(
+        f"No finished session {session_id} with a report. Finish the session first."
+    )
+
+
+def list_sessions(study: StudyService) -> list[dict[str, Any]]:
+    """The learner's sessions in progress, the most recently moved first (JSON-ready)."""
+    return [
+        {
+            "session_id": int(saved.session_id),
+            "kind": saved.kind,
+            "title": saved.options.get("title", saved.kind),
+            "position": saved.position,
+            "items": len(saved.item_ids),
+            "started_at": saved.started_at.isoformat(),
+            "updated_at": saved.updated_at.isoformat(),
+        }
+        for saved in study.store.list_active_sessions(study.user_id)
+    ]
+
+
+def drive_session(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    drive: Callable[[Session], object],
+    clock: Clock,
+) -> ReportView:
+    """Hand a session in progress to an interactive driver, then finish it.
+
+    ``drive`` (the scripted line mode, the terminal interface) makes moves on
+    the session it is given; each is saved as it is made. However ``drive``
+    returns (the end of the items, a quit, an exception, a closed window), the
+    session is finished with the reviews already given.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+    """
+    _, live = _load(study, vault, session_id, now=clock())
+    live.use_clock(clock)
+    try:
+        drive(live)
+    finally:
+        report = finish(study, vault, session_id, now=clock())
+    return report
+
+
+def set_deadline(
+    study: StudyService,
+    vault: StudyVault,
+    deadline: str,
+    *,
+    item_filter: ItemFilter | None = None,
+    now: datetime,
+) -> DeadlineView:
+    """Save the interview date (``YYYY-MM-DD``, or ``none`` to turn deadline mode off).
+
+    Returns:
+        The date saved and the expected workload until then.
+
+    Raises:
+        SchedulingError: If the date is not a date or has passed.
+    """
+    settings = study.set_setting("deadline", deadline)
+    if settings.deadline is None:
+        return DeadlineView(deadline=None, days_left=0, reviews_total=0, reviews_peak=0)
+    pool = filter_items(vault.items, vault.decks, item_filter or ItemFilter())
+    days = study.deadline_workload(pool, now=now)
+    per_day = [day.reviews + day.new_items for day in days]
+    return DeadlineView(
+        deadline=settings.deadline,
+        days_left=len(days),
+        reviews_total=sum(per_day),
+        reviews_peak=max(per_day, default=0),
+    )
+
+
+def parse_deadline(text: str) -> date | None:
+    """Read a deadline typed by a learner: ``YYYY-MM-DD``, or ``none``/``off`` for none.
+
+    Raises:
+        UsageError: If the text is not a date.
+    """
+    if text.lower() in ("none", "off"):
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise UsageError(f"{text!r} is not a date; write it as YYYY-MM-DD.") from exc

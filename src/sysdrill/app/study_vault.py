@@ -1,0 +1,124 @@
+"""The vault a learner studies, loaded once and indexed for sessions.
+
+Sessions look items up by id, offer the next item of a chain and hand the
+same item list to the study service again and again (it reuses its index
+only for the same list), so the loaded vault is wrapped once here. A web app
+keeps its vaults in a :class:`StudyVaultCache` it owns, reloaded when the
+vault's files change.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sysdrill.content.collections import Chain, Deck
+from sysdrill.content.loader import Vault, load_vault
+from sysdrill.content.models import Item
+from sysdrill.study.sessions.chains import ChainIndex
+from sysdrill.study.sessions.selection import studyable
+
+__all__ = ["StudyVault", "StudyVaultCache", "open_study_vault", "vault_signature"]
+
+
+@dataclass(frozen=True, slots=True)
+class StudyVault:
+    """A loaded vault with the indexes sessions need. Build with :meth:`of`."""
+
+    root: Path
+    items: list[Item]
+    """Every item that loaded, in vault order (one list, never changed)."""
+    decks: list[Deck]
+    chains: list[Chain]
+    broken_files: int
+    """Item files that did not load (left out; ``sysdrill check`` says why)."""
+    by_id: dict[str, Item] = field(repr=False)
+    chain_index: ChainIndex = field(repr=False)
+
+    @classmethod
+    def of(cls, vault: Vault) -> StudyVault:
+        """Index a loaded vault."""
+        items = vault.items
+        return cls(
+            root=vault.root,
+            items=items,
+            decks=list(vault.decks),
+            chains=list(vault.chains),
+            broken_files=sum(1 for f in vault.files if f.item is None),
+            by_id={item.id: item for item in items},
+            chain_index=ChainIndex(vault.chains, studyable(items)),
+        )
+
+
+def open_study_vault(root: Path | None = None, *, cache_dir: Path | None = None) -> StudyVault:
+    """Load and index the vault at ``root`` (the bundled sample vault when None).
+
+    Args:
+        root: Vault folder.
+        cache_dir: The load cache's folder (the default user cache folder when None).
+
+    Raises:
+        VaultNotFound: If the folder does not exist.
+    """
+    from sysdrill.content.sample import sample_vault_path
+
+    return StudyVault.of(load_vault(root or sample_vault_path(), cache_dir=cache_dir))
+
+
+def vault_signature(root: Path) -> tuple[tuple[str, int], ...]:
+    """The modification times of the vault's folders and top-level files, in nanoseconds.
+
+    Adding, removing or replacing an item file (editors and sysdrill write by
+    renaming a new file into place) changes its folder's time, so a changed
+    signature means the vault changed; reading it costs a listing of the
+    folders, not a stat of every item file.
+    """
+    found: list[tuple[str, int]] = []
+    pending = [str(root)]
+    while pending:
+        folder = pending.pop()
+        try:
+            found.append((folder, os.stat(folder).st_mtime_ns))
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif folder == str(root):
+                        found.append((entry.path, entry.stat().st_mtime_ns))
+        except FileNotFoundError:
+            found.append((folder, -1))
+    return tuple(sorted(found))
+
+
+class StudyVaultCache:
+    """Loaded vaults kept by an owner (a web app instance), reloaded when they change.
+
+    Every request of a web app needs the vault's items; loading ten thousand
+    item files each time would dominate. The cache keeps one
+    :class:`StudyVault` per folder and loads it again when
+    :func:`vault_signature` changes. Safe to share between threads.
+    """
+
+    def __init__(self, *, cache_dir: Path | None = None) -> None:
+        """Start empty; ``cache_dir`` is the load cache's folder."""
+        self._cache_dir = cache_dir
+        self._lock = threading.Lock()
+        self._loaded: dict[Path, tuple[tuple[tuple[str, int], ...], StudyVault]] = {}
+
+    def get(self, root: Path) -> StudyVault:
+        """The vault at ``root``, loaded again if its files changed since the last call.
+
+        Raises:
+            VaultNotFound: If the folder does not exist.
+        """
+        key = root.resolve()
+        signature = vault_signature(key)
+        with self._lock:
+            held = self._loaded.get(key)
+            if held is not None and held[0] == signature:
+                return held[1]
+            loaded = open_study_vault(key, cache_dir=self._cache_dir)
+            self._loaded[key] = (signature, loaded)
+            return loaded

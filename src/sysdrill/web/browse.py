@@ -1,0 +1,182 @@
+"""The vault browser's filters and full-text search, over the loaded and compiled vault."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
+from sysdrill.content.models import Item
+from sysdrill.errors import UsageError
+
+__all__ = ["BrowseFilters", "browse", "choice"]
+
+E = TypeVar("E", bound=StrEnum)
+_WORD = re.compile(r"\w+")
+
+
+def choice(value: str | None, enum: type[E], name: str) -> E | None:
+    """``value`` as a member of ``enum``; blank is None (a form's "any").
+
+    Raises:
+        UsageError: If the value is not a member (the message lists the members).
+    """
+    if value is None or not value.strip():
+        return None
+    try:
+        return enum(value.strip())
+    except ValueError:
+        allowed = ", ".join(member.value for member in enum)
+        raise UsageError(f"{name} must be one of {allowed}; got '{value}'") from None
+
+
+@dataclass(frozen=True, slots=True)
+class BrowseFilters:
+    """The browser's filters; None means any."""
+
+    q: str = ""
+    track: Track | None = None
+    level: Level | None = None
+    zone: Zone | None = None
+    area: CompetencyArea | None = None
+    topic: str | None = None
+    deck: str | None = None
+    status: Status | None = None
+
+    @classmethod
+    def parse(cls, **given: str | None) -> BrowseFilters:
+        """Read the filters from query parameters (blank means any).
+
+        Raises:
+            UsageError: If a closed-set filter has a value outside its set.
+        """
+        return cls(
+            q=(given.get("q") or "").strip(),
+            track=choice(given.get("track"), Track, "track"),
+            level=choice(given.get("level"), Level, "level"),
+            zone=choice(given.get("zone"), Zone, "zone"),
+            area=choice(given.get("area"), CompetencyArea, "area"),
+            topic=(given.get("topic") or "").strip() or None,
+            deck=(given.get("deck") or "").strip() or None,
+            status=choice(given.get("status"), Status, "status"),
+        )
+
+    def keeps(self, item: Item, deck_members: set[str] | None) -> bool:
+        """Whether ``item`` passes every filter but the text query."""
+        return (
+            (self.track is None or item.track == self.track)
+            and (self.level is None or item.level == self.level)
+            and (self.zone is None or item.zone == self.zone)
+            and (self.area is None or item.competency_area == self.area)
+            and (self.topic is None or item.topic == self.topic)
+            and (self.status is None or item.status == self.status)
+            and (deck_members is None or item.id in deck_members)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The filters in force (JSON-ready; None for any)."""
+        return {
+            "q": self.q,
+            "track": self.track,
+            "level": self.level,
+            "zone": self.zone,
+            "area": self.area,
+            "topic": self.topic,
+            "deck": self.deck,
+            "status": self.status,
+        }
+
+
+@dataclass(slots=True)
+class BrowseResult:
+    """Items passing the filters, best match first when searching."""
+
+    total: int
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    facets: dict[str, list[str]] = field(default_factory=dict)
+    note: str | None = None
+    """Why the search fell back to plain word matching, if it did."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"total": self.total, "hits": self.hits, "facets": self.facets, "note": self.note}
+
+
+def _deck_members(decks: list[Any], items: list[Item], name: str) -> set[str]:
+    members: set[str] = {item.id for item in items if item.deck == name}
+    for deck in decks:
+        if deck.name == name:
+            members.update(deck.items)
+    return members
+
+
+def _words_match(item: Item, words: list[str]) -> bool:
+    text = " ".join(
+        part or "" for part in (item.id, item.title, item.scenario, item.question, item.answer_text)
+    ).casefold()
+    return all(word in text for word in words)
+
+
+def browse(
+    filters: BrowseFilters,
+    *,
+    items: list[Item],
+    decks: list[Any],
+    compiled: Path | None,
+    limit: int,
+    note: str | None = None,
+) -> BrowseResult:
+    """Filter the vault's items and, with a query, rank them by full-text relevance.
+
+    Args:
+        filters: The filters in force.
+        items: Every item of the vault.
+        decks: The vault's decks.
+        compiled: The compiled vault (searched when ``filters.q`` is set); None when it
+            cannot be built, and then every word of the query must appear in the item.
+        limit: Most hits returned.
+        note: Why ``compiled`` is None, shown with the results.
+    """
+    from sysdrill.storage.vault_query import search_items
+
+    members = _deck_members(decks, items, filters.deck) if filters.deck else None
+    kept: dict[str, Item] = {item.id: item for item in items if filters.keeps(item, members)}
+    snippets: dict[str, str] = {}
+    if filters.q and compiled is not None:
+        ranked = []
+        for hit in search_items(compiled, filters.q, limit=max(len(items), 1)):
+            if hit.id in kept:
+                ranked.append(kept[hit.id])
+                snippets[hit.id] = hit.snippet
+        chosen = ranked
+    elif filters.q:
+        words = [word.casefold() for word in _WORD.findall(filters.q)]
+        chosen = sorted(
+            (item for item in kept.values() if _words_match(item, words)), key=lambda i: i.id
+        )
+    else:
+        chosen = sorted(kept.values(), key=lambda item: item.id)
+    hits = [
+        {
+            "id": item.id,
+            "title": item.title or item.id,
+            "kind": item.kind.value,
+            "track": item.track,
+            "level": item.level,
+            "zone": item.zone,
+            "area": item.competency_area,
+            "topic": item.topic,
+            "deck": item.deck,
+            "status": item.status,
+            "snippet": snippets.get(item.id, ""),
+        }
+        for item in chosen[:limit]
+    ]
+    facets = {
+        "topic": sorted({item.topic for item in items if item.topic}),
+        "deck": sorted({d.name for d in decks} | {item.deck for item in items if item.deck}),
+    }
+    return BrowseResult(total=len(chosen), hits=hits, facets=facets, note=note)

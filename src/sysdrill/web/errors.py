@@ -1,0 +1,141 @@
+"""The one exception handler: sysdrill errors become status codes and one error shape.
+
+Under ``/api/`` every error is JSON of one fixed shape::
+
+    {"error": {"status": 404, "type": "QuestionNotFound", "message": "...", "details": []}}
+
+Elsewhere it is the ``error.html`` page with the same status and message. A bad id
+is a 404 and a bad parameter a 422, never a 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+from sysdrill import errors
+
+__all__ = [
+    "STATUS_BY_ERROR",
+    "error_body",
+    "install_error_handler",
+    "install_same_origin_guard",
+    "status_for",
+]
+
+_log = logging.getLogger(__name__)
+
+STATUS_BY_ERROR: dict[type[errors.SysdrillError], int] = {
+    errors.QuestionNotFound: 404,
+    errors.DeckNotFound: 404,
+    errors.ChainNotFound: 404,
+    errors.HardwareNotFound: 404,
+    errors.VaultNotFound: 404,
+    errors.UsageError: 422,
+    errors.ContentInvalid: 422,
+    errors.NapkinError: 422,
+    errors.SchedulingError: 422,
+    errors.ImportFailed: 422,
+    errors.HostileInput: 413,
+    errors.ExportFailed: 422,
+    errors.StorageConflict: 409,
+    errors.StorageError: 503,
+    errors.TierUnavailable: 503,
+    errors.SysdrillError: 400,
+}
+"""Status code of each error class; a subclass not listed takes its nearest parent's."""
+
+
+def status_for(error: errors.SysdrillError) -> int:
+    """The HTTP status of a sysdrill error (the nearest class listed wins)."""
+    for cls in type(error).__mro__:
+        if cls in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[cls]
+        # Every "no such thing" error (SessionNotFound and any added later) is a 404.
+        if cls.__name__.endswith("NotFound"):
+            return 404
+    return 400
+
+
+def error_body(
+    status: int, kind: str, message: str, details: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The one JSON error shape."""
+    return {"error": {"status": status, "type": kind, "message": message, "details": details or []}}
+
+
+def _describe(exc: Exception) -> tuple[int, str, str, list[dict[str, Any]]]:
+    if isinstance(exc, errors.SysdrillError):
+        return status_for(exc), type(exc).__name__, str(exc), []
+    if isinstance(exc, RequestValidationError):
+        details = [
+            {
+                "loc": [str(part) for part in error.get("loc", ())],
+                "message": str(error.get("msg", "")),
+            }
+            for error in exc.errors()
+        ]
+        where = ", ".join(".".join(d["loc"][1:] or d["loc"]) for d in details)
+        return 422, "InvalidParameter", f"invalid parameter: {where}", details
+    if isinstance(exc, HTTPException):
+        kind = "NotFound" if exc.status_code == 404 else "HTTPError"
+        return exc.status_code, kind, str(exc.detail), []
+    _log.exception("unexpected error", exc_info=exc)
+    return 500, "InternalError", "an unexpected error happened; see the server log", []
+
+
+async def _handle(request: Request, exc: Exception) -> Response:
+    status, kind, message, details = _describe(exc)
+    if request.url.path.startswith("/api/") or request.url.path == "/api":
+        return JSONResponse(error_body(status, kind, message, details), status_code=status)
+    from sysdrill.web.templating import render_page
+
+    return render_page(
+        request,
+        "error.html",
+        {"status": status, "kind": kind, "message": message, "details": details},
+        status_code=status,
+    )
+
+
+def install_error_handler(app: FastAPI) -> None:
+    """Register the handler for our errors, bad parameters and unknown routes."""
+    for exc_class in (errors.SysdrillError, RequestValidationError, HTTPException, Exception):
+        app.add_exception_handler(exc_class, _handle)
+
+
+_UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def install_same_origin_guard(app: FastAPI) -> None:
+    """Refuse writes sent by another site's page (cross-site request forgery).
+
+    The app has no login: any page open in the learner's browser could post a form
+    to ``127.0.0.1:8000``. Browsers name the sending page in ``Origin``; a write
+    whose origin is not this server is refused with 403. Requests without
+    ``Origin`` (scripts, the test client, ``curl``) are not from a browser page.
+    """
+
+    @app.middleware("http")
+    async def same_origin(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        origin = request.headers.get("origin")
+        if request.method in _UNSAFE_METHODS and origin is not None:
+            host = request.headers.get("host", "")
+            if origin == "null" or urlsplit(origin).netloc != host:
+                message = f"a write from another site ({origin}) is refused"
+                if request.url.path.startswith("/api/"):
+                    return JSONResponse(error_body(403, "CrossSiteRequest", message), 403)
+                from sysdrill.web.templating import render_page
+
+                context = {"status": 403, "kind": "CrossSiteRequest", "message": message}
+                return render_page(request, "error.html", context, status_code=403)
+        return await call_next(request)

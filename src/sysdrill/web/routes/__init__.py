@@ -1,0 +1,20 @@
+"""Routers of the web app, one module per group of pages with their ``/api/`` twins.
+
+Each module exposes ``router``; :data:`ROUTER_MODULES` lists them in order.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ROUTER_MODULES"]
+
+ROUTER_MODULES: tuple[str, ...] = (
+    "sysdrill.web.routes.dashboard",
+    "sysdrill.web.routes.vault",
+    "sysdrill.web.routes.progress",
+    "sysdrill.web.routes.calculators",
+    "sysdrill.web.routes.transfer",
+    "sysdrill.web.routes.settings",
+    "sysdrill.web.routes.reports",
+    "sysdrill.web.routes.study",
+)
+"""Router modules; one that does not exist yet (a page in progress) is left out."""

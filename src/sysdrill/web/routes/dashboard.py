@@ -1,0 +1,62 @@
+"""The dashboard: due today, streak, 30-day forecast, and where the learner stopped."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from starlette.responses import Response
+
+from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.templating import render_page
+
+__all__ = ["dashboard_data", "router"]
+
+router = APIRouter()
+Context = Annotated[WebContext, Depends(web_context)]
+
+
+def dashboard_data(context: WebContext) -> dict[str, Any]:
+    """The dashboard's figures: due today, streak, forecast, totals, sessions to go on with."""
+    from sysdrill.app.sessions import list_sessions
+    from sysdrill.app.study import open_study
+
+    items = context.load_vault().items
+    now = context.now()
+    with open_study(context.db_url) as study:
+        report = study.progress(items, now=now)
+        in_progress = list_sessions(study)
+        sessions = study.sessions()
+    finished = [s for s in sessions if s.ended_at is not None]
+    last = max(finished, key=lambda s: s.started_at, default=None)
+    return {
+        "due_today": report.forecast[0].count if report.forecast else 0,
+        "streak_days": report.streak_days,
+        "items_total": report.items_total,
+        "items_seen": report.items_seen,
+        "items_mastered": report.items_mastered,
+        "reviews_total": report.reviews_total,
+        "forecast": [{"day": d.day.isoformat(), "count": d.count} for d in report.forecast],
+        "deadline": report.deadline.isoformat() if report.deadline else None,
+        "in_progress": in_progress,
+        "last_finished": None
+        if last is None
+        else {
+            "kind": last.kind,
+            "started_at": last.started_at.isoformat(),
+            "session_id": last.session_id,
+        },
+    }
+
+
+@router.get("/", include_in_schema=False)
+def dashboard_page(request: Request, context: Context) -> Response:
+    """The dashboard page."""
+    data = dashboard_data(context)
+    return render_page(request, "dashboard.html", {"d": data})
+
+
+@router.get("/api/dashboard", tags=["dashboard"])
+def dashboard_api(context: Context) -> dict[str, Any]:
+    """Due today, streak, forecast and the last session, as JSON."""
+    return dashboard_data(context)

@@ -1,0 +1,469 @@
+"""Study pages: practice, quiz, gauntlet, chains and the daily challenge, with their JSON twins.
+
+Every page is a form that works without JavaScript: a start form per session
+kind, then one page per session (``/sessions/{id}``) whose form fits what the
+session waits for (an answer, a rating, the rubric, a chain offer). Each move
+is one POST to an ``app.sessions`` function, which saves it in the database,
+so any worker serves the next request and a restarted server resumes the
+session. ``static/study.js`` only adds the gauntlet's live countdown and the
+space key that shows a flashcard's back; rating keys 1-4 (1-5 on flashcards)
+are ``data-key`` attributes that ``keys.js`` clicks.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
+from starlette.responses import RedirectResponse, Response
+
+from sysdrill.app import sessions as app
+from sysdrill.app.session_views import SessionView
+from sysdrill.app.study_vault import StudyVault, StudyVaultCache
+from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
+from sysdrill.errors import ContentInvalid, UsageError
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
+from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.templating import render_page
+
+__all__ = ["router"]
+
+router = APIRouter()
+Context = Annotated[WebContext, Depends(web_context)]
+
+_RATINGS = (
+    ("again", "Again", "1"),
+    ("hard", "Hard", "2"),
+    ("good", "Good", "3"),
+    ("easy", "Easy", "4"),
+)
+_CONFIDENCE = (
+    ("1", "1 · no idea"),
+    ("2", "2 · barely"),
+    ("3", "3 · with effort"),
+    ("4", "4 · recalled"),
+    ("5", "5 · perfect"),
+)
+
+
+_CACHE_LOCK = threading.Lock()
+
+
+def _vault(request: Request, context: WebContext) -> StudyVault:
+    """The served vault, kept loaded by the app instance until its files change."""
+    state = request.app.state
+    with _CACHE_LOCK:
+        cache = getattr(state, "study_vaults", None)
+        if cache is None:
+            cache = StudyVaultCache(cache_dir=context.cache_dir)
+            state.study_vaults = cache
+    found: StudyVault = cache.get(context.vault)
+    return found
+
+
+@contextmanager
+def _open(request: Request, context: WebContext) -> Iterator[tuple[StudyService, StudyVault]]:
+    from sysdrill.app.study import open_study
+
+    vault = _vault(request, context)
+    with open_study(context.db_url) as study:
+        yield study, vault
+
+
+Move = Callable[[StudyService, StudyVault, datetime], Any]
+"""One use case applied to the learner's study service and vault at a time."""
+
+
+def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
+    """Make ``move``, then show the session again (post, redirect, get)."""
+    with _open(request, context) as (study, vault):
+        move(study, vault, context.now())
+    return RedirectResponse(f"/sessions/{session_id}", status_code=303)
+
+
+def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
+    """Make ``move`` and return its view as JSON."""
+    with _open(request, context) as (study, vault):
+        found: dict[str, Any] = move(study, vault, context.now()).to_dict()
+    return found
+
+
+def _enum(kind: Any, value: str | None, name: str) -> Any:
+    if not value:
+        return None
+    try:
+        return kind(value)
+    except ValueError as exc:
+        known = ", ".join(member.value for member in kind)
+        raise UsageError(f"Unknown {name} {value!r}; use one of {known}.") from exc
+
+
+def _options(form: dict[str, str]) -> app.StartOptions:
+    """Read a start form (or JSON body) into the options of a session."""
+    kind = _enum(SessionKind, form.get("kind") or "practice", "session kind")
+    item_filter = ItemFilter(
+        deck=form.get("deck") or None,
+        track=_enum(Track, form.get("track"), "track"),
+        level=_enum(Level, form.get("level"), "level"),
+        zone=_enum(Zone, form.get("zone"), "zone"),
+        topic=form.get("topic") or None,
+        competency_area=_enum(CompetencyArea, form.get("area"), "competency area"),
+        tag=form.get("tag") or None,
+    )
+    limit_text = form.get("limit") or "20"
+    seed_text = form.get("seed") or ""
+    if not limit_text.isdigit() or int(limit_text) < 1:
+        raise UsageError(f"limit must be a whole number of 1 or more, got {limit_text!r}.")
+    if seed_text and not seed_text.lstrip("-").isdigit():
+        raise UsageError(f"seed must be a whole number, got {seed_text!r}.")
+    return app.StartOptions(
+        kind=kind,
+        item_filter=item_filter,
+        limit=int(limit_text),
+        gauntlet_format=_enum(GauntletFormat, form.get("format") or "quick", "gauntlet format"),
+        seed=int(seed_text) if seed_text else None,
+        chain_id=form.get("chain") or None,
+    )
+
+
+async def _form(request: Request) -> dict[str, str]:
+    form = await request.form()
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+def _start_context(context: WebContext, study: StudyService, vault: StudyVault) -> dict[str, Any]:
+    from sysdrill.study.sessions.selection import deck_names
+
+    return {
+        "in_progress": app.list_sessions(study),
+        "decks": deck_names(vault.items, vault.decks),
+        "chains": [(c.id, c.title or c.id) for c in vault.chains],
+        "tracks": [t.value for t in Track],
+        "levels": [lv.value for lv in Level],
+        "zones": [z.value for z in Zone],
+        "areas": [a.value for a in CompetencyArea],
+        "formats": [(f.value, FORMATS[f].questions, FORMATS[f].minutes) for f in GauntletFormat],
+    }
+
+
+def _start_page(request: Request, context: WebContext, only: str | None) -> Response:
+    with _open(request, context) as (study, vault):
+        values = _start_context(context, study, vault)
+    return render_page(request, "study/start.html", {**values, "only": only})
+
+
+@router.get("/practice", include_in_schema=False)
+def practice_page(request: Request, context: Context) -> Response:
+    """Start a practice session (or any other kind), or continue one in progress."""
+    return _start_page(request, context, None)
+
+
+@router.get("/quiz", include_in_schema=False)
+def quiz_page(request: Request, context: Context) -> Response:
+    """Take a deck in order, scored at the end."""
+    return _start_page(request, context, "quiz")
+
+
+@router.get("/gauntlet", include_in_schema=False)
+def gauntlet_page(request: Request, context: Context) -> Response:
+    """A timed mock interview."""
+    return _start_page(request, context, "gauntlet")
+
+
+@router.get("/chains", include_in_schema=False)
+def chains_page(request: Request, context: Context) -> Response:
+    """Walk a chain from recall to architecture."""
+    return _start_page(request, context, "chain")
+
+
+@router.get("/daily", include_in_schema=False)
+def daily_page(request: Request, context: Context) -> Response:
+    """Three items a day, the same all day."""
+    return _start_page(request, context, "daily")
+
+
+def _session_page(request: Request, view: SessionView, *, status_code: int = 200) -> Response:
+    flashcard = view.item is not None and view.item.mode == "flashcard"
+    return render_page(
+        request,
+        "study/session.html",
+        {
+            "v": view,
+            "ratings": _RATINGS,
+            "confidence": _CONFIDENCE if flashcard else (),
+        },
+        status_code=status_code,
+    )
+
+
+@router.post("/sessions", include_in_schema=False)
+async def start_form(request: Request, context: Context) -> Response:
+    """Start a session from a start form; an empty plan says why."""
+    options = _options(await _form(request))
+    with _open(request, context) as (study, vault):
+        view = app.start_session(study, vault, options, now=context.now())
+    if view.session_id is None:
+        return render_page(request, "study/empty.html", {"v": view})
+    return RedirectResponse(f"/sessions/{view.session_id}", status_code=303)
+
+
+@router.get("/sessions/{session_id}", include_in_schema=False)
+def session_page(request: Request, context: Context, session_id: int) -> Response:
+    """The session as it stands: the prompt, or the report once it is over."""
+    try:
+        with _open(request, context) as (study, vault):
+            view = app.current_prompt(study, vault, session_id, now=context.now())
+    except ContentInvalid as exc:
+        # The vault changed under the session: say so, and offer to end it.
+        return render_page(
+            request,
+            "study/stale.html",
+            {"message": str(exc), "session_id": session_id},
+            status_code=409,
+        )
+    return _session_page(request, view)
+
+
+@router.post("/sessions/{session_id}/answer", include_in_schema=False)
+async def answer_form(request: Request, context: Context, session_id: int) -> Response:
+    """Answer the current item; options and numbers are graded on submit."""
+    text = (await _form(request)).get("text", "")
+    with _open(request, context) as (study, vault):
+        view = app.answer(study, vault, session_id, text, now=context.now())
+    return _session_page(request, view)
+
+
+@router.post("/sessions/{session_id}/part", include_in_schema=False)
+async def part_form(request: Request, context: Context, session_id: int) -> Response:
+    """Answer the next part of an exercise."""
+    text = (await _form(request)).get("text", "")
+    with _open(request, context) as (study, vault):
+        view = app.answer_part(study, vault, session_id, text, now=context.now())
+    return _session_page(request, view)
+
+
+@router.post("/sessions/{session_id}/rate", include_in_schema=False)
+async def rate_form(request: Request, context: Context, session_id: int) -> Response:
+    """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
+    rating = (await _form(request)).get("rating", "")
+    return _redirect_after(
+        request, context, session_id, lambda s, v, now: app.rate(s, v, session_id, rating, now=now)
+    )
+
+
+@router.post("/sessions/{session_id}/rubric", include_in_schema=False)
+async def rubric_form(request: Request, context: Context, session_id: int) -> Response:
+    """Score a gauntlet answer by the key points it covered."""
+    form = await request.form()
+    covered = [int(v) for v in form.getlist("covered") if isinstance(v, str) and v.isdigit()]
+    return _redirect_after(
+        request,
+        context,
+        session_id,
+        lambda s, v, now: app.score_rubric(s, v, session_id, covered, now=now),
+    )
+
+
+@router.post("/sessions/{session_id}/chain", include_in_schema=False)
+async def chain_form(request: Request, context: Context, session_id: int) -> Response:
+    """Take or decline the next item of the chain."""
+    accept = (await _form(request)).get("accept") == "yes"
+    return _redirect_after(
+        request,
+        context,
+        session_id,
+        lambda s, v, now: app.follow_chain(s, v, session_id, accept, now=now),
+    )
+
+
+@router.post("/sessions/{session_id}/skip", include_in_schema=False)
+def skip_form(request: Request, context: Context, session_id: int) -> Response:
+    """Leave the current item without a review."""
+    return _redirect_after(
+        request, context, session_id, lambda s, v, now: app.skip(s, v, session_id, now=now)
+    )
+
+
+@router.post("/sessions/{session_id}/undo", include_in_schema=False)
+def undo_form(request: Request, context: Context, session_id: int) -> Response:
+    """Take back the last rating; the item is asked again."""
+    return _redirect_after(
+        request,
+        context,
+        session_id,
+        lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now),
+    )
+
+
+@router.post("/sessions/{session_id}/finish", include_in_schema=False)
+def finish_form(request: Request, context: Context, session_id: int) -> Response:
+    """End the session and show its results."""
+    with _open(request, context) as (study, vault):
+        app.finish(study, vault, session_id, now=context.now())
+    return RedirectResponse(f"/sessions/{session_id}/results", status_code=303)
+
+
+@router.get("/sessions/{session_id}/results", include_in_schema=False)
+def results_page(request: Request, context: Context, session_id: int) -> Response:
+    """A finished session's results (a gauntlet's shareable results page)."""
+    from sysdrill.app.study import open_study
+
+    with open_study(context.db_url) as study:
+        report = app.finished_report(study, session_id)
+    return render_page(request, "study/results.html", {"r": report, "session_id": session_id})
+
+
+# -- the JSON API ----------------------------------------------------------------------
+
+
+class StartBody(BaseModel):
+    """Options of a new session (names as in the start forms)."""
+
+    kind: str = "practice"
+    deck: str | None = None
+    track: str | None = None
+    level: str | None = None
+    zone: str | None = None
+    topic: str | None = None
+    area: str | None = None
+    tag: str | None = None
+    limit: int = Field(default=20, ge=1)
+    format: str = "quick"
+    seed: int | None = None
+    chain: str | None = None
+
+
+class TextBody(BaseModel):
+    """An answer: option letter or number, a number with a unit, or free text."""
+
+    text: str
+
+
+class RatingBody(BaseModel):
+    """``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``."""
+
+    rating: str
+
+
+class RubricBody(BaseModel):
+    """Key points covered, 0-based."""
+
+    covered: list[int]
+
+
+class ChainBody(BaseModel):
+    """Whether to take the next item of the chain."""
+
+    accept: bool
+
+
+@router.get("/api/study/sessions", tags=["study"])
+def sessions_api(request: Request, context: Context) -> dict[str, Any]:
+    """Sessions in progress, the most recently moved first."""
+    from sysdrill.app.study import open_study
+
+    with open_study(context.db_url) as study:
+        return {"sessions": app.list_sessions(study)}
+
+
+@router.post("/api/study/sessions", tags=["study"])
+def start_api(request: Request, context: Context, body: StartBody) -> dict[str, Any]:
+    """Start a session; ``session_id`` is null (with ``empty_message``) when nothing is due."""
+    form = {k: str(v) for k, v in body.model_dump().items() if v is not None}
+    with _open(request, context) as (study, vault):
+        return app.start_session(study, vault, _options(form), now=context.now()).to_dict()
+
+
+@router.get("/api/study/sessions/{session_id}", tags=["study"])
+def session_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """Where a session stands."""
+    return _json_of(
+        request, context, lambda s, v, now: app.current_prompt(s, v, session_id, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/answer", tags=["study"])
+def answer_api(
+    request: Request, context: Context, session_id: int, body: TextBody
+) -> dict[str, Any]:
+    """Answer the current item (graded at once when it can be)."""
+    return _json_of(
+        request, context, lambda s, v, now: app.answer(s, v, session_id, body.text, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/part", tags=["study"])
+def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
+    """Answer the next part of an exercise."""
+    return _json_of(
+        request, context, lambda s, v, now: app.answer_part(s, v, session_id, body.text, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
+def rate_api(
+    request: Request, context: Context, session_id: int, body: RatingBody
+) -> dict[str, Any]:
+    """Grade your recall."""
+    return _json_of(
+        request, context, lambda s, v, now: app.rate(s, v, session_id, body.rating, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/rubric", tags=["study"])
+def rubric_api(
+    request: Request, context: Context, session_id: int, body: RubricBody
+) -> dict[str, Any]:
+    """Score a gauntlet answer by the key points covered."""
+    return _json_of(
+        request,
+        context,
+        lambda s, v, now: app.score_rubric(s, v, session_id, body.covered, now=now),
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/chain", tags=["study"])
+def chain_api(
+    request: Request, context: Context, session_id: int, body: ChainBody
+) -> dict[str, Any]:
+    """Take or decline the next item of the chain."""
+    return _json_of(
+        request, context, lambda s, v, now: app.follow_chain(s, v, session_id, body.accept, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
+def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """Leave the current item without a review."""
+    return _json_of(request, context, lambda s, v, now: app.skip(s, v, session_id, now=now))
+
+
+@router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
+def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """Take back the last rating."""
+    return _json_of(
+        request, context, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/finish", tags=["study"])
+def finish_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """End the session; returns its report."""
+    return _json_of(request, context, lambda s, v, now: app.finish(s, v, session_id, now=now))
+
+
+@router.get("/api/study/sessions/{session_id}/results", tags=["study"])
+def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """A finished session's report."""
+    from sysdrill.app.study import open_study
+
+    with open_study(context.db_url) as study:
+        return app.finished_report(study, session_id).to_dict()

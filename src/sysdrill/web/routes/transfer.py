@@ -1,0 +1,235 @@
+"""Import (upload, preview the report, confirm) and export (download a file)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from starlette.background import BackgroundTask
+from starlette.responses import FileResponse, Response
+
+from sysdrill.content.enums import Level, Status, Track
+from sysdrill.web.browse import choice
+from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.templating import render_page
+from sysdrill.web.uploads import discard_upload, stage_upload, staged_upload
+
+__all__ = ["EXPORT_SUFFIXES", "router"]
+
+router = APIRouter()
+Context = Annotated[WebContext, Depends(web_context)]
+Text = Annotated[str | None, Query()]
+
+EXPORT_SUFFIXES: dict[str, str] = {
+    "apkg": ".apkg",
+    "anki-text": ".txt",
+    "csv": ".csv",
+    "staffml-json": ".json",
+    "markdown": ".md",
+}
+"""File suffix of each export format."""
+
+_MEDIA_TYPES = {
+    ".apkg": "application/octet-stream",
+    ".txt": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
+    ".json": "application/json",
+    ".md": "text/markdown; charset=utf-8",
+}
+
+
+def _import(
+    context: WebContext, source: Path, *, format: str, deck: str | None, dry_run: bool
+) -> dict[str, Any]:
+    from sysdrill.interop.importer import import_source
+
+    report = import_source(
+        source,
+        into=context.import_vault(),
+        format=(format or "auto").strip().lower(),
+        deck=deck or None,
+        dry_run=dry_run,
+        now=context.now(),
+    )
+    data = report.to_dict()
+    data["source"] = source.name
+    return data
+
+
+def _formats() -> list[str]:
+    from sysdrill.interop.formats import FORMAT_NAMES
+
+    return ["auto", *FORMAT_NAMES]
+
+
+@router.get("/import", include_in_schema=False)
+def import_page(request: Request, context: Context) -> Response:
+    """The import form: choose a file, its format and a deck."""
+    return render_page(
+        request,
+        "import.html",
+        {"formats": _formats(), "target": context.import_vault(), "serving": context.vault},
+    )
+
+
+Upload = Annotated[UploadFile, File()]
+FormatField = Annotated[str, Form()]
+DeckField = Annotated[str, Form()]
+TokenField = Annotated[str, Form()]
+
+
+def _preview(context: WebContext, source: UploadFile, format: str, deck: str) -> dict[str, Any]:
+    """Stage an upload and dry-run its import; the token confirms it later."""
+    token, path = stage_upload(context.data_dir, source.filename, source.file)
+    try:
+        report = _import(context, path, format=format, deck=deck, dry_run=True)
+    except BaseException:
+        discard_upload(context.data_dir, token)
+        raise
+    return {"token": token, "report": report}
+
+
+def _confirm(context: WebContext, token: str, format: str, deck: str) -> dict[str, Any]:
+    """Import the upload staged under ``token`` for real, then discard it."""
+    path = staged_upload(context.data_dir, token)
+    report = _import(context, path, format=format, deck=deck, dry_run=False)
+    discard_upload(context.data_dir, token)
+    return {"report": report}
+
+
+@router.post("/import/preview", include_in_schema=False)
+def import_preview_page(
+    request: Request,
+    context: Context,
+    source: Upload,
+    format: FormatField = "auto",
+    deck: DeckField = "",
+) -> Response:
+    """Stage the upload and show what importing it would do (nothing is written)."""
+    shown = _preview(context, source, format, deck) | {"format": format, "deck": deck}
+    return render_page(request, "import_report.html", shown)
+
+
+@router.post("/import/confirm", include_in_schema=False)
+def import_confirm_page(
+    request: Request,
+    context: Context,
+    token: TokenField,
+    format: FormatField = "auto",
+    deck: DeckField = "",
+) -> Response:
+    """Import the previewed upload for real, then show the report."""
+    shown = _confirm(context, token, format, deck) | {"token": None}
+    return render_page(request, "import_report.html", shown)
+
+
+@router.post("/api/import/preview", tags=["import"])
+def import_preview_api(
+    context: Context, source: Upload, format: FormatField = "auto", deck: DeckField = ""
+) -> dict[str, Any]:
+    """Stage an upload and report what importing it would do; confirm with its token."""
+    return _preview(context, source, format, deck)
+
+
+@router.post("/api/import/confirm", tags=["import"])
+def import_confirm_api(
+    context: Context, token: TokenField, format: FormatField = "auto", deck: DeckField = ""
+) -> dict[str, Any]:
+    """Import a previewed upload (by its token) into the vault."""
+    return _confirm(context, token, format, deck)
+
+
+@router.get("/export", include_in_schema=False)
+def export_page(request: Request, context: Context) -> Response:
+    """The export form: a format and optional filters."""
+    vault = context.load_vault()
+    decks = sorted({d.name for d in vault.decks} | {i.deck for i in vault.items if i.deck})
+    return render_page(
+        request,
+        "export.html",
+        {
+            "formats": list(EXPORT_SUFFIXES),
+            "tracks": [t.value for t in Track],
+            "levels": [v.value for v in Level],
+            "statuses": [s.value for s in Status],
+            "decks": decks,
+        },
+    )
+
+
+def _export(
+    context: WebContext,
+    format: str,
+    track: str | None,
+    level: str | None,
+    deck: str | None,
+    status: str | None,
+) -> Response:
+    from sysdrill.errors import UsageError
+    from sysdrill.interop.export import ExportFilters, export_vault
+
+    if format not in EXPORT_SUFFIXES:
+        allowed = ", ".join(EXPORT_SUFFIXES)
+        raise UsageError(f"format must be one of {allowed}; got '{format}'")
+    chosen_track = choice(track, Track, "track")
+    chosen_level = choice(level, Level, "level")
+    chosen_status = choice(status, Status, "status")
+    filters = ExportFilters(
+        tracks=(chosen_track,) if chosen_track else (),
+        levels=(chosen_level,) if chosen_level else (),
+        decks=(deck,) if deck else (),
+        statuses=(chosen_status,) if chosen_status else (),
+    )
+    suffix = EXPORT_SUFFIXES[format]
+    folder = Path(tempfile.mkdtemp(prefix="sysdrill-export-"))
+    out = folder / f"sysdrill{suffix}"
+    try:
+        export_vault(
+            context.vault,
+            format=format,
+            out=out,
+            filters=filters,
+            now=context.now(),
+            cache_dir=context.cache_dir,
+        )
+    except BaseException:
+        _remove(folder)
+        raise
+    return FileResponse(
+        out,
+        media_type=_MEDIA_TYPES[suffix],
+        filename=out.name,
+        background=BackgroundTask(_remove, folder),
+    )
+
+
+def _remove(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def export_params(
+    track: Text = None, level: Text = None, deck: Text = None, status: Text = None
+) -> dict[str, str | None]:
+    """FastAPI dependency: the export filters (blank means any)."""
+    return {"track": track, "level": level, "deck": deck, "status": status}
+
+
+ExportFilterParams = Annotated[dict[str, str | None], Depends(export_params)]
+
+
+@router.get("/export/download", include_in_schema=False)
+def export_download(context: Context, given: ExportFilterParams, format: str = "apkg") -> Response:
+    """Download the vault (or the filtered part) in the chosen format."""
+    return _export(context, format, **given)
+
+
+@router.get("/api/export", tags=["export"])
+def export_api(
+    context: Context, given: ExportFilterParams, format: str = "staffml-json"
+) -> Response:
+    """The vault (or the filtered part) as a file: apkg, anki-text, csv, staffml-json, markdown."""
+    return _export(context, format, **given)

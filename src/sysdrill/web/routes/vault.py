@@ -1,0 +1,150 @@
+"""The vault browser (filters and full-text search), the item page and explore."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from starlette.responses import Response
+
+from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
+from sysdrill.content.loader import Vault
+from sysdrill.content.models import Item
+from sysdrill.errors import ContentInvalid, QuestionNotFound
+from sysdrill.web.browse import BrowseFilters, BrowseResult, browse
+from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.explore import explore_tree
+from sysdrill.web.item_view import ItemView, item_view
+from sysdrill.web.templating import render_page
+
+__all__ = ["browse_params", "find_item", "router"]
+
+router = APIRouter()
+Context = Annotated[WebContext, Depends(web_context)]
+Limit = Annotated[int, Query(ge=1, le=1000, description="Most items listed.")]
+Text = Annotated[str | None, Query()]
+
+CHOICES: dict[str, list[str]] = {
+    "track": [t.value for t in Track],
+    "level": [v.value for v in Level],
+    "zone": [z.value for z in Zone],
+    "area": [a.value for a in CompetencyArea],
+    "status": [s.value for s in Status],
+}
+"""The closed-set filters and their values, for the filter form."""
+
+
+def find_item(vault: Vault, item_id: str) -> Item:
+    """The item with ``item_id``.
+
+    Raises:
+        QuestionNotFound: If there is none (the message suggests close ids).
+    """
+    items = vault.items
+    for item in items:
+        if item.id == item_id:
+            return item
+    close = difflib.get_close_matches(item_id, [item.id for item in items], n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise QuestionNotFound(f"no item with id '{item_id}'{hint}")
+
+
+def _browse(
+    context: WebContext, limit: int, given: dict[str, str | None]
+) -> tuple[BrowseFilters, BrowseResult]:
+    filters = BrowseFilters.parse(**given)
+    vault = context.load_vault()
+    compiled = note = None
+    if filters.q:
+        try:
+            compiled = context.compiled_vault()
+        except ContentInvalid as exc:
+            # A vault with errors cannot be compiled; searching still works, by plain words.
+            note = f"searched by plain words: the full-text index needs a clean vault ({exc})"
+    return filters, browse(
+        filters, items=vault.items, decks=vault.decks, compiled=compiled, limit=limit, note=note
+    )
+
+
+def browse_params(
+    q: Text = None,
+    track: Text = None,
+    level: Text = None,
+    zone: Text = None,
+    area: Text = None,
+    topic: Text = None,
+    deck: Text = None,
+    status: Text = None,
+) -> dict[str, str | None]:
+    """FastAPI dependency: the browser's query parameters (blank means any)."""
+    return {"q": q, "track": track, "level": level, "zone": zone, "area": area} | {
+        "topic": topic,
+        "deck": deck,
+        "status": status,
+    }
+
+
+Filters = Annotated[dict[str, str | None], Depends(browse_params)]
+
+
+@router.get("/vault", include_in_schema=False)
+def vault_page(request: Request, context: Context, given: Filters, limit: Limit = 200) -> Response:
+    """The vault browser page."""
+    filters, result = _browse(context, limit, given)
+    return render_page(
+        request,
+        "vault.html",
+        {"filters": filters.to_dict(), "result": result, "choices": CHOICES},
+    )
+
+
+@router.get("/api/items", tags=["vault"])
+def items_api(context: Context, given: Filters, limit: Limit = 200) -> dict[str, Any]:
+    """Items passing the filters; with ``q``, ranked by full-text relevance."""
+    filters, result = _browse(context, limit, given)
+    return {"filters": filters.to_dict(), **result.to_dict()}
+
+
+def _item_view(context: WebContext, item_id: str) -> ItemView:
+    vault = context.load_vault()
+    item = find_item(vault, item_id)
+    return item_view(item, vault_root=context.vault, chains=vault.chains, items=vault.items)
+
+
+@router.get("/items/{item_id}", include_in_schema=False)
+def item_page(request: Request, context: Context, item_id: str, reported: bool = False) -> Response:
+    """The item page: scenario, question, options, reveal, checked napkin math, chains."""
+    view = _item_view(context, item_id)
+    return render_page(request, "item.html", {"v": view, "reported": reported})
+
+
+@router.get("/api/items/{item_id}", tags=["vault"])
+def item_api(context: Context, item_id: str) -> dict[str, Any]:
+    """One item with its checked napkin-math claims and its chains."""
+    return _item_view(context, item_id).to_dict()
+
+
+@router.get("/explore", include_in_schema=False)
+def explore_page(request: Request, context: Context) -> Response:
+    """Explore the vault: track, then competency area, then topic, then level, with coverage."""
+    from sysdrill.app.study import open_study
+    from sysdrill.web.charts import explore_treemap, svg_data_uri
+
+    items = context.load_vault().items
+    with open_study(context.db_url) as study:
+        seen = study.store.studied_item_ids(study.user_id)
+    tree = explore_tree(items, seen)
+    treemap = svg_data_uri(explore_treemap(tree))
+    return render_page(request, "explore.html", {"tree": tree, "treemap": treemap})
+
+
+@router.get("/api/explore", tags=["vault"])
+def explore_api(context: Context) -> dict[str, Any]:
+    """The track > area > topic > level tree with item counts and coverage."""
+    from sysdrill.app.study import open_study
+
+    items = context.load_vault().items
+    with open_study(context.db_url) as study:
+        seen = study.store.studied_item_ids(study.user_id)
+    return {"tracks": explore_tree(items, seen)}

@@ -1,0 +1,51 @@
+"""Progress, workload and settings use cases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from sysdrill.app.progress import get_settings, progress, set_setting, workload
+from sysdrill.app.study_vault import open_study_vault
+from sysdrill.errors import SchedulingError
+from sysdrill.storage.memory import MemoryStudyStore
+from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.service import StudyService
+
+T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def study() -> StudyService:
+    return StudyService(MemoryStudyStore(), now=T0)
+
+
+def test_progress_counts_the_items_seen_in_the_vault(study):
+    vault = open_study_vault()
+    study.record_review("cloud-0101", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    report = progress(study, vault, now=T0)
+    assert (report.items_total, report.items_seen, report.reviews_total) == (12, 1, 1)
+
+
+def test_settings_are_listed_in_order_and_set_as_typed(study):
+    shown = get_settings(study)
+    assert shown.settings[0].key == "desired_retention"
+    assert shown.values()["desired_retention"] == 0.9
+    changed = set_setting(study, "learning_steps_minutes", "1,10")
+    assert (changed.value, changed.shown) == ([1.0, 10.0], "1,10")
+    assert get_settings(study).to_dict()["settings"][0] == {
+        "key": "desired_retention",
+        "value": 0.9,
+        "meaning": shown.settings[0].meaning,
+    }
+
+
+def test_workload_lists_each_day_until_the_deadline(study):
+    set_setting(study, "deadline", "2026-11-24")
+    days = workload(study, open_study_vault(), now=T0)
+    assert [d.day for d in days][0] == "2026-11-21"
+    assert days[0].to_dict()["new_items"] >= 1
+    set_setting(study, "deadline", "none")
+    with pytest.raises(SchedulingError):
+        workload(study, open_study_vault(), now=T0)

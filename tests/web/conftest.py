@@ -1,0 +1,108 @@
+"""Web app fixtures: one app per session on a migrated SQLite file, a fixed clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from sysdrill.storage.engine import upgrade_database
+from sysdrill.web.app import create_app
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+"""The clock of every test app."""
+
+
+def make_app(root: Path, *, vault: Path | None = None) -> FastAPI:
+    """A web app whose database, cache and data folders live under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    db_url = f"sqlite:///{root / 'study.sqlite3'}"
+    upgrade_database(db_url)
+    return create_app(
+        vault=vault,
+        db_url=db_url,
+        cache_dir=root / "cache",
+        data_dir=root / "data",
+        clock=lambda: NOW,
+    )
+
+
+@pytest.fixture(scope="session")
+def web_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
+    """The app over the sample vault, shared by the tests that only read."""
+    return make_app(tmp_path_factory.mktemp("web"))
+
+
+@pytest.fixture(scope="session")
+def client(web_app: FastAPI) -> Iterator[TestClient]:
+    """A client of :func:`web_app` that returns 500 responses instead of raising."""
+    with TestClient(web_app, raise_server_exceptions=False) as found:
+        yield found
+
+
+@pytest.fixture
+def fresh_client(tmp_path: Path) -> Iterator[TestClient]:
+    """A client of an app with its own empty database, for tests that write."""
+    with TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False) as found:
+        yield found
+
+
+HOSTILE_ITEM = """\
+schema_version: '1.0'
+id: cloud-0199
+format: flashcard
+track: cloud
+level: L1
+zone: recall
+topic: data-parallelism
+competency_area: parallelism
+title: 'Hostile <script>alert("title")</script> item'
+scenario: 'Look <img src=x onerror="alert(1)"> here and [click](javascript:alert(2)).'
+question: 'What does <svg onload="alert(3)"></svg> do, and is $x_1 + x_2$ fine?'
+visual:
+  kind: svg
+  path: hostile.svg
+  alt: A hostile diagram
+details:
+  realistic_solution: '<iframe src="https://example.com"></iframe> Nothing.'
+  napkin_math: |
+    8 * 80 GB = 600 GB
+    100 MB / (50 GB/s) = 2 ms
+status: published
+provenance: human
+"""
+
+HOSTILE_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" onload="alert(4)">'
+    '<script>alert(5)</script><rect width="4" height="4" fill="teal"/>'
+    '<a href="javascript:alert(6)"><text x="1" y="8">go</text></a></svg>'
+)
+
+
+@pytest.fixture(scope="session")
+def hostile_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample vault plus one item (and visual) full of script payloads."""
+    import shutil
+
+    from sysdrill.content.sample import sample_vault_path
+
+    root = tmp_path_factory.mktemp("hostile") / "vault"
+    shutil.copytree(sample_vault_path(), root)
+    (root / "questions" / "cloud" / "cloud-0199.yaml").write_text(HOSTILE_ITEM, encoding="utf-8")
+    (root / "visuals" / "cloud").mkdir(parents=True)
+    (root / "visuals" / "cloud" / "hostile.svg").write_text(HOSTILE_SVG, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session")
+def hostile_client(
+    tmp_path_factory: pytest.TempPathFactory, hostile_vault: Path
+) -> Iterator[TestClient]:
+    """A client of an app serving :func:`hostile_vault`."""
+    app = make_app(tmp_path_factory.mktemp("hostile-web"), vault=hostile_vault)
+    with TestClient(app, raise_server_exceptions=False) as found:
+        yield found

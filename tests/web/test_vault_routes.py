@@ -1,0 +1,186 @@
+"""The vault browser, the item page and explore, with their JSON twins."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+
+def _ids(html: str) -> list[str]:
+    return re.findall(r'href="/items/([\w-]+)"', html)
+
+
+def test_browser_lists_every_item_by_id(client: TestClient) -> None:
+    response = client.get("/vault")
+    assert response.status_code == 200
+    assert "12 items" in response.text
+    assert _ids(response.text)[:2] == ["cloud-0101", "cloud-0102"]
+
+
+def test_browser_filters_by_track_and_level(client: TestClient) -> None:
+    data = client.get("/api/items", params={"track": "cloud", "level": "L3"}).json()
+    assert [hit["id"] for hit in data["hits"]] == ["cloud-0103"]
+    assert data["filters"]["track"] == "cloud"
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"zone": "diagnosis"}, ["cloud-0104", "tinyml-0101"]),
+        ({"topic": "kv-cache"}, ["edge-0101", "mobile-0101"]),
+        ({"area": "reliability", "level": "L4"}, ["global-0102"]),
+        ({"deck": "sample-fundamentals", "level": "L1", "track": "cloud"}, ["cloud-0101"]),
+        ({"status": "archived"}, []),
+    ],
+)
+def test_browser_filters_by_zone_topic_deck_and_status(
+    client: TestClient, params: dict[str, str], expected: list[str]
+) -> None:
+    hits = client.get("/api/items", params=params).json()["hits"]
+    assert [hit["id"] for hit in hits] == expected
+
+
+def test_blank_filters_from_the_form_mean_any(client: TestClient) -> None:
+    response = client.get("/vault", params={"track": "", "level": "", "q": ""})
+    assert response.status_code == 200
+    assert "12 items" in response.text
+
+
+def test_full_text_search_ranks_matches_and_marks_terms(client: TestClient) -> None:
+    data = client.get("/api/items", params={"q": "pipeline bubble"}).json()
+    assert data["hits"][0]["id"] == "cloud-0104"
+    assert "**" in data["hits"][0]["snippet"]
+    page = client.get("/vault", params={"q": "pipeline bubble"}).text
+    assert _ids(page)[0] == "cloud-0104"
+    assert "<strong>" in page
+
+
+def test_search_and_filter_combine(client: TestClient) -> None:
+    hits = client.get("/api/items", params={"q": "memory", "track": "edge"}).json()["hits"]
+    assert hits
+    assert {hit["track"] for hit in hits} == {"edge"}
+
+
+@pytest.mark.parametrize("param", ["track", "level", "zone", "area", "status"])
+def test_a_value_outside_a_closed_set_is_422_with_the_error_shape(
+    client: TestClient, param: str
+) -> None:
+    response = client.get("/api/items", params={param: "bogus"})
+    assert response.status_code == 422
+    body = response.json()["error"]
+    assert body["type"] == "UsageError"
+    assert f"{param} must be one of" in body["message"]
+
+
+def test_a_limit_out_of_range_is_422_with_the_error_shape(client: TestClient) -> None:
+    response = client.get("/api/items", params={"limit": "0"})
+    assert response.status_code == 422
+    assert response.json()["error"]["type"] == "InvalidParameter"
+    assert response.json()["error"]["details"][0]["loc"] == ["query", "limit"]
+
+
+def test_item_page_shows_question_options_and_checked_claims(client: TestClient) -> None:
+    page = client.get("/items/cloud-0103").text
+    assert "Choosing the ZeRO Stage" in page
+    assert "<summary" in page and "Reveal the answer" in page
+    assert page.count('data-verdict="ok"') == 5
+    assert "<code>7e9 * 16 B = 112 GB</code>" in page
+    assert "Common mistake" in page
+
+
+def test_item_page_shows_the_chain_strip_with_next_in_chain(client: TestClient) -> None:
+    page = client.get("/items/cloud-0103").text
+    assert "From one all-reduce to a 2,048-GPU plan" in page
+    assert re.search(r'<li aria-current="step"><a href="/items/cloud-0103">', page)
+    assert 'href="/items/cloud-0104" data-key="n">Next in chain' in page
+
+
+def test_item_api_returns_claims_and_chains(client: TestClient) -> None:
+    data = client.get("/api/items/cloud-0103").json()
+    assert data["item"]["id"] == "cloud-0103"
+    assert [c["verdict"] for c in data["claims"]] == ["ok"] * 5
+    assert data["chains"][0]["next_id"] == "cloud-0104"
+
+
+def test_last_item_of_a_chain_has_no_next(client: TestClient) -> None:
+    assert client.get("/api/items/cloud-0106").json()["chains"][0]["next_id"] is None
+
+
+def test_unknown_item_is_404_json_with_a_suggestion(client: TestClient) -> None:
+    response = client.get("/api/items/cloud-0113")
+    assert response.status_code == 404
+    assert response.json() == {
+        "error": {
+            "status": 404,
+            "type": "QuestionNotFound",
+            "message": response.json()["error"]["message"],
+            "details": [],
+        }
+    }
+    assert "did you mean cloud-0103" in response.json()["error"]["message"]
+
+
+def test_unknown_item_page_is_the_404_page(client: TestClient) -> None:
+    response = client.get("/items/nope")
+    assert response.status_code == 404
+    assert "Not found" in response.text
+    assert "no item with id &#39;nope&#39;" in response.text
+
+
+def test_explore_nests_track_area_topic_level(client: TestClient) -> None:
+    tracks = client.get("/api/explore").json()["tracks"]
+    cloud = next(t for t in tracks if t["name"] == "cloud")
+    assert cloud["items"] == 6
+    assert sum(area["items"] for area in cloud["children"]) == 6
+    leaf = cloud["children"][0]["children"][0]["children"][0]
+    assert leaf["ids"] and leaf["seen"] == 0
+    page = client.get("/explore").text
+    assert "<details" in page and 'href="/items/cloud-0101"' in page
+
+
+def test_hostile_item_renders_inert(hostile_client: TestClient) -> None:
+    response = hostile_client.get("/items/cloud-0199")
+    assert response.status_code == 200
+    page = response.text.lower()
+    main = page[page.index("<main") : page.index("</main>")]
+    assert "<script" not in main
+    assert "<img" not in main
+    assert "<iframe" not in main
+    # Payloads survive only as escaped text: no tag carries a handler or a script link.
+    assert not re.search(r"<[a-z][^>]*\son\w+\s*=", main)
+    assert not re.search(r"<a[^>]*href\s*=\s*[\"']?\s*javascript", main)
+    assert "&lt;img src=x onerror" in main
+    # The math still renders, and the visual keeps its shapes.
+    assert "<msub>" in main
+    assert '<svg viewbox="0 0 10 10"><rect width="4" height="4" fill="teal">' in main
+
+
+def test_hostile_item_claims_are_marked_right_and_wrong(hostile_client: TestClient) -> None:
+    claims = hostile_client.get("/api/items/cloud-0199").json()["claims"]
+    assert [(c["verdict"], c["computed_shown"]) for c in claims] == [
+        ("wrong", "640 GB"),
+        ("ok", "2 ms"),
+    ]
+
+
+def test_search_in_a_vault_with_errors_falls_back_to_plain_words(
+    hostile_client: TestClient,
+) -> None:
+    data = hostile_client.get("/api/items", params={"q": "ZeRO stage"}).json()
+    assert [hit["id"] for hit in data["hits"]] == ["cloud-0103"]
+    assert data["note"].startswith("searched by plain words")
+    page = hostile_client.get("/vault", params={"q": "ZeRO stage"}).text
+    assert 'class="warn" role="status">searched by plain words' in page
+
+
+def test_explore_draws_a_treemap_of_tracks_and_areas(client: TestClient) -> None:
+    import base64
+
+    page = client.get("/explore").text
+    encoded = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', page)
+    assert encoded
+    svg = base64.b64decode(encoded.group(1)).decode("utf-8")
+    assert "parallelism: 0/3 seen" in svg
+    assert "reliability: 0/2 seen" in svg
