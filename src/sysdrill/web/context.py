@@ -7,13 +7,14 @@ never to a module, so two apps in one process (tests) do not see each other.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from fastapi import Request
 
-from sysdrill.content.loader import Vault
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.app.vault import VaultCache
 
 __all__ = ["WebContext", "web_context"]
 
@@ -28,6 +29,8 @@ class WebContext:
         cache_dir: Where the compiled copy of the vault is kept.
         data_dir: Where user files such as problem reports are kept.
         clock: Returns the current time, timezone-aware UTC (injected for tests).
+        vaults: The loaded and compiled vault, kept between requests until its
+            files change (shared by every page; safe under threads).
     """
 
     vault: Path
@@ -35,16 +38,18 @@ class WebContext:
     cache_dir: Path
     data_dir: Path
     clock: Callable[[], datetime]
+    vaults: VaultCache = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "vaults", VaultCache(cache_dir=self.cache_dir))
 
     def now(self) -> datetime:
         """The current time (UTC)."""
         return self.clock()
 
     def compiled_vault(self) -> Path:
-        """The vault's compiled copy, brought up to date (one scan of an unchanged vault)."""
-        from sysdrill.app.build import compiled_vault
-
-        return compiled_vault(self.vault, now=self.now(), cache_dir=self.cache_dir)
+        """The vault's compiled copy, rebuilt when the vault's files changed."""
+        return self.vaults.compiled(self.vault, now=self.now())
 
     def import_vault(self) -> Path:
         """Where imports go: the served vault, unless it is the bundled sample vault.
@@ -58,11 +63,9 @@ class WebContext:
             return self.data_dir / "vault"
         return self.vault
 
-    def load_vault(self) -> Vault:
-        """The vault's items and shared files (unchanged files come from the load cache)."""
-        from sysdrill.content.loader import load_vault
-
-        return load_vault(self.vault, cache_dir=self.cache_dir)
+    def load_vault(self) -> StudyVault:
+        """The vault's items, decks and chains, loaded once until its files change."""
+        return self.vaults.get(self.vault)
 
 
 def web_context(request: Request) -> WebContext:

@@ -6,6 +6,7 @@ same data.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,7 @@ def claim_rows(verdicts: list[ClaimVerdict]) -> list[dict[str, Any]]:
     return rows
 
 
-def _chain_strips(item: Item, chains: list[Chain], by_id: dict[str, Item]) -> list[ChainStrip]:
+def _chain_strips(item: Item, chains: list[Chain], by_id: Mapping[str, Item]) -> list[ChainStrip]:
     strips = []
     for chain in chains:
         if item.id not in chain.items:
@@ -135,18 +136,19 @@ def read_visual(vault_root: Path, item: Item) -> str | None:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def item_view(item: Item, *, vault_root: Path, chains: list[Chain], items: list[Item]) -> ItemView:
+def item_view(
+    item: Item, *, vault_root: Path, chains: list[Chain], by_id: Mapping[str, Item]
+) -> ItemView:
     """Assemble the item page: claims checked, chains located, visual read.
 
     Args:
         item: The item shown.
         vault_root: The vault folder (visuals live under it).
         chains: The vault's chains.
-        items: Every item of the vault (for chain members' titles).
+        by_id: Every item of the vault by id (for chain members' titles).
     """
     math = "\n".join(text for text in (item.details.napkin_math,) if text)
     claims = claim_rows(check_claims(math)) if math else []
-    by_id: dict[str, Item] = {other.id: other for other in items}
     return ItemView(
         item=item,
         claims=claims,

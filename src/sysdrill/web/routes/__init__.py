@@ -12,6 +12,7 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.vault",
     "sysdrill.web.routes.progress",
     "sysdrill.web.routes.calculators",
+    "sysdrill.web.routes.planner",
     "sysdrill.web.routes.transfer",
     "sysdrill.web.routes.settings",
     "sysdrill.web.routes.reports",

@@ -12,7 +12,6 @@ are ``data-key`` attributes that ``keys.js`` clicks.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -24,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app import sessions as app
 from sysdrill.app.session_views import SessionView
-from sysdrill.app.study_vault import StudyVault, StudyVaultCache
+from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.filters import ItemFilter
@@ -54,19 +53,9 @@ _CONFIDENCE = (
 )
 
 
-_CACHE_LOCK = threading.Lock()
-
-
 def _vault(request: Request, context: WebContext) -> StudyVault:
     """The served vault, kept loaded by the app instance until its files change."""
-    state = request.app.state
-    with _CACHE_LOCK:
-        cache = getattr(state, "study_vaults", None)
-        if cache is None:
-            cache = StudyVaultCache(cache_dir=context.cache_dir)
-            state.study_vaults = cache
-    found: StudyVault = cache.get(context.vault)
-    return found
+    return context.load_vault()
 
 
 @contextmanager

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
+from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
-from sysdrill.content.loader import Vault
 from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
 from sysdrill.web.browse import BrowseFilters, BrowseResult, browse
@@ -35,17 +35,16 @@ CHOICES: dict[str, list[str]] = {
 """The closed-set filters and their values, for the filter form."""
 
 
-def find_item(vault: Vault, item_id: str) -> Item:
+def find_item(vault: StudyVault, item_id: str) -> Item:
     """The item with ``item_id``.
 
     Raises:
         QuestionNotFound: If there is none (the message suggests close ids).
     """
-    items = vault.items
-    for item in items:
-        if item.id == item_id:
-            return item
-    close = difflib.get_close_matches(item_id, [item.id for item in items], n=3)
+    found = vault.by_id.get(item_id)
+    if found is not None:
+        return found
+    close = difflib.get_close_matches(item_id, list(vault.by_id), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise QuestionNotFound(f"no item with id '{item_id}'{hint}")
 
@@ -109,7 +108,7 @@ def items_api(context: Context, given: Filters, limit: Limit = 200) -> dict[str,
 def _item_view(context: WebContext, item_id: str) -> ItemView:
     vault = context.load_vault()
     item = find_item(vault, item_id)
-    return item_view(item, vault_root=context.vault, chains=vault.chains, items=vault.items)
+    return item_view(item, vault_root=context.vault, chains=vault.chains, by_id=vault.by_id)
 
 
 @router.get("/items/{item_id}", include_in_schema=False)

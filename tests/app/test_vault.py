@@ -1,0 +1,48 @@
+"""The served vault's cache: loaded and compiled once, both redone when files change."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sysdrill.app.vault import VaultCache
+from sysdrill.content.sample import sample_vault_path
+
+NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+
+def _add_item(root: Path, new_id: str) -> None:
+    folder = root / "questions" / "cloud"
+    text = (folder / "cloud-0101.yaml").read_text("utf-8")
+    text = text.replace("id: cloud-0101", f"id: {new_id}")
+    (folder / f"{new_id}.yaml").write_text(text, "utf-8")
+    # Folder times can be coarse: move the folder's time on so the change is seen.
+    stat = folder.stat()
+    os.utime(folder, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def _compiled_ids(db: Path) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {row[0] for row in conn.execute("SELECT id FROM items")}
+
+
+def test_compiled_database_is_kept_until_a_file_is_added(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(sample_vault_path(), root)
+    cache = VaultCache(cache_dir=tmp_path / "cache")
+    db = cache.compiled(root, now=NOW)
+    built_ns = db.stat().st_mtime_ns
+    assert cache.compiled(root, now=NOW) == db
+    assert db.stat().st_mtime_ns == built_ns  # not rebuilt
+    _add_item(root, "cloud-0198")
+    assert "cloud-0198" in _compiled_ids(cache.compiled(root, now=NOW))
+
+
+def test_loaded_vault_is_kept_between_calls(tmp_path: Path) -> None:
+    cache = VaultCache(cache_dir=tmp_path / "cache")
+    first = cache.get(sample_vault_path())
+    assert cache.get(sample_vault_path()) is first
+    assert "cloud-0103" in first.by_id
