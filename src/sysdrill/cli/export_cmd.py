@@ -219,8 +219,8 @@ def register(app: typer.Typer) -> None:
                 f"'{format}' is not one of {', '.join(EXPORT_FORMATS)}", param_hint="--format"
             )
         filters = _filters(track or [], level or [], deck or [], tag or [], status or [])
+        from sysdrill.app.interop import ExportSummary, export_items
         from sysdrill.content.cache import default_cache_dir
-        from sysdrill.interop.export import export_vault
 
         if to_stdout and format == "apkg" and sys.stdout.isatty():
             raise typer.BadParameter(
@@ -229,7 +229,7 @@ def register(app: typer.Typer) -> None:
                 param_hint="--out",
             )
         with tempfile.TemporaryDirectory(prefix="sysdrill-export-") as staging:
-            report = export_vault(
+            report = export_items(
                 vault,
                 format=format,
                 out=Path(staging) / f"export.{format}" if to_stdout else out,
@@ -241,20 +241,9 @@ def register(app: typer.Typer) -> None:
                 # The file goes to standard output; the summary to standard error.
                 typer.echo(report.out.read_bytes(), nl=False)
         if as_json:
+            summary = ExportSummary(report, out="-" if to_stdout else str(report.out))
             typer.echo(
-                json.dumps(
-                    {
-                        "format": report.format.value,
-                        "out": "-" if to_stdout else str(report.out),
-                        "items": report.items,
-                        "by_kind": report.by_kind,
-                        "decks": report.decks,
-                        "filtered_out": report.filtered_out,
-                        "skipped": report.skipped,
-                        "size_bytes": report.size_bytes,
-                    },
-                    indent=2,
-                ),
+                json.dumps(summary.to_dict(), indent=2),
                 err=to_stdout,
             )
             return

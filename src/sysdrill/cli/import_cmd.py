@@ -127,22 +127,22 @@ def register(app: typer.Typer) -> None:
         Re-importing the same source changes nothing; a changed source updates
         the same items.
         """
+        from sysdrill.app.interop import import_items
         from sysdrill.errors import UsageError
         from sysdrill.interop.field_map import parse_field_maps
-        from sysdrill.interop.importer import import_source
 
         try:
             field_map = parse_field_maps(field_maps or [])
         except UsageError as exc:
             raise typer.BadParameter(str(exc), param_hint="--map") from exc
-        report = import_source(
+        report = import_items(
             source,
             into=into,
-            format=format.strip().lower(),
+            format=format,
             deck=deck,
             dry_run=dry_run,
             audit=audit,
-            field_map=field_map or None,
+            field_map=field_map,
             now=datetime.now(UTC),
         )
         if as_json:

@@ -59,16 +59,14 @@ _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
 def _database(vault: Path | None, db: Path | None) -> Path:
     """The database to read: ``--db`` as given, else the vault's up-to-date cached copy."""
-    from sysdrill.app.build import compiled_vault
+    from sysdrill.app.search import vault_database
     from sysdrill.content.cache import default_cache_dir
-    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.errors import UsageError
 
-    if db is not None:
-        if vault is not None:
-            raise typer.BadParameter("give --vault or --db, not both", param_hint="--db")
-        return db
-    root = vault if vault is not None else sample_vault_path()
-    return compiled_vault(root, now=datetime.now(UTC), cache_dir=default_cache_dir())
+    try:
+        return vault_database(vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir())
+    except UsageError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--db") from exc
 
 
 def build(
@@ -171,9 +169,9 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Search titles, scenarios, questions and answers, best matches first."""
-    from sysdrill.storage.vault_query import search_items
+    from sysdrill.app.search import search_vault
 
-    hits = search_items(
+    result = search_vault(
         _database(vault, db),
         query,
         tracks=[t.value for t in track or []],
@@ -181,8 +179,9 @@ def search(
         topics=topic or [],
         limit=limit,
     )
+    hits = result.hits
     if as_json:
-        typer.echo(json.dumps([hit.to_dict() for hit in hits], indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(result.to_dict()["hits"], indent=2, ensure_ascii=False))
         return
     if not hits:
         typer.echo(f"No items match {query!r}.")
@@ -216,22 +215,15 @@ def show(
     ] = False,
 ) -> None:
     """Show one item: scenario, question, options, answer, common mistake and napkin math."""
-    from sysdrill.content.models import dump_item
-    from sysdrill.storage.vault_query import get_item
+    from sysdrill.app.search import show_item
 
-    record = get_item(_database(vault, db), item_id)
+    shown = show_item(_database(vault, db), item_id)
     if as_json:
-        data = {
-            "id": record.item.id,
-            "path": record.path,
-            "content_hash": record.content_hash,
-            "item": dump_item(record.item),
-        }
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(shown.to_dict(), indent=2, ensure_ascii=False))
         return
     from sysdrill.cli.console import out_console
 
-    _render_item(out_console(), record)
+    _render_item(out_console(), shown.record)
 
 
 def _render_item(console: Console, record: ItemRecord) -> None:

@@ -10,7 +10,9 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from starlette.background import BackgroundTask
 from starlette.responses import FileResponse, Response
 
+from sysdrill.app.interop import StagedImport
 from sysdrill.content.enums import Level, Status, Track
+from sysdrill.interop.import_report import ImportReport
 from sysdrill.web.browse import choice
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
@@ -42,20 +44,17 @@ _MEDIA_TYPES = {
 
 def _import(
     context: WebContext, source: Path, *, format: str, deck: str | None, dry_run: bool
-) -> dict[str, Any]:
-    from sysdrill.interop.importer import import_source
+) -> ImportReport:
+    from sysdrill.app.interop import import_items
 
-    report = import_source(
+    return import_items(
         source,
         into=context.import_vault(),
-        format=(format or "auto").strip().lower(),
-        deck=deck or None,
+        format=format,
+        deck=deck,
         dry_run=dry_run,
         now=context.now(),
     )
-    data = report.to_dict()
-    data["source"] = source.name
-    return data
 
 
 def _formats() -> list[str]:
@@ -88,7 +87,7 @@ def _preview(context: WebContext, source: UploadFile, format: str, deck: str) ->
     except BaseException:
         discard_upload(context.data_dir, token)
         raise
-    return {"token": token, "report": report}
+    return StagedImport(report, source=path.name, token=token).to_dict()
 
 
 def _confirm(context: WebContext, token: str, format: str, deck: str) -> dict[str, Any]:
@@ -96,7 +95,7 @@ def _confirm(context: WebContext, token: str, format: str, deck: str) -> dict[st
     path = staged_upload(context.data_dir, token)
     report = _import(context, path, format=format, deck=deck, dry_run=False)
     discard_upload(context.data_dir, token)
-    return {"report": report}
+    return StagedImport(report, source=path.name).to_dict()
 
 
 @router.post("/import/preview", include_in_schema=False)
@@ -167,8 +166,9 @@ def _export(
     deck: str | None,
     status: str | None,
 ) -> Response:
+    from sysdrill.app.interop import export_items
     from sysdrill.errors import UsageError
-    from sysdrill.interop.export import ExportFilters, export_vault
+    from sysdrill.interop.export import ExportFilters
 
     if format not in EXPORT_SUFFIXES:
         allowed = ", ".join(EXPORT_SUFFIXES)
@@ -186,7 +186,7 @@ def _export(
     folder = Path(tempfile.mkdtemp(prefix="sysdrill-export-"))
     out = folder / f"sysdrill{suffix}"
     try:
-        export_vault(
+        export_items(
             context.vault,
             format=format,
             out=out,

@@ -1,0 +1,125 @@
+"""Import into a vault and export from it: what ``import``/``export`` and their pages do.
+
+Thin over :mod:`sysdrill.interop`: the CLI and the web app call these and
+print or serve the typed results' ``to_dict()``, so neither shapes reports of
+its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sysdrill.interop.export import ExportFilters, ExportReport
+from sysdrill.interop.field_map import FieldRole
+from sysdrill.interop.import_report import ImportReport
+
+__all__ = ["ExportSummary", "StagedImport", "export_items", "import_items"]
+
+
+def import_items(
+    source: Path,
+    *,
+    into: Path,
+    format: str = "auto",
+    deck: str | None = None,
+    dry_run: bool = False,
+    audit: bool = True,
+    field_map: Mapping[str, FieldRole] | None = None,
+    now: datetime,
+) -> ImportReport:
+    """Import ``source`` into the vault at ``into`` (all or nothing); a dry run previews.
+
+    Args:
+        source: File or folder to import.
+        into: Vault folder; created as a new vault when missing.
+        format: Format name, any case; blank or ``auto`` detects it.
+        deck: Put every item in this deck (blank: the source's).
+        dry_run: Report what would change and write nothing.
+        audit: Also list the defects ``sysdrill check`` will report.
+        field_map: Roles of Anki note fields (saved in the vault for later imports).
+        now: Import time (UTC).
+
+    Raises:
+        ImportFailed: If the source cannot be read or its items do not validate.
+        HostileInput: If an archive exceeds the safety limits.
+    """
+    from sysdrill.interop.importer import import_source
+
+    return import_source(
+        source,
+        into=into,
+        format=(format or "auto").strip().lower(),
+        deck=deck or None,
+        dry_run=dry_run,
+        audit=audit,
+        field_map=field_map or None,
+        now=now,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StagedImport:
+    """The report of an uploaded file's import (preview or confirmed).
+
+    Attributes:
+        report: What the import added, updated or skipped (or would).
+        source: The uploaded file's name.
+        token: Confirms a preview later; None once imported.
+    """
+
+    report: ImportReport
+    source: str
+    token: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: the token (previews only) and the report with its source."""
+        shown: dict[str, Any] = {} if self.token is None else {"token": self.token}
+        return shown | {"report": self.report.to_dict() | {"source": self.source}}
+
+
+def export_items(
+    vault: Path,
+    *,
+    format: str,
+    out: Path,
+    filters: ExportFilters | None = None,
+    now: datetime,
+    cache_dir: Path | None,
+) -> ExportReport:
+    """Write the vault's valid items passing ``filters`` to ``out`` in ``format``.
+
+    Raises:
+        ExportFailed: If the file cannot be written.
+        VaultNotFound: If the vault folder does not exist.
+    """
+    from sysdrill.interop.export import export_vault
+
+    return export_vault(
+        vault, format=format, out=out, filters=filters, now=now, cache_dir=cache_dir
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSummary:
+    """What an export wrote, with the output named as the user gave it (``-`` for stdout)."""
+
+    report: ExportReport
+    out: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: format, output, counts, decks, skipped files and size."""
+        report = self.report
+        return {
+            "format": report.format.value,
+            "out": self.out,
+            "items": report.items,
+            "by_kind": report.by_kind,
+            "decks": report.decks,
+            "filtered_out": report.filtered_out,
+            "skipped": report.skipped,
+            "size_bytes": report.size_bytes,
+        }

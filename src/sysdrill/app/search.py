@@ -1,0 +1,107 @@
+"""Search the compiled vault and show one item from it: what ``search`` and ``show`` do.
+
+The CLI and the web app both read the vault through its compiled database
+(:func:`~sysdrill.app.build.compiled_vault`), so both see the vault as it is on
+disk and rank matches the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sysdrill.errors import UsageError
+from sysdrill.storage.vault_query import ItemRecord, SearchHit
+
+__all__ = ["SearchResult", "ShownItem", "search_vault", "show_item", "vault_database"]
+
+
+def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_dir: Path) -> Path:
+    """The compiled database to read: ``db`` as given, else the vault's up-to-date copy.
+
+    Args:
+        vault: Vault folder; the bundled sample vault when both are None.
+        db: A database written by ``sysdrill build``.
+        now: Build time (UTC) if the copy must be brought up to date.
+        cache_dir: The user cache folder holding the compiled copies.
+
+    Raises:
+        UsageError: If both ``vault`` and ``db`` are given.
+        VaultNotFound: If the vault folder does not exist.
+        ContentInvalid: If the vault has error findings.
+    """
+    from sysdrill.app.build import compiled_vault
+    from sysdrill.content.sample import sample_vault_path
+
+    if db is not None:
+        if vault is not None:
+            raise UsageError("give --vault or --db, not both")
+        return db
+    root = vault if vault is not None else sample_vault_path()
+    return compiled_vault(root, now=now, cache_dir=cache_dir)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Items matching a query, best first (by id when the query is blank)."""
+
+    query: str
+    hits: list[SearchHit]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: the query and each hit."""
+        return {"query": self.query, "hits": [hit.to_dict() for hit in self.hits]}
+
+
+def search_vault(
+    database: Path,
+    query: str,
+    *,
+    tracks: Sequence[str] = (),
+    levels: Sequence[str] = (),
+    topics: Sequence[str] = (),
+    limit: int = 20,
+) -> SearchResult:
+    """Full-text search of a compiled vault (FTS5 syntax, else plain words).
+
+    Raises:
+        StorageError: If the database cannot be read.
+    """
+    from sysdrill.storage.vault_query import search_items
+
+    hits = search_items(database, query, tracks=tracks, levels=levels, topics=topics, limit=limit)
+    return SearchResult(query=query, hits=hits)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownItem:
+    """One item of a compiled vault with the file it came from."""
+
+    record: ItemRecord
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: id, path in the vault, content hash and the item's fields."""
+        from sysdrill.content.models import dump_item
+
+        record = self.record
+        return {
+            "id": record.item.id,
+            "path": record.path,
+            "content_hash": record.content_hash,
+            "item": dump_item(record.item),
+        }
+
+
+def show_item(database: Path, item_id: str) -> ShownItem:
+    """The item with ``item_id``.
+
+    Raises:
+        QuestionNotFound: If there is none (the message suggests close ids).
+        StorageError: If the database cannot be read.
+    """
+    from sysdrill.storage.vault_query import get_item
+
+    return ShownItem(get_item(database, item_id))
