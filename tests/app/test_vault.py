@@ -46,3 +46,19 @@ def test_loaded_vault_is_kept_between_calls(tmp_path: Path) -> None:
     first = cache.get(sample_vault_path())
     assert cache.get(sample_vault_path()) is first
     assert "cloud-0103" in first.by_id
+
+
+def test_derived_value_is_kept_until_the_vault_is_reloaded(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(sample_vault_path(), root)
+    cache = VaultCache(cache_dir=tmp_path / "cache")
+    builds: list[int] = []
+
+    def count(vault: object) -> int:
+        builds.append(1)
+        return len(vault.items)  # type: ignore[attr-defined]
+
+    first = cache.derived(root, "count", count)
+    assert cache.derived(root, "count", count) == first and len(builds) == 1
+    _add_item(root, "cloud-0197")
+    assert cache.derived(root, "count", count) == first + 1 and len(builds) == 2

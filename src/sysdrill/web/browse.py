@@ -12,7 +12,7 @@ from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
 
-__all__ = ["BrowseFilters", "browse", "choice"]
+__all__ = ["BrowseFilters", "browse", "browse_facets", "choice"]
 
 E = TypeVar("E", bound=StrEnum)
 _WORD = re.compile(r"\w+")
@@ -120,11 +120,20 @@ def _words_match(item: Item, words: list[str]) -> bool:
     return all(word in text for word in words)
 
 
+def browse_facets(items: list[Item], decks: list[Any]) -> dict[str, list[str]]:
+    """The vault's topics and decks, sorted: the choices of the open-ended filters."""
+    return {
+        "topic": sorted({item.topic for item in items if item.topic}),
+        "deck": sorted({d.name for d in decks} | {item.deck for item in items if item.deck}),
+    }
+
+
 def browse(
     filters: BrowseFilters,
     *,
     items: list[Item],
     decks: list[Any],
+    facets: dict[str, list[str]],
     compiled: Path | None,
     limit: int,
     note: str | None = None,
@@ -135,6 +144,7 @@ def browse(
         filters: The filters in force.
         items: Every item of the vault.
         decks: The vault's decks.
+        facets: The topic and deck choices (:func:`browse_facets`, kept per vault).
         compiled: The compiled vault (searched when ``filters.q`` is set); None when it
             cannot be built, and then every word of the query must appear in the item.
         limit: Most hits returned.
@@ -175,8 +185,4 @@ def browse(
         }
         for item in chosen[:limit]
     ]
-    facets = {
-        "topic": sorted({item.topic for item in items if item.topic}),
-        "deck": sorted({d.name for d in decks} | {item.deck for item in items if item.deck}),
-    }
     return BrowseResult(total=len(chosen), hits=hits, facets=facets, note=note)

@@ -12,9 +12,9 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
-from sysdrill.web.browse import BrowseFilters, BrowseResult, browse
+from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.web.context import WebContext, web_context
-from sysdrill.web.explore import explore_tree
+from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
 from sysdrill.web.templating import render_page
 
@@ -61,8 +61,17 @@ def _browse(
         except ContentInvalid as exc:
             # A vault with errors cannot be compiled; searching still works, by plain words.
             note = f"searched by plain words: the full-text index needs a clean vault ({exc})"
+    facets = context.vaults.derived(
+        context.vault, "browse-facets", lambda v: browse_facets(v.items, v.decks)
+    )
     return filters, browse(
-        filters, items=vault.items, decks=vault.decks, compiled=compiled, limit=limit, note=note
+        filters,
+        items=vault.items,
+        decks=vault.decks,
+        facets=facets,
+        compiled=compiled,
+        limit=limit,
+        note=note,
     )
 
 
@@ -124,16 +133,22 @@ def item_api(context: Context, item_id: str) -> dict[str, Any]:
     return _item_view(context, item_id).to_dict()
 
 
+def _explore(context: WebContext) -> list[dict[str, Any]]:
+    """The explore tree with the learner's coverage (the grouping is kept per vault)."""
+    from sysdrill.app.study import open_study
+
+    groups = context.vaults.derived(context.vault, "explore", lambda v: explore_groups(v.items))
+    with open_study(context.db_url) as study:
+        seen = study.store.studied_item_ids(study.user_id)
+    return explore_tree(groups, seen)
+
+
 @router.get("/explore", include_in_schema=False)
 def explore_page(request: Request, context: Context) -> Response:
     """Explore the vault: track, then competency area, then topic, then level, with coverage."""
-    from sysdrill.app.study import open_study
     from sysdrill.web.charts import explore_treemap, svg_data_uri
 
-    items = context.load_vault().items
-    with open_study(context.db_url) as study:
-        seen = study.store.studied_item_ids(study.user_id)
-    tree = explore_tree(items, seen)
+    tree = _explore(context)
     treemap = svg_data_uri(explore_treemap(tree))
     return render_page(request, "explore.html", {"tree": tree, "treemap": treemap})
 
@@ -141,9 +156,4 @@ def explore_page(request: Request, context: Context) -> Response:
 @router.get("/api/explore", tags=["vault"])
 def explore_api(context: Context) -> dict[str, Any]:
     """The track > area > topic > level tree with item counts and coverage."""
-    from sysdrill.app.study import open_study
-
-    items = context.load_vault().items
-    with open_study(context.db_url) as study:
-        seen = study.store.studied_item_ids(study.user_id)
-    return {"tracks": explore_tree(items, seen)}
+    return {"tracks": _explore(context)}
