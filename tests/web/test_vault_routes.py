@@ -184,3 +184,23 @@ def test_explore_draws_a_treemap_of_tracks_and_areas(client: TestClient) -> None
     svg = base64.b64decode(encoded.group(1)).decode("utf-8")
     assert "parallelism: 0/3 seen" in svg
     assert "reliability: 0/2 seen" in svg
+
+
+def test_explore_links_long_levels_to_the_vault_browser(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import html
+    import re
+
+    from sysdrill.web.routes import vault as vault_routes
+
+    monkeypatch.setattr(vault_routes, "EXPLORE_IDS_SHOWN", 0)
+    tracks = client.get("/api/explore").json()["tracks"]
+    leaf = tracks[0]["children"][0]["children"][0]["children"][0]
+    page = client.get("/explore").text
+    links = re.findall(r'<a href="(/vault\?[^"]+)">(\d+) more</a>', page)
+    assert links, "no link to the vault browser"
+    href, count = links[0]
+    assert int(count) == leaf["items"]
+    listed = client.get("/api/items?" + html.unescape(href).split("?", 1)[1]).json()
+    assert sorted(hit["id"] for hit in listed["hits"]) == leaf["ids"]

@@ -72,6 +72,11 @@ def _node(name: str, items: int, seen: int, **rest: Any) -> dict[str, Any]:
     }
 
 
+def _filters(**names: str) -> dict[str, str]:
+    """The vault browser's filters selecting one branch (``(none)`` is no filter)."""
+    return {key: value for key, value in names.items() if value != _NONE}
+
+
 def _sum(children: list[dict[str, Any]], key: str) -> int:
     return sum(int(child[key]) for child in children)
 
@@ -85,7 +90,8 @@ def explore_tree(groups: Groups, seen: set[str]) -> list[dict[str, Any]]:
 
     Returns:
         Tracks in name order, each ``{"name", "items", "seen", "coverage", "children"}``;
-        levels (the leaves) carry the ids of their items.
+        levels (the leaves) carry the ids of their items and, as ``filters``, the
+        vault browser's query listing them.
     """
     tracks = []
     for track, areas in groups:
@@ -94,7 +100,13 @@ def explore_tree(groups: Groups, seen: set[str]) -> list[dict[str, Any]]:
             topic_nodes = []
             for topic, levels in topics:
                 level_nodes = [
-                    _node(level, len(ids), sum(1 for i in ids if i in seen), ids=ids)
+                    _node(
+                        level,
+                        len(ids),
+                        sum(1 for i in ids if i in seen),
+                        ids=ids,
+                        filters=_filters(track=track, area=area, topic=topic, level=level),
+                    )
                     for level, ids in levels
                 ]
                 topic_nodes.append(

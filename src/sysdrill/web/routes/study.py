@@ -133,7 +133,9 @@ def _start_context(context: WebContext, study: StudyService, vault: StudyVault) 
 
     return {
         "in_progress": app.list_sessions(study),
-        "decks": deck_names(vault.items, vault.decks),
+        "decks": context.vaults.derived(
+            context.vault, "deck-names", lambda v: deck_names(v.items, v.decks)
+        ),
         "chains": [(c.id, c.title or c.id) for c in vault.chains],
         "tracks": [t.value for t in Track],
         "levels": [lv.value for lv in Level],

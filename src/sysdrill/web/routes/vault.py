@@ -34,6 +34,9 @@ CHOICES: dict[str, list[str]] = {
 }
 """The closed-set filters and their values, for the filter form."""
 
+EXPLORE_IDS_SHOWN = 12
+"""Item links the explore page lists per level; the rest are one link to the vault browser."""
+
 
 def find_item(vault: StudyVault, item_id: str) -> Item:
     """The item with ``item_id``.
@@ -150,7 +153,11 @@ def explore_page(request: Request, context: Context) -> Response:
 
     tree = _explore(context)
     treemap = svg_data_uri(explore_treemap(tree))
-    return render_page(request, "explore.html", {"tree": tree, "treemap": treemap})
+    return render_page(
+        request,
+        "explore.html",
+        {"tree": tree, "treemap": treemap, "shown_ids": EXPLORE_IDS_SHOWN},
+    )
 
 
 @router.get("/api/explore", tags=["vault"])
