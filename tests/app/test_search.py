@@ -46,3 +46,18 @@ def test_show_unknown_item_suggests_close_ids(database: Path) -> None:
 def test_vault_and_db_together_are_refused(database: Path) -> None:
     with pytest.raises(UsageError, match="not both"):
         vault_database(Path("v"), database, now=NOW, cache_dir=database.parent)
+
+
+@pytest.mark.parametrize("query", ["bandwidth", "", "roof* OR memory", "a (b"])
+def test_total_counts_every_match_past_the_limit(database: Path, query: str) -> None:
+    every = search_vault(database, query, limit=1000).hits
+    counted = search_vault(database, query, limit=1, count_all=True)
+    assert counted.total == len(every)
+    assert len(counted.hits) == min(1, len(every))
+    assert counted.to_dict()["total"] == len(every)
+
+
+def test_total_honours_the_filters(database: Path) -> None:
+    every = search_vault(database, "", tracks=["cloud"], levels=["L3"], limit=1000).hits
+    counted = search_vault(database, "", tracks=["cloud"], levels=["L3"], limit=1, count_all=True)
+    assert counted.total == len(every) > 0

@@ -204,3 +204,12 @@ def test_explore_links_long_levels_to_the_vault_browser(
     assert int(count) == leaf["items"]
     listed = client.get("/api/items?" + html.unescape(href).split("?", 1)[1]).json()
     assert sorted(hit["id"] for hit in listed["hits"]) == leaf["ids"]
+
+
+def test_search_total_counts_past_the_limit(client: TestClient) -> None:
+    every = client.get("/api/items", params={"q": "memory", "limit": 1000}).json()
+    one = client.get("/api/items", params={"q": "memory", "limit": 1}).json()
+    assert one["total"] == every["total"] == len(every["hits"]) > 1
+    assert [hit["id"] for hit in one["hits"]] == [every["hits"][0]["id"]]
+    zoned = client.get("/api/items", params={"q": "memory", "zone": "recall"}).json()
+    assert zoned["total"] == len(zoned["hits"]) < every["total"]

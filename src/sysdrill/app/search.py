@@ -50,10 +50,13 @@ class SearchResult:
 
     query: str
     hits: list[SearchHit]
+    total: int | None = None
+    """Every match, beyond the limit (counted only when asked for)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping: the query and each hit."""
-        return {"query": self.query, "hits": [hit.to_dict() for hit in self.hits]}
+        """JSON-ready mapping: the query, each hit and the total when counted."""
+        shown = {"query": self.query, "hits": [hit.to_dict() for hit in self.hits]}
+        return shown if self.total is None else shown | {"total": self.total}
 
 
 def search_vault(
@@ -64,16 +67,29 @@ def search_vault(
     levels: Sequence[str] = (),
     topics: Sequence[str] = (),
     limit: int = 20,
+    count_all: bool = False,
 ) -> SearchResult:
     """Full-text search of a compiled vault (FTS5 syntax, else plain words).
+
+    Args:
+        database: A compiled vault.
+        query: Words to find; blank lists items by id.
+        tracks: Keep only these tracks (any of them).
+        levels: Keep only these levels.
+        topics: Keep only these topics.
+        limit: Most hits returned.
+        count_all: Also count every match (``total``) without ranking past ``limit``.
 
     Raises:
         StorageError: If the database cannot be read.
     """
-    from sysdrill.storage.vault_query import search_items
+    from sysdrill.storage.vault_query import count_matches, search_items
 
     hits = search_items(database, query, tracks=tracks, levels=levels, topics=topics, limit=limit)
-    return SearchResult(query=query, hits=hits)
+    total = None
+    if count_all:
+        total = count_matches(database, query, tracks=tracks, levels=levels, topics=topics)
+    return SearchResult(query=query, hits=hits, total=total)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from sysdrill.errors import QuestionNotFound, StorageError
 from sysdrill.storage.vault_schema import connect_read_only
 
 __all__ = [
+    "count_matches",
     "NONE_KEY",
     "ItemRecord",
     "ReleaseInfo",
@@ -207,6 +208,37 @@ def search_items(
                 return []
             rows = db.execute(sql, [plain, *params, limit]).fetchall()
         return [_hit(row) for row in rows]
+
+
+def count_matches(
+    db_path: Path,
+    query: str,
+    *,
+    tracks: Sequence[str] = (),
+    levels: Sequence[str] = (),
+    topics: Sequence[str] = (),
+) -> int:
+    """How many items :func:`search_items` would find with no limit (without ranking them).
+
+    Raises:
+        StorageError: If the database cannot be read.
+    """
+    where, params = _filters(tracks, levels, topics)
+    with _reading(db_path) as db:
+        if not query.strip():
+            sql = f"SELECT count(*) FROM items i WHERE 1 = 1{where}"
+            return int(db.execute(sql, params).fetchone()[0])
+        sql = (
+            "SELECT count(*) FROM items_fts JOIN items i ON i.rowid = items_fts.rowid "
+            f"WHERE items_fts MATCH ?{where}"
+        )
+        try:
+            return int(db.execute(sql, [query, *params]).fetchone()[0])
+        except (sqlite3.Error, ValueError):
+            plain = plain_terms_query(query)
+            if not plain:
+                return 0
+            return int(db.execute(sql, [plain, *params]).fetchone()[0])
 
 
 def get_item(db_path: Path, item_id: str) -> ItemRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -62,6 +63,12 @@ class BrowseFilters:
             topic=(given.get("topic") or "").strip() or None,
             deck=(given.get("deck") or "").strip() or None,
             status=choice(given.get("status"), Status, "status"),
+        )
+
+    def in_search_index(self) -> bool:
+        """Whether every filter set is one the search index applies (track, level, topic)."""
+        return (
+            self.zone is None and self.area is None and self.deck is None and (self.status is None)
         )
 
     def keeps(self, item: Item, deck_members: set[str] | None) -> bool:
@@ -132,6 +139,7 @@ def browse(
     filters: BrowseFilters,
     *,
     items: list[Item],
+    by_id: Mapping[str, Item],
     decks: list[Any],
     facets: dict[str, list[str]],
     compiled: Path | None,
@@ -143,6 +151,7 @@ def browse(
     Args:
         filters: The filters in force.
         items: Every item of the vault.
+        by_id: The same items by id.
         decks: The vault's decks.
         facets: The topic and deck choices (:func:`browse_facets`, kept per vault).
         compiled: The compiled vault (searched when ``filters.q`` is set); None when it
@@ -153,9 +162,26 @@ def browse(
     from sysdrill.storage.vault_query import search_items
 
     members = _deck_members(decks, items, filters.deck) if filters.deck else None
-    kept: dict[str, Item] = {item.id: item for item in items if filters.keeps(item, members)}
     snippets: dict[str, str] = {}
-    if filters.q and compiled is not None:
+    total: int | None = None
+    if filters.q and compiled is not None and filters.in_search_index():
+        # Every filter is a column of the index: let it rank and count, stop at the limit.
+        from sysdrill.app.search import search_vault
+
+        found = search_vault(
+            compiled,
+            filters.q,
+            tracks=[filters.track.value] if filters.track else [],
+            levels=[filters.level.value] if filters.level else [],
+            topics=[filters.topic] if filters.topic else [],
+            limit=limit,
+            count_all=True,
+        )
+        chosen = [by_id[hit.id] for hit in found.hits if hit.id in by_id]
+        snippets = {hit.id: hit.snippet for hit in found.hits}
+        total = found.total
+    elif filters.q and compiled is not None:
+        kept: dict[str, Item] = {item.id: item for item in items if filters.keeps(item, members)}
         ranked = []
         for hit in search_items(compiled, filters.q, limit=max(len(items), 1)):
             if hit.id in kept:
@@ -165,10 +191,13 @@ def browse(
     elif filters.q:
         words = [word.casefold() for word in _WORD.findall(filters.q)]
         chosen = sorted(
-            (item for item in kept.values() if _words_match(item, words)), key=lambda i: i.id
+            (item for item in items if filters.keeps(item, members) and _words_match(item, words)),
+            key=lambda i: i.id,
         )
     else:
-        chosen = sorted(kept.values(), key=lambda item: item.id)
+        chosen = sorted(
+            (item for item in items if filters.keeps(item, members)), key=lambda item: item.id
+        )
     hits = [
         {
             "id": item.id,
@@ -185,4 +214,5 @@ def browse(
         }
         for item in chosen[:limit]
     ]
-    return BrowseResult(total=len(chosen), hits=hits, facets=facets, note=note)
+    shown_total = len(chosen) if total is None else total
+    return BrowseResult(total=shown_total, hits=hits, facets=facets, note=note)

@@ -70,6 +70,7 @@ def _browse(
     return filters, browse(
         filters,
         items=vault.items,
+        by_id=vault.by_id,
         decks=vault.decks,
         facets=facets,
         compiled=compiled,
