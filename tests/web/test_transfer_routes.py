@@ -68,7 +68,10 @@ def test_import_api_preview_and_confirm(own_vault_client: TestClient, seeds_dir:
 
 def test_the_sample_vault_is_never_written(client: TestClient) -> None:
     page = client.get("/import").text
-    assert "The bundled sample vault is never changed" in page
+    assert (
+        "The vaults bundled with sysdrill (the sample and the starter vault) are never changed"
+        in page
+    )
 
 
 @pytest.mark.parametrize("token", ["../../etc", "0" * 32, ""])
@@ -127,3 +130,12 @@ def test_export_page_offers_every_format(client: TestClient) -> None:
     page = client.get("/export").text
     for name in ("apkg", "anki-text", "csv", "staffml-json", "markdown"):
         assert f'<option value="{name}">' in page
+
+
+def test_imports_never_go_into_the_bundled_starter_vault(tmp_path: Path) -> None:
+    starter = sample_vault_path().parent / "starter_vault"
+    with TestClient(make_app(tmp_path / "web", vault=starter)) as starter_client:
+        page = starter_client.get("/import").text
+    target = tmp_path / "web" / "data" / "vault"
+    assert f"Imported items go to <code>{target}</code>" in page
+    assert f"sysdrill serve --vault {target}" in page

@@ -52,14 +52,16 @@ class WebContext:
         return self.vaults.compiled(self.vault, now=self.now())
 
     def import_vault(self) -> Path:
-        """Where imports go: the served vault, unless it is the bundled sample vault.
+        """Where imports go: the served vault, unless it ships inside the package.
 
-        The sample vault ships inside the package and is never written; imports
-        then go to ``vault`` in the data folder (serve it with ``--vault``).
+        The bundled vaults (the sample and the starter vault) are never
+        written; imports then go to ``vault`` in the data folder (serve it with
+        ``--vault``).
         """
         from sysdrill.content.sample import sample_vault_path
 
-        if self.vault.resolve() == sample_vault_path().resolve():
+        bundled = sample_vault_path().parent
+        if self.vault.resolve().is_relative_to(bundled):
             return self.data_dir / "vault"
         return self.vault
 
