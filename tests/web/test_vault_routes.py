@@ -213,3 +213,26 @@ def test_search_total_counts_past_the_limit(client: TestClient) -> None:
     assert [hit["id"] for hit in one["hits"]] == [every["hits"][0]["id"]]
     zoned = client.get("/api/items", params={"q": "memory", "zone": "recall"}).json()
     assert zoned["total"] == len(zoned["hits"]) < every["total"]
+
+
+def _treemap_svg(client: TestClient) -> str:
+    import base64
+
+    encoded = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', client.get("/explore").text)
+    assert encoded
+    return base64.b64decode(encoded.group(1)).decode("utf-8")
+
+
+def test_explore_treemap_is_redrawn_after_a_review(fresh_client: TestClient) -> None:
+    before = _treemap_svg(fresh_client)
+    assert _treemap_svg(fresh_client) == before  # kept while nothing changes
+    started = fresh_client.post(
+        "/api/study/sessions", json={"kind": "quiz", "deck": "sample-fundamentals"}
+    ).json()
+    item_id = started["item"]["item_id"]
+    fresh_client.post(f"/api/study/sessions/{started['session_id']}/rate", json={"rating": "easy"})
+    area = fresh_client.get(f"/api/items/{item_id}").json()["item"]["competency_area"]
+    after = _treemap_svg(fresh_client)
+    assert after != before
+    assert re.search(rf"{area}: 1/\d+ seen", after)
+    assert not re.search(rf"{area}: 1/\d+ seen", before)

@@ -153,7 +153,21 @@ def explore_page(request: Request, context: Context) -> Response:
     from sysdrill.web.charts import explore_treemap, svg_data_uri
 
     tree = _explore(context)
-    treemap = svg_data_uri(explore_treemap(tree))
+    # The chart reads only each area's counts: draw it again only when they change.
+    drawn: dict[str, tuple[object, str]] = context.vaults.derived(
+        context.vault, "explore-treemap", lambda _: {}
+    )
+    key = tuple(
+        (track["name"], area["name"], area["items"], area["seen"])
+        for track in tree
+        for area in track["children"]
+    )
+    held = drawn.get("last")
+    if held is not None and held[0] == key:
+        treemap = held[1]
+    else:
+        treemap = svg_data_uri(explore_treemap(tree))
+        drawn["last"] = (key, treemap)
     return render_page(
         request,
         "explore.html",
