@@ -66,9 +66,9 @@ def test_import_api_preview_and_confirm(own_vault_client: TestClient, seeds_dir:
     assert confirmed["report"]["counts"]["added"] == 89
 
 
-def test_the_sample_vault_is_never_written(client: TestClient) -> None:
+def test_the_bundled_vault_is_never_written(client: TestClient) -> None:
     page = client.get("/import").text
-    assert "The bundled sample vault is never changed" in page
+    assert "The bundled vault is never changed" in page
 
 
 @pytest.mark.parametrize("token", ["../../etc", "0" * 32, ""])

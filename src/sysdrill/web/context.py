@@ -47,14 +47,14 @@ class WebContext:
         return compiled_vault(self.vault, now=self.now(), cache_dir=self.cache_dir)
 
     def import_vault(self) -> Path:
-        """Where imports go: the served vault, unless it is the bundled sample vault.
+        """Where imports go: the served vault, unless it is a bundled vault.
 
-        The sample vault ships inside the package and is never written; imports
+        The bundled vaults ship inside the package and are never written; imports
         then go to ``vault`` in the data folder (serve it with ``--vault``).
         """
-        from sysdrill.content.sample import sample_vault_path
+        from sysdrill.content.sample import is_bundled_vault
 
-        if self.vault.resolve() == sample_vault_path().resolve():
+        if is_bundled_vault(self.vault):
             return self.data_dir / "vault"
         return self.vault
 
