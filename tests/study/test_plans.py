@@ -9,14 +9,11 @@ import pytest
 
 from sysdrill.content.enums import Level
 from sysdrill.content.loader import Vault, load_vault
+from sysdrill.content.plans import PlanOrder, StudyPlan, load_plans, load_prerequisites
 from sysdrill.content.sample import starter_vault_path
 from sysdrill.errors import ContentInvalid
 from sysdrill.study.plans import (
     ActivePlan,
-    PlanOrder,
-    StudyPlan,
-    load_plans,
-    load_prerequisites,
     order_plan_items,
     plan_progress,
     scheduled_new_items,

@@ -15,14 +15,12 @@ from typing import Any
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.models import Item
+from sysdrill.content.plans import StudyPlan, load_plans, load_prerequisites
 from sysdrill.errors import PlanNotFound, UsageError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.plans import (
     ActivePlan,
     PlanProgress,
-    StudyPlan,
-    load_plans,
-    load_prerequisites,
     order_plan_items,
     plan_progress,
     scheduled_new_items,
