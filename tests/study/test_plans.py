@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
 from sysdrill.content.enums import Level
 from sysdrill.content.loader import Vault, load_vault
-from sysdrill.content.plans import PlanOrder, StudyPlan, load_plans, load_prerequisites
+from sysdrill.content.plans import PlanOrder, StudyPlan, load_prerequisites
 from sysdrill.content.sample import starter_vault_path
-from sysdrill.errors import ContentInvalid
 from sysdrill.study.plans import (
     ActivePlan,
     order_plan_items,
@@ -128,36 +126,3 @@ def test_progress_reports_day_end_and_what_is_behind(starter: Vault) -> None:
 def test_active_plan_round_trips_through_its_stored_form() -> None:
     active = ActivePlan(name="interview-2w", started_on=date(2026, 11, 25), adaptive=True)
     assert ActivePlan.from_meta(active.to_meta()) == active
-
-
-def test_the_starter_vault_has_three_plans_that_fit_their_days(
-    starter: Vault, prerequisites: dict[str, tuple[str, ...]]
-) -> None:
-    plans = load_plans(starter_vault_path())
-    assert [(p.name, p.days) for p in plans] == [
-        ("refresher-1w", 7),
-        ("interview-2w", 14),
-        ("interview-4w", 28),
-    ]
-    for plan in plans:
-        ordered = order_plan_items(plan, starter.items, starter.decks, prerequisites)
-        # Every item of the plan is introduced by its last day, and none is left idle.
-        assert plan.budget - plan.new_per_day < len(ordered) <= plan.budget, plan.name
-
-
-def test_a_vault_without_plans_has_none(tmp_path: Path) -> None:
-    assert load_plans(tmp_path) == []
-
-
-def test_malformed_plans_file_names_every_problem(tmp_path: Path) -> None:
-    (tmp_path / "plans.yaml").write_text(
-        "plans:\n- name: a\n  title: A\n  days: 0\n  new_per_day: 5\n  order: random\n"
-        "- name: a\n  title: B\n  days: 2\n  new_per_day: 1\n",
-        encoding="utf-8",
-    )
-    with pytest.raises(ContentInvalid) as caught:
-        load_plans(tmp_path)
-    message = str(caught.value)
-    assert "plans[0].days must be a whole number of 1 or more" in message
-    assert "plans[0].order must be one of prerequisites, level" in message
-    assert message.startswith(f"{tmp_path / 'plans.yaml'}: ")
