@@ -26,6 +26,7 @@ from sysdrill.study.plans import (
     scheduled_new_items,
 )
 from sysdrill.study.service import StudyService
+from sysdrill.study.user_state import SessionId
 
 __all__ = [
     "PLAN_SESSION_KIND",
@@ -163,7 +164,7 @@ def stop_plan(study: StudyService, *, now: datetime) -> ActivePlan:
     if found is None:
         raise UsageError("No plan is active. Start one with `sysdrill plan start NAME`.")
     session_id, active = found
-    study.finish_session(session_id, now=require_utc(now))  # type: ignore[arg-type]
+    study.finish_session(SessionId(session_id), now=require_utc(now))
     return active
 
 
