@@ -14,6 +14,7 @@ the boundary with ``raise ... from exc``.
     ├── QuestionNotFound         no item with that id
     ├── DeckNotFound             no deck with that name
     ├── ChainNotFound            no chain with that id
+    ├── PlanNotFound             no study plan with that name
     ├── SessionNotFound          no study session in progress with that id
     ├── TierUnavailable          a check tier (the napkin tier) that cannot be loaded
     ├── NapkinError              napkin-math parse or evaluation failure
@@ -44,6 +45,7 @@ __all__ = [
     "ImportFailed",
     "MigrationError",
     "NapkinError",
+    "PlanNotFound",
     "QuestionNotFound",
     "SchedulingError",
     "SessionNotFound",
@@ -88,6 +90,10 @@ class DeckNotFound(SysdrillError):
 
 class ChainNotFound(SysdrillError):
     """No chain has the requested id."""
+
+
+class PlanNotFound(SysdrillError):
+    """No study plan with the requested name."""
 
 
 class SessionNotFound(SysdrillError):

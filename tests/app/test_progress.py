@@ -8,6 +8,7 @@ import pytest
 
 from sysdrill.app.progress import get_settings, progress, set_setting, workload
 from sysdrill.app.study_vault import open_study_vault
+from sysdrill.content.sample import sample_vault_path
 from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.ratings import GradedBy, Rating
@@ -22,7 +23,7 @@ def study() -> StudyService:
 
 
 def test_progress_counts_the_items_seen_in_the_vault(study):
-    vault = open_study_vault()
+    vault = open_study_vault(sample_vault_path())
     study.record_review("cloud-0101", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
     report = progress(study, vault, now=T0)
     assert (report.items_total, report.items_seen, report.reviews_total) == (12, 1, 1)

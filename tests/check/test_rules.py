@@ -307,6 +307,20 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         ),
         [("decks.yaml", 6)],
     ),
+    (
+        "plan-schema",
+        lambda v: v.write("plans.yaml", "plans:\n- name: week\n  days: 7\n"),
+        [("plans.yaml", 1)],
+    ),
+    (
+        "plan-ref-exists",
+        lambda v: v.write(
+            "plans.yaml",
+            "plans:\n- name: week\n  title: A week\n  days: 7\n  new_per_day: 2\n"
+            "  topics: [no-such-topic]\n",
+        ),
+        [("plans.yaml", 6)],
+    ),
 ]
 
 

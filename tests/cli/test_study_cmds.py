@@ -32,6 +32,12 @@ def _seed(db_url: str, item_ids: list[str]) -> None:
             study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=now)
 
 
+def _sample_vault() -> str:
+    from sysdrill.content.sample import sample_vault_path
+
+    return str(sample_vault_path())
+
+
 def _sample_ids() -> list[str]:
     from sysdrill.content.loader import load_vault
     from sysdrill.content.sample import sample_vault_path
@@ -42,7 +48,7 @@ def _sample_ids() -> list[str]:
 def test_progress_json_reports_seen_items(run_cli, db_url):
     ids = _sample_ids()
     _seed(db_url, ids[:2])
-    result = run_cli("progress", "--json", "--db", db_url)
+    result = run_cli("progress", "--json", "--db", db_url, "--vault", _sample_vault())
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["items_total"] == len(ids)
@@ -159,7 +165,7 @@ def test_workload_without_deadline_names_the_fix(run_cli, db_url):
 def test_workload_with_deadline_lists_each_day(run_cli, db_url):
     deadline = (datetime.now(UTC) + timedelta(days=4)).date()
     run_cli("settings", "set", "deadline", deadline.isoformat(), "--db", db_url)
-    result = run_cli("workload", "--json", "--db", db_url)
+    result = run_cli("workload", "--json", "--db", db_url, "--vault", _sample_vault())
     assert result.exit_code == 0, result.stderr
     days = json.loads(result.stdout)
     assert len(days) == 4

@@ -9,6 +9,9 @@ from hypothesis import strategies as st
 
 from sysdrill.content.sample import sample_vault_path
 
+SAMPLE = str(sample_vault_path())
+"""The 12-item sample vault these tests count and search (the default is the starter vault)."""
+
 
 @pytest.fixture(autouse=True)
 def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
@@ -19,7 +22,7 @@ def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 def test_build_reports_items_and_release_hash(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "vault.db"
-    result = run_cli("build", "--out", str(out))
+    result = run_cli("build", SAMPLE, "--out", str(out))
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == (
@@ -31,8 +34,8 @@ def test_build_reports_items_and_release_hash(run_cli, tmp_path: Path) -> None:
 
 def test_build_again_says_up_to_date(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "vault.db"
-    run_cli("build", "--out", str(out))
-    result = run_cli("build", "--out", str(out))
+    run_cli("build", SAMPLE, "--out", str(out))
+    result = run_cli("build", SAMPLE, "--out", str(out))
     assert result.exit_code == 0
     assert result.stdout.splitlines()[0] == f"{out} is up to date: 12 items, nothing changed."
 
@@ -73,14 +76,14 @@ def test_build_refuses_a_vault_with_errors(
 
 
 def test_search_finds_items_by_words(run_cli) -> None:
-    result = run_cli("search", "bubble")
+    result = run_cli("search", "bubble", "--vault", SAMPLE)
     assert result.exit_code == 0, result.stderr
     assert "cloud-0104" in result.stdout
     assert result.stdout.rstrip().endswith("1 result.")
 
 
 def test_search_json_lists_hits_best_first(run_cli) -> None:
-    result = run_cli("search", "pipeline", "--json")
+    result = run_cli("search", "pipeline", "--json", "--vault", SAMPLE)
     hits = json.loads(result.stdout)
     assert hits[0]["id"] == "cloud-0104"
     assert set(hits[0]) == {
@@ -97,11 +100,13 @@ def test_search_json_lists_hits_best_first(run_cli) -> None:
 
 
 def test_search_filters_by_track_level_and_topic(run_cli) -> None:
-    edge = json.loads(run_cli("search", "", "--track", "edge", "--json").stdout)
+    edge = json.loads(run_cli("search", "", "--track", "edge", "--json", "--vault", SAMPLE).stdout)
     assert [hit["id"] for hit in edge] == ["edge-0101", "edge-0102"]
-    top = json.loads(run_cli("search", "", "--level", "L6+", "--json").stdout)
+    top = json.loads(run_cli("search", "", "--level", "L6+", "--json", "--vault", SAMPLE).stdout)
     assert [hit["id"] for hit in top] == ["cloud-0106"]
-    topic = json.loads(run_cli("search", "", "--topic", "checkpointing", "--json").stdout)
+    topic = json.loads(
+        run_cli("search", "", "--topic", "checkpointing", "--json", "--vault", SAMPLE).stdout
+    )
     assert [hit["id"] for hit in topic] == ["global-0101", "global-0102"]
 
 
@@ -187,7 +192,7 @@ def test_show_unknown_id_is_an_error(run_cli) -> None:
 
 
 def test_stats_prints_total_and_tables(run_cli) -> None:
-    result = run_cli("stats")
+    result = run_cli("stats", "--vault", SAMPLE)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("12 items  (release ")
     for title in ("Track x level", "Zone", "Competency area", "Status", "Kind"):
@@ -195,7 +200,7 @@ def test_stats_prints_total_and_tables(run_cli) -> None:
 
 
 def test_stats_json_counts(run_cli) -> None:
-    data = json.loads(run_cli("stats", "--json").stdout)
+    data = json.loads(run_cli("stats", "--json", "--vault", SAMPLE).stdout)
     assert data["total"] == 12
     assert data["by_track_level"]["edge"] == {"L2": 1, "L3": 1}
     assert data["by_kind"]["question"] == 8

@@ -21,6 +21,8 @@ import pytest
 from sysdrill.content.sample import sample_vault_path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+STARTER_ITEMS = 325
+"""Items of the bundled starter vault, the default of the commands below."""
 _PLACEHOLDERS = re.compile(
     r"VAULT|my-vault|path/to|\.(?:md|txt|json|apkg|csv)\b|\bpip\b|optimize|\|\s|>|--from"
     # The deadline examples depend on today's date; their commands are tested with `now`.
@@ -148,19 +150,24 @@ def test_build_writes_vault_db_in_the_current_folder(run_cli, tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     result = run_cli("build")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith("Built vault.db: 12 items (12 published)")
+    assert result.stdout.startswith(
+        f"Built vault.db: {STARTER_ITEMS} items ({STARTER_ITEMS} published)"
+    )
     assert (tmp_path / "vault.db").is_file()
 
 
 def test_search_of_blank_text_lists_items_by_id(run_cli) -> None:
     result = run_cli("search", "", "--track", "edge", "--json")
-    assert [hit["id"] for hit in json.loads(result.stdout)] == ["edge-0101", "edge-0102"]
+    ids = [hit["id"] for hit in json.loads(result.stdout)]
+    assert ids == sorted(ids)
+    assert ids[:2] == ["edge-0101", "edge-0102"]
+    assert all(i.startswith("edge-") for i in ids)
 
 
 def test_search_example_finds_the_pipeline_bubble_item(run_cli) -> None:
     result = run_cli("search", "pipeline bubble", "--level", "L4")
     assert "cloud-0104" in result.stdout
-    assert result.stdout.endswith("1 result.\n")
+    assert result.stdout.endswith("4 results.\n")
 
 
 def test_show_prints_the_parts_the_readme_lists(run_cli) -> None:
@@ -175,7 +182,7 @@ def test_show_prints_the_parts_the_readme_lists(run_cli) -> None:
 
 def test_stats_json_has_the_readme_breakdowns(run_cli) -> None:
     stats = json.loads(run_cli("stats", "--json").stdout)
-    assert stats["total"] == 12
+    assert stats["total"] == STARTER_ITEMS
     assert set(stats) >= {
         "total",
         "by_track_level",
@@ -184,4 +191,4 @@ def test_stats_json_has_the_readme_breakdowns(run_cli) -> None:
         "by_status",
         "by_kind",
     }
-    assert stats["by_track_level"]["edge"] == {"L2": 1, "L3": 1}
+    assert stats["by_track_level"]["edge"] == {"L2": 2, "L3": 2, "L4": 1}

@@ -18,12 +18,18 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
 def make_app(root: Path, *, vault: Path | None = None) -> FastAPI:
-    """A web app whose database, cache and data folders live under ``root``."""
+    """A web app whose database, cache and data folders live under ``root``.
+
+    It serves ``vault``, else the small bundled sample vault these tests count
+    (the app's own default, the starter vault, has its own test).
+    """
+    from sysdrill.content.sample import sample_vault_path
+
     root.mkdir(parents=True, exist_ok=True)
     db_url = f"sqlite:///{root / 'study.sqlite3'}"
     upgrade_database(db_url)
     return create_app(
-        vault=vault,
+        vault=vault if vault is not None else sample_vault_path(),
         db_url=db_url,
         cache_dir=root / "cache",
         data_dir=root / "data",

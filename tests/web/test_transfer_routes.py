@@ -66,7 +66,7 @@ def test_import_api_preview_and_confirm(own_vault_client: TestClient, seeds_dir:
     assert confirmed["report"]["counts"]["added"] == 89
 
 
-def test_the_sample_vault_is_never_written(client: TestClient) -> None:
+def test_the_bundled_vault_is_never_written(client: TestClient) -> None:
     page = client.get("/import").text
     assert (
         "The vaults bundled with sysdrill (the sample and the starter vault) are never changed"

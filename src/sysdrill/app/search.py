@@ -34,13 +34,13 @@ def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_
         ContentInvalid: If the vault has error findings.
     """
     from sysdrill.app.build import compiled_vault
-    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.content.sample import default_vault_path
 
     if db is not None:
         if vault is not None:
             raise UsageError("give --vault or --db, not both")
         return db
-    root = vault if vault is not None else sample_vault_path()
+    root = vault if vault is not None else default_vault_path()
     return compiled_vault(root, now=now, cache_dir=cache_dir)
 
 

@@ -24,6 +24,7 @@ from datetime import date, datetime
 from typing import Any
 
 from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
+from sysdrill.app.plans import practice_items
 from sysdrill.app.session_views import (
     ChainOfferView,
     DeadlineView,
@@ -250,7 +251,7 @@ def start_session(
     if kind is SessionKind.PRACTICE:
         plan = practice_plan(
             study,
-            vault.items,
+            practice_items(study, vault, now=moment),
             vault.decks,
             item_filter=options.item_filter,
             now=moment,

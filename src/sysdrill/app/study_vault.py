@@ -53,7 +53,7 @@ class StudyVault:
 
 
 def open_study_vault(root: Path | None = None, *, cache_dir: Path | None = None) -> StudyVault:
-    """Load and index the vault at ``root`` (the bundled sample vault when None).
+    """Load and index the vault at ``root`` (the bundled starter vault when None).
 
     Args:
         root: Vault folder.
@@ -62,9 +62,9 @@ def open_study_vault(root: Path | None = None, *, cache_dir: Path | None = None)
     Raises:
         VaultNotFound: If the folder does not exist.
     """
-    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.content.sample import default_vault_path
 
-    return StudyVault.of(load_vault(root or sample_vault_path(), cache_dir=cache_dir))
+    return StudyVault.of(load_vault(root or default_vault_path(), cache_dir=cache_dir))
 
 
 def vault_signature(root: Path) -> tuple[tuple[str, int], ...]:

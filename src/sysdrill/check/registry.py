@@ -385,6 +385,21 @@ _DEFINED = (
         "a deck in decks.yaml lists an unknown item id",
         "correct the id or remove it from the deck",
     ),
+    # Reported by sysdrill.check.rules_plans.
+    _rule(
+        "plan-schema",
+        E,
+        Scope.VAULT,
+        "plans.yaml is not a list of plans with a name, title, days and new_per_day each",
+        "fix the fields the message names (see docs/content.md, Study plans)",
+    ),
+    _rule(
+        "plan-ref-exists",
+        E,
+        Scope.VAULT,
+        "a plan in plans.yaml names a deck or topic the vault does not define",
+        "correct the name, or add the deck to decks.yaml or the topic to taxonomy.yaml",
+    ),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _DEFINED}

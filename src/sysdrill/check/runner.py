@@ -29,6 +29,7 @@ from sysdrill.check.rules_graph import ItemSummary, vault_findings
 from sysdrill.check.rules_identity import check_identity, check_shape
 from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
 from sysdrill.check.rules_numeric import check_numeric_answer
+from sysdrill.check.rules_plans import plan_findings
 from sysdrill.check.rules_style import check_classification, check_wording
 from sysdrill.check.selection import Selection
 from sysdrill.check.suppress import IgnoreScope, ignore_scopes, split_suppressed
@@ -355,6 +356,7 @@ def run_check(
     summaries.sort()
     report.findings.extend(vault.findings)
     report.findings.extend(vault_findings(vault, summaries))
+    report.findings.extend(plan_findings(vault))
     if selection is not None:
         report.findings = [f for f in report.findings if selection.covers(f)]
     if selected is not None:

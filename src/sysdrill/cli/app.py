@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sysdrill.cli.hw_cmd",
     "sysdrill.cli.study_cmds",
     "sysdrill.cli.session_cmds",
+    "sysdrill.cli.plan_cmd",
     "sysdrill.cli.db_cmd",
     "sysdrill.cli.import_cmd",
     "sysdrill.cli.export_cmd",

@@ -30,7 +30,7 @@ def check(
         typer.Argument(
             metavar="PATH",
             help="A vault folder (holding questions/), or files inside one vault (their "
-            "vault is found by walking up); the bundled sample vault when omitted.",
+            "vault is found by walking up); the bundled starter vault when omitted.",
             show_default=False,
         ),
     ] = None,
@@ -85,7 +85,7 @@ def check(
     from sysdrill.check import all_rules
     from sysdrill.check.service import check_paths
     from sysdrill.content.cache import default_cache_dir
-    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.content.sample import default_vault_path
 
     if as_json:
         if output_format not in (ReportFormat.TEXT, ReportFormat.JSON):
@@ -106,7 +106,7 @@ def check(
             "give a vault folder, not files, with --changed-since", param_hint="--changed-since"
         )
     report = check_paths(
-        paths or [sample_vault_path()],
+        paths or [default_vault_path()],
         changed_since=changed_since,
         codes=rule,
         cache_dir=None if no_cache else default_cache_dir(),

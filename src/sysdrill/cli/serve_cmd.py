@@ -35,7 +35,7 @@ def serve(
         typer.Option(
             "--vault",
             metavar="VAULT",
-            help="Vault folder to serve; the bundled sample vault when omitted.",
+            help="Vault folder to serve; the bundled starter vault when omitted.",
             show_default=False,
         ),
     ] = None,

@@ -30,7 +30,7 @@ VaultOption = Annotated[
     Path | None,
     typer.Option(
         "--vault",
-        help="Vault folder to study (default: the bundled sample vault).",
+        help="Vault folder to study (default: the bundled starter vault).",
         file_okay=False,
     ),
 ]

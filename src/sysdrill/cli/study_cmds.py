@@ -38,7 +38,7 @@ VaultOption = Annotated[
     Path | None,
     typer.Option(
         "--vault",
-        help="Vault folder the progress is measured against (default: the bundled sample vault).",
+        help="Vault folder the progress is measured against (default: the bundled starter vault).",
         file_okay=False,
     ),
 ]

@@ -30,7 +30,7 @@ VaultArgument = Annotated[
     Path | None,
     typer.Argument(
         metavar="VAULT",
-        help="Vault folder (holding questions/); the bundled sample vault when omitted.",
+        help="Vault folder (holding questions/); the bundled starter vault when omitted.",
         show_default=False,
     ),
 ]
@@ -39,7 +39,7 @@ VaultOption = Annotated[
     typer.Option(
         "--vault",
         metavar="VAULT",
-        help="Vault folder to read; the bundled sample vault when omitted.",
+        help="Vault folder to read; the bundled starter vault when omitted.",
         show_default=False,
     ),
 ]
@@ -95,9 +95,9 @@ def build(
     """
     from sysdrill.app.build import build_vault
     from sysdrill.content.cache import default_cache_dir
-    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.content.sample import default_vault_path
 
-    root = vault if vault is not None else sample_vault_path()
+    root = vault if vault is not None else default_vault_path()
     report = build_vault(
         root, out, now=datetime.now(UTC), cache_dir=default_cache_dir(), strict=strict
     )

@@ -41,7 +41,7 @@ def create_app(
     """Create the web app for one vault and one study database.
 
     Args:
-        vault: Vault folder; the bundled sample vault when None.
+        vault: Vault folder; the bundled starter vault when None.
         db_url: Study database URL (already migrated: ``sysdrill serve`` runs
             ``db upgrade`` once at start); None for the default database.
         cache_dir: Folder for the compiled vault copy; the user cache folder when None.
@@ -52,7 +52,7 @@ def create_app(
         The ASGI application.
     """
     from sysdrill.content.cache import default_cache_dir
-    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.content.sample import default_vault_path
     from sysdrill.storage.location import data_dir as default_data_dir
 
     app = FastAPI(
@@ -61,7 +61,7 @@ def create_app(
         description="Drill ML-systems interview questions in the browser.",
     )
     app.state.sysdrill = WebContext(
-        vault=vault if vault is not None else sample_vault_path(),
+        vault=vault if vault is not None else default_vault_path(),
         db_url=db_url,
         cache_dir=cache_dir if cache_dir is not None else default_cache_dir(),
         data_dir=data_dir if data_dir is not None else default_data_dir(),

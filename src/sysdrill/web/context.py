@@ -52,16 +52,14 @@ class WebContext:
         return self.vaults.compiled(self.vault, now=self.now())
 
     def import_vault(self) -> Path:
-        """Where imports go: the served vault, unless it ships inside the package.
+        """Where imports go: the served vault, unless it is a bundled vault.
 
-        The bundled vaults (the sample and the starter vault) are never
-        written; imports then go to ``vault`` in the data folder (serve it with
-        ``--vault``).
+        The bundled vaults ship inside the package and are never written; imports
+        then go to ``vault`` in the data folder (serve it with ``--vault``).
         """
-        from sysdrill.content.sample import sample_vault_path
+        from sysdrill.content.sample import is_bundled_vault
 
-        bundled = sample_vault_path().parent
-        if self.vault.resolve().is_relative_to(bundled):
+        if is_bundled_vault(self.vault):
             return self.data_dir / "vault"
         return self.vault
 

@@ -23,6 +23,7 @@ NAV: tuple[tuple[str, str], ...] = (
     ("/vault", "Vault"),
     ("/explore", "Explore"),
     ("/progress", "Progress"),
+    ("/plans", "Plans"),
     ("/calculators", "Calculators"),
     ("/import", "Import"),
     ("/export", "Export"),

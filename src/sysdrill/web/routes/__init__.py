@@ -17,5 +17,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.settings",
     "sysdrill.web.routes.reports",
     "sysdrill.web.routes.study",
+    "sysdrill.web.routes.plans",
 )
 """Router modules; one that does not exist yet (a page in progress) is left out."""

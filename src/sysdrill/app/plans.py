@@ -1,0 +1,189 @@
+"""Study plan use cases: list, start, show and stop a plan, and the practice hook.
+
+The plan a learner follows is stored as a session record of kind ``study-plan``
+(its meta holds the plan's name, start day and the adaptive flag; it ends when the
+plan is stopped), so it travels with ``sysdrill state export`` and needs no table
+of its own. Practice asks :func:`practice_items` which items to draw new ones from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.content.models import Item
+from sysdrill.content.plans import StudyPlan, load_plans, load_prerequisites
+from sysdrill.errors import PlanNotFound, UsageError
+from sysdrill.study.clock import require_utc
+from sysdrill.study.plans import (
+    ActivePlan,
+    PlanProgress,
+    order_plan_items,
+    plan_progress,
+    scheduled_new_items,
+)
+from sysdrill.study.service import StudyService
+from sysdrill.study.user_state import SessionId
+
+__all__ = [
+    "PLAN_SESSION_KIND",
+    "PlanStarted",
+    "active_plan",
+    "list_plans",
+    "practice_items",
+    "show_plan",
+    "start_plan",
+    "stop_plan",
+]
+
+PLAN_SESSION_KIND = "study-plan"
+"""Kind of the session record that holds the active plan."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanStarted:
+    """What starting a plan did."""
+
+    progress: PlanProgress
+    deadline: date | None
+    """The deadline setting in force after the start."""
+    deadline_set: bool
+    """Whether the start set the deadline to the plan's last day (none was set)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            **self.progress.to_dict(),
+            "deadline": self.deadline.isoformat() if self.deadline else None,
+            "deadline_set": self.deadline_set,
+        }
+
+
+def list_plans(vault: StudyVault) -> list[StudyPlan]:
+    """The vault's plans, in file order (none when it has no ``plans.yaml``).
+
+    Raises:
+        ContentInvalid: If ``plans.yaml`` is malformed.
+    """
+    return load_plans(vault.root)
+
+
+def _find(vault: StudyVault, name: str) -> StudyPlan:
+    plans = list_plans(vault)
+    for plan in plans:
+        if plan.name == name:
+            return plan
+    known = ", ".join(p.name for p in plans) or "none"
+    raise PlanNotFound(f"No plan named {name!r}. Known plans: {known} (see `sysdrill plan list`).")
+
+
+def _active_record(study: StudyService) -> tuple[int, ActivePlan] | None:
+    for record in reversed(study.sessions()):
+        if record.kind == PLAN_SESSION_KIND and record.ended_at is None:
+            assert record.session_id is not None
+            return record.session_id, ActivePlan.from_meta(record.meta)
+    return None
+
+
+def active_plan(study: StudyService) -> ActivePlan | None:
+    """The plan the learner follows, or None."""
+    found = _active_record(study)
+    return found[1] if found else None
+
+
+def _ordered(
+    study: StudyService, vault: StudyVault, plan: StudyPlan, active: ActivePlan, now: datetime
+) -> list[Item]:
+    weakest: list[str] = []
+    if active.adaptive:
+        report = study.progress(vault.items, now=now)
+        weakest = [strength.topic for strength in report.weakest_topics]
+    return order_plan_items(
+        plan, vault.items, vault.decks, load_prerequisites(vault.root), weakest_topics=weakest
+    )
+
+
+def _seen(study: StudyService) -> set[str]:
+    return study.store.studied_item_ids(study.user_id)
+
+
+def start_plan(
+    study: StudyService, vault: StudyVault, name: str, *, adaptive: bool = False, now: datetime
+) -> PlanStarted:
+    """Start following plan ``name`` today; set the deadline to its last day if none is set.
+
+    Raises:
+        PlanNotFound: If the vault has no plan of that name.
+        UsageError: If a plan is already active (stop it first).
+    """
+    moment = require_utc(now)
+    plan = _find(vault, name)
+    current = active_plan(study)
+    if current is not None:
+        raise UsageError(
+            f"Plan {current.name!r} is already active. "
+            "Run `sysdrill plan stop` first, then start the new plan."
+        )
+    active = ActivePlan(name=plan.name, started_on=moment.date(), adaptive=adaptive)
+    study.start_session(PLAN_SESSION_KIND, now=moment, meta=active.to_meta())
+    ordered = _ordered(study, vault, plan, active, moment)
+    progress = plan_progress(plan, active, ordered, _seen(study), today=moment.date())
+    deadline_set = study.settings.deadline is None
+    if deadline_set:
+        study.update_settings(deadline=progress.ends_on)
+    return PlanStarted(
+        progress=progress, deadline=study.settings.deadline, deadline_set=deadline_set
+    )
+
+
+def show_plan(study: StudyService, vault: StudyVault, *, now: datetime) -> PlanProgress | None:
+    """Progress through the active plan on ``now``'s day, or None when none is active.
+
+    Raises:
+        PlanNotFound: If the active plan is no longer in the vault.
+    """
+    moment = require_utc(now)
+    active = active_plan(study)
+    if active is None:
+        return None
+    plan = _find(vault, active.name)
+    ordered = _ordered(study, vault, plan, active, moment)
+    return plan_progress(plan, active, ordered, _seen(study), today=moment.date())
+
+
+def stop_plan(study: StudyService, *, now: datetime) -> ActivePlan:
+    """Stop following the active plan (the deadline setting is left as it is).
+
+    Raises:
+        UsageError: If no plan is active.
+    """
+    found = _active_record(study)
+    if found is None:
+        raise UsageError("No plan is active. Start one with `sysdrill plan start NAME`.")
+    session_id, active = found
+    study.finish_session(SessionId(session_id), now=require_utc(now))
+    return active
+
+
+def practice_items(study: StudyService, vault: StudyVault, *, now: datetime) -> Sequence[Item]:
+    """The items practice draws from: the vault's, or the active plan's schedule.
+
+    With no active plan this is ``vault.items`` itself. With one, new items are the
+    plan's items due by today in plan order, and every item already studied stays
+    (so its reviews still come when due).
+    """
+    active = active_plan(study)
+    if active is None:
+        return vault.items
+    plans = {plan.name: plan for plan in list_plans(vault)}
+    plan = plans.get(active.name)
+    if plan is None:
+        return vault.items
+    moment = require_utc(now)
+    seen = _seen(study)
+    ordered = _ordered(study, vault, plan, active, moment)
+    new = scheduled_new_items(plan, ordered, seen, day=active.day(moment.date()))
+    return new + [item for item in vault.items if item.id in seen]

@@ -1,0 +1,204 @@
+"""Study plans: a curated run of new items over a fixed number of days.
+
+A plan names the decks and topics it covers, how many days it lasts and how many new
+items it introduces a day. Its items are ordered by the taxonomy's prerequisite graph
+(topics that others build on first) and then by level, so a learner meets recall
+before architecture. The plan itself lives in the vault's ``plans.yaml``
+(``content/plans.py``); which plan a learner follows, and since when, is stored with
+their sessions (see ``app/plans.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from sysdrill.content.collections import Deck
+from sysdrill.content.models import Item
+from sysdrill.content.plans import PlanOrder, StudyPlan, level_rank
+from sysdrill.study.sessions.selection import studyable
+
+__all__ = [
+    "ActivePlan",
+    "PlanProgress",
+    "order_plan_items",
+    "plan_progress",
+    "scheduled_new_items",
+    "topic_depths",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ActivePlan:
+    """The plan a learner follows: which one, since when, and how it orders items."""
+
+    name: str
+    started_on: date
+    """UTC day the plan started (its day 1)."""
+    adaptive: bool = False
+    """Whether the learner's weakest topics come first."""
+
+    def day(self, today: date) -> int:
+        """Day of the plan ``today`` is, from 1 (may pass the plan's length)."""
+        return max(1, (today - self.started_on).days + 1)
+
+    def to_meta(self) -> dict[str, Any]:
+        """JSON-ready form (stored in the plan's session record)."""
+        return {
+            "plan": self.name,
+            "started_on": self.started_on.isoformat(),
+            "adaptive": self.adaptive,
+        }
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any]) -> ActivePlan:
+        """Read :meth:`to_meta` output back."""
+        return cls(
+            name=str(meta["plan"]),
+            started_on=date.fromisoformat(str(meta["started_on"])),
+            adaptive=bool(meta.get("adaptive", False)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlanProgress:
+    """Where a learner stands in their plan on one day."""
+
+    plan: StudyPlan
+    active: ActivePlan
+    day: int
+    """Day of the plan, from 1."""
+    ends_on: date
+    """Last day of the plan."""
+    items_total: int
+    """Items the plan covers."""
+    items_seen: int
+    """Plan items reviewed at least once."""
+    scheduled_by_today: int
+    """Plan items that should have been introduced by the end of today."""
+    next_item_ids: list[str] = field(default_factory=list)
+    """The next new items the plan will introduce, in order."""
+
+    @property
+    def behind(self) -> int:
+        """Items still to introduce to keep up (0 when on time or ahead)."""
+        return max(0, self.scheduled_by_today - self.items_seen)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "plan": self.plan.name,
+            "title": self.plan.title,
+            "started_on": self.active.started_on.isoformat(),
+            "ends_on": self.ends_on.isoformat(),
+            "adaptive": self.active.adaptive,
+            "day": self.day,
+            "days": self.plan.days,
+            "items_total": self.items_total,
+            "items_seen": self.items_seen,
+            "scheduled_by_today": self.scheduled_by_today,
+            "behind": self.behind,
+            "next_item_ids": self.next_item_ids,
+        }
+
+
+def topic_depths(prerequisites: Mapping[str, Iterable[str]]) -> dict[str, int]:
+    """Depth of every topic in the prerequisite graph: 0 for a root, else 1 + deepest need.
+
+    A cycle (which ``check`` reports) is cut where it is met, so every topic gets a depth.
+    """
+    depths: dict[str, int] = {}
+    visiting: set[str] = set()
+
+    def depth(topic: str) -> int:
+        if topic in depths:
+            return depths[topic]
+        if topic in visiting:
+            return 0
+        visiting.add(topic)
+        needs = [depth(n) + 1 for n in prerequisites.get(topic, ()) if n in prerequisites]
+        visiting.discard(topic)
+        depths[topic] = max(needs, default=0)
+        return depths[topic]
+
+    for topic in prerequisites:
+        depth(topic)
+    return depths
+
+
+def order_plan_items(
+    plan: StudyPlan,
+    items: Sequence[Item],
+    decks: Sequence[Deck],
+    prerequisites: Mapping[str, Iterable[str]],
+    *,
+    weakest_topics: Sequence[str] = (),
+) -> list[Item]:
+    """The plan's items in the order it introduces them.
+
+    Args:
+        plan: The plan.
+        items: The vault's items, in vault order (the last tie-break).
+        decks: The vault's decks (for ``plan.decks``).
+        prerequisites: Topic id to the topics it builds on.
+        weakest_topics: Topics to put first, weakest first (the adaptive option);
+            prerequisite and level order hold within each.
+    """
+    members: dict[str, set[str]] = {deck.name: set(deck.items) for deck in decks}
+    for item in items:
+        if item.deck:
+            members.setdefault(item.deck, set()).add(item.id)
+    depths = topic_depths(prerequisites)
+    unknown_depth = max(depths.values(), default=0) + 1
+    weak_rank = {topic: rank for rank, topic in enumerate(weakest_topics)}
+    position = {item.id: index for index, item in enumerate(items)}
+
+    def key(item: Item) -> tuple[int, int, int, int]:
+        depth = depths.get(item.topic or "", unknown_depth)
+        level = level_rank(item.level)
+        weak = weak_rank.get(item.topic or "", len(weak_rank))
+        first, second = (depth, level) if plan.order is PlanOrder.PREREQUISITES else (level, depth)
+        return (weak, first, second, position[item.id])
+
+    return sorted((i for i in studyable(items) if plan.covers(i, members)), key=key)
+
+
+def scheduled_new_items(
+    plan: StudyPlan, ordered: Sequence[Item], seen: set[str], *, day: int
+) -> list[Item]:
+    """Unseen plan items due to be introduced by the end of plan day ``day``.
+
+    The plan introduces ``new_per_day`` items a day; a learner who skipped a day
+    catches up, one who ran ahead gets nothing new until the plan catches up.
+    """
+    scheduled = min(len(ordered), plan.new_per_day * max(1, day))
+    seen_count = sum(1 for item in ordered if item.id in seen)
+    allowed = max(0, scheduled - seen_count)
+    unseen = [item for item in ordered if item.id not in seen]
+    return unseen[:allowed]
+
+
+def plan_progress(
+    plan: StudyPlan,
+    active: ActivePlan,
+    ordered: Sequence[Item],
+    seen: set[str],
+    *,
+    today: date,
+    preview: int = 5,
+) -> PlanProgress:
+    """Where the learner stands in ``plan`` on ``today`` (``preview``: next items listed)."""
+    day = active.day(today)
+    unseen = [str(item.id) for item in ordered if item.id not in seen]
+    return PlanProgress(
+        plan=plan,
+        active=active,
+        day=day,
+        ends_on=active.started_on + timedelta(days=plan.days - 1),
+        items_total=len(ordered),
+        items_seen=len(ordered) - len(unseen),
+        scheduled_by_today=min(len(ordered), plan.new_per_day * day),
+        next_item_ids=unseen[:preview],
+    )
