@@ -14,7 +14,7 @@ from sysdrill.napkin.results import Verdict
 from sysdrill.napkin.templates import audit_draw, draw_template
 
 STARTER_VAULT = Path(__file__).resolve().parents[2] / "src/sysdrill/content/starter_vault"
-MIN_TEMPLATES = 1  # raised to 25 as the templates land
+MIN_TEMPLATES = 25
 DRAWS = 200
 MIN_NAPKIN_CLAIMS = 3
 
