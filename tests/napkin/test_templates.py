@@ -105,3 +105,22 @@ def test_constraints_allow_arithmetic_only() -> None:
 def test_a_session_seed_gives_each_item_its_own_stable_seed() -> None:
     assert draw_seed(1, "cloud-4000") == draw_seed(1, "cloud-4000")
     assert draw_seed(1, "cloud-4000") != draw_seed(1, "cloud-4001")
+
+
+def test_a_calculator_answer_is_converted_to_the_answer_unit() -> None:
+    calculator = {
+        "name": "ring-allreduce",
+        "inputs": {"ranks": "{ranks}", "message": "{message}", "bandwidth": "{bandwidth}"},
+        "output": "time",
+    }
+    item = _template(answer_expr=None, answer_calculator=calculator)
+    for seed in range(20):
+        draw = draw_template(item, seed)
+        expected = draw_template(_template(), seed).answer_value
+        assert draw.answer_value == pytest.approx(expected)
+
+
+def test_a_calculator_output_that_does_not_exist_is_reported() -> None:
+    calculator = {"name": "ring-allreduce", "inputs": {"ranks": "{ranks}"}, "output": "speed"}
+    with pytest.raises(ContentInvalid, match="ring-allreduce"):
+        draw_template(_template(answer_expr=None, answer_calculator=calculator), 0)

@@ -24,12 +24,16 @@ def check_template(ctx: FileContext) -> None:
     """``template-draw``."""
     item = ctx.item
     if not item.is_template:
-        for field in ("answer_expr", "constraints", "derived"):
+        for field in ("answer_expr", "answer_calculator", "constraints", "derived"):
             if getattr(item, field):
                 ctx.add("template-draw", f"{field} is set but parameters is not", (field,))
         return
-    if item.answer_expr is None:
-        ctx.add("template-draw", "a template needs answer_expr", ("answer_expr",))
+    if (item.answer_expr is None) == (item.answer_calculator is None):
+        ctx.add(
+            "template-draw",
+            "a template needs exactly one of answer_expr and answer_calculator",
+            ("answer_expr",),
+        )
         return
     from sysdrill.napkin.templates import audit_draw
 

@@ -40,6 +40,7 @@ __all__ = [
     "Part",
     "QuestionId",
     "Resource",
+    "TemplateCalculator",
     "TemplateParameter",
     "TemplateValue",
     "Visual",
@@ -172,6 +173,17 @@ class TemplateValue(_Open):
     """Unit the value is shown in (``""`` for a pure number)."""
 
 
+class TemplateCalculator(_Open):
+    """A template's answer computed by a named calculator (our addition)."""
+
+    name: str
+    """Calculator name, as ``sysdrill calc NAME`` takes it (``ring-allreduce``)."""
+    inputs: dict[str, str]
+    """Keyword inputs as typed text, with ``{placeholders}`` (``message: "{message}"``)."""
+    output: str
+    """The output that is the answer (``time``); a fraction is shown in ``%`` if asked."""
+
+
 class ItemSource(_Open):
     """Where an imported item came from (our addition)."""
 
@@ -290,6 +302,8 @@ class Item(_Open):
     """Template: values computed from the parameters, in order, for ``{name}`` placeholders."""
     answer_expr: str | None = None
     """Template: the answer, a napkin expression over placeholders, shown in ``answer_unit``."""
+    answer_calculator: TemplateCalculator | None = None
+    """Template: the answer computed by a named calculator instead of ``answer_expr``."""
     source: ItemSource | None = None
     note_link: NoteLink | None = None
     """The note this item is one card of (cloze blank, reverse card); absent for single cards."""
@@ -399,7 +413,9 @@ def validate_item(data: Any) -> Item:
                 value = data.get(path[0]) if len(path) == 1 else _lookup(data, path)
                 if path in _EMPTY_ALLOWED and value is not None:
                     continue
-                if path == ("answer_value",) and data.get("answer_expr") is not None:
+                if path == ("answer_value",) and (
+                    data.get("answer_expr") is not None or data.get("answer_calculator") is not None
+                ):
                     continue  # a template computes its answer for each draw
                 # `isspace` is true exactly when `strip` leaves nothing (and allocates nothing).
                 if value is None or (isinstance(value, str) and (not value or value.isspace())):

@@ -220,9 +220,12 @@ def draw_template(template: Item, seed: int) -> TemplateDraw:
             constraints cannot be met, a placeholder is unknown, or an expression
             cannot be computed in its unit.
     """
-    if not template.is_template or template.answer_expr is None:
+    if not template.is_template or (
+        template.answer_expr is None and template.answer_calculator is None
+    ):
         raise ContentInvalid(
-            f"{template.id} is not a template: it needs parameters and answer_expr"
+            f"{template.id} is not a template: it needs parameters, and answer_expr "
+            "or answer_calculator"
         )
     if template.answer_unit is None:
         raise ContentInvalid(f"template {template.id} needs answer_unit")
@@ -239,10 +242,41 @@ def draw_template(template: Item, seed: int) -> TemplateDraw:
         values[name] = number
         exact[name] = _shown(number, derived.unit, digits=12)
         shown[name] = _shown(number, derived.unit, digits=4)
-    answer = _compute(template.answer_expr, template.answer_unit, exact, what="answer_expr")
+    if template.answer_expr is not None:
+        answer = _compute(template.answer_expr, template.answer_unit, exact, what="answer_expr")
+    else:
+        answer = _calculated(template, exact)
     shown["answer"] = _shown(answer, template.answer_unit, digits=4)
     item = render_template(template, shown, answer_value=answer)
     return TemplateDraw(template.id, seed, values, answer, item)
+
+
+def _calculated(template: Item, exact: Mapping[str, str]) -> float:
+    """The answer of ``answer_calculator``, in ``answer_unit``."""
+    from sysdrill.errors import SysdrillError
+    from sysdrill.napkin.calculators.registry import get_calculator
+
+    spec = template.answer_calculator
+    assert spec is not None and template.answer_unit is not None
+    calculator = get_calculator(spec.name)
+    if calculator is None:
+        raise ContentInvalid(f"answer_calculator names {spec.name!r}, which is no calculator")
+    raw = {k: _substitute(v, exact, parenthesise=False) for k, v in spec.inputs.items()}
+    try:
+        result = calculator.compute(calculator.resolve(raw))
+    except SysdrillError as exc:
+        raise ContentInvalid(f"calculator {spec.name} rejects the draw: {exc}") from None
+    outputs = dict(result.outputs)
+    if spec.output not in outputs:
+        raise ContentInvalid(
+            f"calculator {spec.name} has no output {spec.output!r}; it gives {', '.join(outputs)}"
+        )
+    value = outputs[spec.output]
+    magnitude = getattr(value, "magnitude", None)
+    # Pint quantities are handed to the napkin reader as text so that one unit
+    # table (the napkin engine's) decides what answer_unit means.
+    text = repr(float(value)) if magnitude is None else f"{float(magnitude)!r} {value.units:~}"
+    return _compute(text, template.answer_unit, {}, what=f"calculator output {spec.output!r}")
 
 
 def render_template(template: Item, shown: Mapping[str, str], *, answer_value: float) -> Item:
@@ -286,6 +320,7 @@ def render_template(template: Item, shown: Mapping[str, str], *, answer_value: f
         constraints=None,
         derived=None,
         answer_expr=None,
+        answer_calculator=None,
     )
     return template.model_copy(update=updates)
 
