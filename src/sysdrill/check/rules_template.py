@@ -14,7 +14,9 @@ from sysdrill.check.context import FileContext
 __all__ = ["CHECK_DRAWS", "check_template"]
 
 CHECK_DRAWS = 50
-"""Draws checked per template: enough to meet the edges of small ranges, about 1 ms each."""
+"""Draws checked per template: enough to meet the edges of small ranges.
+
+``bench/template_bench.py`` times a draw and a check of the starter vault."""
 
 _REPORTED = 3
 """Problems reported per template at most (one broken formula fails every draw)."""
