@@ -81,3 +81,13 @@ def test_the_previous_draws_answer_is_marked_wrong_on_a_new_draw(vault):
     typed = example_answer(first.answer_value, "ms")
     answered = app.answer(study, vault, view.session_id, typed, now=T0 + timedelta(seconds=9))
     assert answered.feedback is not None and answered.feedback.correct is False
+
+
+def test_undoing_a_template_review_asks_the_same_numbers_again(vault):
+    study = StudyService(MemoryStudyStore(), now=T0)
+    view = _start(study, vault, seed=11)
+    assert view.session_id is not None and view.item is not None
+    shown = view.item.scenario
+    app.answer(study, vault, view.session_id, "1 ms", now=T0 + timedelta(seconds=5))
+    undone = app.undo_last_rating(study, vault, view.session_id, now=T0 + timedelta(seconds=9))
+    assert undone.item is not None and undone.item.scenario == shown
