@@ -78,8 +78,9 @@ def test_a_sound_template_passes_the_audit_of_many_draws() -> None:
 def test_a_wrong_napkin_line_is_reported_for_the_draw() -> None:
     item = _template(details={"napkin_math": NAPKIN + "- Double: 2 × {volume} = {volume}\n"})
     problems = audit_draw(item, 0)
-    assert len(problems) == 1 and problems[0].startswith("seed 0: napkin_math: ")
-    assert ": wrong: " in problems[0]
+    assert [p.field for p in problems] == [("details", "napkin_math")]
+    assert str(problems[0]).startswith("seed 0: napkin_math: ")
+    assert ": wrong: " in str(problems[0])
 
 
 def test_constraints_that_cannot_be_met_are_reported() -> None:
@@ -94,7 +95,9 @@ def test_an_answer_in_the_wrong_dimension_is_reported() -> None:
 
 def test_an_unknown_placeholder_is_reported() -> None:
     problems = audit_draw(_template(question="How long over {nodes} nodes?"), 0)
-    assert problems == ["seed 0: placeholder {nodes} is not a parameter or derived value"]
+    assert [str(p) for p in problems] == [
+        "seed 0: placeholder {nodes} is not a parameter or derived value"
+    ]
 
 
 def test_constraints_allow_arithmetic_only() -> None:

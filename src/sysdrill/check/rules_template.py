@@ -37,12 +37,12 @@ def check_template(ctx: FileContext) -> None:
             ("answer_expr",),
         )
         return
-    from sysdrill.napkin.templates import audit_draw
+    from sysdrill.napkin.templates import DrawProblem, audit_draw
 
-    problems: list[str] = []
+    problems: list[DrawProblem] = []
     for seed in range(CHECK_DRAWS):
         problems.extend(audit_draw(item, seed))
         if len(problems) >= _REPORTED:
             break
     for problem in problems[:_REPORTED]:
-        ctx.add("template-draw", problem, ("parameters",))
+        ctx.add("template-draw", str(problem), problem.field)

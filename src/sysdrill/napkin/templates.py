@@ -30,6 +30,7 @@ from sysdrill.napkin.results import Verdict
 
 __all__ = [
     "MAX_ATTEMPTS",
+    "DrawProblem",
     "TemplateDraw",
     "audit_draw",
     "draw_seed",
@@ -68,6 +69,19 @@ class TemplateDraw:
             "values": dict(self.values),
             "answer_value": self.answer_value,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class DrawProblem:
+    """Why one draw of a template does not make a sound item."""
+
+    seed: int
+    field: tuple[str, ...]
+    """Field of the template the problem is in (``("details", "napkin_math")``)."""
+    message: str
+
+    def __str__(self) -> str:
+        return f"seed {self.seed}: {self.message}"
 
 
 def draw_seed(session_seed: int, item_id: str) -> int:
@@ -325,7 +339,7 @@ def render_template(template: Item, shown: Mapping[str, str], *, answer_value: f
     return template.model_copy(update=updates)
 
 
-def audit_draw(template: Item, seed: int) -> list[str]:
+def audit_draw(template: Item, seed: int) -> list[DrawProblem]:
     """Problems with one draw of a template; empty when the draw is sound.
 
     A sound draw meets its constraints, computes its answer in ``answer_unit``,
@@ -335,8 +349,8 @@ def audit_draw(template: Item, seed: int) -> list[str]:
     try:
         draw = draw_template(template, seed)
     except ContentInvalid as exc:
-        return [f"seed {seed}: {exc}"]
-    problems: list[str] = []
+        return [DrawProblem(seed, ("parameters",), str(exc))]
+    problems: list[DrawProblem] = []
     checked = 0
     for field in ("napkin_math", "realistic_solution"):
         text = getattr(draw.item.details, field)
@@ -347,9 +361,16 @@ def audit_draw(template: Item, seed: int) -> list[str]:
                 checked += 1
             elif verdict.verdict is not Verdict.SKIPPED:
                 problems.append(
-                    f"seed {seed}: {field}: '{verdict.claim}': {verdict.verdict.value}: "
-                    f"{verdict.message}"
+                    DrawProblem(
+                        seed,
+                        ("details", field),
+                        f"{field}: '{verdict.claim}': {verdict.verdict.value}: {verdict.message}",
+                    )
                 )
     if checked == 0 and not problems:
-        problems.append(f"seed {seed}: no claim of the rendered napkin math could be checked")
+        problems.append(
+            DrawProblem(
+                seed, ("details", "napkin_math"), "no claim of the rendered napkin math was checked"
+            )
+        )
     return problems
