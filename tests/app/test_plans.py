@@ -96,8 +96,8 @@ def test_practice_follows_the_plan_order_and_daily_budget(study, vault) -> None:
     progress = show_plan(study, vault, now=T0)
     assert progress is not None
     ids = _practice_ids(study, vault, now=T0, limit=30)
-    # Day 1 introduces the plan's first 17 items, L1 first (order: level), and no more.
-    assert len(ids) == 17
+    # Day 1 introduces the plan's first 19 items, L1 first (order: level), and no more.
+    assert len(ids) == 19
     assert ids[:5] == progress.next_item_ids
     assert {vault.by_id[i].level.value for i in ids} == {"L1"}
 
@@ -110,8 +110,8 @@ def test_plan_progress_moves_with_reviews_and_days(study, vault) -> None:
         study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
     later = show_plan(study, vault, now=T0 + timedelta(days=2))
     assert later is not None
-    assert (later.day, later.items_seen, later.scheduled_by_today) == (3, 3, 36)
-    assert later.behind == 33
+    assert (later.day, later.items_seen, later.scheduled_by_today) == (3, 3, 39)
+    assert later.behind == 36
     assert later.next_item_ids[:2] == first.next_item_ids[3:5]
 
 

@@ -40,7 +40,7 @@ def test_show_item_gives_path_hash_and_fields(database: Path) -> None:
 
 def test_show_unknown_item_suggests_close_ids(database: Path) -> None:
     with pytest.raises(QuestionNotFound, match="cloud-0103"):
-        show_item(database, "cloud-01O3")
+        show_item(database, "cloud-0103x")
 
 
 def test_vault_and_db_together_are_refused(database: Path) -> None:

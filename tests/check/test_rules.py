@@ -65,6 +65,11 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         lambda v: v.replace_line(31, "created_at: '2026-11-21'\nanswer_unit: ms"),
         [(ITEM, 32)],
     ),
+    (
+        "template-draw",
+        lambda v: v.replace_line(31, "created_at: '2026-11-21'\nanswer_expr: '2 ms'"),
+        [(ITEM, 32)],
+    ),
     ("id-format", lambda v: v.replace_line(2, "id: cloud_0001"), [(ITEM, 2)]),
     ("id-format", lambda v: v.replace_line(2, "id: edge-0001"), [(ITEM, 2)]),
     (

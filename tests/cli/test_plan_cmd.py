@@ -17,11 +17,11 @@ def test_plan_list_shows_the_three_starter_plans(run_cli) -> None:
     result = run_cli("plan", "list")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "refresher-1w  One-week refresher on distributed training (7 days, 17 new items a day)",
+        "refresher-1w  One-week refresher on distributed training (7 days, 19 new items a day)",
         "interview-2w  Two-week preparation for a distributed-training interview "
-        "(14 days, 18 new items a day)",
+        "(14 days, 20 new items a day)",
         "interview-4w  Four-week preparation for a distributed-training interview "
-        "(28 days, 12 new items a day)",
+        "(28 days, 13 new items a day)",
     ]
 
 
@@ -38,7 +38,7 @@ def test_plan_start_sets_the_deadline_and_show_reports_progress(run_cli) -> None
         "interview-2w",
         1,
         0,
-        244,
+        269,
     )
     assert shown["next_item_ids"][0] == "cloud-2000"
 

@@ -74,7 +74,9 @@ def test_the_vault_has_enough_items_of_every_kind(items: list[Item]) -> None:
 def test_numeric_items_carry_a_unit_and_a_tolerance(items: list[Item]) -> None:
     for item in items:
         if item.kind is ItemKind.NUMERIC:
-            assert item.answer_unit is not None and item.answer_value is not None, item.id
+            # A template computes its answer_value for each draw (test_starter_templates).
+            assert item.answer_unit is not None, item.id
+            assert (item.answer_value is not None) != item.is_template, item.id
             assert item.answer_tolerance is not None and 0 < item.answer_tolerance <= 0.1, item.id
 
 
@@ -87,6 +89,8 @@ def test_napkin_tier_checks_every_claim_and_skips_none(items: list[Item]) -> Non
     not_ok: list[str] = []
     too_few: list[str] = []
     for item in items:
+        if item.is_template:
+            continue  # its text holds placeholders: test_starter_templates checks its draws
         path = STARTER_VAULT / "questions" / item.track.value / f"{item.id}.yaml"
         claims = check_document(path.read_text(encoding="utf-8"), source=str(path))
         not_ok += [

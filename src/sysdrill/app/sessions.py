@@ -35,6 +35,7 @@ from sysdrill.app.session_views import (
     report_view,
 )
 from sysdrill.app.study_vault import StudyVault
+from sysdrill.app.template_draws import drawn_vault, template_draws, with_template_draws
 from sysdrill.errors import ContentInvalid, SessionNotFound, UsageError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.filters import ItemFilter
@@ -84,6 +85,7 @@ __all__ = [
     "set_deadline",
     "skip",
     "start_session",
+    "template_draws",
     "undo_last_rating",
 ]
 
@@ -214,7 +216,7 @@ def _load(
             "in progress with list_sessions()."
         )
     moment = require_utc(now)
-    live = restore_session(study, vault, saved, clock=lambda: moment)
+    live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
     return saved, live
 
 
@@ -282,8 +284,10 @@ def start_session(
         )
     if not plan.items:
         return SessionView.empty(kind.value, plan.title, EMPTY_MESSAGES[kind], note=note)
-    saved = save_new(study, plan, started_with=options.to_dict(), now=moment)
-    live = restore_session(study, vault, saved, clock=lambda: moment)
+    seed = options.seed if options.seed is not None else int(moment.timestamp() * 1000)
+    plan, started_with = with_template_draws(plan, options.to_dict(), seed)
+    saved = save_new(study, plan, started_with=started_with, now=moment)
+    live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
     return replace(_after(live, now=moment), note=note)
 
 
@@ -434,7 +438,9 @@ def undo_last_rating(
         revision=saved.revision + 1,
     )
     moment = require_utc(now)
-    live = restore_session(study, vault, replace(rolled, moves=()), clock=lambda: moment)
+    live = restore_session(
+        study, drawn_vault(vault, rolled), replace(rolled, moves=()), clock=lambda: moment
+    )
     live.replay(kept)
     rolled = replace(rolled, position=len(live.results))
     study.store.put_active_session(study.user_id, rolled)

@@ -87,7 +87,8 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
         prefix ambiguity, an unsure reading: warning or info), with the line of
         the claim in the YAML file.
     """
-    if loaded.item is None:
+    if loaded.item is None or loaded.item.is_template:
+        # A template's text holds placeholders; ``template-draw`` checks its draws.
         return []
     findings: list[Finding] = []
     document: str | None = None

@@ -290,6 +290,17 @@ _DEFINED = (
         "and a relative answer_tolerance such as 0.05",
     ),
     _rule(
+        "template-draw",
+        E,
+        Scope.ITEM,
+        "a draw of a parametric item fails: its constraints cannot be met, its answer "
+        "cannot be computed in answer_unit, a placeholder is unknown, or its rendered "
+        "napkin math holds a claim that is wrong or that no claim could be checked",
+        "fix the range, constraint or expression the message names; "
+        "`sysdrill napkin check` on the quoted text shows the claim",
+        rule_class=CONTENT,
+    ),
+    _rule(
         "unsafe-markup",
         E,
         Scope.ITEM,

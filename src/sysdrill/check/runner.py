@@ -31,6 +31,7 @@ from sysdrill.check.rules_markers import check_answer_text, check_links_and_mark
 from sysdrill.check.rules_numeric import check_numeric_answer
 from sysdrill.check.rules_plans import plan_findings
 from sysdrill.check.rules_style import check_classification, check_wording
+from sysdrill.check.rules_template import check_template
 from sysdrill.check.selection import Selection
 from sysdrill.check.suppress import IgnoreScope, ignore_scopes, split_suppressed
 from sysdrill.content.cache import (
@@ -64,6 +65,7 @@ ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
     check_answer_text,
     check_options,
     check_numeric_answer,
+    check_template,
     check_links_and_markup,
 )
 """Item rules, run in this order on every validated item."""
@@ -71,7 +73,7 @@ ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
 PARALLEL_MIN_FILES = 400
 """Fewer files than this are audited in one process (a worker costs more than it saves)."""
 
-RULESET_VERSION = 1
+RULESET_VERSION = 2
 """Bumped when a rule changes what it reports, so cached findings are recomputed."""
 
 NapkinHook = Callable[[ItemFile], list[Finding]]

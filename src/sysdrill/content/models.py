@@ -40,6 +40,9 @@ __all__ = [
     "Part",
     "QuestionId",
     "Resource",
+    "TemplateCalculator",
+    "TemplateParameter",
+    "TemplateValue",
     "Visual",
     "dump_item",
     "validate_item",
@@ -143,6 +146,42 @@ class Part(_Open):
     label: str
     text: str
     answer: str | None = None
+
+
+class TemplateParameter(_Open):
+    """A number a template draws each time it is shown (our addition).
+
+    Either a range (``min``, ``max`` and a ``step`` that the value is a whole
+    number of steps above ``min``) or a list of ``choices``.
+    """
+
+    min: float | None = None
+    max: float | None = None
+    step: float | None = Field(default=None, gt=0)
+    """Spacing of the drawn values; values are ``min + k * step`` up to ``max``."""
+    choices: list[float] | None = None
+    unit: str = ""
+    """Unit of the drawn number, as the napkin engine reads it (``""`` for a pure number)."""
+
+
+class TemplateValue(_Open):
+    """A value a template computes from its parameters, for its text (our addition)."""
+
+    expr: str
+    """Napkin expression over ``{parameter}`` placeholders and earlier values."""
+    unit: str = ""
+    """Unit the value is shown in (``""`` for a pure number)."""
+
+
+class TemplateCalculator(_Open):
+    """A template's answer computed by a named calculator (our addition)."""
+
+    name: str
+    """Calculator name, as ``sysdrill calc NAME`` takes it (``ring-allreduce``)."""
+    inputs: dict[str, str]
+    """Keyword inputs as typed text, with ``{placeholders}`` (``message: "{message}"``)."""
+    output: str
+    """The output that is the answer (``time``); a fraction is shown in ``%`` if asked."""
 
 
 class ItemSource(_Open):
@@ -255,6 +294,16 @@ class Item(_Open):
     """Accepted relative error of a numeric answer, as a fraction (0.05 is 5 %).
 
     :data:`DEFAULT_ANSWER_TOLERANCE` applies when it is absent."""
+    parameters: dict[str, TemplateParameter] | None = None
+    """Template: the numbers drawn each time the item is shown, by placeholder name."""
+    constraints: list[str] | None = None
+    """Template: conditions every draw meets, such as ``"layers % pp == 0"``."""
+    derived: dict[str, TemplateValue] | None = None
+    """Template: values computed from the parameters, in order, for ``{name}`` placeholders."""
+    answer_expr: str | None = None
+    """Template: the answer, a napkin expression over placeholders, shown in ``answer_unit``."""
+    answer_calculator: TemplateCalculator | None = None
+    """Template: the answer computed by a named calculator instead of ``answer_expr``."""
     source: ItemSource | None = None
     note_link: NoteLink | None = None
     """The note this item is one card of (cloze blank, reverse card); absent for single cards."""
@@ -283,6 +332,11 @@ class Item(_Open):
     def is_numeric(self) -> bool:
         """Whether the item declares an expected numeric answer."""
         return self.answer_value is not None
+
+    @property
+    def is_template(self) -> bool:
+        """Whether the item is a template: its numbers are drawn when it is shown."""
+        return bool(self.parameters)
 
 
 REQUIRED_FIELDS: dict[ItemKind, tuple[str, ...]] = {
@@ -359,6 +413,10 @@ def validate_item(data: Any) -> Item:
                 value = data.get(path[0]) if len(path) == 1 else _lookup(data, path)
                 if path in _EMPTY_ALLOWED and value is not None:
                     continue
+                if path == ("answer_value",) and (
+                    data.get("answer_expr") is not None or data.get("answer_calculator") is not None
+                ):
+                    continue  # a template computes its answer for each draw
                 # `isspace` is true exactly when `strip` leaves nothing (and allocates nothing).
                 if value is None or (isinstance(value, str) and (not value or value.isspace())):
                     errors.append(
