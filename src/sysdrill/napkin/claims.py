@@ -181,6 +181,10 @@ class ClaimChecker:
         """
         if len(line) > MAX_LINE_CHARS or not _may_claim(line):
             return []
+        return self._check_claim_line(line, number)
+
+    def _check_claim_line(self, line: str, number: int) -> list[ClaimVerdict]:
+        """:meth:`check_line` on a line known to be short enough and to hold a claim."""
         known = _LINES.get(line)
         if known is not None and _reads(self.variables, known.norm) == known.reads:
             for name, value in known.defines:
@@ -691,5 +695,6 @@ def check_claims(text: str) -> list[ClaimVerdict]:
     checker = ClaimChecker()
     verdicts: list[ClaimVerdict] = []
     for number, line in iter_claim_lines(text):
-        verdicts.extend(checker.check_line(line, number))
+        if len(line) <= MAX_LINE_CHARS:
+            verdicts.extend(checker._check_claim_line(line, number))
     return verdicts
