@@ -15,7 +15,8 @@ measure on a shared machine. ``--profile N`` also prints the N functions with th
 most cumulative time in the napkin tier (cProfile, which slows everything down);
 ``--sort tottime`` orders them by time spent in the function itself.
 
-Usage: ``python bench/check_split_bench.py [--vault DIR] [--count N] [--profile N] [--sort tottime]``.
+Usage: ``python bench/check_split_bench.py [--vault DIR] [--count N] [--profile N]
+[--sort tottime]``.
 """
 
 from __future__ import annotations
