@@ -186,7 +186,11 @@ class ClaimChecker:
     def _check_claim_line(self, line: str, number: int) -> list[ClaimVerdict]:
         """:meth:`check_line` on a line known to be short enough and to hold a claim."""
         known = _LINES.get(line)
-        if known is not None and _reads(self.variables, known.norm) == known.reads:
+        if known is not None and (
+            # Most lines read no defined value: no need to look for one.
+            (not self.variables and not known.reads)
+            or _reads(self.variables, known.norm) == known.reads
+        ):
             for name, value in known.defines:
                 self.variables[name] = value
             if known.number == number:
@@ -694,7 +698,7 @@ def check_claims(text: str) -> list[ClaimVerdict]:
     """
     checker = ClaimChecker()
     verdicts: list[ClaimVerdict] = []
-    for number, line in iter_claim_lines(text):
-        if len(line) <= MAX_LINE_CHARS:
+    for number, line in enumerate(text.splitlines(), 1):
+        if _may_claim(line) and len(line) <= MAX_LINE_CHARS:
             verdicts.extend(checker._check_claim_line(line, number))
     return verdicts
