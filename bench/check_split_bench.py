@@ -12,9 +12,11 @@ cache and no worker, times each part of the audit over every file in turn:
 
 Figures are CPU seconds of this process (``time.process_time``), the steadier
 measure on a shared machine. ``--profile N`` also prints the N functions with the
-most cumulative time in the napkin tier (cProfile, which slows everything down).
+most cumulative time in the napkin tier (cProfile, which slows everything down);
+``--sort tottime`` orders them by time spent in the function itself.
 
-Usage: ``python bench/check_split_bench.py [--vault DIR] [--count N] [--profile N]``.
+Usage: ``python bench/check_split_bench.py [--vault DIR] [--count N] [--profile N]
+[--sort tottime]``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from sysdrill.napkin.claims import check_claims  # noqa: E402
 from sysdrill.napkin.filecheck import item_fields  # noqa: E402
 
 
-def split(root: Path, profile: int) -> None:
+def split(root: Path, profile: int, sort: str = "cumulative") -> None:
     """Time each part of the audit over the vault at ``root`` and print the figures."""
     files = list_item_file_names(root)
     napkin = napkin_module().napkin_findings
@@ -93,7 +95,7 @@ def split(root: Path, profile: int) -> None:
         "(0 expected: every generated claim holds)"
     )
     if profiler is not None:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(profile)
+        pstats.Stats(profiler).sort_stats(sort).print_stats(profile)
 
 
 def main() -> None:
@@ -102,13 +104,16 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, help="use (or create) this real-style vault")
     parser.add_argument("--count", type=int, default=10711, help="items to generate")
     parser.add_argument("--profile", type=int, default=0, help="print the top N napkin functions")
+    parser.add_argument(
+        "--sort", default="cumulative", choices=("cumulative", "tottime"), help="profile order"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sysdrill-check-split-"))
     try:
         root = args.vault.resolve() if args.vault else work / "vault"
         if not (root / "questions").is_dir():
             generate_vault(root, args.count, style="real")
-        split(root, args.profile)
+        split(root, args.profile, args.sort)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

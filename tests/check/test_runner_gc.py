@@ -37,3 +37,25 @@ def test_a_host_that_froze_objects_stays_frozen(planted, monkeypatch: pytest.Mon
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_collection_thresholds_are_restored_after_a_parallel_run(
+    planted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_files(planted)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+    before = gc.get_threshold()
+    report = run_check(planted.root, workers=2)
+    assert report.items == 2
+    assert gc.get_threshold() == before
+
+
+def test_the_worker_split_halves_bytes_not_files(tmp_path) -> None:
+    files = []
+    for name, size in (("a", 900), ("b", 100), ("c", 100), ("d", 100), ("e", 600)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_bytes(b"x" * size)
+        files.append((str(path), f"{name}.yaml"))
+    assert runner._halfway(files) == 1
+    assert runner._halfway(files[1:]) == 3
+    assert runner._halfway([(str(tmp_path / "gone.yaml"), "gone.yaml")] * 4) == 2

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from sysdrill.napkin import claims
+from sysdrill.napkin.claims import check_claims
 from sysdrill.napkin.filecheck import item_fields
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,3 +50,33 @@ def vault_texts() -> Callable[[int, int], list[str]]:
         return texts
 
     return make
+
+
+class NothingKept(dict):  # type: ignore[type-arg]
+    """A stand-in for a per-process table of the checker that keeps nothing."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+StoredAndFresh = Callable[[list[str], str], tuple[list[str], list[str]]]
+
+
+@pytest.fixture
+def stored_and_fresh(monkeypatch: pytest.MonkeyPatch) -> StoredAndFresh:
+    """Every verdict on some texts with one table of the checker kept, then with none.
+
+    The table is ``"_PLANS"`` (plans by shape) or ``"_LINES"`` (line results); the
+    other table keeps nothing throughout, so the comparison tests the one table.
+    """
+
+    def run(texts: list[str], table: str) -> tuple[list[str], list[str]]:
+        for name in ("_PLANS", "_LINES"):
+            monkeypatch.setattr(claims, name, {} if name == table else NothingKept())
+        stored = [repr(verdict) for text in texts for verdict in check_claims(text)]
+        assert getattr(claims, table), "nothing was stored: the test would not test reuse"
+        monkeypatch.setattr(claims, table, NothingKept())
+        fresh = [repr(verdict) for text in texts for verdict in check_claims(text)]
+        return stored, fresh
+
+    return run

@@ -9,17 +9,14 @@ from collections.abc import Callable
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from tests.napkin.conftest import NothingKept as _NoPlans
+from tests.napkin.conftest import StoredAndFresh
 
 from sysdrill.napkin import claims
 from sysdrill.napkin.claims import ClaimChecker, _chunks, check_claims
 from sysdrill.napkin.lexer import Token, digits_change, normalize, refill, shape_of, tokenize
 from sysdrill.napkin.parser import Parser, chain_of, evaluate_chain
 from sysdrill.napkin.values import Value
-
-
-class _NoPlans(dict):  # type: ignore[type-arg]
-    def __setitem__(self, key: object, value: object) -> None:
-        pass
 
 
 def verdict_rows(lines: list[str]) -> list[tuple[object, ...]]:
@@ -36,6 +33,7 @@ def test_reused_plans_match_fresh_reads_on_the_corpus(
     lines = corpus_lines
     # Same shapes with other numbers, so that most lines hit a stored plan.
     variants = [line.replace("2", "3").replace("4", "7") for line in lines]
+    monkeypatch.setattr(claims, "_LINES", _NoPlans())
     monkeypatch.setattr(claims, "_PLANS", {})
     reused = verdict_rows(lines + variants + lines)
     monkeypatch.setattr(claims, "_PLANS", _NoPlans())
@@ -46,6 +44,7 @@ def test_reused_plans_match_fresh_reads_on_the_corpus(
 def test_a_reused_plan_reads_the_new_numbers_and_positions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(claims, "_LINES", _NoPlans())
     monkeypatch.setattr(claims, "_PLANS", {})
     (first,) = ClaimChecker().check_line("x: 2048 / 128 = 16", 1)
     (second,) = ClaimChecker().check_line("x: 4096 / 256 = 15", 1)
@@ -72,25 +71,13 @@ def _other_digits(text: str, seed: int) -> str:
     return re.sub(r"\d", lambda _: rng.choice("0123456789"), text)
 
 
-def _reused_and_fresh(
-    monkeypatch: pytest.MonkeyPatch, texts: list[str]
-) -> tuple[list[str], list[str]]:
-    """Every verdict on ``texts`` with plans stored and reused, then with none stored."""
-    monkeypatch.setattr(claims, "_PLANS", {})
-    reused = [repr(verdict) for text in texts for verdict in check_claims(text)]
-    assert claims._PLANS, "no plan was stored: the test would not test reuse"
-    monkeypatch.setattr(claims, "_PLANS", _NoPlans())
-    fresh = [repr(verdict) for text in texts for verdict in check_claims(text)]
-    return reused, fresh
-
-
 def test_reused_plans_match_fresh_reads_on_the_synthetic_vault(
-    monkeypatch: pytest.MonkeyPatch, vault_texts: Callable[[int, int], list[str]]
+    stored_and_fresh: StoredAndFresh, vault_texts: Callable[[int, int], list[str]]
 ) -> None:
     texts = vault_texts(400, 0)
     # Each text, its shapes with other numbers, and the text again.
     texts += [_other_digits(text, seed) for seed, text in enumerate(texts)] + texts
-    reused, fresh = _reused_and_fresh(monkeypatch, texts)
+    reused, fresh = stored_and_fresh(texts, "_PLANS")
     assert len(reused) > 1000
     assert reused == fresh
 
@@ -113,13 +100,14 @@ def test_reused_plans_match_fresh_reads_on_the_synthetic_vault(
     ],
 )
 def test_plans_reused_where_the_numbers_change_the_reading_match_fresh_reads(
-    monkeypatch: pytest.MonkeyPatch, lines: list[str]
+    stored_and_fresh: StoredAndFresh, lines: list[str]
 ) -> None:
-    reused, fresh = _reused_and_fresh(monkeypatch, lines * 3)
+    reused, fresh = stored_and_fresh(lines * 3, "_PLANS")
     assert reused == fresh
 
 
 def test_reusing_a_plan_leaves_the_stored_plan_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(claims, "_LINES", _NoPlans())
     monkeypatch.setattr(claims, "_PLANS", {})
     check_claims("x: 2048 GB / (128 GB/s) = 16 s")
     (stored,) = claims._PLANS.values()

@@ -96,6 +96,60 @@ Safe to share: plans are immutable, and a lookup, an insert or a clear is one di
 operation (a plan lost to a concurrent clear is only made again)."""
 
 
+class _LineResult(NamedTuple):
+    """What checking one line gave, kept to answer the same line again.
+
+    A line's verdicts depend only on its text and on the values defined earlier
+    whose names occur in it, so a line met again with those values unchanged
+    gets the stored verdicts and makes the same definitions.
+    """
+
+    norm: str
+    """The line normalised (the names it can read are substrings of it)."""
+    reads: tuple[tuple[object, ...], ...]
+    """The defined values named in ``norm`` when it was checked (:func:`_reads`)."""
+    number: int
+    """The line number the verdicts carry."""
+    verdicts: tuple[ClaimVerdict, ...]
+    defines: tuple[tuple[str, Value], ...]
+    """The values the line defined, in order."""
+
+
+MAX_LINES = 1 << 16
+"""Checked lines kept per process (cleared when full)."""
+
+_LINES: dict[str, _LineResult] = {}
+"""Line results by the line as written, shared like :data:`_PLANS`: entries are
+immutable (their values are never changed in place: the parser copies a defined
+value when it reads it), and a lookup, an insert or a clear is one dict operation."""
+
+
+def _reads(variables: dict[str, Value], norm: str) -> tuple[tuple[object, ...], ...]:
+    """The defined values a normalised line can read, by every field the parser uses."""
+    return tuple(
+        (name, value.v, value.w, value.a, value.dims, value.exact)
+        for name, value in variables.items()
+        if name in norm
+    )
+
+
+def _renumbered(verdict: ClaimVerdict, number: int) -> ClaimVerdict:
+    """The verdict on another line (built directly: ``dataclasses.replace`` costs more)."""
+    return ClaimVerdict(
+        number,
+        verdict.column,
+        verdict.relation,
+        verdict.lhs,
+        verdict.rhs,
+        verdict.verdict,
+        verdict.computed,
+        verdict.claimed,
+        verdict.unit,
+        verdict.message,
+        verdict.suggestion,
+    )
+
+
 class _Side:
     """One side of a link: its token span and value."""
 
@@ -113,6 +167,7 @@ class ClaimChecker:
 
     def __init__(self) -> None:
         self.variables: dict[str, Value] = {}
+        self._defined: list[tuple[str, Value]] = []
 
     def check_line(self, line: str, number: int) -> list[ClaimVerdict]:
         """Verdicts on the links of one line.
@@ -126,15 +181,42 @@ class ClaimChecker:
         """
         if len(line) > MAX_LINE_CHARS or not _may_claim(line):
             return []
+        return self._check_claim_line(line, number)
+
+    def _check_claim_line(self, line: str, number: int) -> list[ClaimVerdict]:
+        """:meth:`check_line` on a line known to be short enough and to hold a claim."""
+        known = _LINES.get(line)
+        if known is not None and (
+            # Most lines read no defined value: no need to look for one.
+            (not self.variables and not known.reads)
+            or _reads(self.variables, known.norm) == known.reads
+        ):
+            for name, value in known.defines:
+                self.variables[name] = value
+            if known.number == number:
+                return list(known.verdicts)
+            return [_renumbered(verdict, number) for verdict in known.verdicts]
+        self._defined = []
+        verdicts, norm, reads = self._check_fresh(line, number)
+        if len(_LINES) >= MAX_LINES:
+            _LINES.clear()
+        _LINES[line] = _LineResult(norm, reads, number, tuple(verdicts), tuple(self._defined))
+        return verdicts
+
+    def _check_fresh(
+        self, line: str, number: int
+    ) -> tuple[list[ClaimVerdict], str, tuple[tuple[object, ...], ...]]:
+        """Verdicts on a line read afresh, its normalised text and what it could read."""
         marker = _LIST_MARKER.match(line)
         source = line
         if marker is not None:
             source = " " * marker.end() + line[marker.end() :]
         norm = normalize(source)
+        reads = _reads(self.variables, norm)
         verdicts: list[ClaimVerdict] = []
         for start, end in _chunks(norm):
             verdicts.extend(self._check_chunk(line, norm, number, norm[start:end], start))
-        return verdicts
+        return verdicts, norm, reads
 
     def _check_chunk(
         self, line: str, norm: str, number: int, chunk: str, offset: int
@@ -273,6 +355,7 @@ class ClaimChecker:
         ):
             return
         self.variables[name] = value
+        self._defined.append((name, value))
 
     def _judge(
         self,
@@ -615,6 +698,7 @@ def check_claims(text: str) -> list[ClaimVerdict]:
     """
     checker = ClaimChecker()
     verdicts: list[ClaimVerdict] = []
-    for number, line in iter_claim_lines(text):
-        verdicts.extend(checker.check_line(line, number))
+    for number, line in enumerate(text.splitlines(), 1):
+        if _may_claim(line) and len(line) <= MAX_LINE_CHARS:
+            verdicts.extend(checker._check_claim_line(line, number))
     return verdicts

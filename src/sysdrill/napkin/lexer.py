@@ -48,6 +48,8 @@ _CHAR_MAP = str.maketrans(
         "≧": "≥",
     }
 )
+_MAPPED_CHAR = re.compile("[" + re.escape("".join(chr(code) for code in _CHAR_MAP)) + "]")
+"""Any character :data:`_CHAR_MAP` rewrites: translating a line costs more than looking."""
 _SUPER_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
 _SUB_RUN = re.compile(r"[₀₁₂₃₄₅₆₇₈₉]+")
 _SCI = re.compile(r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*\(?\s*([-+]?\d+)(?:\s*\))?(?![\d.])")
@@ -196,7 +198,8 @@ def normalize(line: str) -> str:
     if "*" in text or "_" in text or "`" in text:
         text = _BOLD.sub(" ", text)
     if not text.isascii():
-        text = text.translate(_CHAR_MAP)
+        if _MAPPED_CHAR.search(text) is not None:
+            text = text.translate(_CHAR_MAP)
         text = _SUPER_RUN.sub(lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text)
         text = _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_SUBSCRIPTS), text)
     if "10" in text:
