@@ -13,6 +13,9 @@ from sysdrill.interop.vault_writer import dump_yaml
 
 TRICKY = [
     "0Xa_8",
+    "_0",
+    "+_1",
+    "_1e3",
     "1e3",
     "0o17",
     "0x1F",
@@ -68,7 +71,7 @@ def test_strings_that_look_like_numbers_dates_or_booleans_stay_strings(value: st
 @given(
     st.one_of(
         st.text(),
-        st.from_regex(r"[-+]?[0-9.][0-9a-zA-Z_.:+-]{0,8}", fullmatch=True),
+        st.from_regex(r"[-+]?[0-9._][0-9a-zA-Z_.:+-]{0,8}", fullmatch=True),
         st.sampled_from(TRICKY),
     )
 )

@@ -98,11 +98,12 @@ class _ReadableDumper(_BaseDumper):  # type: ignore[misc]
 
 
 # Plain scalars some YAML 1.1 or 1.2 reader takes for a number, boolean, date or
-# null (PyYAML reads "yes" as True, yaml_rs "1e3" as 1000.0 and "0Xa_8" as 168):
+# null (PyYAML reads "yes" as True, yaml_rs "1e3" as 1000.0, "0Xa_8" as 168 and "_0"
+# as 0):
 # anything starting like a number, and the special words. Quoting more than
 # needed is harmless; quoting less loses items.
 _NOT_A_STRING = re.compile(
-    r"[-+]?[.\d][\w.:+-]*"
+    r"[-+]?[._\d][\w.:+-]*"
     r"|\d{4}-\d\d?-\d\d?[Tt\s].*"
     r"|[-+]?\.?(?:inf|nan)"
     r"|y|n|yes|no|on|off|true|false|null|~|=|<<",
