@@ -16,6 +16,8 @@ from sysdrill.study.sessions.engine import Phase, Session, SessionKind, SessionP
 
 VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault")
 ITEMS = {item.id: item for item in VAULT.items}
+PARTS_VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "parts_vault")
+ITEMS.update({item.id: item for item in PARTS_VAULT.items})
 
 
 class _Clock:
@@ -289,3 +291,30 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
         "Nothing to practise now: no item is due and today's new items are done "
         "(or no item matches the filters). Come back later or widen the filters."
     ]
+
+
+async def _type(pilot, text):
+    await pilot.press(*text, "enter")
+
+
+def test_each_part_is_asked_in_turn_and_an_unreadable_answer_is_asked_again():
+    session, recorder = _session("ex-num")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        seen["first"] = app.query_one("#item", Markdown).source
+        await _type(pilot, "lots")
+        seen["refused"] = str(app.query_one("#feedback", Static).render())
+        await _type(pilot, "128 k")
+        seen["second"] = app.query_one("#item", Markdown).source
+        await _type(pilot, "50")
+        seen["graded"] = str(app.query_one("#feedback", Static).render())
+
+    _drive(app, script)
+    assert "**(a)** How big is the buffer?" in seen["first"]
+    assert "(b)" not in seen["first"]
+    assert seen["refused"] == ("Could not read 'lots' as a number; type a value such as '128 KiB'.")
+    assert "> 128 k" in seen["second"] and "**(b)** What share" in seen["second"]
+    assert "2 of 2 parts right." in seen["graded"]
+    assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.GOOD, GradedBy.NUMERIC)]

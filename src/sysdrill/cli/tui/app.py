@@ -32,7 +32,7 @@ from textual.widgets import Footer, Header, Input, Markdown, Static
 from sysdrill.errors import UsageError
 from sysdrill.study.ratings import Rating, rating_from_text
 from sysdrill.study.sessions.answers import Command, command_of
-from sysdrill.study.sessions.engine import AnswerMode, ItemResult, Phase, Session
+from sysdrill.study.sessions.engine import AnswerMode, Feedback, ItemResult, Phase, Session
 from sysdrill.study.sessions.report import (
     build_report,
     format_duration,
@@ -146,6 +146,11 @@ class StudyApp(App[list[str]]):
         if view.unit_hint:
             parts.append(f"*Answer with a number and a unit (e.g. in {view.unit_hint}).*")
         state = self._state()
+        if state == "input" and view.parts:
+            given = session.part_answers
+            for index, part in enumerate(view.parts[: len(given) + 1]):
+                answered = f"\n\n> {given[index]}" if index < len(given) else ""
+                parts.append(f"**{part.label}** {part.text}{answered}")
         if state in ("rubric", "rate") and session.given_answer:
             parts.append(f"### Your answer\n\n{session.given_answer}")
         if state in ("rate", "rubric", "continue"):
@@ -227,9 +232,9 @@ class StudyApp(App[list[str]]):
         self.note = ""
         try:
             if action == "answer":
-                feedback = session.answer(value)
-                self.note = feedback.message
-                if feedback.correct is not None:
+                feedback = self._answer(value)
+                self.note = feedback.message if feedback is not None else ""
+                if feedback is not None and feedback.correct is not None:
                     self.pending = session.results[-1]
                     self._recorded(before)
                     self.note = f"{feedback.message} {self.note}"
@@ -255,6 +260,15 @@ class StudyApp(App[list[str]]):
             self.revealed = False
             self.ticked = set()
         self.render_state()
+
+    def _answer(self, text: str) -> Feedback | None:
+        """Answer the item, or its next part; None while parts are still to answer."""
+        session = self.session
+        item = session.current
+        if item is None or not item.parts or session.mode is not AnswerMode.FREE_TEXT:
+            return session.answer(text)
+        session.answer_part(text)
+        return None if session.part_answers else session.last_feedback
 
     @on(Input.Submitted, "#answer")
     def submit_answer(self, event: Input.Submitted) -> None:
