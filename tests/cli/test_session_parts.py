@@ -61,3 +61,16 @@ def test_an_unreadable_numeric_answer_is_asked_again_with_the_form_expected(run_
         "Answer again:\n> about 40 ms\nCorrect" in result.stdout
     )
     assert _reviews() == [("c-l3-num", Rating.GOOD, GradedBy.NUMERIC, "about 40 ms")]
+
+
+def test_napkin_math_in_a_typed_answer_is_marked_before_the_rating(run_cli):
+    result = run_cli(
+        "practice", "--vault", str(VAULT), "--topic", "pipeline", "--limit", "1",
+        input="bubble = 3/19 = 0.3, and 16 * 4 = 64\ngood\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    marked = out.index("Your math: 3/19 = 0.3: wrong (expected ≈ 0.158 from 3/19")
+    assert out.index("Your math: 16 * 4 = 64: right.") > marked
+    assert out.index("Rate your recall") > marked
+    assert _reviews()[0][1] is Rating.GOOD

@@ -36,6 +36,7 @@ from sysdrill.study.grading import (
     grading_mode,
 )
 from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.sessions.answer_math import claim_lines
 from sysdrill.study.sessions.chains import ChainIndex, ChainStep
 from sysdrill.study.sessions.parts import (
     describe_parts,
@@ -426,7 +427,9 @@ class Session:
                 self.phase = Phase.RUBRIC if self.rubric.points else Phase.RATE
             else:
                 self.phase = Phase.RATE
-            self.last_feedback = Feedback(None, "Compare your answer with the model answer.")
+            checked = claim_lines(text)
+            message = "\n".join([*checked, "Compare your answer with the model answer."])
+            self.last_feedback = Feedback(None, message)
             return self.last_feedback
 
     def _check_numeric(self, item: Item, text: str) -> None:
@@ -479,7 +482,13 @@ class Session:
             if self.plan.rubric_scoring:
                 self.rubric = build_rubric(item)
                 self.phase = Phase.RUBRIC if self.rubric.points else Phase.RATE
-            compare = "Compare your answers with the reference, then rate."
+            checked = [
+                line
+                for grade in grades
+                if grade.correct is None
+                for line in claim_lines(grade.answer)
+            ]
+            compare = "\n".join([*checked, "Compare your answers with the reference, then rate."])
             self.last_feedback = Feedback(None, f"{summary}\n{compare}".strip())
             return self.last_feedback
         right = sum(1 for grade in grades if grade.correct)
