@@ -318,3 +318,26 @@ def test_each_part_is_asked_in_turn_and_an_unreadable_answer_is_asked_again():
     assert "> 128 k" in seen["second"] and "**(b)** What share" in seen["second"]
     assert "2 of 2 parts right." in seen["graded"]
     assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.GOOD, GradedBy.NUMERIC)]
+
+
+def test_ctrl_c_leaves_at_once_with_the_reviews_kept():
+    session, recorder = _session("fc-1", "fc-2")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press("space", "4")
+        await pilot.press("ctrl+c")
+
+    lines = _drive(app, script)
+    assert [r.rating for r in recorder.results] == [Rating.GOOD]
+    assert lines is not None and "Items: 1 answered, 1 not reached" in lines
+
+
+def test_tables_and_latex_are_readable_in_plain_output():
+    from sysdrill.study.sessions.text import plain_text
+
+    text = plain_text(
+        "**Costs** with $\\bar{x}$ and \\min_i:\n\n| GPU | $/h |\n|---|---|\n| A100 | 2 |"
+    )
+    assert "**" not in text and "\\min" not in text and "\\bar" not in text
+    assert "│ A100 │ 2   │" in text

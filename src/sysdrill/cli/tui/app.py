@@ -75,6 +75,7 @@ class StudyApp(App[list[str]]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "end_session", "Quit", show=True),
+        Binding("ctrl+c", "leave", "Leave", show=False, priority=True),
     ]
 
     def __init__(self, session: Session) -> None:
@@ -353,6 +354,11 @@ class StudyApp(App[list[str]]):
         elif key.isdigit() and 1 <= int(key) <= len(rubric.points):
             self.ticked ^= {int(key) - 1}
             self.render_state()
+
+    def action_leave(self) -> None:
+        """Leave at once (Ctrl+C): every move is already saved; the session is finished."""
+        self.session.quit()
+        self.exit(report_lines(build_report(self.session)))
 
     def action_end_session(self) -> None:
         """End the session (Escape), or close the report when it is over."""
