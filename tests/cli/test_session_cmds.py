@@ -254,3 +254,17 @@ def test_every_session_command_has_help(run_cli, command):
     result = run_cli(command, "--help")
     assert result.exit_code == 0
     assert "--answers" in result.stdout and "--vault" in result.stdout
+
+
+def test_practice_with_a_deadline_today_says_so_and_goes_on(run_cli):
+    from datetime import UTC, datetime
+
+    today = datetime.now(UTC).date().isoformat()
+    result = run_cli(
+        "practice", "--vault", str(VAULT), "--deadline", today, "--limit", "1", input="quit\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(
+        f"Note: The deadline {today} is today: no days are left to plan."
+    )
+    assert "Practice: 1 items" in result.stdout

@@ -174,7 +174,7 @@ def practice(
 ) -> None:
     """Practise with spaced repetition: due reviews first, then new items."""
     from sysdrill.app.sessions import StartOptions, parse_deadline, set_deadline
-    from sysdrill.errors import UsageError
+    from sysdrill.errors import SchedulingError, UsageError
     from sysdrill.study.sessions.engine import SessionKind
 
     if deadline is not None:
@@ -188,10 +188,17 @@ def practice(
     )
     with _study(db) as study:
         if deadline is not None:
-            saved = set_deadline(
-                study, loaded, deadline, item_filter=options.item_filter, now=_clock()
-            )
-            if saved.deadline is None:
+            try:
+                saved = set_deadline(
+                    study, loaded, deadline, item_filter=options.item_filter, now=_clock()
+                )
+            except SchedulingError as exc:
+                # A deadline today or past is saved all the same; practice goes on.
+                typer.echo(f"Note: {exc}")
+                saved = None
+            if saved is None:
+                pass
+            elif saved.deadline is None:
                 typer.echo("Deadline mode is off.")
             else:
                 typer.echo(
