@@ -341,3 +341,31 @@ def test_tables_and_latex_are_readable_in_plain_output():
     )
     assert "**" not in text and "\\min" not in text and "\\bar" not in text
     assert "│ A100 │ 2   │" in text
+
+
+def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.app.study import open_study
+    from sysdrill.app.study_vault import StudyVault
+    from sysdrill.study.filters import ItemFilter
+
+    seen = {}
+
+    def runner(app):
+        async def script(pilot):
+            await pilot.press("space", "1")
+            await pilot.press("u")
+            seen["note"] = _text(app, "#feedback")
+            seen["item"] = _markdown(app)
+            await pilot.press("space", "5")
+
+        _drive(app, script)
+
+    vault = StudyVault.of(VAULT)
+    options = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+        run_tui(study, vault, options, clock=_Clock(), runner=runner)
+        reviews = [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.user_id)]
+    assert seen["note"] == "Took back the last rating; the item is asked again."
+    assert seen["item"].startswith("## fc-1")
+    assert reviews == [("fc-1", Rating.EASY)]

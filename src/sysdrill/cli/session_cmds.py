@@ -118,7 +118,7 @@ def _run(
     study: StudyService, loaded: StudyVault, options: StartOptions, answers: Path | None
 ) -> None:
     """Start the session, then drive it: the terminal UI on a terminal, else the line mode."""
-    from sysdrill.app.sessions import drive_session, start_session
+    from sysdrill.app.sessions import drive_session, start_session, undo_in_driver
     from sysdrill.study.sessions.answers import AnswerScript
     from sysdrill.study.sessions.line_mode import run_scripted
 
@@ -140,11 +140,17 @@ def _run(
             script = AnswerScript(handle, name=answers.name)
         else:
             script = AnswerScript(sys.stdin, name="<stdin>")
+        session_id = started.session_id
         drive_session(
             study,
             loaded,
-            started.session_id,
-            drive=lambda session: run_scripted(session, script, typer.echo),
+            session_id,
+            drive=lambda session: run_scripted(
+                session,
+                script,
+                typer.echo,
+                undo=lambda: undo_in_driver(study, loaded, session_id, clock=_clock),
+            ),
             clock=_clock,
         )
 

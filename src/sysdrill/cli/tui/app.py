@@ -20,6 +20,7 @@ interval calls (tests call it after moving their fake clock).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on
@@ -78,9 +79,11 @@ class StudyApp(App[list[str]]):
         Binding("ctrl+c", "leave", "Leave", show=False, priority=True),
     ]
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, undo: Callable[[], Session] | None = None) -> None:
         super().__init__()
         self.session = session
+        self.undo = undo
+        """Takes back the last rating and returns the session to go on with (``u``)."""
         self.revealed = False
         """Whether the back of the current flashcard is shown."""
         self.ticked: set[int] = set()
@@ -328,7 +331,9 @@ class StudyApp(App[list[str]]):
                 self.note = ""
                 self.render_state()
             return
-        if key == "s":
+        if key == "u" and self.undo is not None:
+            self._undo(self.undo)
+        elif key == "s":
             self._act("chain", "n") if state == "chain" else self._act("skip")
         elif state == "choice":
             options = self.session.current.details.options if self.session.current else None
@@ -344,6 +349,17 @@ class StudyApp(App[list[str]]):
             self._rubric_key(key)
         elif state == "chain" and key in ("y", "n"):
             self._act("chain", key)
+
+    def _undo(self, undo: Callable[[], Session]) -> None:
+        try:
+            self.session = undo()
+            self.note = "Took back the last rating; the item is asked again."
+        except UsageError as exc:
+            self.note = str(exc)
+        self.pending = None
+        self.revealed = False
+        self.ticked = set()
+        self.render_state()
 
     def _rubric_key(self, key: str) -> None:
         rubric = self.session.rubric

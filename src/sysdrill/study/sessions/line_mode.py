@@ -36,7 +36,7 @@ from sysdrill.study.sessions.report import (
 from sysdrill.study.sessions.text import plain_text
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
-__all__ = ["RATING_PROMPT", "Write", "run_scripted"]
+__all__ = ["RATING_PROMPT", "Undo", "Write", "run_scripted"]
 
 Write = Callable[[str], None]
 """Prints one line (or a block of lines) of the transcript."""
@@ -157,7 +157,13 @@ def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
         _show_result(session.results[-1], write)
 
 
-def run_scripted(session: Session, script: AnswerScript, write: Write) -> SessionReport:
+Undo = Callable[[], Session]
+"""Takes back the last rating and returns the session to drive on from."""
+
+
+def run_scripted(
+    session: Session, script: AnswerScript, write: Write, *, undo: Undo | None = None
+) -> SessionReport:
     """Drive ``session`` with the lines of ``script`` until it ends or the script does.
 
     The end of the script ends the session as ``quit`` would: reviews already
@@ -167,6 +173,8 @@ def run_scripted(session: Session, script: AnswerScript, write: Write) -> Sessio
         session: A fresh session.
         script: The answer lines.
         write: Prints one line of the transcript.
+        undo: Takes back the last rating (the ``undo`` line); None where undo
+            is not offered.
 
     Returns:
         The session's report (also written out).
@@ -201,6 +209,18 @@ def run_scripted(session: Session, script: AnswerScript, write: Write) -> Sessio
             break
         if command is Command.SKIP:
             session.skip()
+            continue
+        if command is Command.UNDO:
+            if undo is None:
+                write("Undo is not available here.")
+                continue
+            try:
+                session = undo()
+            except UsageError as exc:
+                write(str(exc))
+                continue
+            write("Took back the last rating; the item is asked again.")
+            shown = None
             continue
         try:
             _step(session, session.phase, line, write)
