@@ -8,6 +8,7 @@ the boundary with ``raise ... from exc``.
 
     SysdrillError
     ├── UsageError               bad arguments that the CLI parser could not catch
+    │   └── AnswerUnreadable     an answer that is no quantity (the learner answers again)
     ├── VaultNotFound            a vault path that does not exist
     ├── ContentInvalid           content that cannot be loaded or validated
     │   └── DuplicateQuestion    two items with one id
@@ -34,6 +35,7 @@ the boundary with ``raise ... from exc``.
 from __future__ import annotations
 
 __all__ = [
+    "AnswerUnreadable",
     "ChainNotFound",
     "ContentInvalid",
     "DeckNotFound",
@@ -66,6 +68,10 @@ class SysdrillError(Exception):
 
 class UsageError(SysdrillError):
     """Arguments that are well-formed but cannot be used together or as given."""
+
+
+class AnswerUnreadable(UsageError):
+    """A typed answer that cannot be read as one; the message gives the form expected."""
 
 
 class VaultNotFound(SysdrillError):

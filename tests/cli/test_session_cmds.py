@@ -254,3 +254,40 @@ def test_every_session_command_has_help(run_cli, command):
     result = run_cli(command, "--help")
     assert result.exit_code == 0
     assert "--answers" in result.stdout and "--vault" in result.stdout
+
+
+def test_practice_with_a_deadline_today_says_so_and_goes_on(run_cli):
+    from datetime import UTC, datetime
+
+    today = datetime.now(UTC).date().isoformat()
+    result = run_cli(
+        "practice", "--vault", str(VAULT), "--deadline", today, "--limit", "1", input="quit\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(
+        f"Note: The deadline {today} is today: no days are left to plan."
+    )
+    assert "Practice: 1 items" in result.stdout
+
+
+def test_undo_takes_back_the_last_rating_and_asks_the_item_again(run_cli):
+    result = run_cli(
+        "practice", "--vault", str(VAULT), "--deck", "dp-cards", input="1\nundo\n5\n4\n2\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "> undo\nTook back the last rating; the item is asked again.\n\n[1/3] fc-1" in (
+        result.stdout
+    )
+    assert [(item, rating) for item, rating, _, _ in _reviews()] == [
+        ("fc-1", Rating.EASY),
+        ("fc-2", Rating.GOOD),
+        ("fc-3", Rating.AGAIN),
+    ]
+
+
+def test_undo_before_any_rating_says_there_is_nothing_to_undo(run_cli):
+    result = run_cli("practice", "--vault", str(VAULT), "--deck", "dp-cards", input="undo\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "> undo\nNothing to undo: no item of this session has been rated yet.\n" in (
+        result.stdout
+    )

@@ -158,8 +158,37 @@ def test_workload_without_deadline_names_the_fix(run_cli, db_url):
     result = run_cli("workload", "--db", db_url)
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: No deadline ahead. Set one with `sysdrill settings set deadline YYYY-MM-DD`.\n"
+        "Error: No deadline set. Set the next one with "
+        "`sysdrill settings set deadline YYYY-MM-DD`.\n"
     )
+
+
+def test_workload_on_a_deadline_today_or_past_says_so(run_cli, db_url):
+    today = datetime.now(UTC).date()
+    for day, says in (
+        (today, "is today: no days are left to plan."),
+        (today - timedelta(days=3), "has passed (3 days ago)."),
+    ):
+        assert (
+            run_cli("settings", "set", "deadline", day.isoformat(), "--db", db_url).exit_code == 0
+        )
+        result = run_cli("workload", "--db", db_url)
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"Error: The deadline {day.isoformat()} {says}")
+        assert result.stderr.endswith("`sysdrill settings set deadline none`.\n")
+
+
+def test_workload_is_the_same_for_the_same_state_and_day(run_cli, db_url):
+    deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    assert run_cli("settings", "set", "deadline", deadline, "--db", db_url).exit_code == 0
+    assert (
+        run_cli("practice", "--db", db_url, "--limit", "3", input="good\ngood\ngood\n").exit_code
+        == 0
+    )
+    first = run_cli("workload", "--json", "--db", db_url)
+    again = run_cli("workload", "--json", "--db", db_url)
+    assert first.exit_code == 0, first.stderr
+    assert first.stdout == again.stdout
 
 
 def test_workload_with_deadline_lists_each_day(run_cli, db_url):

@@ -16,6 +16,8 @@ from sysdrill.study.sessions.engine import Phase, Session, SessionKind, SessionP
 
 VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault")
 ITEMS = {item.id: item for item in VAULT.items}
+PARTS_VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "parts_vault")
+ITEMS.update({item.id: item for item in PARTS_VAULT.items})
 
 
 class _Clock:
@@ -289,3 +291,81 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
         "Nothing to practise now: no item is due and today's new items are done "
         "(or no item matches the filters). Come back later or widen the filters."
     ]
+
+
+async def _type(pilot, text):
+    await pilot.press(*text, "enter")
+
+
+def test_each_part_is_asked_in_turn_and_an_unreadable_answer_is_asked_again():
+    session, recorder = _session("ex-num")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        seen["first"] = app.query_one("#item", Markdown).source
+        await _type(pilot, "lots")
+        seen["refused"] = str(app.query_one("#feedback", Static).render())
+        await _type(pilot, "128 k")
+        seen["second"] = app.query_one("#item", Markdown).source
+        await _type(pilot, "50")
+        seen["graded"] = str(app.query_one("#feedback", Static).render())
+
+    _drive(app, script)
+    assert "**(a)** How big is the buffer?" in seen["first"]
+    assert "(b)" not in seen["first"]
+    assert seen["refused"] == ("Could not read 'lots' as a number; type a value such as '128 KiB'.")
+    assert "> 128 k" in seen["second"] and "**(b)** What share" in seen["second"]
+    assert "2 of 2 parts right." in seen["graded"]
+    assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.GOOD, GradedBy.NUMERIC)]
+
+
+def test_ctrl_c_leaves_at_once_with_the_reviews_kept():
+    session, recorder = _session("fc-1", "fc-2")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press("space", "4")
+        await pilot.press("ctrl+c")
+
+    lines = _drive(app, script)
+    assert [r.rating for r in recorder.results] == [Rating.GOOD]
+    assert lines is not None and "Items: 1 answered, 1 not reached" in lines
+
+
+def test_tables_and_latex_are_readable_in_plain_output():
+    from sysdrill.study.sessions.text import plain_text
+
+    text = plain_text(
+        "**Costs** with $\\bar{x}$ and \\min_i:\n\n| GPU | $/h |\n|---|---|\n| A100 | 2 |"
+    )
+    assert "**" not in text and "\\min" not in text and "\\bar" not in text
+    assert "│ A100 │ 2   │" in text
+
+
+def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
+    from sysdrill.app.sessions import StartOptions
+    from sysdrill.app.study import open_study
+    from sysdrill.app.study_vault import StudyVault
+    from sysdrill.study.filters import ItemFilter
+
+    seen = {}
+
+    def runner(app):
+        async def script(pilot):
+            await pilot.press("space", "1")
+            await pilot.press("u")
+            seen["note"] = _text(app, "#feedback")
+            seen["item"] = _markdown(app)
+            await pilot.press("space", "5")
+
+        _drive(app, script)
+
+    vault = StudyVault.of(VAULT)
+    options = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+        run_tui(study, vault, options, clock=_Clock(), runner=runner)
+        reviews = [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.user_id)]
+    assert seen["note"] == "Took back the last rating; the item is asked again."
+    assert seen["item"].startswith("## fc-1")
+    assert reviews == [("fc-1", Rating.EASY)]

@@ -6,6 +6,7 @@ import pytest
 
 from sysdrill.errors import ExpressionSyntax
 from sysdrill.napkin import grade_numeric_answer
+from sysdrill.napkin.grading import unreadable_answer
 
 
 def test_grade_accepts_an_equivalent_unit() -> None:
@@ -89,3 +90,25 @@ def test_example_answer_is_what_a_learner_types_and_it_grades_correct(value, uni
     assert example_answer(value, unit) == typed
     grade = grade_numeric_answer(typed, expected_value=value, expected_unit=unit, tolerance=0.0)
     assert grade.correct, grade.message
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["~128 KiB", "about 128 KiB", "roughly 128 KiB", "128KiB", "1.3e5 bytes", "0.13 MB", "128 k"],
+)
+def test_hedged_and_abbreviated_answers_read_as_the_same_quantity(typed):
+    grade = grade_numeric_answer(typed, expected_value=128, expected_unit="KiB", tolerance=0.05)
+    assert grade.correct is True
+
+
+def test_a_bare_thousands_multiplier_scales_a_plain_number():
+    grade = grade_numeric_answer("2.1k", expected_value=2100, expected_unit="", tolerance=0.01)
+    assert (grade.correct, grade.given_value) == (True, 2100.0)
+
+
+def test_unreadable_answer_names_the_form_and_a_wrong_unit_is_readable():
+    assert unreadable_answer("lots", expected_value=128, expected_unit="KiB") == (
+        "Could not read 'lots' as a number; type a value such as '128 KiB'."
+    )
+    assert unreadable_answer("5 ms", expected_value=128, expected_unit="KiB") is None
+    assert unreadable_answer("about 128 KiB", expected_value=128, expected_unit="KiB") is None

@@ -278,6 +278,7 @@ class LiveSession(Session):
 
         The parts' answers are joined into the item's answer, one line per part.
         """
+        self.check_part_answer(text)
         item = self._require(Phase.ANSWER)
         count = len(item.parts or ())
         answer = text.strip() or "-"

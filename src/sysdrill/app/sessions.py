@@ -87,6 +87,7 @@ __all__ = [
     "start_session",
     "template_draws",
     "undo_last_rating",
+    "undo_in_driver",
 ]
 
 
@@ -603,3 +604,21 @@ def parse_deadline(text: str) -> date | None:
         return date.fromisoformat(text)
     except ValueError as exc:
         raise UsageError(f"{text!r} is not a date; write it as YYYY-MM-DD.") from exc
+
+
+def undo_in_driver(
+    study: StudyService, vault: StudyVault, session_id: int, *, clock: Clock
+) -> Session:
+    """Take back the last review (see :func:`undo_last_rating`) for an interactive driver.
+
+    Returns:
+        The session as it stands after the undo, to drive on from (the one the
+        driver held is out of date).
+
+    Raises:
+        UsageError: If the session has no review to take back.
+    """
+    undo_last_rating(study, vault, session_id, now=clock())
+    _, live = _load(study, vault, session_id, now=clock())
+    live.use_clock(clock)
+    return live

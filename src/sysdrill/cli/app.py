@@ -21,6 +21,7 @@ from sysdrill.errors import SysdrillError
 __all__ = ["COMMAND_MODULES", "build_app", "main"]
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "sysdrill.cli.init_cmd",
     "sysdrill.cli.check_cmd",
     "sysdrill.cli.vault_cmds",
     "sysdrill.cli.napkin_cmd",
@@ -53,7 +54,7 @@ def build_app() -> typer.Typer:
         ),
         no_args_is_help=True,
         pretty_exceptions_enable=False,
-        add_completion=False,
+        add_completion=True,
         rich_markup_mode="rich",
     )
 

@@ -118,7 +118,7 @@ def _run(
     study: StudyService, loaded: StudyVault, options: StartOptions, answers: Path | None
 ) -> None:
     """Start the session, then drive it: the terminal UI on a terminal, else the line mode."""
-    from sysdrill.app.sessions import drive_session, start_session
+    from sysdrill.app.sessions import drive_session, start_session, undo_in_driver
     from sysdrill.study.sessions.answers import AnswerScript
     from sysdrill.study.sessions.line_mode import run_scripted
 
@@ -140,11 +140,17 @@ def _run(
             script = AnswerScript(handle, name=answers.name)
         else:
             script = AnswerScript(sys.stdin, name="<stdin>")
+        session_id = started.session_id
         drive_session(
             study,
             loaded,
-            started.session_id,
-            drive=lambda session: run_scripted(session, script, typer.echo),
+            session_id,
+            drive=lambda session: run_scripted(
+                session,
+                script,
+                typer.echo,
+                undo=lambda: undo_in_driver(study, loaded, session_id, clock=_clock),
+            ),
             clock=_clock,
         )
 
@@ -174,7 +180,7 @@ def practice(
 ) -> None:
     """Practise with spaced repetition: due reviews first, then new items."""
     from sysdrill.app.sessions import StartOptions, parse_deadline, set_deadline
-    from sysdrill.errors import UsageError
+    from sysdrill.errors import SchedulingError, UsageError
     from sysdrill.study.sessions.engine import SessionKind
 
     if deadline is not None:
@@ -188,10 +194,17 @@ def practice(
     )
     with _study(db) as study:
         if deadline is not None:
-            saved = set_deadline(
-                study, loaded, deadline, item_filter=options.item_filter, now=_clock()
-            )
-            if saved.deadline is None:
+            try:
+                saved = set_deadline(
+                    study, loaded, deadline, item_filter=options.item_filter, now=_clock()
+                )
+            except SchedulingError as exc:
+                # A deadline today or past is saved all the same; practice goes on.
+                typer.echo(f"Note: {exc}")
+                saved = None
+            if saved is None:
+                pass
+            elif saved.deadline is None:
                 typer.echo("Deadline mode is off.")
             else:
                 typer.echo(

@@ -2,12 +2,58 @@
 
 from __future__ import annotations
 
+import re
+
 from sysdrill.errors import NapkinError, UnitMismatch
 from sysdrill.napkin.expression import parse_unit
-from sysdrill.napkin.quantity import format_number, read_in_unit
+from sysdrill.napkin.quantity import format_number, read_in_unit, read_quantity
 from sysdrill.napkin.results import NumericGrade
 
-__all__ = ["example_answer", "grade_numeric_answer"]
+__all__ = ["example_answer", "grade_numeric_answer", "unreadable_answer"]
+
+_HEDGE = re.compile(
+    r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.)\s+", re.IGNORECASE
+)
+"""Words people put before an estimate ("about 128 KiB"); the number is read alone."""
+_THOUSANDS = re.compile(r"^([-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kKMG])$")
+"""A number with a bare multiplier, "128 k" or "1.2M": thousands of the unit's base."""
+_MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _read_given(given: str, unit_text: str) -> float:
+    """Read a typed answer in ``unit_text``; hedges and bare multipliers are allowed.
+
+    Raises:
+        NapkinError: If the text is no quantity, or not in the unit's dimension.
+    """
+    text = _HEDGE.sub("", given.strip())
+    bare = _THOUSANDS.match(text)
+    if bare is not None:
+        number = float(bare.group(1).replace(",", "")) * _MULTIPLIERS[bare.group(2)]
+        if not unit_text:
+            return number
+        # "128 k" against KiB is 128 thousand bytes: the multiplier scales the base unit.
+        one_unit = float(read_quantity(example_answer(1, unit_text)).v)
+        return number / one_unit
+    return read_in_unit(text, unit=unit_text, plain_in_unit=True)
+
+
+def unreadable_answer(given: str, *, expected_value: float, expected_unit: str) -> str | None:
+    """Why ``given`` cannot be read as an answer in ``expected_unit``, or None if it can.
+
+    A quantity in the wrong dimension is readable (it is graded wrong); text that
+    is no quantity at all gets the form to type, such as ``'128 KiB'``.
+    """
+    try:
+        _read_given(given, expected_unit.strip())
+    except UnitMismatch:
+        return None
+    except NapkinError:
+        return (
+            f"Could not read {given.strip()!r} as a number; type a value such as "
+            f"'{example_answer(expected_value, expected_unit.strip())}'."
+        )
+    return None
 
 
 def example_answer(value: float, unit: str) -> str:
@@ -50,7 +96,7 @@ def grade_numeric_answer(
         parse_unit(unit_text)  # a content error, raised before the learner's answer is read
     shown_unit = f" {unit_text}" if unit_text else ""
     try:
-        value_in_unit = read_in_unit(given, unit=unit_text, plain_in_unit=True)
+        value_in_unit = _read_given(given, unit_text)
     except UnitMismatch as exc:
         return NumericGrade(False, None, f"{exc}.")
     except NapkinError:

@@ -60,6 +60,23 @@ def _simulate(
         moment = current.due
 
 
+def _no_days_left(deadline: date | None, *, today: date) -> str:
+    """Why there is no workload to plan, and what to do."""
+    fix = "Set the next one with `sysdrill settings set deadline YYYY-MM-DD`"
+    off = "or turn deadline mode off with `sysdrill settings set deadline none`."
+    if deadline is None:
+        return f"No deadline set. {fix}."
+    if deadline == today:
+        return (
+            f"The deadline {deadline.isoformat()} is today: no days are left to plan. {fix}, {off}"
+        )
+    ago = (today - deadline).days
+    return (
+        f"The deadline {deadline.isoformat()} has passed ({ago} day{'s' if ago != 1 else ''} ago). "
+        f"{fix}, {off}"
+    )
+
+
 def expected_workload(
     cards: Sequence[CardRecord], *, unseen: int, settings: StudySettings, now: datetime
 ) -> list[DayWorkload]:
@@ -79,18 +96,17 @@ def expected_workload(
     """
     moment = require_utc(now)
     if days_left(settings, now=moment) is None:
-        raise SchedulingError(
-            "No deadline ahead. Set one with `sysdrill settings set deadline YYYY-MM-DD`."
-        )
+        raise SchedulingError(_no_days_left(settings.deadline, today=moment.date()))
     assert settings.deadline is not None
     deadline = settings.deadline
+    # Fuzz draws random intervals: without it the same state and date give the same plan.
+    settings = settings.with_changes(fuzz=False)
     counts: dict[date, int] = {}
     for card in cards:
         if card.state is not CardState.NEW:
             _simulate(card, start=moment, settings=settings, deadline=deadline, counts=counts)
     # Identical new cards follow identical schedules without fuzz: simulate one
     # per introduction day and weight it by the day's batch.
-    steady = settings.with_changes(fuzz=False)
     new_counts: dict[date, int] = {}
     remaining = unseen
     day = moment.date()
@@ -99,7 +115,7 @@ def expected_workload(
         new_counts[day] = batch
         start = moment if day == moment.date() else day_start(day) + timedelta(hours=9)
         one: dict[date, int] = {}
-        _simulate(new_card("new"), start=start, settings=steady, deadline=deadline, counts=one)
+        _simulate(new_card("new"), start=start, settings=settings, deadline=deadline, counts=one)
         for when, count in one.items():
             counts[when] = counts.get(when, 0) + count * batch
         remaining -= batch

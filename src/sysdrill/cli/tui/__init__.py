@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from sysdrill.app.sessions import StartOptions
     from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.service import StudyService
-    from sysdrill.study.sessions.engine import Clock
+    from sysdrill.study.sessions.engine import Clock, Session
 
 __all__ = ["StudyApp", "run_tui"]
 
@@ -42,17 +42,22 @@ def run_tui(
         What to print once the interface has closed: a note on the plan, then
         the report (or why there was nothing to ask).
     """
-    from sysdrill.app.sessions import drive_session, start_session
+    from sysdrill.app.sessions import drive_session, start_session, undo_in_driver
 
     started = start_session(study, vault, options, now=clock())
     lines = [f"Note: {started.note}."] if started.note else []
     if started.session_id is None:
         return [*lines, started.empty_message or ""]
+    session_id = started.session_id
+
+    def undo() -> Session:
+        return undo_in_driver(study, vault, session_id, clock=clock)
+
     report = drive_session(
         study,
         vault,
-        started.session_id,
-        drive=lambda session: runner(StudyApp(session)),
+        session_id,
+        drive=lambda session: runner(StudyApp(session, undo=undo)),
         clock=clock,
     )
     return [*lines, *report.lines]

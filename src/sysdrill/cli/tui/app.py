@@ -20,6 +20,7 @@ interval calls (tests call it after moving their fake clock).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on
@@ -32,7 +33,7 @@ from textual.widgets import Footer, Header, Input, Markdown, Static
 from sysdrill.errors import UsageError
 from sysdrill.study.ratings import Rating, rating_from_text
 from sysdrill.study.sessions.answers import Command, command_of
-from sysdrill.study.sessions.engine import AnswerMode, ItemResult, Phase, Session
+from sysdrill.study.sessions.engine import AnswerMode, Feedback, ItemResult, Phase, Session
 from sysdrill.study.sessions.report import (
     build_report,
     format_duration,
@@ -75,11 +76,14 @@ class StudyApp(App[list[str]]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "end_session", "Quit", show=True),
+        Binding("ctrl+c", "leave", "Leave", show=False, priority=True),
     ]
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, *, undo: Callable[[], Session] | None = None) -> None:
         super().__init__()
         self.session = session
+        self.undo = undo
+        """Takes back the last rating and returns the session to go on with (``u``)."""
         self.revealed = False
         """Whether the back of the current flashcard is shown."""
         self.ticked: set[int] = set()
@@ -146,6 +150,11 @@ class StudyApp(App[list[str]]):
         if view.unit_hint:
             parts.append(f"*Answer with a number and a unit (e.g. in {view.unit_hint}).*")
         state = self._state()
+        if state == "input" and view.parts:
+            given = session.part_answers
+            for index, part in enumerate(view.parts[: len(given) + 1]):
+                answered = f"\n\n> {given[index]}" if index < len(given) else ""
+                parts.append(f"**{part.label}** {part.text}{answered}")
         if state in ("rubric", "rate") and session.given_answer:
             parts.append(f"### Your answer\n\n{session.given_answer}")
         if state in ("rate", "rubric", "continue"):
@@ -227,9 +236,9 @@ class StudyApp(App[list[str]]):
         self.note = ""
         try:
             if action == "answer":
-                feedback = session.answer(value)
-                self.note = feedback.message
-                if feedback.correct is not None:
+                feedback = self._answer(value)
+                self.note = feedback.message if feedback is not None else ""
+                if feedback is not None and feedback.correct is not None:
                     self.pending = session.results[-1]
                     self._recorded(before)
                     self.note = f"{feedback.message} {self.note}"
@@ -255,6 +264,15 @@ class StudyApp(App[list[str]]):
             self.revealed = False
             self.ticked = set()
         self.render_state()
+
+    def _answer(self, text: str) -> Feedback | None:
+        """Answer the item, or its next part; None while parts are still to answer."""
+        session = self.session
+        item = session.current
+        if item is None or not item.parts or session.mode is not AnswerMode.FREE_TEXT:
+            return session.answer(text)
+        session.answer_part(text)
+        return None if session.part_answers else session.last_feedback
 
     @on(Input.Submitted, "#answer")
     def submit_answer(self, event: Input.Submitted) -> None:
@@ -313,7 +331,9 @@ class StudyApp(App[list[str]]):
                 self.note = ""
                 self.render_state()
             return
-        if key == "s":
+        if key == "u" and self.undo is not None:
+            self._undo(self.undo)
+        elif key == "s":
             self._act("chain", "n") if state == "chain" else self._act("skip")
         elif state == "choice":
             options = self.session.current.details.options if self.session.current else None
@@ -330,6 +350,17 @@ class StudyApp(App[list[str]]):
         elif state == "chain" and key in ("y", "n"):
             self._act("chain", key)
 
+    def _undo(self, undo: Callable[[], Session]) -> None:
+        try:
+            self.session = undo()
+            self.note = "Took back the last rating; the item is asked again."
+        except UsageError as exc:
+            self.note = str(exc)
+        self.pending = None
+        self.revealed = False
+        self.ticked = set()
+        self.render_state()
+
     def _rubric_key(self, key: str) -> None:
         rubric = self.session.rubric
         if rubric is None:
@@ -339,6 +370,11 @@ class StudyApp(App[list[str]]):
         elif key.isdigit() and 1 <= int(key) <= len(rubric.points):
             self.ticked ^= {int(key) - 1}
             self.render_state()
+
+    def action_leave(self) -> None:
+        """Leave at once (Ctrl+C): every move is already saved; the session is finished."""
+        self.session.quit()
+        self.exit(report_lines(build_report(self.session)))
 
     def action_end_session(self) -> None:
         """End the session (Escape), or close the report when it is over."""

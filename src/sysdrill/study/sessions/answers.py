@@ -17,7 +17,8 @@ free-text answer       the answer on one line (``-`` for "no idea"), then a rati
 gauntlet rubric        the numbers of the key points covered, ``1 3`` or ``1,3``,
                        or ``all`` / ``none``
 next in chain?         ``y``/``yes`` or ``n``/``no``
-any prompt             ``skip`` (no review recorded) or ``quit`` (end the session)
+any prompt             ``skip`` (no review recorded), ``quit`` (end the session) or
+                       ``undo`` (take back the last rating; its item is asked again)
 =====================  ==============================================================
 
 Digits always mean confidence, never Again/Hard/Good/Easy, so ``3`` is Hard
@@ -50,15 +51,19 @@ class Command(StrEnum):
     """Leave the item without recording a review."""
     QUIT = "quit"
     """End the session; reviews already given stay recorded."""
+    UNDO = "undo"
+    """Take back the last rating of the session: its item is asked again."""
 
 
 def command_of(text: str) -> Command | None:
-    """Return the command a line spells (``skip``, ``quit``, ``q``), or None."""
+    """Return the command a line spells (``skip``, ``quit``, ``q``, ``undo``), or None."""
     cleaned = text.strip().lower()
     if cleaned == "skip":
         return Command.SKIP
     if cleaned in ("quit", "q", "exit"):
         return Command.QUIT
+    if cleaned == "undo":
+        return Command.UNDO
     return None
 
 

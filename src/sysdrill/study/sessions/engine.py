@@ -27,7 +27,7 @@ from typing import Protocol
 
 from sysdrill.content.enums import ItemKind
 from sysdrill.content.models import Item
-from sysdrill.errors import UsageError
+from sysdrill.errors import AnswerUnreadable, UsageError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.grading import (
     NumericGrader,
@@ -36,7 +36,16 @@ from sysdrill.study.grading import (
     grading_mode,
 )
 from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.sessions.answer_math import claim_lines
 from sysdrill.study.sessions.chains import ChainIndex, ChainStep
+from sysdrill.study.sessions.parts import (
+    describe_parts,
+    grade_part,
+    join_part_answers,
+    rating_from_parts,
+    split_part_answers,
+    unreadable_part_answer,
+)
 from sysdrill.study.sessions.rubric import Rubric, build_rubric, rating_for_score
 from sysdrill.study.sessions.view import option_label
 
@@ -216,6 +225,8 @@ class Session:
         self._presented_at = self.started_at
         self._answer: str | None = None
         self._repeated: set[str] = set()
+        self.part_answers: list[str] = []
+        """Answers given so far to the parts of the current exercise."""
         self._begin_item()
 
     # -- state -----------------------------------------------------------------
@@ -277,6 +288,7 @@ class Session:
         self.rubric = None
         self.chain_offer = None
         self._answer = None
+        self.part_answers = []
         if self.index >= len(self.queue):
             self._finish()
             return
@@ -391,6 +403,11 @@ class Session:
             self.last_feedback = Feedback(None, "Time is up.", timed_out=True)
             return self.last_feedback
         mode = answer_mode(item)
+        if mode is AnswerMode.NUMERIC:
+            self._check_numeric(item, text)
+        parts = split_part_answers(item, text) if mode is AnswerMode.FREE_TEXT else None
+        if parts is not None:
+            return self._answer_parts(item, parts)
         if mode in (AnswerMode.MULTIPLE_CHOICE, AnswerMode.NUMERIC):
             if mode is AnswerMode.MULTIPLE_CHOICE:
                 grade = grade_multiple_choice(item, text)
@@ -410,8 +427,83 @@ class Session:
                 self.phase = Phase.RUBRIC if self.rubric.points else Phase.RATE
             else:
                 self.phase = Phase.RATE
-            self.last_feedback = Feedback(None, "Compare your answer with the model answer.")
+            checked = claim_lines(text)
+            message = "\n".join([*checked, "Compare your answer with the model answer."])
+            self.last_feedback = Feedback(None, message)
             return self.last_feedback
+
+    def _check_numeric(self, item: Item, text: str) -> None:
+        from sysdrill.napkin.grading import unreadable_answer
+
+        if text.strip() in ("", "-") or item.answer_value is None:
+            return
+        reason = unreadable_answer(
+            text, expected_value=item.answer_value, expected_unit=item.answer_unit or ""
+        )
+        if reason is not None:
+            raise AnswerUnreadable(reason)
+
+    def check_part_answer(self, text: str) -> None:
+        """Refuse an answer to the next part that cannot be read (nothing is recorded).
+
+        Raises:
+            UsageError: If no answer is awaited.
+            AnswerUnreadable: If the part expects a quantity and ``text`` is none.
+        """
+        item = self._require(Phase.ANSWER)
+        reason = unreadable_part_answer(item, len(self.part_answers), text)
+        if reason is not None:
+            raise AnswerUnreadable(reason)
+
+    def answer_part(self, text: str) -> None:
+        """Answer the next part of the current exercise; the last part answers the item.
+
+        Raises:
+            UsageError: If no answer is awaited.
+            AnswerUnreadable: If a numeric part's answer is no quantity.
+        """
+        self.check_part_answer(text)
+        item = self._require(Phase.ANSWER)
+        given = text.strip() or "-"
+        if len(self.part_answers) + 1 >= len(item.parts or ()):
+            answers = [*self.part_answers, given]
+            self.part_answers = []
+            self.answer(join_part_answers(item, answers))
+            return
+        self.part_answers.append(given)
+
+    def _answer_parts(self, item: Item, answers: list[str]) -> Feedback:
+        grades = [grade_part(item, index, given) for index, given in enumerate(answers)]
+        self._answer = join_part_answers(item, answers)
+        summary = describe_parts(grades)
+        rating = rating_from_parts(grades)
+        if rating is None:
+            self.phase = Phase.RATE
+            if self.plan.rubric_scoring:
+                self.rubric = build_rubric(item)
+                self.phase = Phase.RUBRIC if self.rubric.points else Phase.RATE
+            checked = [
+                line
+                for grade in grades
+                if grade.correct is None
+                for line in claim_lines(grade.answer)
+            ]
+            compare = "\n".join([*checked, "Compare your answers with the reference, then rate."])
+            self.last_feedback = Feedback(None, f"{summary}\n{compare}".strip())
+            return self.last_feedback
+        right = sum(1 for grade in grades if grade.correct)
+        result = self._record(
+            item,
+            rating=rating,
+            graded_by=GradedBy.NUMERIC,
+            correct=right == len(grades),
+            score=right / len(grades),
+        )
+        self._after_result(result)
+        self.last_feedback = Feedback(
+            right == len(grades), f"{summary}\n{right} of {len(grades)} parts right."
+        )
+        return self.last_feedback
 
     def _graded(self, item: Item, correct: bool, graded_by: GradedBy) -> None:
         rating = Rating.GOOD if correct else Rating.AGAIN

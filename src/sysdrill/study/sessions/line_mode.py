@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sysdrill.errors import UsageError
+from sysdrill.errors import AnswerUnreadable, UsageError
 from sysdrill.study.sessions.answers import (
     AnswerScript,
     Command,
@@ -36,7 +36,7 @@ from sysdrill.study.sessions.report import (
 from sysdrill.study.sessions.text import plain_text
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
-__all__ = ["RATING_PROMPT", "Write", "run_scripted"]
+__all__ = ["RATING_PROMPT", "Undo", "Write", "run_scripted"]
 
 Write = Callable[[str], None]
 """Prints one line (or a block of lines) of the transcript."""
@@ -66,11 +66,26 @@ def _show_item(session: Session, write: Write) -> None:
         write(f"Your choice (a-{option_label(len(view.options) - 1)}):")
     elif mode is AnswerMode.NUMERIC:
         write(f"Your answer (a number with a unit, e.g. in {view.unit_hint}):")
+    elif mode is AnswerMode.FREE_TEXT and view.parts:
+        _show_part(session, write)
     elif mode is AnswerMode.FREE_TEXT:
         write("Your answer (one line, - for none):")
     else:
         _show_reveal(session, write)
         write(RATING_PROMPT + ":")
+
+
+def _answers_by_part(session: Session) -> bool:
+    item = session.current
+    return item is not None and bool(item.parts) and session.mode is AnswerMode.FREE_TEXT
+
+
+def _show_part(session: Session, write: Write) -> None:
+    item = session.current
+    assert item is not None and item.parts
+    part = item.parts[len(session.part_answers)]
+    write(f"{part.label} {plain_text(part.text)}")
+    write(f"Your answer to {part.label} (one line, - for none):")
 
 
 def _show_reveal(session: Session, write: Write) -> None:
@@ -112,7 +127,14 @@ def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
     """Apply one answer line to the session in ``phase``."""
     done_before = len(session.results)
     if phase is Phase.ANSWER:
-        feedback = session.answer(line)
+        if _answers_by_part(session):
+            session.answer_part(line)
+            if session.part_answers:
+                return
+            assert session.last_feedback is not None
+            feedback = session.last_feedback
+        else:
+            feedback = session.answer(line)
         write(feedback.message)
         if feedback.timed_out:
             return
@@ -135,7 +157,13 @@ def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
         _show_result(session.results[-1], write)
 
 
-def run_scripted(session: Session, script: AnswerScript, write: Write) -> SessionReport:
+Undo = Callable[[], Session]
+"""Takes back the last rating and returns the session to drive on from."""
+
+
+def run_scripted(
+    session: Session, script: AnswerScript, write: Write, *, undo: Undo | None = None
+) -> SessionReport:
     """Drive ``session`` with the lines of ``script`` until it ends or the script does.
 
     The end of the script ends the session as ``quit`` would: reviews already
@@ -145,6 +173,8 @@ def run_scripted(session: Session, script: AnswerScript, write: Write) -> Sessio
         session: A fresh session.
         script: The answer lines.
         write: Prints one line of the transcript.
+        undo: Takes back the last rating (the ``undo`` line); None where undo
+            is not offered.
 
     Returns:
         The session's report (also written out).
@@ -157,12 +187,16 @@ def run_scripted(session: Session, script: AnswerScript, write: Write) -> Sessio
     if session.plan.kind is SessionKind.GAUNTLET and session.deadline is not None:
         write(f"Countdown: {format_duration(session.deadline - session.started_at)}.")
     shown: tuple[int, int] | None = None
+    parts_shown = 0
     while session.phase is not Phase.DONE:
         if session.phase is Phase.CHAIN:
             _show_chain_offer(session, write)
         elif shown != (session.index, len(session.results)):
             _show_item(session, write)
+        elif session.phase is Phase.ANSWER and len(session.part_answers) != parts_shown:
+            _show_part(session, write)
         shown = (session.index, len(session.results))
+        parts_shown = len(session.part_answers)
         line = script.next_line()
         if line is None:
             write("(end of answers)")
@@ -176,8 +210,23 @@ def run_scripted(session: Session, script: AnswerScript, write: Write) -> Sessio
         if command is Command.SKIP:
             session.skip()
             continue
+        if command is Command.UNDO:
+            if undo is None:
+                write("Undo is not available here.")
+                continue
+            try:
+                session = undo()
+            except UsageError as exc:
+                write(str(exc))
+                continue
+            write("Took back the last rating; the item is asked again.")
+            shown = None
+            continue
         try:
             _step(session, session.phase, line, write)
+        except AnswerUnreadable as exc:
+            # Nothing was recorded: the same prompt waits for a readable answer.
+            write(f"{exc} Answer again:")
         except UsageError as exc:
             raise script.error(str(exc)) from exc
     report = build_report(session)

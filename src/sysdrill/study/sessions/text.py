@@ -12,7 +12,7 @@ import re
 
 from sysdrill.content.latex_text import latex_to_text
 
-__all__ = ["keep_line_breaks", "plain_text", "readable_math"]
+__all__ = ["draw_tables", "keep_line_breaks", "plain_text", "readable_math"]
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(?!\s)([^$\n]+?)(?<!\s)\$", re.DOTALL)
 
@@ -33,11 +33,21 @@ def readable_math(text: str) -> str:
         ``a/b × 2``); dollar amounts such as ``$5 and $6`` stay as written
         because a fragment may not start or end with a space.
     """
-    return _MATH.sub(lambda m: _math_to_plain(m.group(1) or m.group(2)), text)
+    text = _MATH.sub(lambda m: _math_to_plain(m.group(1) or m.group(2)), text)
+    return _BARE_LATEX.sub(lambda m: _math_to_plain(m.group(0)), text)
+
+
+_BARE_LATEX = re.compile(
+    r"\\(?:[A-Za-z]+)(?:\{[^{}\n]*\}|[_^](?:\{[^{}\n]*\}|\w))*(?:\s*[_^](?:\{[^{}\n]*\}|\w))*"
+)
+"""A LaTeX command written outside ``$...$`` (``\\min_i``, ``\\bar{x}``): made readable too."""
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 _HEADING = re.compile(r"^#{1,6}\s+", re.MULTILINE)
+_ITALIC = re.compile(r"(?<![*\w])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![*\w])")
+_CODE = re.compile(r"`([^`\n]+)`")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 def plain_text(markdown: str) -> str:
@@ -52,7 +62,58 @@ def plain_text(markdown: str) -> str:
     """
     text = readable_math(markdown)
     text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
-    return _HEADING.sub("", text).strip()
+    text = _ITALIC.sub(lambda m: m.group(1), text)
+    text = _CODE.sub(lambda m: m.group(1), text)
+    return draw_tables(_HEADING.sub("", text)).strip()
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _table_text(header: list[str], rows: list[list[str]]) -> str:
+    from io import StringIO
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SQUARE, show_header=True, header_style="")
+    for name in header:
+        table.add_column(name)
+    for row in rows:
+        table.add_row(*(row + [""] * (len(header) - len(row)))[: len(header)])
+    out = StringIO()
+    Console(file=out, width=100, color_system=None, highlight=False).print(table)
+    return out.getvalue().rstrip("\n")
+
+
+def draw_tables(text: str) -> str:
+    """Draw every Markdown pipe table in ``text`` with box lines (Rich), other lines kept.
+
+    Args:
+        text: Plain text that may hold ``| a | b |`` tables with a ``|---|`` rule.
+
+    Returns:
+        The text with each table drawn as a grid, at most 100 columns wide.
+    """
+    lines = text.split("\n")
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if "|" in line and _TABLE_RULE.match(following) and "|" in following:
+            rows = []
+            index += 2
+            while index < len(lines) and "|" in lines[index] and lines[index].strip():
+                rows.append(_cells(lines[index]))
+                index += 1
+            out.append(_table_text(_cells(line), rows))
+            continue
+        out.append(line)
+        index += 1
+    return "\n".join(out)
 
 
 def keep_line_breaks(markdown: str) -> str:

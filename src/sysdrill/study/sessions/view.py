@@ -118,13 +118,18 @@ def answer_sections(item: Item) -> list[tuple[str, str]]:
     return [(name, text.strip()) for name, text in sections if text and text.strip()]
 
 
+def _label(label: str) -> str:
+    """``(a)`` for a part labelled ``a`` or ``(a)``."""
+    return label if label.startswith("(") else f"({label})"
+
+
 def reveal_sections(item: Item) -> list[tuple[str, str]]:
     """The back of an item in a session: :func:`answer_sections`, then the part answers.
 
     An item with neither gets a line saying the learner judges alone.
     """
     found = answer_sections(item)
-    answers = [f"({part.label}) {part.answer}" for part in item.parts or () if part.answer]
+    answers = [f"{_label(part.label)} {part.answer}" for part in item.parts or () if part.answer]
     if answers:
         found.append(("Parts", "\n".join(answers)))
     if not found:

@@ -1,0 +1,36 @@
+"""Napkin math in a typed answer, checked before the learner rates it.
+
+A free-text answer such as ``80 GB / 2 TB/s = 40 ms`` holds claims; each one
+the napkin checker can evaluate is marked right or wrong, so the learner
+rates their recall knowing which of their numbers held.
+"""
+
+from __future__ import annotations
+
+from sysdrill.napkin import check_claims
+from sysdrill.napkin.results import Verdict
+
+__all__ = ["claim_lines"]
+
+_SHOWN = {
+    Verdict.OK: "right",
+    Verdict.WRONG: "wrong",
+    Verdict.UNIT_MISMATCH: "wrong",
+    Verdict.PREFIX_AMBIGUOUS: "check the prefix",
+}
+
+
+def claim_lines(text: str) -> list[str]:
+    """One line per checkable claim in ``text``: ``Your math: 8 * 4 KiB = 64 KiB: wrong (...)``.
+
+    Claims the checker cannot evaluate (prose, symbols, ranges) are left out.
+    """
+    lines = []
+    for verdict in check_claims(text):
+        shown = _SHOWN.get(verdict.verdict)
+        if shown is None:
+            continue
+        claim = f"{verdict.lhs} {verdict.relation} {verdict.rhs}"
+        why = "" if verdict.verdict is Verdict.OK else f" ({verdict.message})"
+        lines.append(f"Your math: {claim}: {shown}{why}.")
+    return lines

@@ -1,0 +1,176 @@
+"""The parts of an exercise, (a), (b), (c): one answer each, numeric parts graded.
+
+A part whose reference answer ends in one quantity (``... = 52.5%``,
+``16 bytes per parameter: 20.8 GB.``) is graded like a numeric item, within
+the item's tolerance; any other part is compared by the learner. The item is
+rated from its parts: when every part is graded, all right is Good, at least
+half right is Hard and fewer is Again; otherwise the learner rates it with
+each graded part marked right or wrong in front of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sysdrill.content.models import Item, Part
+from sysdrill.errors import NapkinError
+from sysdrill.study.grading import DEFAULT_NUMERIC_TOLERANCE
+from sysdrill.study.ratings import Rating
+
+__all__ = [
+    "PartExpected",
+    "PartGrade",
+    "describe_parts",
+    "join_part_answers",
+    "part_expected",
+    "grade_part",
+    "rating_from_parts",
+    "split_part_answers",
+    "unreadable_part_answer",
+]
+
+_NO_ANSWER = ("", "-")
+_NUMBER_UNIT = re.compile(r"^(\d[\d,]*\.?\d*(?:e[-+]?\d+)?)\s*([A-Za-z].*)$")
+_LEAD = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|~|≈)\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class PartExpected:
+    """The quantity a numeric part expects: ``value`` in ``unit`` (``""`` for a number)."""
+
+    value: float
+    unit: str
+
+
+@dataclass(frozen=True, slots=True)
+class PartGrade:
+    """One part of an answer and what became of it."""
+
+    label: str
+    answer: str
+    correct: bool | None
+    """True or False for a graded part; None for a part the learner compares."""
+    message: str
+
+
+def part_expected(part: Part) -> PartExpected | None:
+    """The quantity ``part`` expects, when its reference answer ends in exactly one.
+
+    The text after the last ``=`` or ``:`` is read as one quantity; a percentage
+    is kept in percent so that ``52.5`` and ``52.5%`` both read as meant.
+    """
+    from sysdrill.napkin.expression import parse_unit
+    from sysdrill.napkin.quantity import format_value, read_quantity
+
+    if not part.answer:
+        return None
+    tail = re.split(r"=|:\s", part.answer.strip())[-1].strip().rstrip(".").strip()
+    tail = _LEAD.sub("", tail)
+    if not tail or not re.match(r"^[$\d.]", tail):
+        return None
+    try:
+        value = read_quantity(tail)
+    except NapkinError:
+        return None
+    if tail.endswith("%"):
+        return PartExpected(float(value.v) * 100, "%")
+    written = _NUMBER_UNIT.match(tail)
+    if written is not None:
+        # Keep the unit the reference wrote (KiB stays KiB) when it reads as one.
+        try:
+            parse_unit(written.group(2))
+        except NapkinError:
+            pass
+        else:
+            return PartExpected(float(written.group(1).replace(",", "")), written.group(2))
+    number, unit, _ = format_value(value)
+    return PartExpected(number, unit)
+
+
+def _tolerance(item: Item) -> float:
+    return item.answer_tolerance if item.answer_tolerance is not None else DEFAULT_NUMERIC_TOLERANCE
+
+
+def unreadable_part_answer(item: Item, index: int, text: str) -> str | None:
+    """Why ``text`` cannot answer part ``index`` of ``item``, or None when it can.
+
+    Only numeric parts reject an answer: one that is no quantity at all (``-``
+    for "no idea" is always accepted, and graded wrong).
+    """
+    from sysdrill.napkin.grading import unreadable_answer
+
+    parts = item.parts or ()
+    if not 0 <= index < len(parts) or text.strip() in _NO_ANSWER:
+        return None
+    expected = part_expected(parts[index])
+    if expected is None:
+        return None
+    return unreadable_answer(text, expected_value=expected.value, expected_unit=expected.unit)
+
+
+def grade_part(item: Item, index: int, text: str) -> PartGrade:
+    """Grade the answer ``text`` to part ``index`` of ``item``."""
+    from sysdrill.napkin.grading import grade_numeric_answer
+
+    part = (item.parts or ())[index]
+    given = text.strip() or "-"
+    expected = part_expected(part)
+    if expected is None:
+        return PartGrade(part.label, given, None, "compare with the reference answer")
+    if given in _NO_ANSWER:
+        return PartGrade(part.label, given, False, "no answer given")
+    grade = grade_numeric_answer(
+        given,
+        expected_value=expected.value,
+        expected_unit=expected.unit,
+        tolerance=_tolerance(item),
+    )
+    return PartGrade(part.label, given, grade.correct, grade.message)
+
+
+def join_part_answers(item: Item, answers: Sequence[str]) -> str:
+    """The item's answer made of its parts' answers, one ``label answer`` line each."""
+    labels = [part.label for part in item.parts or ()]
+    return "\n".join(f"{label} {given}" for label, given in zip(labels, answers, strict=False))
+
+
+def split_part_answers(item: Item, text: str) -> list[str] | None:
+    """Read an answer joined by :func:`join_part_answers` back into its parts.
+
+    Returns None when ``text`` is not one ``label answer`` line per part (an
+    exercise answered as a whole).
+    """
+    parts = item.parts or ()
+    lines = text.split("\n")
+    if not parts or len(lines) != len(parts):
+        return None
+    answers = []
+    for part, line in zip(parts, lines, strict=True):
+        if not line.startswith(part.label):
+            return None
+        answers.append(line[len(part.label) :].strip() or "-")
+    return answers
+
+
+def rating_from_parts(grades: Sequence[PartGrade]) -> Rating | None:
+    """The rating when every part was graded (Good, Hard, Again); None otherwise."""
+    if not grades or any(grade.correct is None for grade in grades):
+        return None
+    right = sum(1 for grade in grades if grade.correct)
+    if right == len(grades):
+        return Rating.GOOD
+    return Rating.HARD if 2 * right >= len(grades) else Rating.AGAIN
+
+
+def describe_parts(grades: Sequence[PartGrade]) -> str:
+    """One line per graded part: ``(a) right: ...`` or ``(b) wrong: ...``.
+
+    Parts the learner compares are left out: their answers are shown with the reference.
+    """
+    return "\n".join(
+        f"{grade.label} {'right' if grade.correct else 'wrong'}: {grade.message}"
+        for grade in grades
+        if grade.correct is not None
+    )
