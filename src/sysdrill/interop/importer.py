@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
 from sysdrill.interop import vault_writer
@@ -521,9 +522,15 @@ def import_source(
             report.notes.append(ImportNote(remark, rel))
     if audit:
         _defects(report, plan, into)
+    media = {
+        f"{MEDIA_FOLDER}/{name}": data
+        for name, data in parsed.media_files.items()
+        if not (into / MEDIA_FOLDER / name).is_file()
+    }
     if not dry_run:
-        vault_writer.write_files(into, plan.files, create_root=report.created_vault)
-        report.written = list(plan.files)
+        files: dict[str, str | bytes] = {**plan.files, **media}
+        vault_writer.write_files(into, files, create_root=report.created_vault)
+        report.written = list(files)
         if report.created_vault:
             (into / "questions").mkdir(parents=True, exist_ok=True)
     return report

@@ -58,3 +58,5 @@ class ParsedSource:
     ``/``) and their text, to bring into the target vault as written."""
     field_maps: dict[str, dict[str, str]] = field(default_factory=dict)
     """Role of each field, by note type name, as the reader mapped them (Anki packages)."""
+    media_files: dict[str, bytes] = field(default_factory=dict)
+    """Checked media files to write to the vault's ``media/`` folder, by file name."""

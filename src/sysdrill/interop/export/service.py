@@ -8,6 +8,7 @@ at ``out`` survives a failed one.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -121,11 +122,11 @@ Writer = Callable[[list[ExportedItem], Path, datetime], list[str]]
 """Writes the items to a path and returns the deck names it wrote."""
 
 
-def _writer(fmt: ExportFormat) -> Writer:
+def _writer(fmt: ExportFormat, vault: Path) -> Writer:
     if fmt == ExportFormat.APKG:
         from sysdrill.interop.export.apkg import write_apkg
 
-        return write_apkg
+        return functools.partial(write_apkg, vault=vault)
     from sysdrill.interop.export import text_formats
 
     writers: dict[ExportFormat, Writer] = {
@@ -236,7 +237,7 @@ def export_vault(
     decks: list[str] = []
 
     def write(path: Path) -> None:
-        decks.extend(_writer(fmt)(chosen, path, now.astimezone(UTC)))
+        decks.extend(_writer(fmt, vault)(chosen, path, now.astimezone(UTC)))
 
     write_atomically(out, write)
     report.items = len(chosen)

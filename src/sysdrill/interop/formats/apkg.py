@@ -13,8 +13,9 @@ The collection comes in three shapes, newest first:
 The archive is opened through :mod:`sysdrill.interop.safe_zip` (size, name
 and member-count limits) and the collection is copied to a temporary file and
 opened read-only, with ``trusted_schema`` off so nothing defined in the file
-can run. Only our own ``SELECT`` statements are executed. Media files are not
-imported; a note says how many were skipped.
+can run. Only our own ``SELECT`` statements are executed. Media files that pass
+the checks of :mod:`sysdrill.interop.media` come along, renamed by content, and
+the fields refer to them as ``![](media/<name>)`` and ``[sound:media/<name>]``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from sysdrill.errors import ImportFailed
 from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
 from sysdrill.interop.field_map import FieldRole, map_fields
 from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
+from sysdrill.interop.media import read_package_media
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
@@ -46,7 +48,6 @@ COLLECTION_MEMBERS: tuple[str, ...] = (
 """Collection files looked for inside the zip, preferred first."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_MEDIA_INDEX_LIMIT_BYTES = 16 * 1024 * 1024
 _PLAIN_EXTRAS = frozenset({"extra", "back extra"})
 """Extra fields shown as they are, without their name before them (Anki's own names)."""
 _URL = re.compile(r"https://\S+")
@@ -291,6 +292,7 @@ def _note_items(
     where: str,
     roles: dict[str, FieldRole],
     card_ords: set[int],
+    media_names: Mapping[str, str],
 ) -> list[ParsedItem]:
     """The items of one note: one per cloze number, two for a reversed note, else one."""
     names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
@@ -299,7 +301,7 @@ def _note_items(
     media: list[str] = []
     texts: list[str] = []
     for value in values:
-        text, found = html_to_markdown(value)
+        text, found = html_to_markdown(value, media_names=media_names)
         texts.append(text)
         media.extend(found)
     ctx = _NoteContext(tags, deck, where, media)
@@ -360,6 +362,7 @@ def _read_collection(
     *,
     given: Mapping[str, FieldRole],
     saved: Mapping[str, Mapping[str, FieldRole]],
+    media_names: Mapping[str, str],
 ) -> None:
     tables = _tables(conn)
     if tables.get("notes") != "table" or tables.get("cards") != "table":
@@ -403,6 +406,7 @@ def _read_collection(
             where=where,
             roles=roles,
             card_ords=ords.get(int(nid), {0}),
+            media_names=media_names,
         )
         for item in items:
             if not item.data["question"]:
@@ -440,7 +444,7 @@ def read_apkg(
             :mod:`sysdrill.interop.field_map`.
 
     Returns:
-        The parsed notes; media files are counted in a note, not imported.
+        The parsed notes and their checked media files.
 
     Raises:
         HostileInput: If the archive is oversized, escapes its folder, or is not a zip.
@@ -455,17 +459,21 @@ def read_apkg(
                 f"'{path.name}' holds no Anki collection ({' or '.join(COLLECTION_MEMBERS)}); "
                 "export the deck again from Anki as a package (.apkg)"
             )
-        media = [name for name in names if name.isdigit()]
-        if media:
-            source.notes.append(
-                ImportNote(f"{len(media)} media files (images, sounds) skipped; not imported")
-            )
+        media = read_package_media(archive, members=names)
+        source.media_files = media.files
+        source.notes.extend(media.notes)
         with tempfile.TemporaryDirectory(prefix="sysdrill-apkg-") as folder:
             copy = Path(folder) / "collection.sqlite"
             _copy_collection(archive, member, copy)
             try:
                 with _open_collection(copy, path.name) as conn:
-                    _read_collection(conn, source, given=field_map or {}, saved=saved_maps or {})
+                    _read_collection(
+                        conn,
+                        source,
+                        given=field_map or {},
+                        saved=saved_maps or {},
+                        media_names=media.names,
+                    )
             except ImportFailed as exc:
                 if str(exc).startswith(f"'{path.name}'"):
                     raise
