@@ -23,9 +23,11 @@ from enum import StrEnum
 
 __all__ = [
     "MEDIA_FOLDER",
+    "IMAGE_REF",
     "MEDIA_TYPES",
     "MediaKind",
     "MediaRef",
+    "SOUND_REF",
     "content_name",
     "is_safe_media_name",
     "media_refs",

@@ -16,5 +16,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.settings",
     "sysdrill.web.routes.reports",
     "sysdrill.web.routes.study",
+    "sysdrill.web.routes.media",
 )
 """Router modules; one that does not exist yet (a page in progress) is left out."""
