@@ -70,7 +70,7 @@ ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
 PARALLEL_MIN_FILES = 400
 """Fewer files than this are audited in one process (a worker costs more than it saves)."""
 
-RULESET_VERSION = 1
+RULESET_VERSION = 2
 """Bumped when a rule changes what it reports, so cached findings are recomputed."""
 
 NapkinHook = Callable[[ItemFile], list[Finding]]
