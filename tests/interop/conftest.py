@@ -166,3 +166,50 @@ def import_with_anki(
         return read(col)
     finally:
         col.close()
+
+
+HISTORY_FRONTS = ("What is HBM?", "Show the board", "Never seen")
+
+
+def build_history_package(folder: Path, *, fsrs: bool = True) -> Path:
+    """A package the official ``anki`` package exports in its current format (anki21b, zstd
+    media), with scheduling: three Basic notes in deck ``History``; the first answered
+    Good then Again (learning), the second (an image-only answer) Good twice (review),
+    the third never studied. Anki's scheduler runs on the real clock, so tests compare
+    counts and states, not times.
+    """
+    from anki.collection import Collection, ExportAnkiPackageOptions
+
+    folder.mkdir(parents=True, exist_ok=True)
+    col = Collection(str(folder / "source.anki2"))
+    try:
+        if fsrs:
+            col.set_config("fsrs", True)
+        image = folder / "board.png"
+        image.write_bytes(PNG_BYTES)
+        stored = col.media.add_file(str(image))
+        basic = col.models.by_name("Basic")
+        deck = col.decks.id("History")
+        backs = ("High-bandwidth memory", f'<img src="{stored}">', "x")
+        for front, back in zip(HISTORY_FRONTS, backs, strict=True):
+            note = col.new_note(basic)
+            note["Front"], note["Back"] = front, back
+            col.add_note(note, deck)
+        unseen = col.find_cards(f'"Front:{HISTORY_FRONTS[2]}"')
+        col.sched.suspend_cards(unseen)
+        col.decks.select(deck)
+        for rating in (3, 3, 1, 3):
+            card = col.sched.getCard()
+            if card is not None:
+                col.sched.answerCard(card, rating)
+        path = folder / "history.apkg"
+        col.export_anki_package(
+            out_path=str(path),
+            options=ExportAnkiPackageOptions(
+                with_scheduling=True, with_deck_configs=True, with_media=True, legacy=False
+            ),
+            limit=None,
+        )
+    finally:
+        col.close()
+    return path

@@ -121,6 +121,22 @@ def register(app: typer.Typer) -> None:
                 "items (item rules and napkin math); --no-audit is faster.",
             ),
         ] = True,
+        with_scheduling: Annotated[
+            bool,
+            typer.Option(
+                "--with-scheduling",
+                help="Anki packages: also take over each card's state and review log into "
+                "the study database (items already studied here keep their state).",
+            ),
+        ] = False,
+        db: Annotated[
+            str | None,
+            typer.Option(
+                "--db",
+                help="Study database URL for --with-scheduling (default "
+                "$SYSDRILL_DATABASE_URL, else the SQLite file in the user data folder).",
+            ),
+        ] = None,
     ) -> None:
         """Import a source into a vault: one YAML file per item, all or nothing.
 
@@ -143,10 +159,23 @@ def register(app: typer.Typer) -> None:
             dry_run=dry_run,
             audit=audit,
             field_map=field_map or None,
+            with_scheduling=with_scheduling,
             now=datetime.now(UTC),
         )
+        seeded: tuple[int, int] | None = None
+        if with_scheduling and not dry_run:
+            from sysdrill.app.anki_history import seed_study_from_import
+
+            seeded = seed_study_from_import(report.scheduling, db_url=db)
         if as_json:
-            typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+            data = report.to_dict()
+            if seeded is not None:
+                data["scheduling"] = {"cards": seeded[0], "reviews": seeded[1]}
+            typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
             return
         for line in render_report(report):
             typer.echo(line)
+        if seeded is not None:
+            typer.echo(
+                f"Scheduling: {seeded[0]} cards and {seeded[1]} reviews taken over from Anki"
+            )

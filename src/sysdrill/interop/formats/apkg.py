@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.errors import ImportFailed
+from sysdrill.interop.anki_scheduling import read_scheduling
 from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
 from sysdrill.interop.field_map import FieldRole, map_fields
 from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
@@ -356,6 +357,25 @@ def _note_items(
     return items
 
 
+def _card_keys(
+    conn: sqlite3.Connection, keys_of: dict[int, tuple[str, set[str]]]
+) -> dict[int, str]:
+    """The item key of each Anki card: ``<guid>#c<N>``, ``<guid>#forward``/``#reverse``, a GUID."""
+    found: dict[int, str] = {}
+    for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
+        guid, keys = keys_of.get(int(nid), ("", set()))
+        number = int(ord_ or 0)
+        for key in (
+            f"{guid}#c{number + 1}",
+            f"{guid}#{('forward', 'reverse')[min(number, 1)]}",
+            guid,
+        ):
+            if key in keys:
+                found[int(cid)] = key
+                break
+    return found
+
+
 def _read_collection(
     conn: sqlite3.Connection,
     source: ParsedSource,
@@ -363,6 +383,7 @@ def _read_collection(
     given: Mapping[str, FieldRole],
     saved: Mapping[str, Mapping[str, FieldRole]],
     media_names: Mapping[str, str],
+    with_scheduling: bool = False,
 ) -> None:
     tables = _tables(conn)
     if tables.get("notes") != "table" or tables.get("cards") != "table":
@@ -379,6 +400,7 @@ def _read_collection(
         first_deck.setdefault(int(nid), int(did))
         ords.setdefault(int(nid), set()).add(int(ord_ or 0))
     roles_of: dict[int, dict[str, FieldRole]] = {}
+    keys_of: dict[int, tuple[str, set[str]]] = {}
     seen: set[str] = set()
     rows = conn.execute("SELECT id, guid, mid, tags, flds FROM notes ORDER BY id")
     for number, (nid, guid, mid, tags, flds) in enumerate(rows, start=1):
@@ -413,6 +435,9 @@ def _read_collection(
                 source.notes.append(ImportNote("note has an empty front", where, skipped=True))
                 break
             source.items.append(item)
+            keys_of.setdefault(int(nid), (guid, set()))[1].add(item.key)
+    if with_scheduling:
+        source.scheduling = read_scheduling(conn, _card_keys(conn, keys_of))
     decks = {item.data.get("deck") for item in source.items}
     if len(decks) == 1:
         source.deck = decks.pop()
@@ -423,6 +448,7 @@ def read_apkg(
     *,
     field_map: Mapping[str, FieldRole] | None = None,
     saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
+    with_scheduling: bool = False,
 ) -> ParsedSource:
     """Read an Anki package into flashcard items, one per card to review.
 
@@ -442,6 +468,8 @@ def read_apkg(
         saved_maps: Roles saved by an earlier import, by note type name;
             ``field_map`` wins over them, and both over the heuristic of
             :mod:`sysdrill.interop.field_map`.
+        with_scheduling: Also read each card's state and review log
+            (:attr:`ParsedSource.scheduling`).
 
     Returns:
         The parsed notes and their checked media files.
@@ -473,6 +501,7 @@ def read_apkg(
                         given=field_map or {},
                         saved=saved_maps or {},
                         media_names=media.names,
+                        with_scheduling=with_scheduling,
                     )
             except ImportFailed as exc:
                 if str(exc).startswith(f"'{path.name}'"):
