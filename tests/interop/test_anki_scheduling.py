@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.interop.conftest import HISTORY_FRONTS, build_history_package
@@ -127,3 +128,36 @@ def test_seeding_leaves_items_studied_here_alone() -> None:
     seed_anki_history(store, user, {"a": history})
 
     assert seed_anki_history(store, user, {"a": history, "b": history}) == (1, 1)
+
+
+@pytest.mark.anki
+@pytest.mark.skipif(not HAVE_ANKI, reason="the anki package is not installed")
+def test_reexport_with_scheduling_lets_anki_continue_with_the_same_notes_cards_and_media(
+    history_apkg: Path, tmp_path: Path
+) -> None:
+    from tests.interop.conftest import import_with_anki
+
+    from sysdrill.app.anki_history import anki_schedule_of
+    from sysdrill.interop.export import export_vault
+
+    vault = tmp_path / "vault"
+    report = import_source(history_apkg, into=vault, now=NOW, audit=False, with_scheduling=True)
+    store = MemoryStudyStore()
+    user = store.ensure_user("local", now=NOW)
+    seed_anki_history(store, user, report.scheduling)
+    out = tmp_path / "out.apkg"
+    export_vault(vault, format="apkg", out=out, now=NOW, scheduling=anki_schedule_of(store, user))
+
+    def read(col: Any) -> tuple[int, int, int, list[int], int]:
+        types = sorted(col.db.list("SELECT type FROM cards"))
+        media = len([p for p in Path(col.media.dir()).iterdir() if p.is_file()])
+        revlog = col.db.scalar("SELECT COUNT(*) FROM revlog")
+        return col.note_count(), col.card_count(), revlog, types, media
+
+    before = import_with_anki(history_apkg, tmp_path / "a", read, with_scheduling=True)
+    after = import_with_anki(out, tmp_path / "b", read, with_scheduling=True)
+
+    assert after[:3] == before[:3] == (3, 3, 4)
+    # The studied cards are no longer new (the never-studied one is), and the image came back.
+    assert after[3][0] == 0 and all(kind > 0 for kind in after[3][1:])
+    assert after[4] == before[4] == 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sysdrill.interop.anki_scheduling import AnkiCardHistory
+from sysdrill.interop.anki_scheduling import AnkiCardHistory, AnkiReview
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.ratings import GradedBy
 from sysdrill.study.review_log import ReviewRecord
@@ -26,7 +26,13 @@ from sysdrill.study.state_io import seed_history
 from sysdrill.study.store import StudyStore
 from sysdrill.study.user_state import UserId
 
-__all__ = ["history_records", "seed_anki_history", "seed_study_from_import"]
+__all__ = [
+    "anki_schedule_of",
+    "history_records",
+    "seed_anki_history",
+    "seed_study_from_import",
+    "study_schedule",
+]
 
 _STATES = {
     0: CardState.NEW,
@@ -114,3 +120,63 @@ def seed_study_from_import(
 
     with open_cli_study(db_url) as study:
         return seed_anki_history(study.store, study.user_id, scheduling)
+
+
+_ANKI_TYPES = {state: number for number, state in _STATES.items()}
+_REVIEW_KINDS = {CardState.NEW: 0, CardState.LEARNING: 0, CardState.REVIEW: 1}
+
+
+def _history_of(card: CardRecord, reviews: list[ReviewRecord]) -> AnkiCardHistory:
+    """The Anki history of one of our cards (the inverse of :func:`history_records`)."""
+    interval_days = 0.0
+    if card.due is not None and card.last_review is not None:
+        interval_days = max((card.due - card.last_review).total_seconds() / 86_400, 0.0)
+    ease = 0
+    if card.difficulty is not None:
+        ease = round(_EASE_CEILING - (card.difficulty - 1.0) / 9.0 * (_EASE_CEILING - _EASE_FLOOR))
+    logged = []
+    for index, review in enumerate(reviews):
+        following = reviews[index + 1] if index + 1 < len(reviews) else None
+        until = following.reviewed_at if following else card.due
+        interval = (until - review.reviewed_at).total_seconds() / 86_400 if until else 0.0
+        logged.append(
+            AnkiReview(
+                reviewed_at=review.reviewed_at,
+                rating=review.rating,
+                kind=_REVIEW_KINDS.get(review.state_before, 2),
+                interval_days=max(interval, 0.0),
+                last_interval_days=review.interval_before_days or 0.0,
+                duration_ms=review.duration_ms,
+            )
+        )
+    return AnkiCardHistory(
+        card_type=_ANKI_TYPES.get(card.state, 0),
+        due=card.due,
+        interval_days=interval_days,
+        ease_permille=ease,
+        reps=card.reps,
+        lapses=card.lapses,
+        stability_days=card.stability_days,
+        difficulty=card.difficulty,
+        reviews=logged,
+    )
+
+
+def anki_schedule_of(store: StudyStore, user_id: UserId) -> dict[str, AnkiCardHistory]:
+    """Every studied card of a learner as Anki history, by item id (``--with-scheduling``)."""
+    by_item: dict[str, list[ReviewRecord]] = {}
+    for review in store.iter_reviews(user_id):
+        by_item.setdefault(review.item_id, []).append(review)
+    return {
+        card.item_id: _history_of(card, by_item.get(card.item_id, []))
+        for card in store.iter_cards(user_id)
+        if not card.never_seen
+    }
+
+
+def study_schedule(db_url: str | None = None) -> dict[str, AnkiCardHistory]:
+    """The CLI learner's scheduling as Anki history (see :func:`anki_schedule_of`)."""
+    from sysdrill.app.study import open_cli_study
+
+    with open_cli_study(db_url) as study:
+        return anki_schedule_of(study.store, study.user_id)

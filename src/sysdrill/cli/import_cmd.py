@@ -14,7 +14,17 @@ from sysdrill.interop.formats import FORMAT_NAMES
 if TYPE_CHECKING:
     from sysdrill.interop.importer import ImportReport
 
-__all__ = ["register", "render_report"]
+__all__ = ["SchedulingDbOption", "register", "render_report"]
+
+SchedulingDbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Study database URL for --with-scheduling (default "
+        "$SYSDRILL_DATABASE_URL, else the SQLite file in the user data folder).",
+    ),
+]
+"""The study database ``--with-scheduling`` reads or seeds (import and export)."""
 
 _FORMAT_HELP = "Source format: auto (detect), " + ", ".join(FORMAT_NAMES) + "."
 _MAX_LISTED = 50
@@ -129,14 +139,7 @@ def register(app: typer.Typer) -> None:
                 "the study database (items already studied here keep their state).",
             ),
         ] = False,
-        db: Annotated[
-            str | None,
-            typer.Option(
-                "--db",
-                help="Study database URL for --with-scheduling (default "
-                "$SYSDRILL_DATABASE_URL, else the SQLite file in the user data folder).",
-            ),
-        ] = None,
+        db: SchedulingDbOption = None,
     ) -> None:
         """Import a source into a vault: one YAML file per item, all or nothing.
 

@@ -23,6 +23,7 @@ import json
 import sqlite3  # noqa: TID251 - genanki writes the collection through sqlite3
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from typing import Any
 from sysdrill.content.enums import ItemKind
 from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import Item
+from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.export.anki_media import flatten_media, note_mod_seconds
 from sysdrill.interop.export.anki_notes import (
     linked_deck_and_tags,
@@ -38,6 +40,7 @@ from sysdrill.interop.export.anki_notes import (
     linked_note_fields,
     linked_notes,
 )
+from sysdrill.interop.export.anki_schedule import card_ord, write_scheduling
 from sysdrill.interop.export.cards import (
     ExportedItem,
     FieldRenderer,
@@ -234,7 +237,12 @@ def _model(note_type: NoteType) -> Any:
 
 
 def write_apkg(
-    items: list[ExportedItem], path: Path, now: datetime, *, vault: Path | None = None
+    items: list[ExportedItem],
+    path: Path,
+    now: datetime,
+    *,
+    vault: Path | None = None,
+    scheduling: Mapping[str, AnkiCardHistory] | None = None,
 ) -> list[str]:
     """Write the items as an Anki package at ``path``.
 
@@ -245,6 +253,8 @@ def write_apkg(
             time only when its item gives none.
         vault: The vault folder, whose ``media/`` files the fields name and
             whose item files date the notes.
+        scheduling: Study history by item id, written into the cards and review
+            log (:mod:`~sysdrill.interop.export.anki_schedule`).
 
     Returns:
         The Anki deck names written, sorted.
@@ -257,6 +267,8 @@ def write_apkg(
     linked = linked_notes(items)
     used_media: set[str] = set()
     mods: dict[str, int] = {}
+    slots: dict[tuple[str, int], str] = {}
+    """Item id of each card, by (note GUID, card ordinal)."""
     fallback = int(now.timestamp())
     for note in linked.values():
         name, tags = linked_deck_and_tags(note)
@@ -264,6 +276,9 @@ def write_apkg(
             decks[name] = genanki.Deck(deck_id(name), name)
         fields = [flatten_media(f, used_media) for f in linked_note_fields(note, render)]
         mods[note.guid] = note_mod_seconds(note.items, vault=vault, fallback=fallback)
+        for sibling in note.items:
+            link = sibling.item.note_link
+            slots[(note.guid, card_ord(link.card if link else None))] = sibling.item.id
         decks[name].add_note(
             genanki.Note(model=linked_model(note, _CSS), fields=fields, tags=tags, guid=note.guid)
         )
@@ -277,6 +292,7 @@ def write_apkg(
             decks[name] = genanki.Deck(deck_id(name), name)
         guid = note_guid(item.id)
         mods[guid] = note_mod_seconds([exported], vault=vault, fallback=fallback)
+        slots[(guid, 0)] = item.id
         decks[name].add_note(
             genanki.Note(
                 model=models[note_type.key],
@@ -296,6 +312,13 @@ def write_apkg(
                 "UPDATE notes SET mod = ? WHERE guid = ?",
                 [(mod, guid) for guid, mod in mods.items()],
             )
+            if scheduling:
+                histories = {
+                    slot: scheduling[item_id]
+                    for slot, item_id in slots.items()
+                    if item_id in scheduling
+                }
+                write_scheduling(conn, histories)
             conn.commit()
         finally:
             conn.close()
