@@ -161,3 +161,29 @@ def test_reexport_with_scheduling_lets_anki_continue_with_the_same_notes_cards_a
     # The studied cards are no longer new (the never-studied one is), and the image came back.
     assert after[3][0] == 0 and all(kind > 0 for kind in after[3][1:])
     assert after[4] == before[4] == 1
+
+
+@pytest.mark.anki
+@pytest.mark.skipif(not HAVE_ANKI, reason="the anki package is not installed")
+def test_a_colpkg_is_read_as_the_whole_collection_with_every_deck(tmp_path: Path) -> None:
+    from anki.collection import Collection
+
+    col = Collection(str(tmp_path / "source.anki2"))
+    try:
+        basic = col.models.by_name("Basic")
+        for deck_name, front in (("Systems::GPU", "HBM?"), ("Русский", "Память?")):
+            note = col.new_note(basic)
+            note["Front"], note["Back"] = front, "answer"
+            col.add_note(note, col.decks.id(deck_name))
+        package = tmp_path / "whole.colpkg"
+        col.export_collection_package(str(package), include_media=True, legacy=False)
+    finally:
+        col.close()
+
+    source = read_apkg(package, with_scheduling=True)
+
+    assert {item.data["question"]: item.data["deck"] for item in source.items} == {
+        "HBM?": "Systems::GPU",
+        "Память?": "Русский",
+    }
+    assert {history.card_type for history in source.scheduling.values()} == {0}
