@@ -239,3 +239,20 @@ def test_plain_terminal_text_shows_media_by_name() -> None:
     from sysdrill.study.sessions.text import plain_text
 
     assert plain_text(f"**Board:** ![](media/{PNG_NAME})") == f"Board: [image: {PNG_NAME}]"
+
+
+def test_media_past_the_total_cap_is_refused_and_named(
+    media_apkg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sysdrill.interop import media as media_module
+
+    monkeypatch.setattr(media_module, "MAX_MEDIA_TOTAL_BYTES", len(PNG_BYTES))
+
+    source = read_apkg(media_apkg)
+
+    # Files are taken in name order: the image fits, the sound would pass the cap.
+    assert list(source.media_files) == [PNG_NAME]
+    assert any(
+        note.message.startswith("media file 'say-hbm.mp3' would take the media past")
+        for note in source.notes
+    )
