@@ -326,6 +326,13 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         ),
         [("plans.yaml", 6)],
     ),
+    (
+        "media-missing",
+        lambda v: v.replace_line(
+            12, "question: Estimate the all-reduce time in ![](media/0123456789abcdef.png) now."
+        ),
+        [(ITEM, 12)],
+    ),
 ]
 
 

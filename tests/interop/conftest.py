@@ -9,7 +9,9 @@ and a deck tree with Japanese, Cyrillic and Arabic names.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import genanki
 import pytest
@@ -94,3 +96,120 @@ def build_fidelity_package(path: Path) -> Path:
 def fidelity_apkg(tmp_path: Path) -> Path:
     """The fidelity fixture package (see :func:`build_fidelity_package`)."""
     return build_fidelity_package(tmp_path / "fidelity.apkg")
+
+
+# A 1x1 PNG and the start of an MP3 (ID3 tag, then a frame header): real magic bytes.
+PNG_BYTES = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4"
+    "890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+MP3_BYTES = b"ID3\x03\x00\x00\x00\x00\x00\x0a" + b"\x00" * 10 + b"\xff\xfb\x90\x64" + b"\x00" * 64
+
+MEDIA_GUIDS = {"image-answer": "fixture-image-answer", "audio": "fixture-audio"}
+
+
+def build_media_package(folder: Path) -> Path:
+    """A package with an image-only answer and a sound on a front (genanki, legacy media).
+
+    Expected in Anki: 2 notes, 2 cards, 2 media files.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    image = folder / "gpu-diagram.png"
+    image.write_bytes(PNG_BYTES)
+    sound = folder / "say-hbm.mp3"
+    sound.write_bytes(MP3_BYTES)
+    deck = genanki.Deck(1_700_000_201, "Media")
+    deck.add_note(
+        genanki.Note(
+            model=genanki.BASIC_MODEL,
+            fields=["What does an H100 board look like?", '<img src="gpu-diagram.png">'],
+            guid=MEDIA_GUIDS["image-answer"],
+        )
+    )
+    deck.add_note(
+        genanki.Note(
+            model=genanki.BASIC_MODEL,
+            fields=["Say it: [sound:say-hbm.mp3]", "HBM"],
+            guid=MEDIA_GUIDS["audio"],
+        )
+    )
+    package = genanki.Package(deck)
+    package.media_files = [str(image), str(sound)]
+    path = folder / "media.apkg"
+    package.write_to_file(str(path))
+    return path
+
+
+@pytest.fixture
+def media_apkg(tmp_path: Path) -> Path:
+    """The media fixture package (see :func:`build_media_package`)."""
+    return build_media_package(tmp_path / "media-src")
+
+
+T = TypeVar("T")
+
+
+def import_with_anki(
+    package: Path, folder: Path, read: Callable[[Any], T], *, with_scheduling: bool = False
+) -> T:
+    """Import ``package`` into a new official-Anki collection in ``folder``; ``read`` it."""
+    import anki.collection as anki_collection
+
+    folder.mkdir()
+    col = anki_collection.Collection(str(folder / "collection.anki2"))
+    try:
+        request = anki_collection.ImportAnkiPackageRequest(
+            package_path=str(package),
+            options=anki_collection.ImportAnkiPackageOptions(with_scheduling=with_scheduling),
+        )
+        col.import_anki_package(request)
+        return read(col)
+    finally:
+        col.close()
+
+
+HISTORY_FRONTS = ("What is HBM?", "Show the board", "Never seen")
+
+
+def build_history_package(folder: Path, *, fsrs: bool = True) -> Path:
+    """A package the official ``anki`` package exports in its current format (anki21b, zstd
+    media), with scheduling: three Basic notes in deck ``History``; the first answered
+    Good then Again (learning), the second (an image-only answer) Good twice (review),
+    the third never studied. Anki's scheduler runs on the real clock, so tests compare
+    counts and states, not times.
+    """
+    from anki.collection import Collection, ExportAnkiPackageOptions
+
+    folder.mkdir(parents=True, exist_ok=True)
+    col = Collection(str(folder / "source.anki2"))
+    try:
+        if fsrs:
+            col.set_config("fsrs", True)
+        image = folder / "board.png"
+        image.write_bytes(PNG_BYTES)
+        stored = col.media.add_file(str(image))
+        basic = col.models.by_name("Basic")
+        deck = col.decks.id("History")
+        backs = ("High-bandwidth memory", f'<img src="{stored}">', "x")
+        for front, back in zip(HISTORY_FRONTS, backs, strict=True):
+            note = col.new_note(basic)
+            note["Front"], note["Back"] = front, back
+            col.add_note(note, deck)
+        unseen = col.find_cards(f'"Front:{HISTORY_FRONTS[2]}"')
+        col.sched.suspend_cards(unseen)
+        col.decks.select(deck)
+        for rating in (3, 3, 1, 3):
+            card = col.sched.getCard()
+            if card is not None:
+                col.sched.answerCard(card, rating)
+        path = folder / "history.apkg"
+        col.export_anki_package(
+            out_path=str(path),
+            options=ExportAnkiPackageOptions(
+                with_scheduling=True, with_deck_configs=True, with_media=True, legacy=False
+            ),
+            limit=None,
+        )
+    finally:
+        col.close()
+    return path

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from tests.interop.conftest import import_with_anki
 
 from sysdrill.interop.export import export_vault
 from sysdrill.interop.field_map import FieldRole
@@ -199,25 +200,15 @@ def test_anki_imports_the_reexport_with_the_same_notes_cards_and_types(
 ) -> None:
     out = _reexport(fidelity_apkg, tmp_path)
 
-    def load(package: Path, folder: str) -> tuple[int, int, dict[str, str]]:
-        (tmp_path / folder).mkdir()
-        col = anki_collection.Collection(str(tmp_path / folder / "collection.anki2"))
-        try:
-            request = anki_collection.ImportAnkiPackageRequest(
-                package_path=str(package),
-                options=anki_collection.ImportAnkiPackageOptions(with_scheduling=False),
-            )
-            col.import_anki_package(request)
-            types = {
-                col.get_note(nid).guid: col.get_note(nid).note_type()["name"]
-                for nid in col.find_notes("")
-            }
-            return col.note_count(), col.card_count(), types
-        finally:
-            col.close()
+    def read(col: Any) -> tuple[int, int, dict[str, str]]:
+        types = {
+            col.get_note(nid).guid: col.get_note(nid).note_type()["name"]
+            for nid in col.find_notes("")
+        }
+        return col.note_count(), col.card_count(), types
 
-    before = load(fidelity_apkg, "a")
-    after = load(out, "b")
+    before = import_with_anki(fidelity_apkg, tmp_path / "a", read)
+    after = import_with_anki(out, tmp_path / "b", read)
 
     assert (after[0], after[1]) == (before[0], before[1]) == (5, 9)
     # Linked notes keep their GUID and note type; a single-card custom note comes

@@ -89,11 +89,20 @@ ITEMS: list[dict[str, Any]] = [
 ]
 
 
-def _write_vault(root: Path, items: list[dict[str, Any]]) -> Path:
+def _write_vault(
+    root: Path, items: list[dict[str, Any]], *, edited_at: datetime | None = None
+) -> Path:
+    """Write item files; a changed file gets ``edited_at`` (default NOW) as its mtime."""
     questions = root / "questions"
     questions.mkdir(parents=True, exist_ok=True)
+    stamp = (edited_at or NOW).timestamp()
     for item in items:
-        (questions / f"{item['id']}.yaml").write_text(yaml.safe_dump(item), encoding="utf-8")
+        path = questions / f"{item['id']}.yaml"
+        text = yaml.safe_dump(item)
+        if path.is_file() and path.read_text("utf-8") == text:
+            continue
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, (stamp, stamp))
     return root
 
 
@@ -170,7 +179,7 @@ def test_anki_imports_our_apkg_and_updates_instead_of_duplicating(
         "sysdrill::cloud::L3"
     )
 
-    _write_vault(vault, _updated_items())
+    _write_vault(vault, _updated_items(), edited_at=NOW + timedelta(days=1))
     second = tmp_path / "second.apkg"
     export_vault(vault, format="apkg", out=second, now=NOW + timedelta(days=1))
     log = _import_apkg(collection, second)

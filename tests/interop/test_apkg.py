@@ -204,12 +204,18 @@ def test_read_apkg_shows_cloze_hidden_on_front_and_revealed_on_back(
     }
 
 
-def test_read_apkg_skips_empty_front_and_reports_media(old_apkg: Path) -> None:
+def test_read_apkg_skips_empty_front_and_refuses_media_that_is_not_what_it_claims(
+    old_apkg: Path,
+) -> None:
     source = read_apkg(old_apkg)
 
     assert [item.key for item in source.items] == ["g-one", "g-two", "g-three#c1", "g-five"]
     assert any(n.skipped and "empty front" in n.message for n in source.notes)
-    assert any("1 media files" in n.message for n in source.notes)
+    assert any(
+        n.message.startswith("media file 'fig1.png' is not an accepted image or sound")
+        for n in source.notes
+    )
+    assert source.media_files == {}
     media_item = next(item for item in source.items if item.key == "g-five")
     assert media_item.data["question"] == "Diagram"
     assert media_item.notes[0].message == "refers to media not imported: fig1.png, ring.mp3"

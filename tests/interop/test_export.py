@@ -307,7 +307,9 @@ def test_export_apkg_builds_note_types_decks_tags_and_stable_guids(
     fields = dict(zip(NOTE_TYPES["multiple-choice"].fields, flds.split("\x1f"), strict=True))
     assert fields["Answer"] == "<p>B. NVLink 4</p>"
     assert fields["Id"] == "cloud-0002"
-    assert mod == int(NOW.timestamp())
+    # The note is dated by its item's file, not stamped with the export time.
+    item_file = next(vault.rglob("cloud-0002.yaml"))
+    assert mod == int(item_file.stat().st_mtime)
     question = dict(
         zip(
             NOTE_TYPES["question"].fields,

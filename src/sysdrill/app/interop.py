@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.export import ExportFilters, ExportReport
 from sysdrill.interop.field_map import FieldRole
 from sysdrill.interop.import_report import ImportReport
@@ -29,6 +30,7 @@ def import_items(
     dry_run: bool = False,
     audit: bool = True,
     field_map: Mapping[str, FieldRole] | None = None,
+    with_scheduling: bool = False,
     now: datetime,
 ) -> ImportReport:
     """Import ``source`` into the vault at ``into`` (all or nothing); a dry run previews.
@@ -41,6 +43,8 @@ def import_items(
         dry_run: Report what would change and write nothing.
         audit: Also list the defects ``sysdrill check`` will report.
         field_map: Roles of Anki note fields (saved in the vault for later imports).
+        with_scheduling: Also read Anki's card states and review log (the report's
+            ``scheduling``, for :func:`sysdrill.app.anki_history.seed_study_from_import`).
         now: Import time (UTC).
 
     Raises:
@@ -57,6 +61,7 @@ def import_items(
         dry_run=dry_run,
         audit=audit,
         field_map=field_map or None,
+        with_scheduling=with_scheduling,
         now=now,
     )
 
@@ -89,8 +94,12 @@ def export_items(
     filters: ExportFilters | None = None,
     now: datetime,
     cache_dir: Path | None,
+    scheduling: Mapping[str, AnkiCardHistory] | None = None,
 ) -> ExportReport:
     """Write the vault's valid items passing ``filters`` to ``out`` in ``format``.
+
+    ``scheduling`` (``.apkg`` only) carries the learner's card states and reviews by
+    item id, so Anki continues where they stopped.
 
     Raises:
         ExportFailed: If the file cannot be written.
@@ -99,7 +108,13 @@ def export_items(
     from sysdrill.interop.export import export_vault
 
     return export_vault(
-        vault, format=format, out=out, filters=filters, now=now, cache_dir=cache_dir
+        vault,
+        format=format,
+        out=out,
+        filters=filters,
+        now=now,
+        cache_dir=cache_dir,
+        scheduling=scheduling,
     )
 
 

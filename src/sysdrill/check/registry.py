@@ -390,6 +390,13 @@ _DEFINED = (
         "keep one occurrence, or rename one chain",
     ),
     _rule(
+        "media-missing",
+        W,
+        Scope.VAULT,
+        "an item refers to a media file (`media/<name>`) that the vault's media/ folder lacks",
+        "put the file in media/ (import the package again) or remove the reference",
+    ),
+    _rule(
         "deck-ref-exists",
         E,
         Scope.VAULT,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sysdrill.check.registry import RULES
+from sysdrill.check.rules_media import media_findings, media_names
 from sysdrill.content.collections import Chain, Topic
 from sysdrill.content.diagnostics import Finding
 from sysdrill.content.enums import LEVEL_ORDER, EdgeType, Level
@@ -37,6 +38,8 @@ class ItemSummary(NamedTuple):
     topic: str | None
     readable: bool = True
     """False when the file could not be read as a mapping and ``id`` is its file name."""
+    media: tuple[str, ...] = ()
+    """Media files the item refers to (``media/<name>``), for ``media-missing``."""
 
     @classmethod
     def of(cls, rel: str, raw: Any) -> ItemSummary | None:
@@ -57,6 +60,7 @@ class ItemSummary(NamedTuple):
             str(raw["id"]),
             level if level in _LEVELS else None,
             topic if isinstance(topic, str) else None,
+            media=media_names(raw),
         )
 
 
@@ -273,4 +277,5 @@ def vault_findings(vault: Vault, summaries: Sequence[ItemSummary]) -> list[Findi
     _taxonomy(report, vault, summaries)
     _chains(report, vault, by_id)
     _decks(report, vault, by_id)
-    return report.findings
+    referenced = [(summary.rel, summary.media) for summary in summaries if summary.media]
+    return report.findings + media_findings(vault.root, referenced)

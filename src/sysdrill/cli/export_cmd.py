@@ -18,6 +18,8 @@ from sysdrill.content.enums import Level, Status, Track
 if TYPE_CHECKING:
     from sysdrill.interop.export import ExportFilters, ExportReport
 
+from sysdrill.cli.import_cmd import SchedulingDbOption
+
 __all__ = ["EXPORT_FORMATS", "SUFFIX_FORMATS", "register", "render_report"]
 
 EXPORT_FORMATS: tuple[str, ...] = ("apkg", "anki-text", "csv", "staffml-json", "markdown")
@@ -194,6 +196,15 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+        with_scheduling: Annotated[
+            bool,
+            typer.Option(
+                "--with-scheduling",
+                help="apkg: write your study state and review log into the cards, so Anki "
+                "continues where you stopped (import the package with scheduling in Anki).",
+            ),
+        ] = False,
+        db: SchedulingDbOption = None,
     ) -> None:
         """Export a vault to Anki (.apkg or text), CSV, StaffML JSON or Markdown.
 
@@ -218,8 +229,18 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(
                 f"'{format}' is not one of {', '.join(EXPORT_FORMATS)}", param_hint="--format"
             )
+        if with_scheduling and format != "apkg":
+            raise typer.BadParameter(
+                "--with-scheduling needs --format apkg", param_hint="--with-scheduling"
+            )
         filters = _filters(track or [], level or [], deck or [], tag or [], status or [])
         from sysdrill.app.interop import ExportSummary, export_items
+
+        scheduling = None
+        if with_scheduling:
+            from sysdrill.app.anki_history import study_schedule
+
+            scheduling = study_schedule(db)
         from sysdrill.content.cache import default_cache_dir
 
         if to_stdout and format == "apkg" and sys.stdout.isatty():
@@ -236,6 +257,7 @@ def register(app: typer.Typer) -> None:
                 filters=filters,
                 now=datetime.now(UTC),
                 cache_dir=None if no_cache else default_cache_dir(),
+                scheduling=scheduling,
             )
             if to_stdout:
                 # The file goes to standard output; the summary to standard error.

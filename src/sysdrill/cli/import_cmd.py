@@ -14,7 +14,17 @@ from sysdrill.interop.formats import FORMAT_NAMES
 if TYPE_CHECKING:
     from sysdrill.interop.importer import ImportReport
 
-__all__ = ["register", "render_report"]
+__all__ = ["SchedulingDbOption", "register", "render_report"]
+
+SchedulingDbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Study database URL for --with-scheduling (default "
+        "$SYSDRILL_DATABASE_URL, else the SQLite file in the user data folder).",
+    ),
+]
+"""The study database ``--with-scheduling`` reads or seeds (import and export)."""
 
 _FORMAT_HELP = "Source format: auto (detect), " + ", ".join(FORMAT_NAMES) + "."
 _MAX_LISTED = 50
@@ -121,6 +131,15 @@ def register(app: typer.Typer) -> None:
                 "items (item rules and napkin math); --no-audit is faster.",
             ),
         ] = True,
+        with_scheduling: Annotated[
+            bool,
+            typer.Option(
+                "--with-scheduling",
+                help="Anki packages: also take over each card's state and review log into "
+                "the study database (items already studied here keep their state).",
+            ),
+        ] = False,
+        db: SchedulingDbOption = None,
     ) -> None:
         """Import a source into a vault: one YAML file per item, all or nothing.
 
@@ -143,10 +162,23 @@ def register(app: typer.Typer) -> None:
             dry_run=dry_run,
             audit=audit,
             field_map=field_map,
+            with_scheduling=with_scheduling,
             now=datetime.now(UTC),
         )
+        seeded: tuple[int, int] | None = None
+        if with_scheduling and not dry_run:
+            from sysdrill.app.anki_history import seed_study_from_import
+
+            seeded = seed_study_from_import(report.scheduling, db_url=db)
         if as_json:
-            typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+            data = report.to_dict()
+            if seeded is not None:
+                data["scheduling"] = {"cards": seeded[0], "reviews": seeded[1]}
+            typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
             return
         for line in render_report(report):
             typer.echo(line)
+        if seeded is not None:
+            typer.echo(
+                f"Scheduling: {seeded[0]} cards and {seeded[1]} reviews taken over from Anki"
+            )

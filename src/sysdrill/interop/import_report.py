@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.source import ImportNote
 
 __all__ = ["ImportReport", "ItemAction", "ItemOutcome"]
@@ -63,6 +64,8 @@ class ImportReport:
     """Vault-relative paths written (empty in a dry run)."""
     field_maps: dict[str, dict[str, str]] = field(default_factory=dict)
     """Role of each note field, by note type name (Anki packages): the ``--dry-run`` preview."""
+    scheduling: dict[str, AnkiCardHistory] = field(default_factory=dict)
+    """Anki card state and review log by item id (``with_scheduling`` only; not in JSON)."""
 
     def _of(self, action: ItemAction) -> list[ItemOutcome]:
         return [outcome for outcome in self.outcomes if outcome.action is action]

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
 from sysdrill.interop import vault_writer
@@ -83,6 +84,7 @@ def parse_source(
     format: str = "auto",
     field_map: Mapping[str, FieldRole] | None = None,
     saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
+    with_scheduling: bool = False,
 ) -> ParsedSource:
     """Detect (unless given) the format of a source and parse it, writing nothing.
 
@@ -91,6 +93,7 @@ def parse_source(
         format: A format name, or ``auto`` to detect it.
         field_map: Roles of note fields by field name (``--map``); Anki packages only.
         saved_maps: Field roles saved by earlier imports, by note type name.
+        with_scheduling: Anki packages: also read card state and review log.
 
     Returns:
         What the format's reader found.
@@ -107,7 +110,13 @@ def parse_source(
     if name == "apkg":
         from sysdrill.interop.formats.apkg import read_apkg
 
-        parsed = read_apkg(source, field_map=field_map, saved_maps=saved_maps)
+        parsed = read_apkg(
+            source, field_map=field_map, saved_maps=saved_maps, with_scheduling=with_scheduling
+        )
+    elif with_scheduling:
+        raise UsageError(
+            f"--with-scheduling applies to Anki packages only, not to {name}; leave it out"
+        )
     elif field_map:
         raise UsageError(
             f"--map applies to Anki packages only, not to {name}; leave it out "
@@ -436,6 +445,7 @@ def import_source(
     dry_run: bool = False,
     audit: bool = True,
     field_map: Mapping[str, FieldRole] | None = None,
+    with_scheduling: bool = False,
     now: datetime,
 ) -> ImportReport:
     """Import a source into a vault: every file written, or none.
@@ -453,6 +463,9 @@ def import_source(
         field_map: Roles of note fields by field name (``--map FIELD=role``), for
             Anki packages; the mapping of every note type it touches is saved in
             the vault's ``sysdrill.yaml`` and reused by later imports.
+        with_scheduling: Anki packages: read each card's state and review log
+            into :attr:`ImportReport.scheduling` (by item id), for the study
+            layer to seed (``sysdrill.app.anki_history``).
         now: Current time (UTC), stamped as ``created_at``/``updated_at``.
 
     Returns:
@@ -468,7 +481,13 @@ def import_source(
     if into.exists() and not into.is_dir():
         raise ImportFailed(f"'{into}' is a file, not a vault folder; pass a folder to --into")
     saved_maps = read_saved_maps(into) if into.is_dir() else {}
-    parsed = parse_source(source, format=format, field_map=field_map, saved_maps=saved_maps)
+    parsed = parse_source(
+        source,
+        format=format,
+        field_map=field_map,
+        saved_maps=saved_maps,
+        with_scheduling=with_scheduling,
+    )
     forced_deck = deck is not None and deck.strip() != ""
     deck_title = deck.strip() if forced_deck and deck is not None else parsed.deck
     deck_name = _deck_name(deck_title) if deck_title else None
@@ -521,9 +540,19 @@ def import_source(
             report.notes.append(ImportNote(remark, rel))
     if audit:
         _defects(report, plan, into)
+    for outcome in report.outcomes:
+        history = parsed.scheduling.get(outcome.key)
+        if history is not None and outcome.id and outcome.action is not ItemAction.SKIPPED:
+            report.scheduling[outcome.id] = history
+    media = {
+        f"{MEDIA_FOLDER}/{name}": data
+        for name, data in parsed.media_files.items()
+        if not (into / MEDIA_FOLDER / name).is_file()
+    }
     if not dry_run:
-        vault_writer.write_files(into, plan.files, create_root=report.created_vault)
-        report.written = list(plan.files)
+        files: dict[str, str | bytes] = {**plan.files, **media}
+        vault_writer.write_files(into, files, create_root=report.created_vault)
+        report.written = list(files)
         if report.created_vault:
             (into / "questions").mkdir(parents=True, exist_ok=True)
     return report

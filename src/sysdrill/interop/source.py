@@ -8,7 +8,10 @@ file or none.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sysdrill.interop.anki_scheduling import AnkiCardHistory
 
 __all__ = ["ImportNote", "ParsedItem", "ParsedSource"]
 
@@ -58,3 +61,7 @@ class ParsedSource:
     ``/``) and their text, to bring into the target vault as written."""
     field_maps: dict[str, dict[str, str]] = field(default_factory=dict)
     """Role of each field, by note type name, as the reader mapped them (Anki packages)."""
+    media_files: dict[str, bytes] = field(default_factory=dict)
+    """Checked media files to write to the vault's ``media/`` folder, by file name."""
+    scheduling: dict[str, AnkiCardHistory] = field(default_factory=dict)
+    """Anki card state and review log by item key (``--with-scheduling`` only)."""

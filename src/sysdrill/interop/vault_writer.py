@@ -170,12 +170,13 @@ def _rollback(
             continue
 
 
-def write_files(root: Path, files: Mapping[str, str], *, create_root: bool = False) -> None:
-    """Write text files below ``root``, all of them or none.
+def write_files(root: Path, files: Mapping[str, str | bytes], *, create_root: bool = False) -> None:
+    """Write files below ``root``, all of them or none.
 
     Args:
         root: The vault folder.
-        files: Text of each file, by path relative to ``root`` (forward slashes).
+        files: Text (written as UTF-8) or bytes of each file, by path relative
+            to ``root`` (forward slashes).
         create_root: Create ``root`` (and remove it again on failure).
 
     Raises:
@@ -200,7 +201,10 @@ def write_files(root: Path, files: Mapping[str, str], *, create_root: bool = Fal
         for index, text in enumerate(files.values()):
             staged = staging / "new" / f"{index}.yaml"
             staged.parent.mkdir(parents=True, exist_ok=True)
-            staged.write_text(text, encoding="utf-8")
+            if isinstance(text, bytes):
+                staged.write_bytes(text)
+            else:
+                staged.write_text(text, encoding="utf-8")
         for index, rel in enumerate(files):
             target = root / rel
             for parent in reversed(target.relative_to(root).parents):

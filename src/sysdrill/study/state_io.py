@@ -30,6 +30,7 @@ __all__ = [
     "export_user_state",
     "import_user_state",
     "parse_state_document",
+    "seed_history",
     "store_is_empty",
 ]
 
@@ -290,3 +291,37 @@ def refuse_unless_empty(store: StudyStore, user_id: UserId, *, replace: bool) ->
             "This learner already has study state. Use --replace to overwrite it "
             "(export it first with `sysdrill state export FILE`)."
         )
+
+
+def seed_history(
+    store: StudyStore, user_id: UserId, cards: list[CardRecord], reviews: list[ReviewRecord]
+) -> tuple[int, int]:
+    """Seed cards and their review logs taken over from another tool (an Anki package).
+
+    An item that already has a card for this learner keeps it: what was
+    practised here wins, and importing the same history twice writes nothing.
+    A card is written with its reviews (oldest first) in the same step as its
+    last review; a card without any review is not written (it is new anyway).
+
+    Args:
+        store: The study store.
+        user_id: The learner.
+        cards: The final state of each item's card.
+        reviews: Their reviews, any order.
+
+    Returns:
+        Cards seeded and reviews written.
+    """
+    by_item: dict[str, list[ReviewRecord]] = {}
+    for review in sorted(reviews, key=lambda r: r.reviewed_at):
+        by_item.setdefault(review.item_id, []).append(review)
+    seeded = written = 0
+    for card in cards:
+        history = by_item.get(card.item_id, [])
+        if not history or store.get_card(user_id, card.item_id) is not None:
+            continue
+        for review in history:
+            store.record_review(user_id, card, review)
+        seeded += 1
+        written += len(history)
+    return seeded, written

@@ -8,6 +8,10 @@ foreign SVG payloads come out inert whatever the Markdown or LaTeX produced.
 
 LaTeX math (``$...$``, ``$$...$$``, ``\(...\)``, ``\[...\]``) becomes MathML on
 the server with latex2mathml, so pages need no JavaScript to show formulas.
+
+Media of the vault (``![alt](media/x.png)``, ``[sound:media/x.mp3]``) become
+``<img>`` and ``<audio controls>`` pointing at ``/media/``; nh3 keeps an ``src``
+only when it is such a ``/media/<name>`` path, so no item can load anything else.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from markupsafe import Markup
+
+from sysdrill.content.media import SOUND_REF, is_safe_media_name
 
 __all__ = ["render_inline", "render_markdown", "render_svg"]
 
@@ -197,6 +203,18 @@ _MATH = re.compile(
     re.DOTALL,
 )
 _PLACEHOLDER = re.compile(r"SYSDRILLMATH(\d+)Z")
+_VAULT_IMAGE = re.compile(r'(<img src=")(media/)')
+_SOUND_PLACEHOLDER = re.compile(r"SYSDRILLSOUND(\d+)Z")
+_SOUND_OR_CODE = re.compile(r"(?P<code>`+[^`]*`+)|" + SOUND_REF.pattern)
+
+
+def _media_source(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 attribute filter: an ``src`` survives only as ``/media/<safe name>``."""
+    if attribute != "src":
+        return value
+    name = value.removeprefix("/media/")
+    return value if name != value and is_safe_media_name(name) else None
+
 
 _lock = threading.Lock()
 
@@ -209,17 +227,32 @@ def _markdown() -> Any:
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
-def _cleaner(tags: frozenset[str], attributes: dict[str, set[str]]) -> Callable[[str], str]:
+def _cleaner(
+    tags: frozenset[str],
+    attributes: dict[str, set[str]],
+    attribute_filter: Callable[[str, str, str], str | None] | None = None,
+) -> Callable[[str], str]:
     import nh3
 
     schemes = {"http", "https", "mailto"}
     cleaner = getattr(nh3, "Cleaner", None)
     if cleaner is not None:
-        built = cleaner(tags=set(tags), attributes=attributes, url_schemes=schemes)
+        built = cleaner(
+            tags=set(tags),
+            attributes=attributes,
+            url_schemes=schemes,
+            attribute_filter=attribute_filter,
+        )
         return built.clean  # type: ignore[no-any-return]
 
     def clean(text: str) -> str:
-        return nh3.clean(text, tags=set(tags), attributes=attributes, url_schemes=schemes)
+        return nh3.clean(
+            text,
+            tags=set(tags),
+            attributes=attributes,
+            url_schemes=schemes,
+            attribute_filter=attribute_filter,
+        )
 
     return clean
 
@@ -233,10 +266,12 @@ def _html_cleaner() -> Callable[[str], str]:
         "th": {"align"},
         "td": {"align"},
         "math": {"display"},
+        "img": {"src", "alt"},
+        "audio": {"src", "controls"},
     }
     for tag in _MATHML_TAGS:
         attributes.setdefault(tag, set()).update(_MATHML_ATTRIBUTES)
-    return _cleaner(_HTML_TAGS | _MATHML_TAGS, attributes)
+    return _cleaner(_HTML_TAGS | _MATHML_TAGS | {"img", "audio"}, attributes, _media_source)
 
 
 @functools.cache
@@ -268,12 +303,24 @@ def _render(text: str, *, inline: bool) -> str:
         formulas.append(_mathml(latex, block=block))
         return f"SYSDRILLMATH{len(formulas) - 1}Z"
 
-    held = _MATH.sub(hold, text)
+    sounds: list[str] = []
+
+    def hold_sound(match: re.Match[str]) -> str:
+        if match.group("code") is not None:
+            return match.group("code")
+        sounds.append(html.escape(match.group("name")))
+        return f"SYSDRILLSOUND{len(sounds) - 1}Z"
+
+    held = _SOUND_OR_CODE.sub(hold_sound, _MATH.sub(hold, text))
     md = _markdown()
     with _lock:
         # MarkdownIt instances are not documented as thread-safe; rendering is cheap.
         rendered = md.renderInline(held) if inline else md.render(held)
     rendered = _PLACEHOLDER.sub(lambda m: formulas[int(m.group(1))], rendered)
+    rendered = _VAULT_IMAGE.sub(r"\1/\2", rendered)
+    rendered = _SOUND_PLACEHOLDER.sub(
+        lambda m: f'<audio controls src="/media/{sounds[int(m.group(1))]}"></audio>', rendered
+    )
     return _html_cleaner()(rendered)
 
 

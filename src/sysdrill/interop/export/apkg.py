@@ -8,8 +8,10 @@ adding copies:
   (:data:`NOTE_TYPES`); changing a note type's fields means a new id;
 - each deck's id is derived from its name (:func:`deck_id`).
 
-Notes carry the item's modification time as ``now``, so Anki's "update if
-newer" rule takes the later export.
+Notes carry the item's own modification time (see
+:mod:`~sysdrill.interop.export.anki_media`), so Anki's "update if newer" rule
+updates a note only when the item changed; media files the fields refer to go
+into the package.
 """
 
 from __future__ import annotations
@@ -21,19 +23,24 @@ import json
 import sqlite3  # noqa: TID251 - genanki writes the collection through sqlite3
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sysdrill.content.enums import ItemKind
+from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import Item
+from sysdrill.interop.anki_scheduling import AnkiCardHistory
+from sysdrill.interop.export.anki_media import flatten_media, note_mod_seconds
 from sysdrill.interop.export.anki_notes import (
     linked_deck_and_tags,
     linked_model,
     linked_note_fields,
     linked_notes,
 )
+from sysdrill.interop.export.anki_schedule import card_ord, write_scheduling
 from sysdrill.interop.export.cards import (
     ExportedItem,
     FieldRenderer,
@@ -229,13 +236,25 @@ def _model(note_type: NoteType) -> Any:
     )
 
 
-def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+def write_apkg(
+    items: list[ExportedItem],
+    path: Path,
+    now: datetime,
+    *,
+    vault: Path | None = None,
+    scheduling: Mapping[str, AnkiCardHistory] | None = None,
+) -> list[str]:
     """Write the items as an Anki package at ``path``.
 
     Args:
         items: Items to write, in order.
         path: The file to write (the caller makes this atomic).
-        now: Modification time stamped on notes and cards (UTC).
+        now: Export time (UTC): the cards' time, and a note's modification
+            time only when its item gives none.
+        vault: The vault folder, whose ``media/`` files the fields name and
+            whose item files date the notes.
+        scheduling: Study history by item id, written into the cards and review
+            log (:mod:`~sysdrill.interop.export.anki_schedule`).
 
     Returns:
         The Anki deck names written, sorted.
@@ -246,17 +265,22 @@ def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str
     models = {key: _model(note_type) for key, note_type in NOTE_TYPES.items()}
     decks: dict[str, Any] = {}
     linked = linked_notes(items)
+    used_media: set[str] = set()
+    mods: dict[str, int] = {}
+    slots: dict[tuple[str, int], str] = {}
+    """Item id of each card, by (note GUID, card ordinal)."""
+    fallback = int(now.timestamp())
     for note in linked.values():
         name, tags = linked_deck_and_tags(note)
         if name not in decks:
             decks[name] = genanki.Deck(deck_id(name), name)
+        fields = [flatten_media(f, used_media) for f in linked_note_fields(note, render)]
+        mods[note.guid] = note_mod_seconds(note.items, vault=vault, fallback=fallback)
+        for sibling in note.items:
+            link = sibling.item.note_link
+            slots[(note.guid, card_ord(link.card if link else None))] = sibling.item.id
         decks[name].add_note(
-            genanki.Note(
-                model=linked_model(note, _CSS),
-                fields=linked_note_fields(note, render),
-                tags=tags,
-                guid=note.guid,
-            )
+            genanki.Note(model=linked_model(note, _CSS), fields=fields, tags=tags, guid=note.guid)
         )
     for exported in items:
         item = exported.item
@@ -266,12 +290,15 @@ def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str
         name = anki_deck_name(item, deck=exported.deck_title)
         if name not in decks:
             decks[name] = genanki.Deck(deck_id(name), name)
+        guid = note_guid(item.id)
+        mods[guid] = note_mod_seconds([exported], vault=vault, fallback=fallback)
+        slots[(guid, 0)] = item.id
         decks[name].add_note(
             genanki.Note(
                 model=models[note_type.key],
-                fields=_fields(item, note_type, render),
+                fields=[flatten_media(f, used_media) for f in _fields(item, note_type, render)],
                 tags=anki_tags(item),
-                guid=note_guid(item.id),
+                guid=guid,
             )
         )
     package = genanki.Package([decks[name] for name in sorted(decks)])
@@ -281,10 +308,26 @@ def write_apkg(items: list[ExportedItem], path: Path, now: datetime) -> list[str
         conn = sqlite3.connect(collection)
         try:
             package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            conn.executemany(
+                "UPDATE notes SET mod = ? WHERE guid = ?",
+                [(mod, guid) for guid, mod in mods.items()],
+            )
+            if scheduling:
+                histories = {
+                    slot: scheduling[item_id]
+                    for slot, item_id in slots.items()
+                    if item_id in scheduling
+                }
+                write_scheduling(conn, histories)
             conn.commit()
         finally:
             conn.close()
+        media_dir = vault / MEDIA_FOLDER if vault is not None else Path(folder) / MEDIA_FOLDER
+        present = [media_dir / name for name in sorted(used_media) if (media_dir / name).is_file()]
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             archive.write(collection, "collection.anki2")
-            archive.writestr("media", json.dumps({}))
+            for number, file in enumerate(present):
+                archive.write(file, str(number))
+            index = {str(number): file.name for number, file in enumerate(present)}
+            archive.writestr("media", json.dumps(index))
     return sorted(decks)

@@ -8,9 +8,10 @@ at ``out`` survives a failed one.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -20,6 +21,7 @@ from sysdrill.content.enums import Level, Status, Track
 from sysdrill.content.models import Item
 from sysdrill.errors import ExportFailed
 from sysdrill.files import replace_atomically
+from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.export.cards import ExportedItem
 
 __all__ = [
@@ -121,11 +123,13 @@ Writer = Callable[[list[ExportedItem], Path, datetime], list[str]]
 """Writes the items to a path and returns the deck names it wrote."""
 
 
-def _writer(fmt: ExportFormat) -> Writer:
+def _writer(
+    fmt: ExportFormat, vault: Path, scheduling: Mapping[str, AnkiCardHistory] | None
+) -> Writer:
     if fmt == ExportFormat.APKG:
         from sysdrill.interop.export.apkg import write_apkg
 
-        return write_apkg
+        return functools.partial(write_apkg, vault=vault, scheduling=scheduling)
     from sysdrill.interop.export import text_formats
 
     writers: dict[ExportFormat, Writer] = {
@@ -176,6 +180,7 @@ def export_vault(
     filters: ExportFilters | None = None,
     now: datetime,
     cache_dir: Path | None = None,
+    scheduling: Mapping[str, AnkiCardHistory] | None = None,
 ) -> ExportReport:
     """Export the vault's valid items that pass the filters into one file.
 
@@ -187,6 +192,8 @@ def export_vault(
         now: Current time (UTC), stamped on Anki notes as their modification time.
         cache_dir: Load cache folder (see ``load_vault``); files unchanged since
             the last load are not parsed again. None parses every file.
+        scheduling: ``apkg`` only: study history by item id to write into the
+            cards and review log (``sysdrill export --with-scheduling``).
 
     Returns:
         What was written, with the files skipped because they do not validate.
@@ -236,7 +243,7 @@ def export_vault(
     decks: list[str] = []
 
     def write(path: Path) -> None:
-        decks.extend(_writer(fmt)(chosen, path, now.astimezone(UTC)))
+        decks.extend(_writer(fmt, vault, scheduling)(chosen, path, now.astimezone(UTC)))
 
     write_atomically(out, write)
     report.items = len(chosen)

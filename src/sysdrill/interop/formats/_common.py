@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from collections.abc import Iterable
+import urllib.parse
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -171,12 +172,13 @@ _LEGACY_LATEX = re.compile(r"\[(\$\$|\$|latex)\](.+?)\[/\1\]", re.DOTALL)
 class _Converter(HTMLParser):
     """Collects Markdown-ish text while walking Anki field HTML."""
 
-    def __init__(self) -> None:
+    def __init__(self, media_names: Mapping[str, str]) -> None:
         # Character references are decoded here, so an escaped "&lt;script&gt;"
         # (text the author showed) is told apart from markup.
         super().__init__(convert_charrefs=False)
         self.out: list[str] = []
         self.media: list[str] = []
+        self.media_names = media_names
         self.skip_depth = 0
         self.pre_depth = 0
         self.code_depth = 0
@@ -244,7 +246,11 @@ class _Converter(HTMLParser):
                 out.append("[")
         elif tag == "img":
             source = values.get("src") or ""
-            if source:
+            stored = _stored_media(source, self.media_names)
+            if stored:
+                alt = " ".join(re.sub(r"[\[\]]", " ", values.get("alt") or "").split())
+                out.append(f"![{alt}](media/{stored})")
+            elif source:
                 self.media.append(source)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -317,7 +323,14 @@ class _Table:
         return "\n".join(lines)
 
 
-def html_to_markdown(text: str) -> tuple[str, list[str]]:
+def _stored_media(source: str, media_names: Mapping[str, str]) -> str | None:
+    """The vault file name of a media file the source names (as written or URL-decoded)."""
+    return media_names.get(source) or media_names.get(urllib.parse.unquote(source))
+
+
+def html_to_markdown(
+    text: str, *, media_names: Mapping[str, str] | None = None
+) -> tuple[str, list[str]]:
     r"""Turn an Anki field's HTML into readable Markdown-ish text.
 
     Line breaks, paragraphs, lists, tables (GitHub-flavoured) and code blocks
@@ -327,13 +340,28 @@ def html_to_markdown(text: str) -> tuple[str, list[str]]:
     scripts and styles are dropped; MathJax ``\( \)`` and ``\[ \]`` and
     legacy ``[$]...[/$]`` become ``$...$`` and ``$$...$$``.
 
+    Args:
+        text: The field's HTML.
+        media_names: Vault file names (in ``media/``) of the package's media
+            files, by their name in the package: an ``<img>`` of one becomes
+            ``![alt](media/<name>)`` and a ``[sound:...]`` ``[sound:media/<name>]``.
+
     Returns:
-        The text and the media files it referred to (images, sounds), which
-        are not imported.
+        The text and the media files it referred to that are not in
+        ``media_names`` (dropped from the text, not imported).
     """
-    media = _MEDIA_REF.findall(text)
-    text = _MEDIA_REF.sub("", text)
-    converter = _Converter()
+    names = media_names or {}
+    media: list[str] = []
+
+    def sound(match: re.Match[str]) -> str:
+        stored = _stored_media(match.group(1), names)
+        if stored:
+            return f"[sound:media/{stored}]"
+        media.append(match.group(1))
+        return ""
+
+    text = _MEDIA_REF.sub(sound, text)
+    converter = _Converter(names)
     converter.feed(text)
     converter.close()
     media.extend(converter.media)

@@ -13,8 +13,9 @@ The collection comes in three shapes, newest first:
 The archive is opened through :mod:`sysdrill.interop.safe_zip` (size, name
 and member-count limits) and the collection is copied to a temporary file and
 opened read-only, with ``trusted_schema`` off so nothing defined in the file
-can run. Only our own ``SELECT`` statements are executed. Media files are not
-imported; a note says how many were skipped.
+can run. Only our own ``SELECT`` statements are executed. Media files that pass
+the checks of :mod:`sysdrill.interop.media` come along, renamed by content, and
+the fields refer to them as ``![](media/<name>)`` and ``[sound:media/<name>]``.
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.errors import ImportFailed
+from sysdrill.interop.anki_scheduling import read_scheduling
 from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
 from sysdrill.interop.field_map import FieldRole, map_fields
 from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
+from sysdrill.interop.media import read_package_media
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
@@ -46,7 +49,6 @@ COLLECTION_MEMBERS: tuple[str, ...] = (
 """Collection files looked for inside the zip, preferred first."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_MEDIA_INDEX_LIMIT_BYTES = 16 * 1024 * 1024
 _PLAIN_EXTRAS = frozenset({"extra", "back extra"})
 """Extra fields shown as they are, without their name before them (Anki's own names)."""
 _URL = re.compile(r"https://\S+")
@@ -291,6 +293,7 @@ def _note_items(
     where: str,
     roles: dict[str, FieldRole],
     card_ords: set[int],
+    media_names: Mapping[str, str],
 ) -> list[ParsedItem]:
     """The items of one note: one per cloze number, two for a reversed note, else one."""
     names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
@@ -299,7 +302,7 @@ def _note_items(
     media: list[str] = []
     texts: list[str] = []
     for value in values:
-        text, found = html_to_markdown(value)
+        text, found = html_to_markdown(value, media_names=media_names)
         texts.append(text)
         media.extend(found)
     ctx = _NoteContext(tags, deck, where, media)
@@ -354,12 +357,33 @@ def _note_items(
     return items
 
 
+def _card_keys(
+    conn: sqlite3.Connection, keys_of: dict[int, tuple[str, set[str]]]
+) -> dict[int, str]:
+    """The item key of each Anki card: ``<guid>#c<N>``, ``<guid>#forward``/``#reverse``, a GUID."""
+    found: dict[int, str] = {}
+    for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
+        guid, keys = keys_of.get(int(nid), ("", set()))
+        number = int(ord_ or 0)
+        for key in (
+            f"{guid}#c{number + 1}",
+            f"{guid}#{('forward', 'reverse')[min(number, 1)]}",
+            guid,
+        ):
+            if key in keys:
+                found[int(cid)] = key
+                break
+    return found
+
+
 def _read_collection(
     conn: sqlite3.Connection,
     source: ParsedSource,
     *,
     given: Mapping[str, FieldRole],
     saved: Mapping[str, Mapping[str, FieldRole]],
+    media_names: Mapping[str, str],
+    with_scheduling: bool = False,
 ) -> None:
     tables = _tables(conn)
     if tables.get("notes") != "table" or tables.get("cards") != "table":
@@ -376,6 +400,7 @@ def _read_collection(
         first_deck.setdefault(int(nid), int(did))
         ords.setdefault(int(nid), set()).add(int(ord_ or 0))
     roles_of: dict[int, dict[str, FieldRole]] = {}
+    keys_of: dict[int, tuple[str, set[str]]] = {}
     seen: set[str] = set()
     rows = conn.execute("SELECT id, guid, mid, tags, flds FROM notes ORDER BY id")
     for number, (nid, guid, mid, tags, flds) in enumerate(rows, start=1):
@@ -403,12 +428,16 @@ def _read_collection(
             where=where,
             roles=roles,
             card_ords=ords.get(int(nid), {0}),
+            media_names=media_names,
         )
         for item in items:
             if not item.data["question"]:
                 source.notes.append(ImportNote("note has an empty front", where, skipped=True))
                 break
             source.items.append(item)
+            keys_of.setdefault(int(nid), (guid, set()))[1].add(item.key)
+    if with_scheduling:
+        source.scheduling = read_scheduling(conn, _card_keys(conn, keys_of))
     decks = {item.data.get("deck") for item in source.items}
     if len(decks) == 1:
         source.deck = decks.pop()
@@ -419,6 +448,7 @@ def read_apkg(
     *,
     field_map: Mapping[str, FieldRole] | None = None,
     saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
+    with_scheduling: bool = False,
 ) -> ParsedSource:
     """Read an Anki package into flashcard items, one per card to review.
 
@@ -438,9 +468,11 @@ def read_apkg(
         saved_maps: Roles saved by an earlier import, by note type name;
             ``field_map`` wins over them, and both over the heuristic of
             :mod:`sysdrill.interop.field_map`.
+        with_scheduling: Also read each card's state and review log
+            (:attr:`ParsedSource.scheduling`).
 
     Returns:
-        The parsed notes; media files are counted in a note, not imported.
+        The parsed notes and their checked media files.
 
     Raises:
         HostileInput: If the archive is oversized, escapes its folder, or is not a zip.
@@ -455,17 +487,22 @@ def read_apkg(
                 f"'{path.name}' holds no Anki collection ({' or '.join(COLLECTION_MEMBERS)}); "
                 "export the deck again from Anki as a package (.apkg)"
             )
-        media = [name for name in names if name.isdigit()]
-        if media:
-            source.notes.append(
-                ImportNote(f"{len(media)} media files (images, sounds) skipped; not imported")
-            )
+        media = read_package_media(archive, members=names)
+        source.media_files = media.files
+        source.notes.extend(media.notes)
         with tempfile.TemporaryDirectory(prefix="sysdrill-apkg-") as folder:
             copy = Path(folder) / "collection.sqlite"
             _copy_collection(archive, member, copy)
             try:
                 with _open_collection(copy, path.name) as conn:
-                    _read_collection(conn, source, given=field_map or {}, saved=saved_maps or {})
+                    _read_collection(
+                        conn,
+                        source,
+                        given=field_map or {},
+                        saved=saved_maps or {},
+                        media_names=media.names,
+                        with_scheduling=with_scheduling,
+                    )
             except ImportFailed as exc:
                 if str(exc).startswith(f"'{path.name}'"):
                     raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from sysdrill.content.latex_text import latex_to_text
+from sysdrill.content.media import name_media
 
 __all__ = ["draw_tables", "keep_line_breaks", "plain_text", "readable_math"]
 
@@ -51,7 +52,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 def plain_text(markdown: str) -> str:
-    """Markdown for a plain terminal: math made readable, bold markers and ``#`` dropped.
+    """Markdown for a plain terminal: math made readable, media named, ``**`` and ``#`` dropped.
 
     Args:
         markdown: Item text as written in the vault.
@@ -60,7 +61,7 @@ def plain_text(markdown: str) -> str:
         Text that reads well without a Markdown renderer (lists and tables are
         already readable as written).
     """
-    text = readable_math(markdown)
+    text = readable_math(name_media(markdown))
     text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
     text = _ITALIC.sub(lambda m: m.group(1), text)
     text = _CODE.sub(lambda m: m.group(1), text)

@@ -18,5 +18,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.reports",
     "sysdrill.web.routes.study",
     "sysdrill.web.routes.plans",
+    "sysdrill.web.routes.media",
 )
 """Router modules; one that does not exist yet (a page in progress) is left out."""
