@@ -236,3 +236,18 @@ def test_explore_treemap_is_redrawn_after_a_review(fresh_client: TestClient) -> 
     assert after != before
     assert re.search(rf"{area}: 1/\d+ seen", after)
     assert not re.search(rf"{area}: 1/\d+ seen", before)
+
+
+def test_a_parametric_item_page_shows_drawn_numbers_not_placeholders(tmp_path) -> None:
+    from tests.web.conftest import make_app
+
+    from sysdrill.content.sample import starter_vault_path
+    from sysdrill.napkin.templates import placeholders
+
+    with TestClient(make_app(tmp_path / "web", vault=starter_vault_path())) as client:
+        shown = client.get("/api/items/cloud-4000").json()
+        page = client.get("/items/cloud-4000")
+    assert page.status_code == 200
+    texts = [str(shown.get(field) or "") for field in ("scenario", "question", "title")]
+    assert all(placeholders(text) == set() for text in texts), texts
+    assert "{" not in page.text.split("<main", 1)[1].split("</main>", 1)[0]

@@ -121,6 +121,12 @@ def items_api(context: Context, given: Filters, limit: Limit = 200) -> dict[str,
 def _item_view(context: WebContext, item_id: str) -> ItemView:
     vault = context.load_vault()
     item = find_item(vault, item_id)
+    if item.is_template:
+        # A parametric item is shown with one fixed draw (seed 0), never with its raw
+        # {placeholders}; practice draws fresh numbers each session.
+        from sysdrill.napkin.templates import draw_template
+
+        item = draw_template(item, 0).item
     return item_view(item, vault_root=context.vault, chains=vault.chains, by_id=vault.by_id)
 
 
