@@ -62,3 +62,31 @@ def test_derived_value_is_kept_until_the_vault_is_reloaded(tmp_path: Path) -> No
     assert cache.derived(root, "count", count) == first and len(builds) == 1
     _add_item(root, "cloud-0197")
     assert cache.derived(root, "count", count) == first + 1 and len(builds) == 2
+
+
+def test_loaded_vault_is_reloaded_when_a_file_is_added(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    shutil.copytree(sample_vault_path(), root)
+    cache = VaultCache(cache_dir=tmp_path / "cache")
+    first = cache.get(root)
+    assert cache.get(root) is first
+    _add_item(root, "cloud-0199")
+    second = cache.get(root)
+    assert second is not first
+    assert "cloud-0199" in second.by_id and "cloud-0199" not in first.by_id
+
+
+def test_threads_asking_at_once_share_one_loaded_vault(tmp_path: Path) -> None:
+    import threading
+
+    cache = VaultCache(cache_dir=tmp_path / "cache")
+    seen: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: seen.append(cache.get(sample_vault_path())))
+        for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 8 and all(found is seen[0] for found in seen)

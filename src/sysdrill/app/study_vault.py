@@ -10,7 +10,6 @@ vault's files change.
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from sysdrill.content.models import Item
 from sysdrill.study.sessions.chains import ChainIndex
 from sysdrill.study.sessions.selection import studyable
 
-__all__ = ["StudyVault", "StudyVaultCache", "open_study_vault", "vault_signature"]
+__all__ = ["StudyVault", "open_study_vault", "vault_signature"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,35 +89,3 @@ def vault_signature(root: Path) -> tuple[tuple[str, int], ...]:
         except FileNotFoundError:
             found.append((folder, -1))
     return tuple(sorted(found))
-
-
-class StudyVaultCache:
-    """Loaded vaults kept by an owner (a web app instance), reloaded when they change.
-
-    Every request of a web app needs the vault's items; loading ten thousand
-    item files each time would dominate. The cache keeps one
-    :class:`StudyVault` per folder and loads it again when
-    :func:`vault_signature` changes. Safe to share between threads.
-    """
-
-    def __init__(self, *, cache_dir: Path | None = None) -> None:
-        """Start empty; ``cache_dir`` is the load cache's folder."""
-        self._cache_dir = cache_dir
-        self._lock = threading.Lock()
-        self._loaded: dict[Path, tuple[tuple[tuple[str, int], ...], StudyVault]] = {}
-
-    def get(self, root: Path) -> StudyVault:
-        """The vault at ``root``, loaded again if its files changed since the last call.
-
-        Raises:
-            VaultNotFound: If the folder does not exist.
-        """
-        key = root.resolve()
-        signature = vault_signature(key)
-        with self._lock:
-            held = self._loaded.get(key)
-            if held is not None and held[0] == signature:
-                return held[1]
-            loaded = open_study_vault(key, cache_dir=self._cache_dir)
-            self._loaded[key] = (signature, loaded)
-            return loaded
