@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from sysdrill import __version__
+from sysdrill.app.example_draw import with_example_text
 from sysdrill.app.vault_audit import BackgroundCheck, check_errors, refuse_invalid
 from sysdrill.content.compile import compile_collections, compile_items, plan_build
 from sysdrill.errors import ContentInvalid, StorageError, VaultNotFound
@@ -139,7 +140,7 @@ def build_vault(
             now=now,
             incremental=previous is not None,
             drop=[rel for rel in plan.changed if rel in recorded] + plan.gone,
-            items=compile_items(plan),
+            items=with_example_text(compile_items(plan)),
             collections=compile_collections(plan),
             files=plan.states,
             gate=gate,

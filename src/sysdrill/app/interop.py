@@ -98,6 +98,9 @@ def export_items(
 ) -> ExportReport:
     """Write the vault's valid items passing ``filters`` to ``out`` in ``format``.
 
+    Cards show a parametric item with its example draw (CSV, Anki); JSON keeps
+    the template as written, so it imports back as a template.
+
     ``scheduling`` (``.apkg`` only) carries the learner's card states and reviews by
     item id, so Anki continues where they stopped.
 
@@ -105,6 +108,7 @@ def export_items(
         ExportFailed: If the file cannot be written.
         VaultNotFound: If the vault folder does not exist.
     """
+    from sysdrill.app.example_draw import shown_item
     from sysdrill.interop.export import export_vault
 
     return export_vault(
@@ -115,6 +119,7 @@ def export_items(
         now=now,
         cache_dir=cache_dir,
         scheduling=scheduling,
+        present=shown_item,
     )
 
 

@@ -13,6 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sysdrill.app.example_draw import EXAMPLE_SEED, example_draw
+from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
 from sysdrill.storage.vault_query import ItemRecord, SearchHit
 
@@ -94,25 +96,42 @@ def search_vault(
 
 @dataclass(frozen=True, slots=True)
 class ShownItem:
-    """One item of a compiled vault with the file it came from."""
+    """One item of a compiled vault with the file it came from.
+
+    A parametric item is shown with its example draw (:mod:`sysdrill.app.example_draw`):
+    ``record.item`` is the template as written, :attr:`shown` the item with numbers.
+    """
 
     record: ItemRecord
+    shown: Item
+    draw_values: dict[str, float] | None = None
+    """A template's drawn numbers by parameter name, in their declared units."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping: id, path in the vault, content hash and the item's fields."""
+        """JSON-ready mapping: id, path in the vault, content hash and the item's fields.
+
+        A template adds ``example``: the seed, the numbers drawn and the item they make.
+        """
         from sysdrill.content.models import dump_item
 
         record = self.record
-        return {
+        shown: dict[str, Any] = {
             "id": record.item.id,
             "path": record.path,
             "content_hash": record.content_hash,
             "item": dump_item(record.item),
         }
+        if self.draw_values is not None:
+            shown["example"] = {
+                "seed": EXAMPLE_SEED,
+                "values": dict(self.draw_values),
+                "item": dump_item(self.shown),
+            }
+        return shown
 
 
 def show_item(database: Path, item_id: str) -> ShownItem:
-    """The item with ``item_id``.
+    """The item with ``item_id`` (a template with its example draw).
 
     Raises:
         QuestionNotFound: If there is none (the message suggests close ids).
@@ -120,4 +139,8 @@ def show_item(database: Path, item_id: str) -> ShownItem:
     """
     from sysdrill.storage.vault_query import get_item
 
-    return ShownItem(get_item(database, item_id))
+    record = get_item(database, item_id)
+    draw = example_draw(record.item)
+    if draw is None:
+        return ShownItem(record, record.item)
+    return ShownItem(record, draw.item, dict(draw.values))

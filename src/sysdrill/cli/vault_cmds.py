@@ -22,7 +22,7 @@ from sysdrill.content.enums import Level, Track
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from sysdrill.storage.vault_query import ItemRecord
+    from sysdrill.app.search import ShownItem
 
 __all__ = ["register"]
 
@@ -223,20 +223,26 @@ def show(
         return
     from sysdrill.cli.console import out_console
 
-    _render_item(out_console(), shown.record)
+    _render_item(out_console(), shown)
 
 
-def _render_item(console: Console, record: ItemRecord) -> None:
+def _render_item(console: Console, shown: ShownItem) -> None:
     """Lay out the item's view (the one sessions show) with Rich, answers included."""
     from rich.markup import escape
     from rich.rule import Rule
 
     from sysdrill.study.sessions.view import answer_sections, item_view
 
-    item = record.item
+    record = shown.record
+    item = shown.shown
     view = item_view(item)
     console.print(Rule(f"[bold]{escape(item.id)}[/bold]  {escape(item.title or '')}"))
     console.print("  ".join(f"[dim]{name}[/dim] {escape(value)}" for name, value in view.facts))
+    if shown.draw_values is not None:
+        console.print(
+            "[dim]parametric: practice draws new numbers each session; shown with one "
+            "example draw[/dim]"
+        )
 
     def section(heading: str, text: str | None) -> None:
         if text and text.strip():

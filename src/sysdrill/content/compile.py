@@ -58,6 +58,7 @@ __all__ = [
     "compile_collections",
     "compile_items",
     "plan_build",
+    "with_shown_text",
 ]
 
 SHARED_FILES: tuple[str, ...] = tuple(SHARED_MODELS)
@@ -279,6 +280,20 @@ def _item_row(rel: str, raw: dict[str, Any]) -> ItemRow:
         deck=_text(raw.get("deck")),
         content_hash=content_hash(raw),
         item_json=_json(raw),
+    )
+
+
+def with_shown_text(row: ItemRow, shown: Mapping[str, Any]) -> ItemRow:
+    """The row with its searchable texts taken from ``shown`` (an item as learners see it).
+
+    A parametric item's file holds ``{placeholders}``; search and its snippets should
+    show one concrete draw instead, while ``item_json`` keeps the template itself.
+    """
+    return row._replace(
+        title=_text(shown.get("title")),
+        scenario=_text(shown.get("scenario")),
+        question=_text(shown.get("question")),
+        answer=_answer_text(shown),
     )
 
 

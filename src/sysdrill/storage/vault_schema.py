@@ -3,7 +3,7 @@
 The compiled vault is a read-only artifact, rebuilt from the YAML files, so it
 is SQLite-specific by design (FTS5 full-text search) and lives outside the
 SQLAlchemy store of study state. :data:`SCHEMA_VERSION` is bumped whenever the
-tables change; a database of another version is rebuilt from scratch.
+tables or what their rows hold change; a database of another version is rebuilt from scratch.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ from sysdrill.errors import StorageError
 
 __all__ = ["SCHEMA_SQL", "SCHEMA_VERSION", "connect_read_only"]
 
-SCHEMA_VERSION = 1
-"""Layout version of the compiled vault, stored in ``meta`` as ``schema_version``."""
+SCHEMA_VERSION = 2
+"""Layout version of the compiled vault, stored in ``meta`` as ``schema_version``.
+
+2: parametric items' searchable texts hold their example draw, not placeholders.
+"""
 
 SCHEMA_SQL = """
 CREATE TABLE meta (

@@ -181,6 +181,7 @@ def export_vault(
     now: datetime,
     cache_dir: Path | None = None,
     scheduling: Mapping[str, AnkiCardHistory] | None = None,
+    present: Callable[[Item], Item] | None = None,
 ) -> ExportReport:
     """Export the vault's valid items that pass the filters into one file.
 
@@ -194,6 +195,9 @@ def export_vault(
             the last load are not parsed again. None parses every file.
         scheduling: ``apkg`` only: study history by item id to write into the
             cards and review log (``sysdrill export --with-scheduling``).
+        present: How an item reads on a card (the app shows a parametric item with
+            one draw of its numbers); formats that keep the mapping (JSON) write the
+            file as it is.
 
     Returns:
         What was written, with the files skipped because they do not validate.
@@ -228,7 +232,8 @@ def export_vault(
         if not filters.matches(item, decks=names):
             report.filtered_out += 1
             continue
-        chosen.append(ExportedItem(item, dict(file.raw), file.rel, deck_name, deck_title))
+        shown = item if present is None else present(item)
+        chosen.append(ExportedItem(shown, dict(file.raw), file.rel, deck_name, deck_title))
     if not chosen:
         if report.filtered_out:
             raise ExportFailed(

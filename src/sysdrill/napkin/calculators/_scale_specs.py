@@ -275,7 +275,8 @@ SCALE_CALCULATORS: tuple[Calculator, ...] = (
         "V/16Lh); selective adds 4sh per layer: 72Lh²(1 + s/6h + s/18h + V/12Lh); "
         "MFU, HFU = tokens/s × FLOPs/token / (n·peak)",
         source="Narayanan et al. 2021 (Megatron-LM) Appendix (72 and 96 forms); Korthikanti "
-        "et al. 2022 §5 (what selective recomputation reruns); Chowdhery et al. 2022 (PaLM) "
+        "et al. 2022 §5, §6.3 and App. A (selective recomputation reruns the forward of the s² "
+        "terms, counted in hardware FLOPs); Chowdhery et al. 2022 (PaLM) "
         "App. B (MFU, HFU)",
         params=(
             Param(

@@ -13,9 +13,11 @@ Hardware FLOPs add what activation recomputation runs again. Full recomputation
 reruns every layer's forward pass: Narayanan et al. 2021 (Appendix) count
 ``96·B·s·L·h²(1 + s/6h + V/16Lh)`` FLOPs per step with it against
 ``72·B·s·L·h²(1 + s/6h + V/12Lh)`` without. Selective recomputation reruns only
-the attention scores, ``QKᵀ`` and the product with ``V`` (Korthikanti et al. 2022,
-"Reducing Activation Recomputation in Large Transformer Models", §5); the extra
-``4·s·h`` FLOPs per layer per token are our count of that forward work.
+the forward of the terms quadratic in ``s``, the attention scores ``QKᵀ`` and their
+product with ``V`` (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+Large Transformer Models", §5 and §6.3 with Appendix A, where hardware FLOPs count that
+rerun): ``4·s·h`` FLOPs per layer per token. Hugging Face's nanotron counts hardware
+FLOPs the same way (model FLOPs plus the forward of those two products).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
+from sysdrill.app.example_draw import shown_item
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
@@ -120,13 +121,9 @@ def items_api(context: Context, given: Filters, limit: Limit = 200) -> dict[str,
 
 def _item_view(context: WebContext, item_id: str) -> ItemView:
     vault = context.load_vault()
-    item = find_item(vault, item_id)
-    if item.is_template:
-        # A parametric item is shown with one fixed draw (seed 0), never with its raw
-        # {placeholders}; practice draws fresh numbers each session.
-        from sysdrill.napkin.templates import draw_template
-
-        item = draw_template(item, 0).item
+    # A parametric item is shown with its example draw, never its raw {placeholders};
+    # practice draws fresh numbers each session.
+    item = shown_item(find_item(vault, item_id))
     return item_view(item, vault_root=context.vault, chains=vault.chains, by_id=vault.by_id)
 
 
