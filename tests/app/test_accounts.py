@@ -38,9 +38,14 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated study database: SQLite, and PostgreSQL when SYSDRILL_TEST_POSTGRES_URL is set."""
+    url = (
+        f"sqlite:///{tmp_path / 'study.sqlite3'}"
+        if request.param == "sqlite"
+        else str(request.getfixturevalue("postgres_url"))
+    )
     upgrade_database(url)
     return url
 
@@ -303,7 +308,7 @@ def test_a_weaker_stored_hash_is_upgraded_at_the_next_login(db_url, accounts):
     assert extract_parameters(_stored_hash(db_url, "alice")).memory_cost == 19456
 
 
-def test_an_account_for_a_learner_who_already_studied_keeps_their_history(db_url):
+def test_an_account_for_a_learner_who_already_studied_keeps_their_history(db_url: str) -> None:
     from sysdrill.app.study import open_study
 
     with open_study(db_url) as study:
@@ -322,3 +327,21 @@ def test_an_unmigrated_database_names_the_upgrade_command(tmp_path):
     with pytest.raises(MigrationError, match="run `sysdrill db upgrade`"):
         with open_accounts(f"sqlite:///{tmp_path / 'blank.sqlite3'}"):
             pass
+
+
+def test_simultaneous_sign_ups_of_one_name_create_one_account(db_url: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def sign_up(attempt: int) -> str:
+        with open_accounts(db_url) as accounts:
+            try:
+                accounts.signup("same-name", f"{PASSWORD} {attempt}", now=NOW)
+            except AccountExists:
+                return "taken"
+            return "created"
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = sorted(pool.map(sign_up, range(4)))
+    assert outcomes == ["created", "taken", "taken", "taken"]
+    with open_accounts(db_url) as accounts:
+        assert [a.name for a in accounts.list_accounts()] == ["same-name"]
