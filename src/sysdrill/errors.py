@@ -185,6 +185,11 @@ class LoginFailed(AccountError):
 class LoginThrottled(AccountError):
     """Too many failed logins for this account or address lately; the message says when to retry."""
 
+    def __init__(self, message: str, *, retry_after_s: int = 0) -> None:
+        """Keep ``retry_after_s``, the seconds until a login is accepted again."""
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
 
 class NotLoggedIn(AccountError):
     """A private page or API call made without a login."""

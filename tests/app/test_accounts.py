@@ -139,6 +139,7 @@ def test_an_account_locks_after_five_failures_even_for_the_right_password(accoun
         accounts.authenticate("alice", PASSWORD, address="10.9.9.9", now=later)
     # The first failure (at NOW) ages out at NOW + 15 min: 10 minutes from `later`.
     assert str(caught.value) == "Too many failed logins; try again in 10 minutes."
+    assert caught.value.retry_after_s == 600
     unlocked = NOW + FAILURE_WINDOW + timedelta(seconds=1)
     assert (
         accounts.authenticate("alice", PASSWORD, address="10.9.9.9", now=unlocked).name == "alice"

@@ -117,6 +117,7 @@ def test_the_sixth_failed_login_is_429_over_http(browser: TestClient) -> None:
     locked = browser.post("/api/login", json={"name": "dana", "password": PASSWORD})
     assert locked.status_code == 429
     assert locked.json()["error"]["message"] == "Too many failed logins; try again in 15 minutes."
+    assert locked.headers["retry-after"] == "900"
 
 
 def test_login_never_redirects_to_another_site(browser: TestClient) -> None:

@@ -423,10 +423,12 @@ class AccountService:
             if len(times) >= limit:
                 # Unlocked when enough failures age out to leave limit - 1.
                 unlock = times[len(times) - limit] + FAILURE_WINDOW
-                minutes = max(1, -(-int((unlock - now).total_seconds()) // 60))
+                wait_s = max(1, int((unlock - now).total_seconds()))
+                minutes = -(-wait_s // 60)
                 raise LoginThrottled(
                     f"Too many failed logins; try again in {minutes} minute"
-                    f"{'s' if minutes != 1 else ''}."
+                    f"{'s' if minutes != 1 else ''}.",
+                    retry_after_s=wait_s,
                 )
 
     def authenticate(self, name: str, password: str, *, address: str, now: datetime) -> Account:

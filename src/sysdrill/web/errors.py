@@ -99,11 +99,21 @@ def _describe(exc: Exception) -> tuple[int, str, str, list[dict[str, Any]]]:
 
 async def _handle(request: Request, exc: Exception) -> Response:
     status, kind, message, details = _describe(exc)
+    # A client told to wait is told for how long (HTTP's Retry-After, in seconds).
+    headers = (
+        {"Retry-After": str(exc.retry_after_s)}
+        if isinstance(exc, errors.LoginThrottled) and exc.retry_after_s
+        else None
+    )
     if request.url.path.startswith("/api/") or request.url.path == "/api":
-        return JSONResponse(error_body(status, kind, message, details), status_code=status)
+        body = error_body(status, kind, message, details)
+        return JSONResponse(body, status_code=status, headers=headers)
     if isinstance(exc, errors.NotLoggedIn):
-        # A page asked for without a login: the login page, then back here.
+        # A page asked for without a login: the login page, then back here (a form
+        # sent without a login cannot be sent again by a redirect: back to the start).
         wanted = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        if request.method != "GET":
+            wanted = "/"
         return RedirectResponse(f"/login?{urlencode({'next': wanted})}", status_code=303)
     from sysdrill.web.templating import render_page
 
