@@ -102,3 +102,17 @@ def test_an_unknown_signup_policy_is_a_usage_error(run_cli) -> None:
     result = run_cli("users", "signup", "maybe")
     assert result.exit_code == 2
     assert "use open, invite or closed, not 'maybe'" in result.stderr
+
+
+def test_a_bad_or_taken_name_is_refused_before_the_password_prompt(run_cli) -> None:
+    bad = run_cli("users", "add", "no spaces")
+    assert bad.exit_code == 1
+    assert bad.stderr.startswith("Error: The user name 'no spaces' is not allowed;")
+    assert "Password" not in bad.stdout
+    run_cli("users", "add", "bob", "--password-stdin", input="long enough pw\n")
+    taken = run_cli("users", "add", "Bob")
+    assert (taken.exit_code, taken.stderr) == (
+        1,
+        "Error: The user name 'bob' is taken; choose another.\n",
+    )
+    assert "Password" not in taken.stdout

@@ -29,6 +29,7 @@ from enum import StrEnum
 from typing import Any
 
 from sysdrill.errors import (
+    AccountExists,
     AccountNotFound,
     LoginFailed,
     LoginThrottled,
@@ -317,6 +318,17 @@ class AccountService:
         if normalise_name(name) in RESERVED_NAMES:
             raise UsageError(f"The user name {name!r} is reserved; choose another.")
         return self.add(name, password, role=Role.LEARNER, now=now)
+
+    def check_name_available(self, name: str) -> None:
+        """Refuse a name that is not allowed or already has an account.
+
+        Raises:
+            UsageError: If the name is not allowed.
+            AccountExists: If the name is taken.
+        """
+        checked = _check_name(name)
+        if self._store.get_account(checked) is not None:
+            raise AccountExists(f"The user name {checked!r} is taken; choose another.")
 
     def get(self, name: str) -> Account:
         """The account called ``name``.

@@ -62,8 +62,10 @@ def register(app: typer.Typer) -> None:
         """Create an account (whatever the sign-up policy); the first one is usually --admin."""
         from sysdrill.app.accounts import Role, open_cli_accounts
 
-        password = _read_secret(password_stdin)
         with open_cli_accounts(db) as accounts:
+            # Refuse a bad or taken name before asking for a password nobody will use.
+            accounts.check_name_available(name)
+            password = _read_secret(password_stdin)
             role = Role.ADMIN if admin else Role.LEARNER
             account = accounts.add(name, password, role=role, now=_now())
         typer.echo(f"Created {account.role.value} account {account.name!r}.")

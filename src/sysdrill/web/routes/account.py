@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.responses import RedirectResponse, Response
 
@@ -22,7 +23,7 @@ from sysdrill.app.accounts import (
     SignupPolicy,
     open_accounts,
 )
-from sysdrill.errors import AccountError, NotPermitted, UsageError
+from sysdrill.errors import AccountError, NotLoggedIn, NotPermitted, UsageError
 from sysdrill.web.auth import (
     LOCAL_USER,
     clear_session_cookie,
@@ -106,7 +107,8 @@ def _logged_in(response: Response, login: LoginSession) -> Response:
 
 def _me(request: Request) -> Account:
     account = current_account(request)
-    assert account is not None  # require_login let the request through
+    if account is None:  # require_login refuses such requests before they get here
+        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
     return account
 
 
@@ -154,8 +156,6 @@ def login_form(
 @router.post("/api/login", tags=["account"])
 def login_api(request: Request, context: Context, body: Credentials) -> Response:
     """Log in; the answer sets the session cookie (HttpOnly, SameSite=Lax)."""
-    from fastapi.responses import JSONResponse
-
     _multi_user(context)
     with open_accounts(context.db_url) as accounts:
         login = accounts.login(
@@ -184,8 +184,6 @@ def logout_form(request: Request, context: Context) -> Response:
 @router.post("/api/logout", tags=["account"])
 def logout_api(request: Request, context: Context) -> Response:
     """Log out: the login session is deleted and the cookie cleared."""
-    from fastapi.responses import JSONResponse
-
     _logout(request, context)
     response = JSONResponse({"logged_out": True})
     clear_session_cookie(response)
@@ -234,8 +232,6 @@ def signup_form(
 @router.post("/api/signup", tags=["account"], status_code=201)
 def signup_api(context: Context, body: SignupBody) -> Response:
     """Create a learner account (under the server's sign-up policy) and log it in."""
-    from fastapi.responses import JSONResponse
-
     _multi_user(context)
     with open_accounts(context.db_url) as accounts:
         account = accounts.signup(
