@@ -262,3 +262,20 @@ def test_single_user_mode_has_no_login(client: TestClient) -> None:
     assert refused.status_code == 422
     assert "single-user mode" in refused.json()["error"]["message"]
     assert "single-user mode" in client.get("/admin/users").text
+
+
+def test_logging_in_as_someone_else_ends_the_previous_login(
+    multi_app: FastAPI, browser: TestClient
+) -> None:
+    _signup(browser, "dana")
+    first = browser.cookies["sysdrill_session"]
+    assert (
+        browser.post("/api/login", json={"name": "root-admin", "password": PASSWORD}).json()[
+            "account"
+        ]["name"]
+        == "root-admin"
+    )
+    for stolen in _client(multi_app):
+        stolen.cookies.set("sysdrill_session", first)
+        assert stolen.get("/api/account").status_code == 401
+    assert browser.get("/api/account").json()["name"] == "root-admin"

@@ -100,7 +100,11 @@ def _multi_user(context: WebContext) -> None:
         raise UsageError(_SINGLE_USER)
 
 
-def _logged_in(response: Response, login: LoginSession) -> Response:
+def _logged_in(
+    request: Request, context: WebContext, response: Response, login: LoginSession
+) -> Response:
+    # The login this browser had before (another account, say) ends here.
+    _logout(request, context)
     set_session_cookie(response, login)
     return response
 
@@ -150,7 +154,7 @@ def login_form(
                 "name": name,
             }
             return render_page(request, "account/login.html", page, status_code=status_for(exc))
-    return _logged_in(RedirectResponse(_safe_next(next), status_code=303), login)
+    return _logged_in(request, context, RedirectResponse(_safe_next(next), status_code=303), login)
 
 
 @router.post("/api/login", tags=["account"])
@@ -162,7 +166,7 @@ def login_api(request: Request, context: Context, body: Credentials) -> Response
             body.name, body.password, address=client_address(request), now=context.now()
         )
     payload = {"account": login.account.to_dict(), "expires_at": login.expires_at.isoformat()}
-    return _logged_in(JSONResponse(payload), login)
+    return _logged_in(request, context, JSONResponse(payload), login)
 
 
 def _logout(request: Request, context: WebContext) -> None:
@@ -226,11 +230,11 @@ def signup_form(
             }
             return render_page(request, "account/signup.html", page, status_code=status_for(exc))
         login = accounts.start_session(account, now=context.now())
-    return _logged_in(RedirectResponse("/", status_code=303), login)
+    return _logged_in(request, context, RedirectResponse("/", status_code=303), login)
 
 
 @router.post("/api/signup", tags=["account"], status_code=201)
-def signup_api(context: Context, body: SignupBody) -> Response:
+def signup_api(request: Request, context: Context, body: SignupBody) -> Response:
     """Create a learner account (under the server's sign-up policy) and log it in."""
     _multi_user(context)
     with open_accounts(context.db_url) as accounts:
@@ -238,7 +242,8 @@ def signup_api(context: Context, body: SignupBody) -> Response:
             body.name, body.password, invite_code=body.invite_code, now=context.now()
         )
         login = accounts.start_session(account, now=context.now())
-    return _logged_in(JSONResponse({"account": account.to_dict()}, status_code=201), login)
+    response = JSONResponse({"account": account.to_dict()}, status_code=201)
+    return _logged_in(request, context, response, login)
 
 
 # -- one's own account ---------------------------------------------------------
