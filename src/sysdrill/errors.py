@@ -29,12 +29,23 @@ the boundary with ``raise ... from exc``.
     ├── SchedulingError          invalid scheduler settings or state
     ├── ImportFailed             a source that cannot be imported (nothing written)
     │   └── HostileInput         a source that is too big, escapes its folder, or lies
-    └── ExportFailed             an export that cannot be written (nothing written)
+    ├── ExportFailed             an export that cannot be written (nothing written)
+    └── AccountError             an account operation that is refused
+        ├── LoginFailed          wrong user name or password (one answer for both)
+        ├── LoginThrottled       too many failed logins lately; wait and try again
+        ├── NotLoggedIn          a private page or API call without a login
+        ├── NotPermitted         a page or action for admins only
+        ├── SignupRefused        sign-up switched off, or a wrong invite code
+        ├── AccountExists        a user name already taken
+        └── AccountNotFound      no account with that user name
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "AccountError",
+    "AccountExists",
+    "AccountNotFound",
     "AnswerUnreadable",
     "ChainNotFound",
     "ContentInvalid",
@@ -45,12 +56,17 @@ __all__ = [
     "HardwareNotFound",
     "HostileInput",
     "ImportFailed",
+    "LoginFailed",
+    "LoginThrottled",
     "MigrationError",
     "NapkinError",
+    "NotLoggedIn",
+    "NotPermitted",
     "PlanNotFound",
     "QuestionNotFound",
     "SchedulingError",
     "SessionNotFound",
+    "SignupRefused",
     "StorageConflict",
     "StorageError",
     "StorageUnavailable",
@@ -156,3 +172,40 @@ class HostileInput(ImportFailed):
 
 class ExportFailed(SysdrillError):
     """An export that cannot be written; nothing was written."""
+
+
+class AccountError(SysdrillError):
+    """An account operation that is refused (multi-user web app, ``sysdrill users``)."""
+
+
+class LoginFailed(AccountError):
+    """A wrong user name or password; the message never tells which."""
+
+
+class LoginThrottled(AccountError):
+    """Too many failed logins for this account or address lately; the message says when to retry."""
+
+    def __init__(self, message: str, *, retry_after_s: int = 0) -> None:
+        """Keep ``retry_after_s``, the seconds until a login is accepted again."""
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class NotLoggedIn(AccountError):
+    """A private page or API call made without a login."""
+
+
+class NotPermitted(AccountError):
+    """A page or action that needs the admin role."""
+
+
+class SignupRefused(AccountError):
+    """Sign-up is switched off on this server, or the invite code is wrong."""
+
+
+class AccountExists(AccountError):
+    """A user name that is already taken."""
+
+
+class AccountNotFound(AccountError):
+    """No account with that user name."""

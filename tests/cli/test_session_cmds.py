@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sysdrill.app.study import open_study
+from sysdrill.storage.engine import HEAD_REVISION
 from sysdrill.study.ratings import GradedBy, Rating
 
 VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
@@ -65,7 +66,7 @@ def test_practice_on_a_database_never_upgraded_names_the_command(run_cli, tmp_pa
     assert result.exit_code == 1
     assert result.stderr == (
         f"Error: The study database {db} has no schema yet; run `sysdrill db upgrade` "
-        "(with the same --db) to bring it to 0003_active_sessions.\n"
+        f"(with the same --db) to bring it to {HEAD_REVISION}.\n"
     )
 
 
@@ -74,8 +75,8 @@ def test_db_upgrade_migrates_once_then_reports_up_to_date(run_cli, tmp_path):
     first = run_cli("db", "upgrade", "--db", db)
     again = run_cli("db", "upgrade", "--db", db)
     assert (first.exit_code, again.exit_code) == (0, 0)
-    assert first.stdout == f"Upgraded {db} from a new database to schema 0003_active_sessions.\n"
-    assert again.stdout == f"{db} is up to date (schema 0003_active_sessions).\n"
+    assert first.stdout == f"Upgraded {db} from a new database to schema {HEAD_REVISION}.\n"
+    assert again.stdout == f"{db} is up to date (schema {HEAD_REVISION}).\n"
 
 
 def test_practice_unknown_deck_is_one_error_line(run_cli):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,37 +9,6 @@ import pytest
 
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.store import StudyStore
-
-POSTGRES_ENV = "SYSDRILL_TEST_POSTGRES_URL"
-
-
-def postgres_base_url() -> str:
-    """The PostgreSQL URL under test, or a skip (a failure with SYSDRILL_REQUIRE_POSTGRES=1)."""
-    url = os.environ.get(POSTGRES_ENV)
-    if not url:
-        if os.environ.get("SYSDRILL_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"{POSTGRES_ENV} is unset but SYSDRILL_REQUIRE_POSTGRES=1")
-        pytest.skip(f"{POSTGRES_ENV} is not set")
-    return url
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A URL whose connections use a fresh schema, dropped after the test."""
-    import sqlalchemy as sa
-
-    base = postgres_base_url()
-    schema = f"sysdrill_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = sa.make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def _sqlite_url(tmp_path: Path) -> str:

@@ -17,7 +17,7 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 """The clock of every test app."""
 
 
-def make_app(root: Path, *, vault: Path | None = None) -> FastAPI:
+def make_app(root: Path, *, vault: Path | None = None, multi_user: bool = False) -> FastAPI:
     """A web app whose database, cache and data folders live under ``root``.
 
     It serves ``vault``, else the small bundled sample vault these tests count
@@ -34,6 +34,7 @@ def make_app(root: Path, *, vault: Path | None = None) -> FastAPI:
         cache_dir=root / "cache",
         data_dir=root / "data",
         clock=lambda: NOW,
+        multi_user=multi_user,
     )
 
 

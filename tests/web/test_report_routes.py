@@ -21,6 +21,7 @@ def test_a_report_from_the_item_page_is_stored_and_listed(fresh_client: TestClie
             "kind": "wrong-math",
             "message": "<b>7e9 * 16 B</b> is 112 GB",
             "reported_at": "2026-11-25T12:00:00+00:00",
+            "user": "local",
         }
     ]
     page = fresh_client.get("/reports").text

@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sysdrill.cli.session_cmds",
     "sysdrill.cli.plan_cmd",
     "sysdrill.cli.db_cmd",
+    "sysdrill.cli.users_cmd",
     "sysdrill.cli.import_cmd",
     "sysdrill.cli.export_cmd",
     "sysdrill.cli.serve_cmd",

@@ -15,14 +15,18 @@ from sqlalchemy.types import TypeDecorator
 
 __all__ = [
     "UtcDateTime",
+    "accounts",
     "active_sessions",
     "cards",
+    "login_failures",
+    "login_sessions",
     "metadata",
     "review_days",
     "reviews",
     "scheduler_settings",
     "sessions",
     "settings",
+    "site_settings",
     "users",
 ]
 
@@ -76,6 +80,45 @@ users = sa.Table(
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("created_at", UtcDateTime, nullable=False),
 )
+
+accounts = sa.Table(
+    "accounts",
+    metadata,
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("password_hash", sa.String(200), nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("disabled", sa.Boolean(), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)
+"""The login of a user who may sign in to the multi-user web app (argon2id hash, role)."""
+
+login_sessions = sa.Table(
+    "login_sessions",
+    metadata,
+    sa.Column("token_sha256", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("expires_at", UtcDateTime, nullable=False),
+)
+"""Logged-in browsers: only the SHA-256 of each session cookie's token is kept."""
+
+login_failures = sa.Table(
+    "login_failures",
+    metadata,
+    sa.Column("id", _ID, primary_key=True, autoincrement=True),
+    sa.Column("scope", sa.String(20), nullable=False),
+    sa.Column("subject", sa.String(300), nullable=False),
+    sa.Column("failed_at", UtcDateTime, nullable=False),
+)
+"""Recent failed logins per account name and per client address (rate limiting)."""
+
+site_settings = sa.Table(
+    "site_settings",
+    metadata,
+    sa.Column("key", sa.String(100), primary_key=True),
+    sa.Column("value_json", sa.Text(), nullable=False),
+)
+"""Server-wide settings an admin changes, such as the sign-up policy."""
 
 cards = sa.Table(
     "cards",

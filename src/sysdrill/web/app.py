@@ -12,10 +12,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from sysdrill import __version__
+from sysdrill.web.auth import require_login
 from sysdrill.web.context import WebContext
 from sysdrill.web.errors import install_error_handler, install_same_origin_guard
 from sysdrill.web.routes import ROUTER_MODULES
@@ -37,6 +38,7 @@ def create_app(
     cache_dir: Path | None = None,
     data_dir: Path | None = None,
     clock: Callable[[], datetime] = _utc_now,
+    multi_user: bool = False,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
 
@@ -47,6 +49,9 @@ def create_app(
         cache_dir: Folder for the compiled vault copy; the user cache folder when None.
         data_dir: Folder for user files (problem reports); the user data folder when None.
         clock: Returns the current time, timezone-aware UTC.
+        multi_user: Learners log in and each sees only their own study data
+            (accounts in the study database; see docs/accounts.md). Otherwise one
+            learner, ``local``, and no login.
 
     Returns:
         The ASGI application.
@@ -59,6 +64,8 @@ def create_app(
         title="sysdrill",
         version=__version__,
         description="Drill ML-systems interview questions in the browser.",
+        # Every route requires a login in multi-user mode unless it is public.
+        dependencies=[Depends(require_login)],
     )
     app.state.sysdrill = WebContext(
         vault=vault if vault is not None else default_vault_path(),
@@ -66,6 +73,7 @@ def create_app(
         cache_dir=cache_dir if cache_dir is not None else default_cache_dir(),
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         clock=clock,
+        multi_user=multi_user,
     )
     install_error_handler(app)
     install_same_origin_guard(app)

@@ -29,6 +29,8 @@ class WebContext:
         cache_dir: Where the compiled copy of the vault is kept.
         data_dir: Where user files such as problem reports are kept.
         clock: Returns the current time, timezone-aware UTC (injected for tests).
+        multi_user: Whether learners log in (each sees only their own study data);
+            otherwise every request is the single ``local`` learner.
         vaults: The loaded and compiled vault, kept between requests until its
             files change (shared by every page; safe under threads).
     """
@@ -38,6 +40,7 @@ class WebContext:
     cache_dir: Path
     data_dir: Path
     clock: Callable[[], datetime]
+    multi_user: bool = False
     vaults: VaultCache = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
 from sysdrill import errors
@@ -48,6 +48,12 @@ STATUS_BY_ERROR: dict[type[errors.SysdrillError], int] = {
     errors.StorageConflict: 409,
     errors.StorageError: 503,
     errors.TierUnavailable: 503,
+    errors.LoginFailed: 401,
+    errors.NotLoggedIn: 401,
+    errors.LoginThrottled: 429,
+    errors.NotPermitted: 403,
+    errors.SignupRefused: 403,
+    errors.AccountExists: 409,
     errors.SysdrillError: 400,
 }
 """Status code of each error class; a subclass not listed takes its nearest parent's."""
@@ -93,8 +99,22 @@ def _describe(exc: Exception) -> tuple[int, str, str, list[dict[str, Any]]]:
 
 async def _handle(request: Request, exc: Exception) -> Response:
     status, kind, message, details = _describe(exc)
+    # A client told to wait is told for how long (HTTP's Retry-After, in seconds).
+    headers = (
+        {"Retry-After": str(exc.retry_after_s)}
+        if isinstance(exc, errors.LoginThrottled) and exc.retry_after_s
+        else None
+    )
     if request.url.path.startswith("/api/") or request.url.path == "/api":
-        return JSONResponse(error_body(status, kind, message, details), status_code=status)
+        body = error_body(status, kind, message, details)
+        return JSONResponse(body, status_code=status, headers=headers)
+    if isinstance(exc, errors.NotLoggedIn):
+        # A page asked for without a login: the login page, then back here (a form
+        # sent without a login cannot be sent again by a redirect: back to the start).
+        wanted = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        if request.method != "GET":
+            wanted = "/"
+        return RedirectResponse(f"/login?{urlencode({'next': wanted})}", status_code=303)
     from sysdrill.web.templating import render_page
 
     return render_page(

@@ -43,6 +43,8 @@ class ProblemReport:
     kind: ProblemKind
     message: str
     reported_at: datetime
+    user: str = "local"
+    """Who sent it (``local`` in single-user mode)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (time as ISO 8601)."""
@@ -59,6 +61,7 @@ class ProblemReport:
             kind=ProblemKind(data["kind"]),
             message=str(data["message"]),
             reported_at=datetime.fromisoformat(data["reported_at"]),
+            user=str(data.get("user", "local")),
         )
 
 
@@ -68,7 +71,13 @@ def reports_path(data_dir: Path) -> Path:
 
 
 def add_report(
-    data_dir: Path, *, item_id: str, kind: str, message: str, now: datetime
+    data_dir: Path,
+    *,
+    item_id: str,
+    kind: str,
+    message: str,
+    now: datetime,
+    user: str = "local",
 ) -> ProblemReport:
     """Store one report.
 
@@ -86,7 +95,7 @@ def add_report(
         raise UsageError("say what is wrong: the message is empty")
     if len(text) > MESSAGE_LIMIT_CHARS:
         raise UsageError(f"the message is longer than {MESSAGE_LIMIT_CHARS} characters")
-    report = ProblemReport(item_id=item_id, kind=chosen, message=text, reported_at=now)
+    report = ProblemReport(item_id=item_id, kind=chosen, message=text, reported_at=now, user=user)
     path = reports_path(data_dir)
     line = json.dumps(report.to_dict(), ensure_ascii=False) + "\n"
     try:

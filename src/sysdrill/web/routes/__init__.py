@@ -19,5 +19,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.study",
     "sysdrill.web.routes.plans",
     "sysdrill.web.routes.media",
+    "sysdrill.web.routes.account",
 )
 """Router modules; one that does not exist yet (a page in progress) is left out."""

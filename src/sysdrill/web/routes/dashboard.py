@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 
+from sysdrill.web.auth import current_study
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
 
@@ -16,14 +17,13 @@ router = APIRouter()
 Context = Annotated[WebContext, Depends(web_context)]
 
 
-def dashboard_data(context: WebContext) -> dict[str, Any]:
+def dashboard_data(request: Request, context: WebContext) -> dict[str, Any]:
     """The dashboard's figures: due today, streak, forecast, totals, sessions to go on with."""
     from sysdrill.app.sessions import list_sessions
-    from sysdrill.app.study import open_study
 
     items = context.load_vault().items
     now = context.now()
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         report = study.progress(items, now=now)
         in_progress = list_sessions(study)
         sessions = study.sessions()
@@ -52,11 +52,11 @@ def dashboard_data(context: WebContext) -> dict[str, Any]:
 @router.get("/", include_in_schema=False)
 def dashboard_page(request: Request, context: Context) -> Response:
     """The dashboard page."""
-    data = dashboard_data(context)
+    data = dashboard_data(request, context)
     return render_page(request, "dashboard.html", {"d": data})
 
 
 @router.get("/api/dashboard", tags=["dashboard"])
-def dashboard_api(context: Context) -> dict[str, Any]:
+def dashboard_api(request: Request, context: Context) -> dict[str, Any]:
     """Due today, streak, forecast and the last session, as JSON."""
-    return dashboard_data(context)
+    return dashboard_data(request, context)

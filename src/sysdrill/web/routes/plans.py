@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 from starlette.responses import RedirectResponse, Response
 
+from sysdrill.web.auth import current_study
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
 
@@ -24,13 +25,12 @@ class StartPlanBody(BaseModel):
     adaptive: bool = False
 
 
-def plans_view(context: WebContext) -> dict[str, Any]:
+def plans_view(request: Request, context: WebContext) -> dict[str, Any]:
     """The vault's plans and the learner's progress through the active one (JSON-ready)."""
     from sysdrill.app.plans import list_plans, show_plan
-    from sysdrill.app.study import open_study
 
     vault = context.load_vault()
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         progress = show_plan(study, vault, now=context.now())
     return {
         "plans": [
@@ -47,27 +47,25 @@ def plans_view(context: WebContext) -> dict[str, Any]:
     }
 
 
-def _start(context: WebContext, name: str, *, adaptive: bool) -> dict[str, Any]:
+def _start(request: Request, context: WebContext, name: str, *, adaptive: bool) -> dict[str, Any]:
     from sysdrill.app.plans import start_plan
-    from sysdrill.app.study import open_study
 
     vault = context.load_vault()
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         return start_plan(study, vault, name, adaptive=adaptive, now=context.now()).to_dict()
 
 
-def _stop(context: WebContext) -> dict[str, Any]:
+def _stop(request: Request, context: WebContext) -> dict[str, Any]:
     from sysdrill.app.plans import stop_plan
-    from sysdrill.app.study import open_study
 
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         return {"stopped": stop_plan(study, now=context.now()).name}
 
 
 @router.get("/plans", include_in_schema=False)
 def plans_page(request: Request, context: Context) -> Response:
     """The plans page: each plan with a start button, or the active plan's progress."""
-    return render_page(request, "plans/plans.html", plans_view(context))
+    return render_page(request, "plans/plans.html", plans_view(request, context))
 
 
 @router.post("/plans/start", include_in_schema=False)
@@ -75,30 +73,35 @@ async def start_form(request: Request, context: Context) -> Response:
     """Start the plan named in the form, then show the plans page."""
     form = await request.form()
     name = form.get("name")
-    _start(context, name if isinstance(name, str) else "", adaptive=form.get("adaptive") == "on")
+    _start(
+        request,
+        context,
+        name if isinstance(name, str) else "",
+        adaptive=form.get("adaptive") == "on",
+    )
     return RedirectResponse("/plans", status_code=303)
 
 
 @router.post("/plans/stop", include_in_schema=False)
-def stop_form(context: Context) -> Response:
+def stop_form(request: Request, context: Context) -> Response:
     """Stop the active plan, then show the plans page."""
-    _stop(context)
+    _stop(request, context)
     return RedirectResponse("/plans", status_code=303)
 
 
 @router.get("/api/plans", tags=["plans"])
-def plans_api(context: Context) -> dict[str, Any]:
+def plans_api(request: Request, context: Context) -> dict[str, Any]:
     """The vault's plans and progress through the active one (``active`` null when none)."""
-    return plans_view(context)
+    return plans_view(request, context)
 
 
 @router.post("/api/plans/start", tags=["plans"])
-def start_api(context: Context, body: StartPlanBody) -> dict[str, Any]:
+def start_api(request: Request, context: Context, body: StartPlanBody) -> dict[str, Any]:
     """Start a plan today; its last day becomes the deadline when none is set."""
-    return _start(context, body.name, adaptive=body.adaptive)
+    return _start(request, context, body.name, adaptive=body.adaptive)
 
 
 @router.post("/api/plans/stop", tags=["plans"])
-def stop_api(context: Context) -> dict[str, Any]:
+def stop_api(request: Request, context: Context) -> dict[str, Any]:
     """Stop the active plan (reviews and the deadline stay)."""
-    return _stop(context)
+    return _stop(request, context)

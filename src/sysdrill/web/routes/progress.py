@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from starlette.responses import Response
 
 from sysdrill.study.progress import ProgressReport
+from sysdrill.web.auth import current_study
 from sysdrill.web.charts import render_chart
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
@@ -19,30 +20,28 @@ Context = Annotated[WebContext, Depends(web_context)]
 ChartName = Literal["coverage", "reviews", "retention", "forecast"]
 
 
-def learner_progress(context: WebContext) -> ProgressReport:
+def learner_progress(request: Request, context: WebContext) -> ProgressReport:
     """The learner's progress over the served vault."""
-    from sysdrill.app.study import open_study
-
     items = context.load_vault().items
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         return study.progress(items, now=context.now())
 
 
 @router.get("/progress", include_in_schema=False)
 def progress_page(request: Request, context: Context) -> Response:
     """The progress page: four charts, each with its figures as a table."""
-    report = learner_progress(context)
+    report = learner_progress(request, context)
     return render_page(request, "progress.html", {"r": report, "d": report.to_dict()})
 
 
 @router.get("/progress/charts/{name}.svg", include_in_schema=False)
-def progress_chart(context: Context, name: ChartName) -> Response:
+def progress_chart(request: Request, context: Context, name: ChartName) -> Response:
     """One progress chart as an SVG image."""
-    svg = render_chart(name, learner_progress(context))
+    svg = render_chart(name, learner_progress(request, context))
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
 @router.get("/api/progress", tags=["progress"])
-def progress_api(context: Context) -> dict[str, Any]:
+def progress_api(request: Request, context: Context) -> dict[str, Any]:
     """Coverage, true retention, reviews per day, streak, forecast and weak topics."""
-    return learner_progress(context).to_dict()
+    return learner_progress(request, context).to_dict()

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from pydantic import BaseModel, Field
 from starlette.responses import RedirectResponse, Response
 
+from sysdrill.web.auth import request_user, require_admin
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.problem_reports import MESSAGE_LIMIT_CHARS, add_report, list_reports
 from sysdrill.web.routes.vault import find_item
@@ -16,6 +17,8 @@ from sysdrill.web.templating import render_page
 __all__ = ["ReportIn", "router"]
 
 router = APIRouter()
+# Reports name their senders: only admins (the vault's authors) read them.
+ADMIN = [Depends(require_admin)]
 Context = Annotated[WebContext, Depends(web_context)]
 
 
@@ -26,40 +29,50 @@ class ReportIn(BaseModel):
     message: str = Field(max_length=MESSAGE_LIMIT_CHARS)
 
 
-def _store(context: WebContext, item_id: str, kind: str, message: str) -> dict[str, Any]:
+def _store(
+    request: Request, context: WebContext, item_id: str, kind: str, message: str
+) -> dict[str, Any]:
     find_item(context.load_vault(), item_id)
     report = add_report(
-        context.data_dir, item_id=item_id, kind=kind, message=message, now=context.now()
+        context.data_dir,
+        item_id=item_id,
+        kind=kind,
+        message=message,
+        now=context.now(),
+        user=request_user(request),
     )
     return report.to_dict()
 
 
 @router.post("/items/{item_id}/report", include_in_schema=False)
 def report_form(
+    request: Request,
     context: Context,
     item_id: str,
     kind: Annotated[str, Form()],
     message: Annotated[str, Form(max_length=MESSAGE_LIMIT_CHARS)],
 ) -> Response:
     """Store a report sent from the item page, then go back to the item."""
-    _store(context, item_id, kind, message)
+    _store(request, context, item_id, kind, message)
     return RedirectResponse(f"/items/{item_id}?reported=true", status_code=303)
 
 
 @router.post("/api/items/{item_id}/reports", tags=["reports"], status_code=201)
-def report_api(context: Context, item_id: str, report: ReportIn) -> dict[str, Any]:
-    """Store a problem report about an item."""
-    return _store(context, item_id, report.kind, report.message)
+def report_api(
+    request: Request, context: Context, item_id: str, report: ReportIn
+) -> dict[str, Any]:
+    """Store a problem report about an item (it records who sent it)."""
+    return _store(request, context, item_id, report.kind, report.message)
 
 
-@router.get("/reports", include_in_schema=False)
+@router.get("/reports", include_in_schema=False, dependencies=ADMIN)
 def reports_page(request: Request, context: Context) -> Response:
     """The authors' page: every problem report, newest first."""
     reports = [r.to_dict() for r in list_reports(context.data_dir)]
     return render_page(request, "reports.html", {"reports": reports})
 
 
-@router.get("/api/reports", tags=["reports"])
+@router.get("/api/reports", tags=["reports"], dependencies=ADMIN)
 def reports_api(context: Context) -> dict[str, Any]:
     """Every problem report, newest first."""
     return {"reports": [r.to_dict() for r in list_reports(context.data_dir)]}

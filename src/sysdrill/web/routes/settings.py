@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from starlette.responses import RedirectResponse, Response
 
+from sysdrill.web.auth import current_study
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
 
@@ -27,11 +28,10 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def _settings(context: WebContext) -> list[dict[str, Any]]:
-    from sysdrill.app.study import open_study
+def _settings(request: Request, context: WebContext) -> list[dict[str, Any]]:
     from sysdrill.study.settings import SETTING_DOCS
 
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         values = study.settings.to_mapping()
     return [
         {"key": key, "value": values[key], "shown": _shown(values[key]), "meaning": meaning}
@@ -39,18 +39,17 @@ def _settings(context: WebContext) -> list[dict[str, Any]]:
     ]
 
 
-def _update(context: WebContext, changes: dict[str, str]) -> None:
+def _update(request: Request, context: WebContext, changes: dict[str, str]) -> None:
     """Store every changed setting, all or none.
 
     Raises:
         SchedulingError: For an unknown key or a value out of range (nothing stored).
     """
-    from sysdrill.app.study import open_study
     from sysdrill.study.settings import StudySettings, parse_setting
 
     # Every value is read first (an unknown key raises here), then all are stored at once.
     parsed = {key: parse_setting(key, _none_if_blank(value)) for key, value in changes.items()}
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         mapping = study.settings.to_mapping()
         changed = {key: value for key, value in parsed.items() if mapping.get(key) != value}
         if changed:
@@ -65,7 +64,9 @@ def _none_if_blank(value: str) -> str:
 @router.get("/settings", include_in_schema=False)
 def settings_page(request: Request, context: Context, saved: bool = False) -> Response:
     """Every setting in a form, with what it means."""
-    return render_page(request, "settings.html", {"settings": _settings(context), "saved": saved})
+    return render_page(
+        request, "settings.html", {"settings": _settings(request, context), "saved": saved}
+    )
 
 
 @router.post("/settings", include_in_schema=False)
@@ -73,18 +74,18 @@ async def settings_form(request: Request, context: Context) -> Response:
     """Store the settings sent from the form, then show them again."""
     form = await request.form()
     changes = {key: str(value) for key, value in form.items() if isinstance(value, str)}
-    _update(context, changes)
+    _update(request, context, changes)
     return RedirectResponse("/settings?saved=true", status_code=303)
 
 
 @router.get("/api/settings", tags=["settings"])
-def settings_api(context: Context) -> dict[str, Any]:
+def settings_api(request: Request, context: Context) -> dict[str, Any]:
     """Every setting with its value and meaning."""
-    return {"settings": _settings(context)}
+    return {"settings": _settings(request, context)}
 
 
 @router.put("/api/settings", tags=["settings"])
-def settings_put_api(context: Context, changes: dict[str, str]) -> dict[str, Any]:
+def settings_put_api(request: Request, context: Context, changes: dict[str, str]) -> dict[str, Any]:
     """Change settings, values as typed (``"0.85"``, ``"2027-01-15"``, ``"none"``)."""
-    _update(context, changes)
-    return {"settings": _settings(context)}
+    _update(request, context, changes)
+    return {"settings": _settings(request, context)}

@@ -30,6 +30,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
+from sysdrill.web.auth import current_study
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
 
@@ -60,10 +61,8 @@ def _vault(request: Request, context: WebContext) -> StudyVault:
 
 @contextmanager
 def _open(request: Request, context: WebContext) -> Iterator[tuple[StudyService, StudyVault]]:
-    from sysdrill.app.study import open_study
-
     vault = _vault(request, context)
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         yield study, vault
 
 

@@ -13,6 +13,7 @@ from starlette.responses import FileResponse, Response
 from sysdrill.app.interop import StagedImport
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.interop.import_report import ImportReport
+from sysdrill.web.auth import require_admin
 from sysdrill.web.browse import choice
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.templating import render_page
@@ -21,6 +22,8 @@ from sysdrill.web.uploads import discard_upload, stage_upload, staged_upload
 __all__ = ["EXPORT_SUFFIXES", "router"]
 
 router = APIRouter()
+# Importing changes the vault every learner studies: admins only (multi-user mode).
+ADMIN = [Depends(require_admin)]
 Context = Annotated[WebContext, Depends(web_context)]
 Text = Annotated[str | None, Query()]
 
@@ -63,7 +66,7 @@ def _formats() -> list[str]:
     return ["auto", *FORMAT_NAMES]
 
 
-@router.get("/import", include_in_schema=False)
+@router.get("/import", dependencies=ADMIN, include_in_schema=False)
 def import_page(request: Request, context: Context) -> Response:
     """The import form: choose a file, its format and a deck."""
     return render_page(
@@ -98,7 +101,7 @@ def _confirm(context: WebContext, token: str, format: str, deck: str) -> dict[st
     return StagedImport(report, source=path.name).to_dict()
 
 
-@router.post("/import/preview", include_in_schema=False)
+@router.post("/import/preview", dependencies=ADMIN, include_in_schema=False)
 def import_preview_page(
     request: Request,
     context: Context,
@@ -111,7 +114,7 @@ def import_preview_page(
     return render_page(request, "import_report.html", shown)
 
 
-@router.post("/import/confirm", include_in_schema=False)
+@router.post("/import/confirm", dependencies=ADMIN, include_in_schema=False)
 def import_confirm_page(
     request: Request,
     context: Context,
@@ -124,7 +127,7 @@ def import_confirm_page(
     return render_page(request, "import_report.html", shown)
 
 
-@router.post("/api/import/preview", tags=["import"])
+@router.post("/api/import/preview", dependencies=ADMIN, tags=["import"])
 def import_preview_api(
     context: Context, source: Upload, format: FormatField = "auto", deck: DeckField = ""
 ) -> dict[str, Any]:
@@ -132,7 +135,7 @@ def import_preview_api(
     return _preview(context, source, format, deck)
 
 
-@router.post("/api/import/confirm", tags=["import"])
+@router.post("/api/import/confirm", dependencies=ADMIN, tags=["import"])
 def import_confirm_api(
     context: Context, token: TokenField, format: FormatField = "auto", deck: DeckField = ""
 ) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
+from sysdrill.web.auth import current_study
 from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.explore import explore_groups, explore_tree
@@ -140,12 +141,10 @@ def item_api(context: Context, item_id: str) -> dict[str, Any]:
     return _item_view(context, item_id).to_dict()
 
 
-def _explore(context: WebContext) -> list[dict[str, Any]]:
+def _explore(request: Request, context: WebContext) -> list[dict[str, Any]]:
     """The explore tree with the learner's coverage (the grouping is kept per vault)."""
-    from sysdrill.app.study import open_study
-
     groups = context.vaults.derived(context.vault, "explore", lambda v: explore_groups(v.items))
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         seen = study.store.studied_item_ids(study.user_id)
     return explore_tree(groups, seen)
 
@@ -155,7 +154,7 @@ def explore_page(request: Request, context: Context) -> Response:
     """Explore the vault: track, then competency area, then topic, then level, with coverage."""
     from sysdrill.web.charts import explore_treemap, svg_data_uri
 
-    tree = _explore(context)
+    tree = _explore(request, context)
     # The chart reads only each area's counts: draw it again only when they change.
     drawn: dict[str, tuple[object, str]] = context.vaults.derived(
         context.vault, "explore-treemap", lambda _: {}
@@ -179,6 +178,6 @@ def explore_page(request: Request, context: Context) -> Response:
 
 
 @router.get("/api/explore", tags=["vault"])
-def explore_api(context: Context) -> dict[str, Any]:
+def explore_api(request: Request, context: Context) -> dict[str, Any]:
     """The track > area > topic > level tree with item counts and coverage."""
-    return {"tracks": _explore(context)}
+    return {"tracks": _explore(request, context)}

@@ -1,0 +1,266 @@
+"""Accounts, login sessions, failed logins and site settings in the study database.
+
+The multi-user web app keeps everything about logins in the database (nothing in a
+process's memory), so any worker serves any request and a restarted worker forgets
+no one. This module stores rows; the rules (hashing, rate limits, sign-up policy)
+live in :mod:`sysdrill.app.accounts`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sysdrill.errors import AccountExists, StorageConflict
+from sysdrill.storage import schema as t
+from sysdrill.storage.engine import (
+    WRITE_OPTION,
+    acquire_engine,
+    check_schema,
+    release_engine,
+    safe_url,
+)
+from sysdrill.storage.translate import translate_errors
+
+__all__ = ["AccountRow", "AccountStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRow:
+    """One stored account, as the database holds it."""
+
+    user_id: int
+    name: str
+    password_hash: str
+    role: str
+    disabled: bool
+    created_at: datetime
+    """When the account was created (UTC)."""
+
+
+_ACCOUNT_QUERY = sa.select(
+    t.accounts.c.user_id,
+    t.users.c.name,
+    t.accounts.c.password_hash,
+    t.accounts.c.role,
+    t.accounts.c.disabled,
+    t.accounts.c.created_at,
+).join_from(t.accounts, t.users, t.accounts.c.user_id == t.users.c.id)
+
+
+def _row(row: Any) -> AccountRow:
+    return AccountRow(
+        user_id=int(row.user_id),
+        name=str(row.name),
+        password_hash=str(row.password_hash),
+        role=str(row.role),
+        disabled=bool(row.disabled),
+        created_at=row.created_at,
+    )
+
+
+class AccountStore:
+    """Account rows over the process's engine for one database URL."""
+
+    def __init__(self, url: str) -> None:
+        """Open the database at ``url`` (it must be migrated: ``sysdrill db upgrade``).
+
+        Raises:
+            StorageUnavailable: If the database cannot be opened.
+            MigrationError: If the schema is behind or newer than this sysdrill.
+        """
+        self.url = safe_url(url)
+        self._url = url
+        self._engine = acquire_engine(url)
+        self._closed = False
+        try:
+            check_schema(self._engine, url)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release the engine."""
+        if not self._closed:
+            self._closed = True
+            release_engine(self._url, self._engine)
+
+    def __enter__(self) -> AccountStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self, doing: str) -> Iterator[Connection]:
+        with translate_errors(doing), self._engine.connect() as conn:
+            conn.execution_options(**{WRITE_OPTION: True})
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def _read(self, doing: str) -> Iterator[Connection]:
+        with translate_errors(doing), self._engine.connect() as conn:
+            yield conn
+
+    # -- accounts --------------------------------------------------------------
+
+    def add_account(self, name: str, *, password_hash: str, role: str, now: datetime) -> AccountRow:
+        """Create the account ``name``, reusing its user row if the user already studied.
+
+        Raises:
+            AccountExists: If ``name`` already has an account.
+        """
+        try:
+            with self._write(f"creating the account {name!r}") as conn:
+                user_id = conn.execute(
+                    sa.select(t.users.c.id).where(t.users.c.name == name)
+                ).scalar()
+                if user_id is None:
+                    result = conn.execute(t.users.insert().values(name=name, created_at=now))
+                    assert result.inserted_primary_key is not None
+                    user_id = result.inserted_primary_key[0]
+                elif conn.execute(
+                    sa.select(t.accounts.c.user_id).where(t.accounts.c.user_id == user_id)
+                ).first():
+                    raise AccountExists(f"The user name {name!r} is taken; choose another.")
+                conn.execute(
+                    t.accounts.insert().values(
+                        user_id=user_id,
+                        password_hash=password_hash,
+                        role=role,
+                        disabled=False,
+                        created_at=now,
+                    )
+                )
+        except StorageConflict as exc:
+            # Two sign-ups of one name at once: the database's unique keys decide.
+            raise AccountExists(f"The user name {name!r} is taken; choose another.") from exc
+        found = self.get_account(name)
+        assert found is not None
+        return found
+
+    def get_account(self, name: str) -> AccountRow | None:
+        """The account called ``name``, or None."""
+        with self._read(f"reading the account {name!r}") as conn:
+            row = conn.execute(_ACCOUNT_QUERY.where(t.users.c.name == name)).first()
+        return None if row is None else _row(row)
+
+    def list_accounts(self) -> list[AccountRow]:
+        """Every account, by name."""
+        with self._read("listing accounts") as conn:
+            rows = conn.execute(_ACCOUNT_QUERY.order_by(t.users.c.name)).all()
+        return [_row(row) for row in rows]
+
+    def count_admins(self) -> int:
+        """How many enabled accounts have the admin role."""
+        query = (
+            sa.select(sa.func.count())
+            .select_from(t.accounts)
+            .where(t.accounts.c.role == "admin", t.accounts.c.disabled.is_(False))
+        )
+        with self._read("counting admins") as conn:
+            return int(conn.execute(query).scalar() or 0)
+
+    def update_account(self, user_id: int, **values: Any) -> None:
+        """Change columns of one account (``password_hash``, ``role``, ``disabled``)."""
+        with self._write("changing an account") as conn:
+            conn.execute(t.accounts.update().where(t.accounts.c.user_id == user_id).values(values))
+
+    # -- login sessions --------------------------------------------------------
+
+    def add_login_session(
+        self, token_sha256: str, *, user_id: int, now: datetime, expires_at: datetime
+    ) -> None:
+        """Store a new login session (expired ones are dropped on the way)."""
+        with self._write("starting a login session") as conn:
+            conn.execute(t.login_sessions.delete().where(t.login_sessions.c.expires_at <= now))
+            conn.execute(
+                t.login_sessions.insert().values(
+                    token_sha256=token_sha256,
+                    user_id=user_id,
+                    created_at=now,
+                    expires_at=expires_at,
+                )
+            )
+
+    def account_for_session(self, token_sha256: str, *, now: datetime) -> AccountRow | None:
+        """The enabled account logged in with this token, if the session has not expired."""
+        query = (
+            _ACCOUNT_QUERY.join(
+                t.login_sessions, t.login_sessions.c.user_id == t.accounts.c.user_id
+            )
+            .where(t.login_sessions.c.token_sha256 == token_sha256)
+            .where(t.login_sessions.c.expires_at > now)
+            .where(t.accounts.c.disabled.is_(False))
+        )
+        with self._read("reading a login session") as conn:
+            row = conn.execute(query).first()
+        return None if row is None else _row(row)
+
+    def delete_login_session(self, token_sha256: str) -> None:
+        """Forget one login session (log out)."""
+        with self._write("ending a login session") as conn:
+            conn.execute(
+                t.login_sessions.delete().where(t.login_sessions.c.token_sha256 == token_sha256)
+            )
+
+    def delete_login_sessions(self, user_id: int, *, keep: str | None = None) -> None:
+        """Forget every login session of a user, except the one hashed as ``keep``."""
+        query = t.login_sessions.delete().where(t.login_sessions.c.user_id == user_id)
+        if keep is not None:
+            query = query.where(t.login_sessions.c.token_sha256 != keep)
+        with self._write("ending login sessions") as conn:
+            conn.execute(query)
+
+    # -- failed logins ---------------------------------------------------------
+
+    def record_failure(self, subjects: dict[str, str], *, now: datetime) -> None:
+        """Record one failed login under each ``scope -> subject`` given."""
+        rows = [
+            {"scope": scope, "subject": subject, "failed_at": now}
+            for scope, subject in subjects.items()
+        ]
+        with self._write("recording a failed login") as conn:
+            conn.execute(t.login_failures.insert(), rows)
+
+    def failures_since(self, scope: str, subject: str, since: datetime) -> list[datetime]:
+        """Times of the failed logins of ``subject`` after ``since``, oldest first."""
+        f = t.login_failures.c
+        query = (
+            sa.select(f.failed_at)
+            .where(f.scope == scope, f.subject == subject, f.failed_at > since)
+            .order_by(f.failed_at)
+        )
+        with self._read("reading failed logins") as conn:
+            return [row.failed_at for row in conn.execute(query)]
+
+    def clear_failures(self, scope: str, subject: str, *, before: datetime) -> None:
+        """Forget the failures of ``subject``, and everyone's failures older than ``before``."""
+        f = t.login_failures.c
+        with self._write("clearing failed logins") as conn:
+            conn.execute(t.login_failures.delete().where(f.scope == scope, f.subject == subject))
+            conn.execute(t.login_failures.delete().where(f.failed_at <= before))
+
+    # -- site settings ---------------------------------------------------------
+
+    def get_site_setting(self, key: str) -> Any:
+        """The stored value of a server-wide setting, or None."""
+        with self._read("reading site settings") as conn:
+            text = conn.execute(
+                sa.select(t.site_settings.c.value_json).where(t.site_settings.c.key == key)
+            ).scalar()
+        return None if text is None else json.loads(text)
+
+    def put_site_setting(self, key: str, value: Any) -> None:
+        """Store a server-wide setting."""
+        with self._write("changing site settings") as conn:
+            conn.execute(t.site_settings.delete().where(t.site_settings.c.key == key))
+            conn.execute(t.site_settings.insert().values(key=key, value_json=json.dumps(value)))

@@ -1,0 +1,161 @@
+"""Who is asking: the login cookie, the login requirement, and each request's study service.
+
+In single-user mode (the default) every request is the ``local`` learner and no
+page asks for a login. In multi-user mode (``create_app(multi_user=True)``) a
+request is anonymous unless its cookie carries the token of a login session in
+the database; :func:`require_login` runs before every route of the app and
+refuses anonymous requests except on the public paths (the login and sign-up
+pages), so a route added later is private without saying so. Pages then redirect
+to ``/login`` and ``/api/`` routes answer 401 (the error handler does both).
+
+:func:`current_study` is the one way a route opens study data: the study service
+of the logged-in user (or ``local``), so no route can reach another user's rows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fastapi import Request
+from starlette.responses import Response
+
+from sysdrill.app.accounts import Account, LoginSession, open_accounts
+from sysdrill.errors import NotLoggedIn, NotPermitted
+from sysdrill.web.context import web_context
+
+if TYPE_CHECKING:
+    from sysdrill.study.service import StudyService
+
+__all__ = [
+    "LOCAL_USER",
+    "PUBLIC_PATHS",
+    "SESSION_COOKIE",
+    "clear_session_cookie",
+    "client_address",
+    "current_account",
+    "current_study",
+    "request_user",
+    "require_admin",
+    "require_login",
+    "session_token",
+    "set_session_cookie",
+]
+
+SESSION_COOKIE = "sysdrill_session"
+"""Name of the cookie that carries the login token."""
+LOCAL_USER = "local"
+"""The learner of single-user mode."""
+PUBLIC_PATHS = frozenset(
+    {
+        "/login",
+        "/signup",
+        "/api/login",
+        "/api/signup",
+    }
+)
+"""Routes anyone may use in multi-user mode (``/static``, ``/docs`` and
+``/openapi.json`` are not app routes and need no login either)."""
+
+_UNSET = object()
+
+
+def set_session_cookie(response: Response, login: LoginSession) -> None:
+    """Put a login's token in the session cookie (the one place its flags are chosen).
+
+    HttpOnly keeps it from page scripts; SameSite=Lax keeps other sites' forms and
+    frames from sending it. ``Secure`` (behind TLS) is added by the security policy.
+    """
+    response.set_cookie(
+        SESSION_COOKIE,
+        login.token,
+        max_age=login.max_age_s,
+        path="/",
+        httponly=True,
+        samesite="lax",
+    )
+
+
+def clear_session_cookie(response: Response) -> None:
+    """Remove the session cookie from the browser."""
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+
+
+def session_token(request: Request) -> str:
+    """The login token the request's cookie carries ('' for none)."""
+    return request.cookies.get(SESSION_COOKIE, "")
+
+
+def client_address(request: Request) -> str:
+    """The client's address as the server sees it (the per-address login limit)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def current_account(request: Request) -> Account | None:
+    """The account logged in on this request (looked up once per request); None if anonymous.
+
+    Always None in single-user mode.
+    """
+    found = getattr(request.state, "account", _UNSET)
+    if found is not _UNSET:
+        return found  # type: ignore[return-value]
+    context = web_context(request)
+    account: Account | None = None
+    token = session_token(request)
+    if context.multi_user and token:
+        with open_accounts(context.db_url) as accounts:
+            account = accounts.account_for_token(token, now=context.now())
+    request.state.account = account
+    return account
+
+
+def require_login(request: Request) -> None:
+    """Dependency of every route: refuse anonymous requests to private routes.
+
+    Raises:
+        NotLoggedIn: In multi-user mode, for a private route without a valid login.
+    """
+    if not web_context(request).multi_user:
+        return
+    if request.url.path in PUBLIC_PATHS:
+        current_account(request)
+        return
+    if current_account(request) is None:
+        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
+
+
+def require_admin(request: Request) -> None:
+    """Dependency of the admins' routes (imports, users, problem reports).
+
+    Raises:
+        NotLoggedIn: If nobody is logged in (multi-user mode).
+        NotPermitted: If the account is not an admin.
+    """
+    if not web_context(request).multi_user:
+        return
+    account = current_account(request)
+    if account is None:
+        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
+    if not account.is_admin:
+        raise NotPermitted("This page is for admins; ask an admin of this server.")
+
+
+def request_user(request: Request) -> str:
+    """The learner whose study data this request reads and writes.
+
+    Raises:
+        NotLoggedIn: In multi-user mode without a login (routes never get here
+            without one: :func:`require_login` runs first).
+    """
+    if not web_context(request).multi_user:
+        return LOCAL_USER
+    account = current_account(request)
+    if account is None:
+        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
+    return account.name
+
+
+def current_study(request: Request) -> StudyService:
+    """Open the study service of the request's user (use it in a ``with`` block)."""
+    from sysdrill.app.study import open_study
+
+    return open_study(web_context(request).db_url, user=request_user(request))
