@@ -62,11 +62,11 @@ def test_upgrade_study_database_reports_before_and_after(tmp_path):
     url = f"sqlite:///{tmp_path / 'u.db'}"
     first = upgrade_study_database(url)
     again = upgrade_study_database(url)
-    assert (first.before, first.after, first.changed) == (None, "0003_active_sessions", True)
+    assert (first.before, first.after, first.changed) == (None, "0004_server_secrets", True)
     assert again.to_dict() == {
         "url": url,
-        "before": "0003_active_sessions",
-        "after": "0003_active_sessions",
+        "before": "0004_server_secrets",
+        "after": "0004_server_secrets",
     }
 
 

@@ -65,7 +65,7 @@ def test_practice_on_a_database_never_upgraded_names_the_command(run_cli, tmp_pa
     assert result.exit_code == 1
     assert result.stderr == (
         f"Error: The study database {db} has no schema yet; run `sysdrill db upgrade` "
-        "(with the same --db) to bring it to 0003_active_sessions.\n"
+        "(with the same --db) to bring it to 0004_server_secrets.\n"
     )
 
 
@@ -74,8 +74,8 @@ def test_db_upgrade_migrates_once_then_reports_up_to_date(run_cli, tmp_path):
     first = run_cli("db", "upgrade", "--db", db)
     again = run_cli("db", "upgrade", "--db", db)
     assert (first.exit_code, again.exit_code) == (0, 0)
-    assert first.stdout == f"Upgraded {db} from a new database to schema 0003_active_sessions.\n"
-    assert again.stdout == f"{db} is up to date (schema 0003_active_sessions).\n"
+    assert first.stdout == f"Upgraded {db} from a new database to schema 0004_server_secrets.\n"
+    assert again.stdout == f"{db} is up to date (schema 0004_server_secrets).\n"
 
 
 def test_practice_unknown_deck_is_one_error_line(run_cli):

@@ -17,7 +17,7 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 """The clock of every test app."""
 
 
-def make_app(root: Path, *, vault: Path | None = None) -> FastAPI:
+def make_app(root: Path, *, vault: Path | None = None, behind_proxy: bool = False) -> FastAPI:
     """A web app whose database, cache and data folders live under ``root``.
 
     It serves ``vault``, else the small bundled sample vault these tests count
@@ -34,7 +34,18 @@ def make_app(root: Path, *, vault: Path | None = None) -> FastAPI:
         cache_dir=root / "cache",
         data_dir=root / "data",
         clock=lambda: NOW,
+        behind_proxy=behind_proxy,
     )
+
+
+def with_csrf(client: TestClient) -> TestClient:
+    """``client``, holding a CSRF cookie and sending its token with every request.
+
+    The way an API client works (GET /api/csrf, then the ``X-CSRF-Token``
+    header); tests of the token itself use clients without it.
+    """
+    client.headers["X-CSRF-Token"] = client.get("/api/csrf").json()["csrf_token"]
+    return client
 
 
 @pytest.fixture(scope="session")
@@ -46,14 +57,15 @@ def web_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
 @pytest.fixture(scope="session")
 def client(web_app: FastAPI) -> Iterator[TestClient]:
     """A client of :func:`web_app` that returns 500 responses instead of raising."""
-    with TestClient(web_app, raise_server_exceptions=False) as found:
+    with with_csrf(TestClient(web_app, raise_server_exceptions=False)) as found:
         yield found
 
 
 @pytest.fixture
 def fresh_client(tmp_path: Path) -> Iterator[TestClient]:
     """A client of an app with its own empty database, for tests that write."""
-    with TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False) as found:
+    app = make_app(tmp_path / "web")
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as found:
         yield found
 
 
@@ -110,5 +122,5 @@ def hostile_client(
 ) -> Iterator[TestClient]:
     """A client of an app serving :func:`hostile_vault`."""
     app = make_app(tmp_path_factory.mktemp("hostile-web"), vault=hostile_vault)
-    with TestClient(app, raise_server_exceptions=False) as found:
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as found:
         yield found

@@ -17,8 +17,10 @@ from fastapi.staticfiles import StaticFiles
 
 from sysdrill import __version__
 from sysdrill.web.context import WebContext
+from sysdrill.web.csrf import install_csrf
 from sysdrill.web.errors import install_error_handler, install_same_origin_guard
 from sysdrill.web.routes import ROUTER_MODULES
+from sysdrill.web.security import install_security
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -37,6 +39,7 @@ def create_app(
     cache_dir: Path | None = None,
     data_dir: Path | None = None,
     clock: Callable[[], datetime] = _utc_now,
+    behind_proxy: bool = False,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
 
@@ -47,6 +50,9 @@ def create_app(
         cache_dir: Folder for the compiled vault copy; the user cache folder when None.
         data_dir: Folder for user files (problem reports); the user data folder when None.
         clock: Returns the current time, timezone-aware UTC.
+        behind_proxy: Trust the ``X-Forwarded-Proto`` and ``X-Forwarded-For`` headers
+            of a reverse proxy on this host (TLS there: cookies get Secure; the
+            client address is the forwarded one). Off, they are ignored.
 
     Returns:
         The ASGI application.
@@ -68,7 +74,6 @@ def create_app(
         clock=clock,
     )
     install_error_handler(app)
-    install_same_origin_guard(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # The routers as included, so tests can walk every route (FastAPI may wrap them).
     app.state.routers = []
@@ -80,4 +85,9 @@ def create_app(
         router = importlib.import_module(name).router
         app.include_router(router)
         app.state.routers.append(router)
+    # In this order: a request meets the proxy's headers, then the security headers,
+    # the same-origin check and the CSRF check (the middleware added last runs first).
+    install_csrf(app)
+    install_same_origin_guard(app)
+    install_security(app, behind_proxy=behind_proxy)
     return app

@@ -21,12 +21,14 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from sysdrill import errors
+from sysdrill.web.security import add_security_headers
 
 __all__ = [
     "STATUS_BY_ERROR",
     "error_body",
     "install_error_handler",
     "install_same_origin_guard",
+    "refusal",
     "status_for",
 ]
 
@@ -91,8 +93,9 @@ def _describe(exc: Exception) -> tuple[int, str, str, list[dict[str, Any]]]:
     return 500, "InternalError", "an unexpected error happened; see the server log", []
 
 
-async def _handle(request: Request, exc: Exception) -> Response:
-    status, kind, message, details = _describe(exc)
+def _error_response(
+    request: Request, status: int, kind: str, message: str, details: list[dict[str, Any]]
+) -> Response:
     if request.url.path.startswith("/api/") or request.url.path == "/api":
         return JSONResponse(error_body(status, kind, message, details), status_code=status)
     from sysdrill.web.templating import render_page
@@ -103,6 +106,19 @@ async def _handle(request: Request, exc: Exception) -> Response:
         {"status": status, "kind": kind, "message": message, "details": details},
         status_code=status,
     )
+
+
+async def _handle(request: Request, exc: Exception) -> Response:
+    status, kind, message, details = _describe(exc)
+    response = _error_response(request, status, kind, message, details)
+    # An unexpected error's page is sent from outside every middleware.
+    add_security_headers(response.headers, request.url.path)
+    return response
+
+
+def refusal(request: Request, kind: str, message: str) -> Response:
+    """The 403 answer to a write the app refuses: the error shape, or the error page."""
+    return _error_response(request, 403, kind, message, [])
 
 
 def install_error_handler(app: FastAPI) -> None:
@@ -117,10 +133,10 @@ _UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 def install_same_origin_guard(app: FastAPI) -> None:
     """Refuse writes sent by another site's page (cross-site request forgery).
 
-    The app has no login: any page open in the learner's browser could post a form
-    to ``127.0.0.1:8000``. Browsers name the sending page in ``Origin``; a write
-    whose origin is not this server is refused with 403. Requests without
-    ``Origin`` (scripts, the test client, ``curl``) are not from a browser page.
+    The first line of defence, before the CSRF token (:mod:`sysdrill.web.csrf`):
+    browsers name the sending page in ``Origin``, and a write whose origin is not
+    this server is refused with 403 whatever token it carries. Requests without
+    ``Origin`` (scripts, ``curl``, some older browsers) still need their token.
     """
 
     @app.middleware("http")
@@ -132,10 +148,5 @@ def install_same_origin_guard(app: FastAPI) -> None:
             host = request.headers.get("host", "")
             if origin == "null" or urlsplit(origin).netloc != host:
                 message = f"a write from another site ({origin}) is refused"
-                if request.url.path.startswith("/api/"):
-                    return JSONResponse(error_body(403, "CrossSiteRequest", message), 403)
-                from sysdrill.web.templating import render_page
-
-                context = {"status": 403, "kind": "CrossSiteRequest", "message": message}
-                return render_page(request, "error.html", context, status_code=403)
+                return refusal(request, "CrossSiteRequest", message)
         return await call_next(request)

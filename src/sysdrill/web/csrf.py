@@ -1,0 +1,281 @@
+"""CSRF tokens: every write must carry a token that another site cannot read or make.
+
+A signed double-submit token. A browser gets a random value in the ``sysdrill_csrf``
+cookie (HttpOnly, SameSite=Lax, see :func:`sysdrill.web.security.set_cookie`); the
+token is an HMAC of that value under the server's secret key. Pages put the token in
+a hidden ``csrf_token`` field of each form (``{{ csrf_field() }}`` in a template);
+scripts send it in the ``X-CSRF-Token`` header; ``GET /api/csrf`` hands one (and its
+cookie) to API clients. A write (POST, PUT, PATCH, DELETE) is served only when its
+token is the HMAC of its own cookie. Another site can make a browser send the cookie
+(not even that, with SameSite=Lax) but cannot read it or the token, and without the
+key cannot compute a token for a cookie it planted.
+
+Nothing is kept per process: the key is ``SYSDRILL_SECRET_KEY`` or one stored in the
+database (:mod:`sysdrill.app.server_secret`), so any worker checks any token and a
+restart voids none. The check is this module's middleware, the one place for every
+route, page or API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, FastAPI, Request
+from jinja2 import pass_context
+from markupsafe import Markup
+from starlette.datastructures import MutableHeaders
+from starlette.requests import HTTPConnection
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sysdrill.web.context import WebContext
+from sysdrill.web.errors import refusal
+from sysdrill.web.security import set_cookie
+
+__all__ = [
+    "COOKIE_NAME",
+    "FIELD_NAME",
+    "FORM_BODY_LIMIT_BYTES",
+    "HEADER_NAME",
+    "CsrfMiddleware",
+    "CsrfSigner",
+    "CsrfState",
+    "csrf_field",
+    "install_csrf",
+    "router",
+]
+
+COOKIE_NAME = "sysdrill_csrf"
+"""The cookie holding the browser's random value."""
+FIELD_NAME = "csrf_token"
+"""The hidden form field holding the token."""
+HEADER_NAME = "X-CSRF-Token"
+"""The request header holding the token (scripts, API clients)."""
+
+FORM_BODY_LIMIT_BYTES = 80 * 1024 * 1024
+"""A form body read to find its token is refused past this size (uploads stop at 64 MiB)."""
+
+_UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+_RELOAD = "reload the page and submit again"
+
+
+class CsrfSigner:
+    """Makes and checks tokens with the server's key, loaded once on first use.
+
+    The key is loaded lazily so a request that never needs a token (static files,
+    reads with no form) never opens the database.
+    """
+
+    def __init__(self, load_key: Callable[[], bytes]) -> None:
+        """Sign with the key ``load_key`` returns (called once, on first use)."""
+        self._load_key = load_key
+        self._key: bytes | None = None
+        self._lock = threading.Lock()
+
+    def _signing_key(self) -> bytes:
+        if self._key is None:
+            with self._lock:
+                if self._key is None:
+                    # Derived, so the one secret can sign other things without
+                    # a CSRF token ever doubling as one of them.
+                    self._key = hmac.new(self._load_key(), b"sysdrill csrf", "sha256").digest()
+        return self._key
+
+    def token_for(self, cookie_value: str) -> str:
+        """The token that goes with cookie value ``cookie_value``."""
+        digest = hmac.new(self._signing_key(), cookie_value.encode("ascii"), hashlib.sha256)
+        return digest.hexdigest()
+
+    def is_valid(self, cookie_value: str, token: str) -> bool:
+        """Whether ``token`` is the one of ``cookie_value`` (compared in constant time)."""
+        return hmac.compare_digest(self.token_for(cookie_value), token)
+
+
+@dataclass(slots=True)
+class CsrfState:
+    """One request's CSRF cookie value, and whether a new one must be sent back."""
+
+    signer: CsrfSigner
+    cookie_value: str | None
+    new_cookie: bool = field(default=False)
+
+    def token(self) -> str:
+        """The token for this browser, giving it a cookie first if it has none."""
+        if self.cookie_value is None:
+            self.cookie_value = secrets.token_urlsafe(32)
+            self.new_cookie = True
+        return self.signer.token_for(self.cookie_value)
+
+    def refusal(self, token: str | None, *, api: bool) -> str | None:
+        """Why a write carrying ``token`` is refused, or None when it is genuine."""
+        how = (
+            f"send the {HEADER_NAME} header with the token from GET /api/csrf and its cookie"
+            if api
+            else _RELOAD
+        )
+        if self.cookie_value is None:
+            return f"this write came without the {COOKIE_NAME} cookie; {how}"
+        if not token:
+            return f"this write carries no CSRF token; {how}"
+        if not self.signer.is_valid(self.cookie_value, token):
+            return f"the CSRF token of this write does not match its cookie; {how}"
+        return None
+
+
+def _state(connection: HTTPConnection) -> CsrfState:
+    state: CsrfState = connection.scope["state"]["csrf"]
+    return state
+
+
+def csrf_field(request: Request) -> Markup:
+    """The hidden form field carrying the request's token (a template global)."""
+    token = _state(request).token()
+    return Markup(f'<input type="hidden" name="{FIELD_NAME}" value="{token}">')
+
+
+def _csrf_field_global(context: Any) -> Markup:
+    return csrf_field(context["request"])
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The request's body, and whether it stayed within the limit."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        body.extend(message.get("body", b""))
+        if len(body) > FORM_BODY_LIMIT_BYTES:
+            return b"", False
+        if not message.get("more_body", False):
+            return bytes(body), True
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app the body already read, then the rest."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _form_token(scope: Scope, content_type: str, body: bytes) -> str | None:
+    if content_type.startswith(_FORM_TYPES[0]):
+        values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(FIELD_NAME)
+        return values[0] if values else None
+    form_request = Request(scope, _replay(body, _no_more_body))
+    async with form_request.form() as form:
+        value = form.get(FIELD_NAME)
+    return value if isinstance(value, str) else None
+
+
+async def _no_more_body() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _refuse(scope: Scope, message: str) -> Response:
+    return refusal(Request(scope), "CsrfTokenInvalid", message)
+
+
+class CsrfMiddleware:
+    """Refuses a write without its genuine token; sends a new browser its cookie."""
+
+    def __init__(self, app: ASGIApp, *, signer: CsrfSigner) -> None:
+        """Wrap ``app``, checking tokens with ``signer``."""
+        self.app = app
+        self.signer = signer
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check one request, then serve it."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        connection = HTTPConnection(scope)
+        cookie_value = connection.cookies.get(COOKIE_NAME)
+        if cookie_value is not None and not _COOKIE_VALUE.fullmatch(cookie_value):
+            cookie_value = None
+        state = CsrfState(self.signer, cookie_value)
+        scope.setdefault("state", {})["csrf"] = state
+        if scope["method"] in _UNSAFE_METHODS:
+            token = connection.headers.get(HEADER_NAME)
+            content_type = connection.headers.get("content-type", "")
+            if token is None and content_type.startswith(_FORM_TYPES):
+                body, within = await _read_body(receive)
+                if not within:
+                    await _refuse(scope, f"this form is larger than the limit; {_RELOAD}")(
+                        scope, receive, send
+                    )
+                    return
+                receive = _replay(body, receive)
+                token = await _form_token(scope, content_type, body)
+            api = connection.url.path.startswith("/api/")
+            reason = state.refusal(token, api=api)
+            if reason is not None:
+                await _refuse(scope, reason)(scope, receive, send)
+                return
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start" and state.new_cookie:
+                assert state.cookie_value is not None
+                set_cookie(
+                    MutableHeaders(scope=message), connection, COOKIE_NAME, state.cookie_value
+                )
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+
+router = APIRouter()
+
+
+@router.get("/api/csrf")
+def api_csrf(request: Request) -> dict[str, Any]:
+    """A CSRF token for API clients, with its cookie (send both back with each write).
+
+    Scripts and tools keep the ``sysdrill_csrf`` cookie this response sets and send
+    the token in the ``X-CSRF-Token`` header of every POST, PUT, PATCH and DELETE.
+    """
+    return {
+        "csrf_token": _state(request).token(),
+        "header": HEADER_NAME,
+        "field": FIELD_NAME,
+        "cookie": COOKIE_NAME,
+    }
+
+
+def install_csrf(app: FastAPI) -> None:
+    """Check CSRF tokens on every write to ``app`` and serve ``GET /api/csrf``.
+
+    Raises:
+        UsageError: If ``SYSDRILL_SECRET_KEY`` is set but too short.
+
+    Also gives the templates ``csrf_field()`` (the shared environment gets the same
+    function from every app; it reads the token from the request it renders).
+    """
+    from sysdrill.app.server_secret import configured_secret_key, server_secret
+    from sysdrill.web.templating import templates
+
+    context: WebContext = app.state.sysdrill
+    configured_secret_key()  # a key too short stops the app from starting, not a request
+
+    def load_key() -> bytes:
+        return server_secret(context.db_url, now=context.now())
+
+    app.add_middleware(CsrfMiddleware, signer=CsrfSigner(load_key))
+    app.include_router(router)
+    app.state.routers.append(router)
+    templates().env.globals["csrf_field"] = pass_context(_csrf_field_global)
