@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.types import Receive, Scope, Send
 from tests.web.conftest import make_app
 
-from sysdrill.web.csrf import COOKIE_NAME, FIELD_NAME, HEADER_NAME
+from sysdrill.web.csrf import (
+    COOKIE_NAME,
+    FIELD_NAME,
+    HEADER_NAME,
+    MULTIPART_PREFIX_BYTES,
+    CsrfMiddleware,
+    CsrfSigner,
+)
 from sysdrill.web.templating import TEMPLATES_DIR
 
 _TOKEN = re.compile(r'<input type="hidden" name="csrf_token" value="([0-9a-f]{64})">')
@@ -87,6 +97,13 @@ def test_a_form_with_a_forged_token_is_refused(browser: TestClient) -> None:
     response = browser.post("/settings", data={FIELD_NAME: "0" * 64, "desired_retention": "0.85"})
     assert response.status_code == 403
     assert f"the CSRF token of this write does not match its cookie; {_RELOAD}" in response.text
+
+
+def test_a_token_that_is_not_ascii_is_refused_not_a_server_error(browser: TestClient) -> None:
+    _page_token(browser, "/settings")
+    response = browser.post("/settings", data={FIELD_NAME: "é" * 64, "desired_retention": "0.85"})
+    assert response.status_code == 403
+    assert "does not match its cookie" in response.text
 
 
 def test_a_token_paired_with_another_browsers_cookie_is_refused(tmp_path: Path) -> None:
@@ -229,3 +246,68 @@ def test_the_secret_key_variable_signs_tokens_on_any_database(
             "/api/settings", json={"desired_retention": "0.8"}, headers={HEADER_NAME: token}
         )
     assert response.status_code == 200, response.text
+
+
+async def _echo_body(scope: Scope, receive: Receive, send: Send) -> None:
+    """An ASGI app answering with the SHA-256 of the body it received."""
+    digest = hashlib.sha256()
+    more = True
+    while more:
+        message = await receive()
+        digest.update(message.get("body", b""))
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": digest.hexdigest().encode()})
+
+
+@pytest.fixture
+def echo() -> tuple[TestClient, str]:
+    """A client of the CSRF middleware over :func:`_echo_body`, and its genuine token."""
+    signer = CsrfSigner(lambda: b"k" * 32)
+    cookie = "c" * 43
+    client = TestClient(CsrfMiddleware(_echo_body, signer=signer))
+    client.cookies.set(COOKIE_NAME, cookie)
+    return client, signer.token_for(cookie)
+
+
+def _multipart(*parts: tuple[str, bytes]) -> tuple[bytes, str]:
+    boundary = "sysdrill-test-boundary"
+    body = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+        + value
+        + b"\r\n"
+        for name, value in parts
+    )
+    return body + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def test_an_upload_after_its_token_reaches_the_route_whole(echo: tuple[TestClient, str]) -> None:
+    client, token = echo
+    upload = bytes(range(256)) * (4 * MULTIPART_PREFIX_BYTES // 256)
+    body, content_type = _multipart((FIELD_NAME, token.encode()), ("source", upload))
+    response = client.post("/import/preview", content=body, headers={"content-type": content_type})
+    assert response.status_code == 200
+    assert response.text == hashlib.sha256(body).hexdigest()
+
+
+def test_a_token_placed_after_a_large_upload_is_not_looked_for(
+    echo: tuple[TestClient, str],
+) -> None:
+    client, token = echo
+    upload = b"x" * (2 * MULTIPART_PREFIX_BYTES)
+    body, content_type = _multipart(("source", upload), (FIELD_NAME, token.encode()))
+    response = client.post("/import/preview", content=body, headers={"content-type": content_type})
+    assert response.status_code == 403
+    assert f"this write carries no CSRF token; {_RELOAD}" in response.text
+
+
+def test_a_plain_form_reaches_the_route_whole(echo: tuple[TestClient, str]) -> None:
+    client, token = echo
+    body = urlencode({FIELD_NAME: token, "text": "8 * 80 GB = 640 GB" * 1000}).encode()
+    response = client.post(
+        "/calculators/napkin",
+        content=body,
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert response.status_code == 200
+    assert response.text == hashlib.sha256(body).hexdigest()

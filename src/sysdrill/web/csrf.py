@@ -43,8 +43,9 @@ from sysdrill.web.security import set_cookie
 __all__ = [
     "COOKIE_NAME",
     "FIELD_NAME",
-    "FORM_BODY_LIMIT_BYTES",
     "HEADER_NAME",
+    "MULTIPART_PREFIX_BYTES",
+    "URLENCODED_LIMIT_BYTES",
     "CsrfMiddleware",
     "CsrfSigner",
     "CsrfState",
@@ -60,8 +61,10 @@ FIELD_NAME = "csrf_token"
 HEADER_NAME = "X-CSRF-Token"
 """The request header holding the token (scripts, API clients)."""
 
-FORM_BODY_LIMIT_BYTES = 80 * 1024 * 1024
-"""A form body read to find its token is refused past this size (uploads stop at 64 MiB)."""
+URLENCODED_LIMIT_BYTES = 4 * 1024 * 1024
+"""A plain form's body is read whole for its token, up to this size (else refused)."""
+MULTIPART_PREFIX_BYTES = 256 * 1024
+"""How far into a multipart form (an upload) its token is looked for: forms put it first."""
 
 _UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
@@ -98,7 +101,9 @@ class CsrfSigner:
 
     def is_valid(self, cookie_value: str, token: str) -> bool:
         """Whether ``token`` is the one of ``cookie_value`` (compared in constant time)."""
-        return hmac.compare_digest(self.token_for(cookie_value), token)
+        expected = self.token_for(cookie_value).encode("ascii")
+        # Bytes: compare_digest refuses str that is not ASCII, and a token is untrusted.
+        return hmac.compare_digest(expected, token.encode("utf-8", "replace"))
 
 
 @dataclass(slots=True)
@@ -147,44 +152,101 @@ def _csrf_field_global(context: Any) -> Markup:
     return csrf_field(context["request"])
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The request's body, and whether it stayed within the limit."""
+class _BodyReader:
+    """Reads a request's body from ``receive``, keeping what it read for the app."""
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self.messages: list[Message] = []
+        self.size_bytes = 0
+        self.ended = False
+
+    async def chunk(self) -> bytes:
+        """The next piece of the body (empty once it has ended)."""
+        if self.ended:
+            return b""
+        message = await self._receive()
+        self.messages.append(message)
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.ended = True
+        body: bytes = message.get("body", b"")
+        self.size_bytes += len(body)
+        return body
+
+    def replay(self) -> Receive:
+        """A ``receive`` handing the app what was read, then the rest of the body."""
+        pending = list(self.messages)
+
+        async def replayed() -> Message:
+            if pending:
+                return pending.pop(0)
+            return await self._receive()
+
+        return replayed
+
+
+async def _urlencoded_token(reader: _BodyReader) -> str | None:
     body = bytearray()
-    while True:
-        message = await receive()
-        body.extend(message.get("body", b""))
-        if len(body) > FORM_BODY_LIMIT_BYTES:
-            return b"", False
-        if not message.get("more_body", False):
-            return bytes(body), True
+    while not reader.ended and reader.size_bytes <= URLENCODED_LIMIT_BYTES:
+        body.extend(await reader.chunk())
+    if not reader.ended:
+        return None
+    values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(FIELD_NAME)
+    return values[0] if values else None
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that hands the app the body already read, then the rest."""
-    sent = False
+async def _multipart_token(reader: _BodyReader, content_type: str) -> str | None:
+    """The token field, parsed from the start of the body (never the whole upload)."""
+    from python_multipart.multipart import MultipartParser, parse_options_header
 
-    async def replayed() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
+    boundary = parse_options_header(content_type)[1].get(b"boundary")
+    if not boundary:
+        return None
+    part: dict[str, bytearray] = {}
+    found: list[str] = []
 
-    return replayed
+    def on_part_begin() -> None:
+        part.update(field=bytearray(), value=bytearray(), name=bytearray(), data=bytearray())
 
+    def on_header_field(data: bytes, start: int, end: int) -> None:
+        part["field"].extend(data[start:end])
 
-async def _form_token(scope: Scope, content_type: str, body: bytes) -> str | None:
-    if content_type.startswith(_FORM_TYPES[0]):
-        values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(FIELD_NAME)
-        return values[0] if values else None
-    form_request = Request(scope, _replay(body, _no_more_body))
-    async with form_request.form() as form:
-        value = form.get(FIELD_NAME)
-    return value if isinstance(value, str) else None
+    def on_header_value(data: bytes, start: int, end: int) -> None:
+        part["value"].extend(data[start:end])
 
+    def on_header_end() -> None:
+        if bytes(part["field"]).lower() == b"content-disposition":
+            name = parse_options_header(bytes(part["value"]))[1].get(b"name", b"")
+            part["name"] = bytearray(name)
+        part["field"], part["value"] = bytearray(), bytearray()
 
-async def _no_more_body() -> Message:
-    return {"type": "http.disconnect"}
+    def on_part_data(data: bytes, start: int, end: int) -> None:
+        if part["name"] == FIELD_NAME.encode() and len(part["data"]) < 1024:
+            part["data"].extend(data[start:end])
+
+    def on_part_end() -> None:
+        if part["name"] == FIELD_NAME.encode():
+            found.append(part["data"].decode("latin-1"))
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_part_begin": on_part_begin,
+            "on_header_field": on_header_field,
+            "on_header_value": on_header_value,
+            "on_header_end": on_header_end,
+            "on_part_data": on_part_data,
+            "on_part_end": on_part_end,
+        },
+    )
+    while not found and not reader.ended and reader.size_bytes < MULTIPART_PREFIX_BYTES:
+        room = MULTIPART_PREFIX_BYTES - reader.size_bytes
+        chunk = await reader.chunk()
+        try:
+            parser.write(chunk[:room])
+        except ValueError:  # python-multipart's parse errors; the route reports them
+            return None
+    return found[0] if found else None
 
 
 def _refuse(scope: Scope, message: str) -> Response:
@@ -214,14 +276,12 @@ class CsrfMiddleware:
             token = connection.headers.get(HEADER_NAME)
             content_type = connection.headers.get("content-type", "")
             if token is None and content_type.startswith(_FORM_TYPES):
-                body, within = await _read_body(receive)
-                if not within:
-                    await _refuse(scope, f"this form is larger than the limit; {_RELOAD}")(
-                        scope, receive, send
-                    )
-                    return
-                receive = _replay(body, receive)
-                token = await _form_token(scope, content_type, body)
+                reader = _BodyReader(receive)
+                if content_type.startswith(_FORM_TYPES[0]):
+                    token = await _urlencoded_token(reader)
+                else:
+                    token = await _multipart_token(reader, content_type)
+                receive = reader.replay()
             api = connection.url.path.startswith("/api/")
             reason = state.refusal(token, api=api)
             if reason is not None:
@@ -260,11 +320,11 @@ def api_csrf(request: Request) -> dict[str, Any]:
 def install_csrf(app: FastAPI) -> None:
     """Check CSRF tokens on every write to ``app`` and serve ``GET /api/csrf``.
 
-    Raises:
-        UsageError: If ``SYSDRILL_SECRET_KEY`` is set but too short.
-
     Also gives the templates ``csrf_field()`` (the shared environment gets the same
     function from every app; it reads the token from the request it renders).
+
+    Raises:
+        UsageError: If ``SYSDRILL_SECRET_KEY`` is set but too short.
     """
     from sysdrill.app.server_secret import configured_secret_key, server_secret
     from sysdrill.web.templating import templates
