@@ -17,16 +17,23 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 """The clock of every test app."""
 
 
-def make_app(root: Path, *, vault: Path | None = None, behind_proxy: bool = False) -> FastAPI:
+def make_app(
+    root: Path,
+    *,
+    vault: Path | None = None,
+    behind_proxy: bool = False,
+    db_url: str | None = None,
+) -> FastAPI:
     """A web app whose database, cache and data folders live under ``root``.
 
     It serves ``vault``, else the small bundled sample vault these tests count
-    (the app's own default, the starter vault, has its own test).
+    (the app's own default, the starter vault, has its own test), on ``db_url``,
+    else a SQLite file under ``root``.
     """
     from sysdrill.content.sample import sample_vault_path
 
     root.mkdir(parents=True, exist_ok=True)
-    db_url = f"sqlite:///{root / 'study.sqlite3'}"
+    db_url = db_url or f"sqlite:///{root / 'study.sqlite3'}"
     upgrade_database(db_url)
     return create_app(
         vault=vault if vault is not None else sample_vault_path(),

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from fastapi.testclient import TestClient
 from starlette.types import Receive, Scope, Send
+from tests.storage.conftest import postgres_url  # noqa: F401  (a fixture, for PostgreSQL)
 from tests.web.conftest import make_app
 
 from sysdrill.web.csrf import (
@@ -207,9 +208,19 @@ def test_a_foreign_origin_is_refused_even_with_a_genuine_token(browser: TestClie
     assert response.json()["error"]["type"] == "CrossSiteRequest"
 
 
-def test_any_worker_on_the_database_accepts_a_token_another_issued(tmp_path: Path) -> None:
-    first = make_app(tmp_path / "web")
-    second = make_app(tmp_path / "web")  # a second process on the same database
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def shared_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A study database several apps (standing for worker processes) share."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+def test_any_worker_on_the_database_accepts_a_token_another_issued(
+    tmp_path: Path, shared_db_url: str
+) -> None:
+    first = make_app(tmp_path / "one", db_url=shared_db_url)
+    second = make_app(tmp_path / "two", db_url=shared_db_url)  # another worker process
     with TestClient(first) as issuer, TestClient(second) as other:
         token = issuer.get("/api/csrf").json()["csrf_token"]
         other.cookies.update(issuer.cookies)

@@ -11,7 +11,6 @@ is a 404 and a bad parameter a 422, never a 500.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sysdrill import errors
 from sysdrill.web.security import add_security_headers
@@ -130,6 +130,26 @@ def install_error_handler(app: FastAPI) -> None:
 _UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+class _SameOriginGuard:
+    """Refuses a write whose ``Origin`` is another site (plain ASGI: no task per request)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in _UNSAFE_METHODS:
+            request = Request(scope)
+            origin = request.headers.get("origin")
+            if origin is not None:
+                host = request.headers.get("host", "")
+                if origin == "null" or urlsplit(origin).netloc != host:
+                    message = f"a write from another site ({origin}) is refused"
+                    response = refusal(request, "CrossSiteRequest", message)
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
 def install_same_origin_guard(app: FastAPI) -> None:
     """Refuse writes sent by another site's page (cross-site request forgery).
 
@@ -138,15 +158,4 @@ def install_same_origin_guard(app: FastAPI) -> None:
     this server is refused with 403 whatever token it carries. Requests without
     ``Origin`` (scripts, ``curl``, some older browsers) still need their token.
     """
-
-    @app.middleware("http")
-    async def same_origin(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        origin = request.headers.get("origin")
-        if request.method in _UNSAFE_METHODS and origin is not None:
-            host = request.headers.get("host", "")
-            if origin == "null" or urlsplit(origin).netloc != host:
-                message = f"a write from another site ({origin}) is refused"
-                return refusal(request, "CrossSiteRequest", message)
-        return await call_next(request)
+    app.add_middleware(_SameOriginGuard)
