@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from fastapi import Request
 from fastapi.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 from tests.storage.conftest import postgres_url  # noqa: F401  (a fixture, for PostgreSQL)
@@ -21,6 +22,7 @@ from sysdrill.web.csrf import (
     MULTIPART_PREFIX_BYTES,
     CsrfMiddleware,
     CsrfSigner,
+    renew_csrf_cookie,
 )
 from sysdrill.web.templating import TEMPLATES_DIR
 
@@ -322,3 +324,27 @@ def test_a_plain_form_reaches_the_route_whole(echo: tuple[TestClient, str]) -> N
     )
     assert response.status_code == 200
     assert response.text == hashlib.sha256(body).hexdigest()
+
+
+def test_a_renewed_cookie_voids_the_tokens_issued_before(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "web")
+
+    def log_in(request: Request) -> dict[str, str]:
+        renew_csrf_cookie(request)
+        return {}
+
+    app.add_api_route("/api/test-login", log_in, methods=["POST"])
+    with TestClient(app) as client:
+        old = client.get("/api/csrf").json()["csrf_token"]
+        renewed = client.post("/api/test-login", headers={HEADER_NAME: old})
+        assert f"{COOKIE_NAME}=" in renewed.headers["set-cookie"]
+        refused = client.put(
+            "/api/settings", json={"desired_retention": "0.8"}, headers={HEADER_NAME: old}
+        )
+        new = client.get("/api/csrf").json()["csrf_token"]
+        accepted = client.put(
+            "/api/settings", json={"desired_retention": "0.8"}, headers={HEADER_NAME: new}
+        )
+    assert refused.status_code == 403
+    assert new != old
+    assert accepted.status_code == 200

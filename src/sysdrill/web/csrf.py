@@ -51,6 +51,7 @@ __all__ = [
     "CsrfState",
     "csrf_field",
     "install_csrf",
+    "renew_csrf_cookie",
     "router",
 ]
 
@@ -121,6 +122,11 @@ class CsrfState:
             self.new_cookie = True
         return self.signer.token_for(self.cookie_value)
 
+    def renew(self) -> None:
+        """Give this browser a new cookie (so every earlier token stops working)."""
+        self.cookie_value = secrets.token_urlsafe(32)
+        self.new_cookie = True
+
     def refusal(self, token: str | None, *, api: bool) -> str | None:
         """Why a write carrying ``token`` is refused, or None when it is genuine."""
         how = (
@@ -140,6 +146,15 @@ class CsrfState:
 def _state(connection: HTTPConnection) -> CsrfState:
     state: CsrfState = connection.scope["state"]["csrf"]
     return state
+
+
+def renew_csrf_cookie(request: Request) -> None:
+    """Send this browser a new CSRF cookie with the response (call it at login and logout).
+
+    A token issued before, perhaps to a cookie another site managed to plant,
+    then matches nothing.
+    """
+    _state(request).renew()
 
 
 def csrf_field(request: Request) -> Markup:
