@@ -6,9 +6,9 @@ token is an HMAC of that value under the server's secret key. Pages put the toke
 a hidden ``csrf_token`` field of each form (``{{ csrf_field() }}`` in a template);
 scripts send it in the ``X-CSRF-Token`` header; ``GET /api/csrf`` hands one (and its
 cookie) to API clients. A write (POST, PUT, PATCH, DELETE) is served only when its
-token is the HMAC of its own cookie. Another site can make a browser send the cookie
-(not even that, with SameSite=Lax) but cannot read it or the token, and without the
-key cannot compute a token for a cookie it planted.
+token is the HMAC of its own cookie. Another site's page cannot read the cookie or a
+token (with SameSite=Lax its forms do not even carry the cookie), and without the key
+it cannot compute a token for a cookie it managed to plant.
 
 Nothing is kept per process: the key is ``SYSDRILL_SECRET_KEY`` or one stored in the
 database (:mod:`sysdrill.app.server_secret`), so any worker checks any token and a
