@@ -84,6 +84,8 @@ def main() -> None:
             clock=lambda: NOW,
         )
         with TestClient(app) as client:
+            # Writes carry a CSRF token, as any API client's do (docs/web.md).
+            client.headers["X-CSRF-Token"] = client.get("/api/csrf").json()["csrf_token"]
 
             def get(url: str) -> None:
                 answer = client.get(url)

@@ -58,15 +58,16 @@ def test_open_study_refuses_a_database_behind_without_writing(tmp_path):
 
 def test_upgrade_study_database_reports_before_and_after(tmp_path):
     from sysdrill.app.study import upgrade_study_database
+    from sysdrill.storage.engine import HEAD_REVISION
 
     url = f"sqlite:///{tmp_path / 'u.db'}"
     first = upgrade_study_database(url)
     again = upgrade_study_database(url)
-    assert (first.before, first.after, first.changed) == (None, "0004_accounts", True)
+    assert (first.before, first.after, first.changed) == (None, HEAD_REVISION, True)
     assert again.to_dict() == {
         "url": url,
-        "before": "0004_accounts",
-        "after": "0004_accounts",
+        "before": HEAD_REVISION,
+        "after": HEAD_REVISION,
     }
 
 

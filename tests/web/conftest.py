@@ -6,27 +6,37 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from sysdrill.storage.engine import upgrade_database
 from sysdrill.web.app import create_app
+from sysdrill.web.csrf import COOKIE_NAME as CSRF_COOKIE
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 """The clock of every test app."""
 
 
-def make_app(root: Path, *, vault: Path | None = None, multi_user: bool = False) -> FastAPI:
+def make_app(
+    root: Path,
+    *,
+    vault: Path | None = None,
+    multi_user: bool = False,
+    behind_proxy: bool = False,
+    db_url: str | None = None,
+) -> FastAPI:
     """A web app whose database, cache and data folders live under ``root``.
 
     It serves ``vault``, else the small bundled sample vault these tests count
-    (the app's own default, the starter vault, has its own test).
+    (the app's own default, the starter vault, has its own test), on ``db_url``,
+    else a SQLite file under ``root``.
     """
     from sysdrill.content.sample import sample_vault_path
 
     root.mkdir(parents=True, exist_ok=True)
-    db_url = f"sqlite:///{root / 'study.sqlite3'}"
+    db_url = db_url or f"sqlite:///{root / 'study.sqlite3'}"
     upgrade_database(db_url)
     return create_app(
         vault=vault if vault is not None else sample_vault_path(),
@@ -35,7 +45,41 @@ def make_app(root: Path, *, vault: Path | None = None, multi_user: bool = False)
         data_dir=root / "data",
         clock=lambda: NOW,
         multi_user=multi_user,
+        behind_proxy=behind_proxy,
     )
+
+
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def with_csrf(client: TestClient) -> TestClient:
+    """``client``, holding a CSRF cookie and sending its token with every write.
+
+    The way an API client works (GET /api/csrf, then the ``X-CSRF-Token``
+    header). A login or logout gives the browser a new CSRF cookie, so before a
+    write whose cookie changed the client asks for a token again. Tests of the
+    token itself use clients without it.
+    """
+    issued_for: dict[str, str | None] = {}
+
+    def fetch_token() -> str:
+        token: str = client.get("/api/csrf").json()["csrf_token"]
+        issued_for["cookie"] = client.cookies.get(CSRF_COOKIE)
+        client.headers["X-CSRF-Token"] = token
+        return token
+
+    def fresh_token(request: httpx.Request) -> None:
+        if request.method not in _WRITES or request.url.path == "/api/csrf":
+            return
+        if client.cookies.get(CSRF_COOKIE) == issued_for.get("cookie"):
+            return
+        request.headers["X-CSRF-Token"] = fetch_token()
+        # The request was built before the new cookie: send the jar as it is now.
+        request.headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+
+    fetch_token()
+    client.event_hooks["request"].append(fresh_token)
+    return client
 
 
 @pytest.fixture(scope="session")
@@ -47,14 +91,15 @@ def web_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
 @pytest.fixture(scope="session")
 def client(web_app: FastAPI) -> Iterator[TestClient]:
     """A client of :func:`web_app` that returns 500 responses instead of raising."""
-    with TestClient(web_app, raise_server_exceptions=False) as found:
+    with with_csrf(TestClient(web_app, raise_server_exceptions=False)) as found:
         yield found
 
 
 @pytest.fixture
 def fresh_client(tmp_path: Path) -> Iterator[TestClient]:
     """A client of an app with its own empty database, for tests that write."""
-    with TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False) as found:
+    app = make_app(tmp_path / "web")
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as found:
         yield found
 
 
@@ -111,5 +156,5 @@ def hostile_client(
 ) -> Iterator[TestClient]:
     """A client of an app serving :func:`hostile_vault`."""
     app = make_app(tmp_path_factory.mktemp("hostile-web"), vault=hostile_vault)
-    with TestClient(app, raise_server_exceptions=False) as found:
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as found:
         yield found

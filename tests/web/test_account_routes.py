@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from sysdrill.app.accounts import Role, open_accounts
 
-from .conftest import NOW, make_app
+from .conftest import NOW, make_app, with_csrf
 
 PASSWORD = "correct horse battery"
 
@@ -25,7 +25,7 @@ def multi_app(tmp_path: Path) -> FastAPI:
 
 
 def _client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as client:
         yield client
 
 
@@ -69,7 +69,7 @@ def test_the_session_cookie_is_httponly_and_samesite_lax(browser: TestClient) ->
     cookie = response.headers["set-cookie"]
     assert cookie.startswith("sysdrill_session=")
     assert "HttpOnly" in cookie
-    assert "SameSite=lax" in cookie
+    assert "SameSite=Lax" in cookie
     assert "Max-Age=1209600" in cookie
     assert "Path=/" in cookie
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from tests.web.conftest import with_csrf
 
 from sysdrill.content.sample import starter_vault_path
 from sysdrill.storage.engine import upgrade_database
@@ -21,7 +22,7 @@ def test_practice_in_the_browser_draws_from_the_starter_vault(tmp_path: Path) ->
         db_url=db_url, cache_dir=tmp_path / "cache", data_dir=tmp_path / "data", clock=lambda: NOW
     )
     assert app.state.sysdrill.vault == starter_vault_path()
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as client:
         response = client.post("/api/study/sessions", json={"kind": "practice", "limit": "25"})
         assert response.status_code == 200, response.text
         view = response.json()

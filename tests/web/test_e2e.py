@@ -90,13 +90,28 @@ def browser(live_url: str) -> Iterator[Any]:
         launched.close()
 
 
+def _watch_policy(page: Any) -> list[str]:
+    """The Content-Security-Policy violations the browser logs on ``page``, as they come."""
+    violations: list[str] = []
+
+    def on_console(message: Any) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(f"{page.url}: {message.text}")
+
+    page.on("console", on_console)
+    return violations
+
+
 @pytest.fixture
 def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A browser page; the test fails if any page it visits breaks the CSP."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     opened = context.new_page()
     opened.set_default_timeout(15_000)
+    violations = _watch_policy(opened)
     yield opened
     context.close()
+    assert violations == [], "the pages broke their Content-Security-Policy"
 
 
 def _shot(page: Any, name: str) -> None:
@@ -309,3 +324,30 @@ def test_an_exercise_is_answered_part_by_part(page: Any, live_url: str) -> None:
     _shot(page, "exercise-revealed")
     # Every part's answer is shown back with the model answers.
     assert page.locator("main").inner_text().count("my answer to this part") == 3
+
+
+def test_the_policy_stops_a_script_injected_into_a_page(browser: Any, live_url: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(live_url + "/items/cloud-0199")
+        with page.expect_console_message(
+            lambda message: "Content Security Policy" in message.text
+        ) as logged:
+            page.evaluate(
+                "() => { const s = document.createElement('script');"
+                " s.textContent = 'window.injected = 1'; document.body.appendChild(s); }"
+            )
+        assert "script-src 'self'" in logged.value.text
+        assert page.evaluate("() => window.injected") is None
+    finally:
+        context.close()
+
+
+def test_the_gauntlet_countdown_ticks_under_the_policy(page: Any, live_url: str) -> None:
+    page.goto(live_url + "/gauntlet")
+    _press_button(page, "Start gauntlet")
+    shown = page.locator("#countdown").inner_text()
+    page.wait_for_function(
+        "shown => document.getElementById('countdown').textContent !== shown", arg=shown
+    )

@@ -27,7 +27,7 @@ from sysdrill.storage.engine import upgrade_database
 from sysdrill.web.app import create_app
 from sysdrill.web.auth import PUBLIC_PATHS
 
-from .conftest import NOW
+from .conftest import NOW, with_csrf
 
 A_NAME, B_NAME = "alpha", "bravo7q"
 PASSWORD = "correct horse battery"
@@ -105,7 +105,7 @@ def app(db_url: str, tmp_path: Path) -> FastAPI:
 
 
 def _client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as client:
         yield client
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.web.conftest import make_app
+from tests.web.conftest import make_app, with_csrf
 
 from sysdrill.content.sample import starter_vault_path
 
@@ -15,7 +15,7 @@ from sysdrill.content.sample import starter_vault_path
 @pytest.fixture
 def starter_client(tmp_path: Path) -> Iterator[TestClient]:
     app = make_app(tmp_path / "web", vault=starter_vault_path())
-    with TestClient(app, raise_server_exceptions=False) as found:
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as found:
         yield found
 
 

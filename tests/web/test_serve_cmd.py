@@ -29,6 +29,31 @@ def test_serve_upgrades_the_database_prints_the_url_and_serves(
         assert client.get("/api/dashboard").json()["items_total"] > 0
 
 
+def test_serve_behind_proxy_trusts_the_proxys_scheme(
+    run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(serve_cmd, "_run_server", lambda app, **_: served.update(app=app))
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    assert run_cli("serve", "--db", db_url, "--behind-proxy").exit_code == 0
+    with TestClient(served["app"], client=("127.0.0.1", 40000)) as client:
+        answer = client.get("/api/csrf", headers={"X-Forwarded-Proto": "https"})
+    assert "Secure" in answer.headers["set-cookie"]
+
+
+def test_serve_refuses_a_short_secret_key(
+    run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serve_cmd, "_run_server", lambda app, **_: None)
+    monkeypatch.setenv("SYSDRILL_SECRET_KEY", "short")
+    result = run_cli("serve", "--db", f"sqlite:///{tmp_path / 'study.sqlite3'}")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "Error: SYSDRILL_SECRET_KEY has 5 characters; set it to at least 32 random ones"
+    )
+    assert result.stderr.count("\n") == 1
+
+
 def test_serve_refuses_a_missing_vault(run_cli: Any, tmp_path: Path) -> None:
     result = run_cli("serve", "--vault", str(tmp_path / "nope"))
     assert result.exit_code == 1

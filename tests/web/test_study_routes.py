@@ -167,14 +167,15 @@ def test_nothing_to_practise_says_why(fresh_client):
 
 
 def test_a_restarted_server_resumes_the_session_in_progress(tmp_path):
-    from tests.web.conftest import make_app
+    from tests.web.conftest import make_app, with_csrf
 
-    first = TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False)
+    first = with_csrf(TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False))
     with first:
         session_id = _start(first, kind="quiz", deck="sample-napkin-drills")
         first.post(f"/sessions/{session_id}/answer", data={"text": "about 2x"})
         first.post(f"/sessions/{session_id}/rate", data={"rating": "hard"})
-    with TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False) as second:
+    second_client = TestClient(make_app(tmp_path / "web"), raise_server_exceptions=False)
+    with with_csrf(second_client) as second:
         page = second.get(f"/sessions/{session_id}").text
         assert "Item 2 of 6" in page
         assert "Recorded: Hard" in page
@@ -208,13 +209,13 @@ def test_a_session_whose_item_left_the_vault_offers_to_end_it(tmp_path):
     import os
     import shutil
 
-    from tests.web.conftest import make_app
+    from tests.web.conftest import make_app, with_csrf
 
     from sysdrill.content.sample import sample_vault_path
 
     vault = tmp_path / "vault"
     shutil.copytree(sample_vault_path(), vault)
-    with TestClient(make_app(tmp_path / "web", vault=vault)) as client:
+    with with_csrf(TestClient(make_app(tmp_path / "web", vault=vault))) as client:
         session_id = _start(client, kind="quiz", deck="sample-napkin-drills")
         item = vault / "questions" / "tinyml" / "tinyml-0101.yaml"
         item.unlink()

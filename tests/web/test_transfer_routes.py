@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.web.conftest import make_app
+from tests.web.conftest import make_app, with_csrf
 
 from sysdrill.content.sample import sample_vault_path
 
@@ -24,7 +24,8 @@ def own_vault_client(tmp_path: Path) -> Iterator[TestClient]:
     """A client of an app serving a copy of the sample vault (so imports write to it)."""
     vault = tmp_path / "vault"
     shutil.copytree(sample_vault_path(), vault)
-    with TestClient(make_app(tmp_path / "web", vault=vault), raise_server_exceptions=False) as c:
+    app = make_app(tmp_path / "web", vault=vault)
+    with with_csrf(TestClient(app, raise_server_exceptions=False)) as c:
         yield c
 
 

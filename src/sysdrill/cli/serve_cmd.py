@@ -17,7 +17,9 @@ def _run_server(app: FastAPI, *, host: str, port: int) -> None:
     """Serve ``app`` until interrupted (a seam tests replace to avoid binding a port)."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Forwarded headers are the app's to trust or not (create_app's behind_proxy);
+    # uvicorn would otherwise trust them from any local process.
+    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False)
 
 
 def _url(host: str, port: int) -> str:
@@ -52,6 +54,14 @@ def serve(
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the app in the default web browser.")
     ] = False,
+    behind_proxy: Annotated[
+        bool,
+        typer.Option(
+            "--behind-proxy",
+            help="Trust X-Forwarded-Proto and X-Forwarded-For from a reverse proxy on this "
+            "host (TLS at the proxy: cookies get Secure, clients keep their address).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the web app: practise, browse and check napkin math in a browser.
 
@@ -70,7 +80,7 @@ def serve(
         )
     url = study_database_url(db)
     upgrade_study_database(url)
-    app = create_app(vault=vault, db_url=url)
+    app = create_app(vault=vault, db_url=url, behind_proxy=behind_proxy)
     address = _url(host, port)
     typer.echo(f"sysdrill is serving on {address} (Ctrl-C stops it)")
     if open_browser:

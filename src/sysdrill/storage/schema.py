@@ -24,6 +24,7 @@ __all__ = [
     "review_days",
     "reviews",
     "scheduler_settings",
+    "server_secrets",
     "sessions",
     "settings",
     "site_settings",
@@ -212,3 +213,12 @@ active_sessions = sa.Table(
     sa.Column("updated_at", UtcDateTime, nullable=False),
 )
 """Sessions in progress: the plan and the moves so far (one row until they finish)."""
+
+server_secrets = sa.Table(
+    "server_secrets",
+    metadata,
+    sa.Column("name", sa.String(100), primary_key=True),
+    sa.Column("value", sa.Text(), nullable=False),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+)
+"""Secrets generated once per database, so every worker on it signs alike (CSRF key)."""

@@ -18,8 +18,10 @@ from fastapi.staticfiles import StaticFiles
 from sysdrill import __version__
 from sysdrill.web.auth import require_login
 from sysdrill.web.context import WebContext
+from sysdrill.web.csrf import install_csrf
 from sysdrill.web.errors import install_error_handler, install_same_origin_guard
 from sysdrill.web.routes import ROUTER_MODULES
+from sysdrill.web.security import install_security
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -39,6 +41,7 @@ def create_app(
     data_dir: Path | None = None,
     clock: Callable[[], datetime] = _utc_now,
     multi_user: bool = False,
+    behind_proxy: bool = False,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
 
@@ -52,6 +55,9 @@ def create_app(
         multi_user: Learners log in and each sees only their own study data
             (accounts in the study database; see docs/accounts.md). Otherwise one
             learner, ``local``, and no login.
+        behind_proxy: Trust the ``X-Forwarded-Proto`` and ``X-Forwarded-For`` headers
+            of a reverse proxy on this host (TLS there: cookies get Secure; the
+            client address is the forwarded one). Off, they are ignored.
 
     Returns:
         The ASGI application.
@@ -76,7 +82,6 @@ def create_app(
         multi_user=multi_user,
     )
     install_error_handler(app)
-    install_same_origin_guard(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # The routers as included, so tests can walk every route (FastAPI may wrap them).
     app.state.routers = []
@@ -88,4 +93,9 @@ def create_app(
         router = importlib.import_module(name).router
         app.include_router(router)
         app.state.routers.append(router)
+    # In this order: a request meets the proxy's headers, then the security headers,
+    # the same-origin check and the CSRF check (the middleware added last runs first).
+    install_csrf(app)
+    install_same_origin_guard(app)
+    install_security(app, behind_proxy=behind_proxy)
     return app

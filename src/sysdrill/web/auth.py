@@ -22,6 +22,7 @@ from starlette.responses import Response
 from sysdrill.app.accounts import Account, LoginSession, open_accounts
 from sysdrill.errors import NotLoggedIn, NotPermitted
 from sysdrill.web.context import web_context
+from sysdrill.web.security import set_cookie
 
 if TYPE_CHECKING:
     from sysdrill.study.service import StudyService
@@ -51,6 +52,8 @@ PUBLIC_PATHS = frozenset(
         "/signup",
         "/api/login",
         "/api/signup",
+        # A script logs in with a POST, which needs a CSRF token first.
+        "/api/csrf",
     }
 )
 """Routes anyone may use in multi-user mode (``/static``, ``/docs`` and
@@ -59,25 +62,21 @@ PUBLIC_PATHS = frozenset(
 _UNSET = object()
 
 
-def set_session_cookie(response: Response, login: LoginSession) -> None:
-    """Put a login's token in the session cookie (the one place its flags are chosen).
+def set_session_cookie(response: Response, request: Request, login: LoginSession) -> None:
+    """Put a login's token in the session cookie, under the app's one cookie policy.
 
     HttpOnly keeps it from page scripts; SameSite=Lax keeps other sites' forms and
-    frames from sending it. ``Secure`` (behind TLS) is added by the security policy.
+    frames from sending it; Secure when the browser came over TLS
+    (:func:`sysdrill.web.security.set_cookie`).
     """
-    response.set_cookie(
-        SESSION_COOKIE,
-        login.token,
-        max_age=login.max_age_s,
-        path="/",
-        httponly=True,
-        samesite="lax",
+    set_cookie(
+        response.headers, request, SESSION_COOKIE, login.token, max_age_seconds=login.max_age_s
     )
 
 
-def clear_session_cookie(response: Response) -> None:
+def clear_session_cookie(response: Response, request: Request) -> None:
     """Remove the session cookie from the browser."""
-    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+    set_cookie(response.headers, request, SESSION_COOKIE, "", max_age_seconds=0)
 
 
 def session_token(request: Request) -> str:

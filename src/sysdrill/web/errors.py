@@ -11,7 +11,6 @@ is a 404 and a bad parameter a 422, never a 500.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -19,14 +18,17 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sysdrill import errors
+from sysdrill.web.security import add_security_headers
 
 __all__ = [
     "STATUS_BY_ERROR",
     "error_body",
     "install_error_handler",
     "install_same_origin_guard",
+    "refusal",
     "status_for",
 ]
 
@@ -97,8 +99,14 @@ def _describe(exc: Exception) -> tuple[int, str, str, list[dict[str, Any]]]:
     return 500, "InternalError", "an unexpected error happened; see the server log", []
 
 
-async def _handle(request: Request, exc: Exception) -> Response:
-    status, kind, message, details = _describe(exc)
+def _error_response(
+    request: Request,
+    status: int,
+    kind: str,
+    message: str,
+    details: list[dict[str, Any]],
+    exc: Exception | None = None,
+) -> Response:
     # A client told to wait is told for how long (HTTP's Retry-After, in seconds).
     headers = (
         {"Retry-After": str(exc.retry_after_s)}
@@ -117,12 +125,28 @@ async def _handle(request: Request, exc: Exception) -> Response:
         return RedirectResponse(f"/login?{urlencode({'next': wanted})}", status_code=303)
     from sysdrill.web.templating import render_page
 
-    return render_page(
+    page = render_page(
         request,
         "error.html",
         {"status": status, "kind": kind, "message": message, "details": details},
         status_code=status,
     )
+    if headers:
+        page.headers.update(headers)
+    return page
+
+
+async def _handle(request: Request, exc: Exception) -> Response:
+    status, kind, message, details = _describe(exc)
+    response = _error_response(request, status, kind, message, details, exc)
+    # An unexpected error's page is sent from outside every middleware.
+    add_security_headers(response.headers, request.url.path)
+    return response
+
+
+def refusal(request: Request, kind: str, message: str) -> Response:
+    """The 403 answer to a write the app refuses: the error shape, or the error page."""
+    return _error_response(request, 403, kind, message, [])
 
 
 def install_error_handler(app: FastAPI) -> None:
@@ -134,28 +158,32 @@ def install_error_handler(app: FastAPI) -> None:
 _UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+class _SameOriginGuard:
+    """Refuses a write whose ``Origin`` is another site (plain ASGI: no task per request)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in _UNSAFE_METHODS:
+            request = Request(scope)
+            origin = request.headers.get("origin")
+            if origin is not None:
+                host = request.headers.get("host", "")
+                if origin == "null" or urlsplit(origin).netloc != host:
+                    message = f"a write from another site ({origin}) is refused"
+                    response = refusal(request, "CrossSiteRequest", message)
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
 def install_same_origin_guard(app: FastAPI) -> None:
     """Refuse writes sent by another site's page (cross-site request forgery).
 
-    The app has no login: any page open in the learner's browser could post a form
-    to ``127.0.0.1:8000``. Browsers name the sending page in ``Origin``; a write
-    whose origin is not this server is refused with 403. Requests without
-    ``Origin`` (scripts, the test client, ``curl``) are not from a browser page.
+    The first line of defence, before the CSRF token (:mod:`sysdrill.web.csrf`):
+    browsers name the sending page in ``Origin``, and a write whose origin is not
+    this server is refused with 403 whatever token it carries. Requests without
+    ``Origin`` (scripts, ``curl``, some older browsers) still need their token.
     """
-
-    @app.middleware("http")
-    async def same_origin(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        origin = request.headers.get("origin")
-        if request.method in _UNSAFE_METHODS and origin is not None:
-            host = request.headers.get("host", "")
-            if origin == "null" or urlsplit(origin).netloc != host:
-                message = f"a write from another site ({origin}) is refused"
-                if request.url.path.startswith("/api/"):
-                    return JSONResponse(error_body(403, "CrossSiteRequest", message), 403)
-                from sysdrill.web.templating import render_page
-
-                context = {"status": 403, "kind": "CrossSiteRequest", "message": message}
-                return render_page(request, "error.html", context, status_code=403)
-        return await call_next(request)
+    app.add_middleware(_SameOriginGuard)

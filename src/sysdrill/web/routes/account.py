@@ -35,6 +35,7 @@ from sysdrill.web.auth import (
     set_session_cookie,
 )
 from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.csrf import renew_csrf_cookie
 from sysdrill.web.errors import status_for
 from sysdrill.web.templating import render_page
 
@@ -105,7 +106,9 @@ def _logged_in(
 ) -> Response:
     # The login this browser had before (another account, say) ends here.
     _logout(request, context)
-    set_session_cookie(response, login)
+    set_session_cookie(response, request, login)
+    # Tokens issued before the login (perhaps to a cookie another site planted) end too.
+    renew_csrf_cookie(request)
     return response
 
 
@@ -181,7 +184,8 @@ def logout_form(request: Request, context: Context) -> Response:
     """Log out (the login session is deleted), then show the login page."""
     _logout(request, context)
     response = RedirectResponse("/login" if context.multi_user else "/", status_code=303)
-    clear_session_cookie(response)
+    clear_session_cookie(response, request)
+    renew_csrf_cookie(request)
     return response
 
 
@@ -190,7 +194,8 @@ def logout_api(request: Request, context: Context) -> Response:
     """Log out: the login session is deleted and the cookie cleared."""
     _logout(request, context)
     response = JSONResponse({"logged_out": True})
-    clear_session_cookie(response)
+    clear_session_cookie(response, request)
+    renew_csrf_cookie(request)
     return response
 
 

@@ -9,6 +9,7 @@ from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import current_study
 from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.csrf import FIELD_NAME
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
@@ -73,7 +74,11 @@ def settings_page(request: Request, context: Context, saved: bool = False) -> Re
 async def settings_form(request: Request, context: Context) -> Response:
     """Store the settings sent from the form, then show them again."""
     form = await request.form()
-    changes = {key: str(value) for key, value in form.items() if isinstance(value, str)}
+    changes = {
+        key: str(value)
+        for key, value in form.items()
+        if isinstance(value, str) and key != FIELD_NAME  # the CSRF token is no setting
+    }
     _update(request, context, changes)
     return RedirectResponse("/settings?saved=true", status_code=303)
 
