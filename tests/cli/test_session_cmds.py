@@ -15,10 +15,12 @@ VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 
 
 def _reviews(db: str | None = None):
-    with open_study(db) as study:
+    from sysdrill.app.study_vault import open_study_vault
+
+    with open_study(db, vault=open_study_vault(VAULT)) as study:
         return [
             (r.item_id, Rating(r.rating), GradedBy(r.graded_by), r.answer)
-            for r in study.store.iter_reviews(study.user_id)
+            for r in study.store.iter_reviews(study.scope)
         ]
 
 
@@ -65,7 +67,7 @@ def test_practice_on_a_database_never_upgraded_names_the_command(run_cli, tmp_pa
     assert result.exit_code == 1
     assert result.stderr == (
         f"Error: The study database {db} has no schema yet; run `sysdrill db upgrade` "
-        "(with the same --db) to bring it to 0003_active_sessions.\n"
+        "(with the same --db) to bring it to 0004_vault_keyed_state.\n"
     )
 
 
@@ -74,8 +76,8 @@ def test_db_upgrade_migrates_once_then_reports_up_to_date(run_cli, tmp_path):
     first = run_cli("db", "upgrade", "--db", db)
     again = run_cli("db", "upgrade", "--db", db)
     assert (first.exit_code, again.exit_code) == (0, 0)
-    assert first.stdout == f"Upgraded {db} from a new database to schema 0003_active_sessions.\n"
-    assert again.stdout == f"{db} is up to date (schema 0003_active_sessions).\n"
+    assert first.stdout == f"Upgraded {db} from a new database to schema 0004_vault_keyed_state.\n"
+    assert again.stdout == f"{db} is up to date (schema 0004_vault_keyed_state).\n"
 
 
 def test_practice_unknown_deck_is_one_error_line(run_cli):
@@ -107,7 +109,7 @@ def test_practice_deadline_is_saved_and_workload_shown(run_cli):
     )
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("Deadline 2027-01-15: ")
-    with open_study() as study:
+    with open_study(vault=None) as study:
         assert study.settings.deadline is not None
         assert study.settings.deadline.isoformat() == "2027-01-15"
 
@@ -155,7 +157,9 @@ def test_quick_gauntlet_feeds_every_result_to_the_scheduler(run_cli, tmp_path):
         ("e-l1-recall", Rating.EASY, GradedBy.GAUNTLET, "one byte"),
         ("e-l3-spec", Rating.EASY, GradedBy.GAUNTLET, "power budget"),
     ]
-    with open_study() as study:
+    from sysdrill.app.study_vault import open_study_vault
+
+    with open_study(vault=open_study_vault(VAULT)) as study:
         (session,) = study.sessions()
     assert (session.kind, session.meta["format"], session.meta["score_percent"]) == (
         "gauntlet",

@@ -25,9 +25,13 @@ def db_url(tmp_path: Path) -> str:
     return url
 
 
-def _seed(db_url: str, item_ids: list[str]) -> None:
+def _seed(db_url: str, item_ids: list[str], *, vault: str | None = None) -> None:
+    from sysdrill.app.study_vault import open_study_vault
+
     now = datetime.now(UTC) - timedelta(hours=2)
-    with open_study(db_url) as study:
+    with open_study(
+        db_url, vault=open_study_vault(None if vault is None else Path(vault))
+    ) as study:
         for item_id in item_ids:
             study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=now)
 
@@ -47,7 +51,7 @@ def _sample_ids() -> list[str]:
 
 def test_progress_json_reports_seen_items(run_cli, db_url):
     ids = _sample_ids()
-    _seed(db_url, ids[:2])
+    _seed(db_url, ids[:2], vault=_sample_vault())
     result = run_cli("progress", "--json", "--db", db_url, "--vault", _sample_vault())
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)

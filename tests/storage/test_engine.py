@@ -11,7 +11,7 @@ from sysdrill.errors import MigrationError, StorageUnavailable
 from sysdrill.storage import schema
 from sysdrill.storage.sql_store import SqlStudyStore
 from sysdrill.study.review_log import DailyReviewStats
-from sysdrill.study.user_state import UserId
+from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, UserId
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -21,7 +21,7 @@ def test_migrations_record_the_head_revision(sql_url):
     with store.engine.connect() as conn:
         version = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
     store.close()
-    assert version == "0003_active_sessions"
+    assert version == "0004_vault_keyed_state"
 
 
 def test_revision_list_matches_the_migration_scripts():
@@ -43,7 +43,7 @@ def test_opening_a_blank_database_names_the_upgrade_command_and_writes_nothing(b
         SqlStudyStore(blank_sql_url)
     assert str(caught.value) == (
         f"The study database {safe_url(blank_sql_url)} has no schema yet; run "
-        "`sysdrill db upgrade` (with the same --db) to bring it to 0003_active_sessions."
+        "`sysdrill db upgrade` (with the same --db) to bring it to 0004_vault_keyed_state."
     )
     engine = sa.create_engine(blank_sql_url)
     tables = sa.inspect(engine).get_table_names()
@@ -64,8 +64,8 @@ def test_opening_a_database_behind_names_its_revision(blank_sql_url):
 def test_upgrade_database_reports_the_revisions_before_and_after(blank_sql_url):
     from sysdrill.storage.engine import upgrade_database
 
-    assert upgrade_database(blank_sql_url) == (None, "0003_active_sessions")
-    assert upgrade_database(blank_sql_url) == ("0003_active_sessions", "0003_active_sessions")
+    assert upgrade_database(blank_sql_url) == (None, "0004_vault_keyed_state")
+    assert upgrade_database(blank_sql_url) == ("0004_vault_keyed_state", "0004_vault_keyed_state")
 
 
 def test_stores_on_one_url_share_one_engine_until_the_last_closes(sql_url):
@@ -145,7 +145,7 @@ def test_review_days_migration_backfills_counters_from_the_log(blank_sql_url):
             )
     engine.dispose()
     store = SqlStudyStore(sql_url, migrate_schema=True)
-    [day] = store.daily_stats(UserId(1))
+    [day] = store.daily_stats(StudyScope(UserId(1), LEGACY_VAULT_ID))
     store.close()
     assert day == DailyReviewStats(date(2026, 11, 1), 4, 1, 1, 0, 1, 1, 400)
 
@@ -221,7 +221,7 @@ def test_failed_migration_is_rolled_back_with_its_record(blank_sql_url, tmp_path
             from alembic import op
 
             revision = "0004_broken"
-            down_revision = "0003_active_sessions"
+            down_revision = "0004_vault_keyed_state"
             branch_labels = None
             depends_on = None
 
@@ -245,7 +245,7 @@ def test_failed_migration_is_rolled_back_with_its_record(blank_sql_url, tmp_path
     engine.dispose()
     assert "half_done" not in tables
     assert "active_sessions" in tables
-    assert version == "0003_active_sessions"
+    assert version == "0004_vault_keyed_state"
 
 
 def test_postgres_without_its_driver_names_the_extra_to_install(monkeypatch):

@@ -9,6 +9,7 @@ from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.card_state import CardState
 from sysdrill.study.service import GradedBy, ItemFilter, Rating, StudyService
+from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -87,7 +88,7 @@ def test_record_review_returns_next_due_and_is_logged(study):
     assert outcome.previous_state is CardState.NEW
     assert outcome.due == T0 + timedelta(minutes=10)
     assert outcome.interval_days == pytest.approx(10 / 1440)
-    [logged] = list(study.store.iter_reviews(study.user_id))
+    [logged] = list(study.store.iter_reviews(study.scope))
     assert (logged.answer, logged.graded_by, logged.duration_ms) == ("3.6 ms", "numeric", 2500)
     assert logged.settings["desired_retention"] == 0.9
     assert logged.review_id == outcome.review_id
@@ -102,7 +103,7 @@ def test_record_review_rejects_naive_time_and_negative_duration(study):
         study.record_review(
             "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, duration_ms=-5, now=T0
         )
-    assert list(study.store.iter_reviews(study.user_id)) == []
+    assert list(study.store.iter_reviews(study.scope)) == []
 
 
 def test_card_state_of_unseen_item_is_new_and_never_seen(study):
@@ -112,10 +113,10 @@ def test_card_state_of_unseen_item_is_new_and_never_seen(study):
 
 def test_settings_changes_are_stored_and_reloaded():
     store = MemoryStudyStore()
-    first = StudyService(store, now=T0)
+    first = StudyService(store, vault_id=VaultId("test"), now=T0)
     first.set_setting("desired_retention", "0.85")
     first.update_settings(new_per_day=3)
-    again = StudyService(store, now=T0)
+    again = StudyService(store, vault_id=VaultId("test"), now=T0)
     assert (again.settings.desired_retention, again.settings.new_per_day) == (0.85, 3)
 
 
@@ -134,7 +135,7 @@ def test_session_reviews_are_linked_and_summary_kept(study):
     study.finish_session(session, now=T0 + timedelta(minutes=3), summary={"score": 1})
     [stored] = study.sessions()
     assert stored.meta == {"deck": "gpu", "score": 1}
-    assert [r.session_id for r in study.store.iter_reviews(study.user_id)] == [session]
+    assert [r.session_id for r in study.store.iter_reviews(study.scope)] == [session]
 
 
 def test_deadline_eve_brings_back_items_due_after_the_interview(study, make_item):

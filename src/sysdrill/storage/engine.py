@@ -48,7 +48,12 @@ WRITE_OPTION = "sysdrill_write"
 """Connection execution option marking a write transaction (SQLite: BEGIN IMMEDIATE)."""
 _MIGRATION_LOCK = threading.Lock()
 
-REVISIONS = ("0001_initial", "0002_review_days", "0003_active_sessions")
+REVISIONS = (
+    "0001_initial",
+    "0002_review_days",
+    "0003_active_sessions",
+    "0004_vault_keyed_state",
+)
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]
 """The schema revision this version of sysdrill reads and writes."""

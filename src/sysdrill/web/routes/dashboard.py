@@ -23,7 +23,7 @@ def dashboard_data(context: WebContext) -> dict[str, Any]:
 
     items = context.load_vault().items
     now = context.now()
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         report = study.progress(items, now=now)
         in_progress = list_sessions(study)
         sessions = study.sessions()

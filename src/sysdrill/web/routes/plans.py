@@ -30,7 +30,7 @@ def plans_view(context: WebContext) -> dict[str, Any]:
     from sysdrill.app.study import open_study
 
     vault = context.load_vault()
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=vault) as study:
         progress = show_plan(study, vault, now=context.now())
     return {
         "plans": [
@@ -52,7 +52,7 @@ def _start(context: WebContext, name: str, *, adaptive: bool) -> dict[str, Any]:
     from sysdrill.app.study import open_study
 
     vault = context.load_vault()
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=vault) as study:
         return start_plan(study, vault, name, adaptive=adaptive, now=context.now()).to_dict()
 
 
@@ -60,7 +60,7 @@ def _stop(context: WebContext) -> dict[str, Any]:
     from sysdrill.app.plans import stop_plan
     from sysdrill.app.study import open_study
 
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         return {"stopped": stop_plan(study, now=context.now()).name}
 
 

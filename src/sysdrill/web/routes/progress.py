@@ -24,7 +24,7 @@ def learner_progress(context: WebContext) -> ProgressReport:
     from sysdrill.app.study import open_study
 
     items = context.load_vault().items
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         return study.progress(items, now=context.now())
 
 

@@ -31,7 +31,7 @@ def _settings(context: WebContext) -> list[dict[str, Any]]:
     from sysdrill.app.study import open_study
     from sysdrill.study.settings import SETTING_DOCS
 
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         values = study.settings.to_mapping()
     return [
         {"key": key, "value": values[key], "shown": _shown(values[key]), "meaning": meaning}
@@ -50,7 +50,7 @@ def _update(context: WebContext, changes: dict[str, str]) -> None:
 
     # Every value is read first (an unknown key raises here), then all are stored at once.
     parsed = {key: parse_setting(key, _none_if_blank(value)) for key, value in changes.items()}
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         mapping = study.settings.to_mapping()
         changed = {key: value for key, value in parsed.items() if mapping.get(key) != value}
         if changed:

@@ -63,7 +63,7 @@ def _open(request: Request, context: WebContext) -> Iterator[tuple[StudyService,
     from sysdrill.app.study import open_study
 
     vault = _vault(request, context)
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=vault) as study:
         yield study, vault
 
 
@@ -307,7 +307,7 @@ def results_page(request: Request, context: Context, session_id: int) -> Respons
     """A finished session's results (a gauntlet's shareable results page)."""
     from sysdrill.app.study import open_study
 
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         report = app.finished_report(study, session_id)
     return render_page(request, "study/results.html", {"r": report, "session_id": session_id})
 
@@ -361,7 +361,7 @@ def sessions_api(request: Request, context: Context) -> dict[str, Any]:
     """Sessions in progress, the most recently moved first."""
     from sysdrill.app.study import open_study
 
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         return {"sessions": app.list_sessions(study)}
 
 
@@ -456,5 +456,5 @@ def results_api(request: Request, context: Context, session_id: int) -> dict[str
     """A finished session's report."""
     from sysdrill.app.study import open_study
 
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         return app.finished_report(study, session_id).to_dict()

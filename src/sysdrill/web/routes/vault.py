@@ -148,8 +148,8 @@ def _explore(context: WebContext) -> list[dict[str, Any]]:
     from sysdrill.app.study import open_study
 
     groups = context.vaults.derived(context.vault, "explore", lambda v: explore_groups(v.items))
-    with open_study(context.db_url) as study:
-        seen = study.store.studied_item_ids(study.user_id)
+    with open_study(context.db_url, vault=context.load_vault()) as study:
+        seen = study.store.studied_item_ids(study.scope)
     return explore_tree(groups, seen)
 
 
