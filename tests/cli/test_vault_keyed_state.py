@@ -119,3 +119,20 @@ def test_an_invalid_vault_id_is_one_error_line(run_cli, tmp_path):
         f"Error: {vault / 'vault.yaml'}: id 'not valid' is not a vault id. Use 1-100 letters, "
         "digits, '.', '_' or '-', starting with a letter or digit (e.g. `id: my-vault`).\n"
     )
+
+
+def test_a_plan_is_followed_and_stopped_in_the_vault_it_was_started_in(run_cli, tmp_path):
+    from sysdrill.content.sample import starter_vault_path
+
+    copy = tmp_path / "copy"
+    shutil.copytree(starter_vault_path(), copy)
+    started = run_cli("plan", "start", "refresher-1w", "--vault", str(copy))
+    assert started.exit_code == 0, started.stderr
+    assert run_cli("plan", "show", "--json").stdout == "null\n"
+    elsewhere = run_cli("plan", "stop")
+    assert elsewhere.exit_code == 1
+    assert elsewhere.stderr == (
+        "Error: No plan is active. Start one with `sysdrill plan start NAME`.\n"
+    )
+    stopped = run_cli("plan", "stop", "--vault", str(copy))
+    assert stopped.stdout == "Stopped plan refresher-1w.\n"

@@ -204,3 +204,28 @@ def test_learning_steps_are_not_held_back_by_the_review_limit(study, make_item):
     )
     assert step.card.state is CardState.LEARNING
     assert _ids(study.next_items(items, now=T0, limit=5)) == ["learning"]
+
+
+def test_services_of_two_vaults_share_settings_but_not_cards(make_item):
+    store = MemoryStudyStore()
+    first = StudyService(store, vault_id=VaultId("first"), now=T0)
+    second = StudyService(store, vault_id=VaultId("second"), now=T0)
+    first.update_settings(desired_retention=0.85)
+    first.record_review("shared", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    items = [make_item("shared")]
+    assert second.card_state("shared").state is CardState.NEW
+    assert _ids(second.next_items(items, now=T0, limit=5)) == ["shared"]
+    again = StudyService(store, vault_id=VaultId("second"), now=T0)
+    assert again.settings.desired_retention == 0.85
+
+
+def test_adopting_another_vaults_state_takes_it_over_once(make_item):
+    store = MemoryStudyStore()
+    old = StudyService(store, vault_id=VaultId("old"), now=T0)
+    old.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    new = StudyService(store, vault_id=VaultId("new"), now=T0)
+    assert new.card_state("q").reps == 0
+    assert new.adopt_state(VaultId("old"))
+    assert new.card_state("q").reps == 1
+    assert old.card_state("q").reps == 0
+    assert not new.adopt_state(VaultId("old"))
