@@ -136,3 +136,20 @@ def test_a_plan_is_followed_and_stopped_in_the_vault_it_was_started_in(run_cli, 
     )
     stopped = run_cli("plan", "stop", "--vault", str(copy))
     assert stopped.stdout == "Stopped plan refresher-1w.\n"
+
+
+def test_history_from_before_the_upgrade_is_found_by_the_vault_it_was_studied_in(run_cli, tmp_path):
+    from tests.storage.test_vault_keyed_migration import database_at_0003
+
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.sample import starter_vault_path
+
+    starter_ids = tuple(item.id for item in load_vault(starter_vault_path()).items[:3])
+    (tmp_path / "userdata").mkdir()
+    database_at_0003(f"sqlite:///{tmp_path / 'userdata' / 'study.sqlite3'}", starter_ids)
+    other = tmp_path / "other"
+    _init(run_cli, other)
+    assert _progress(run_cli, other)["reviews_total"] == 0
+    studied = _progress(run_cli, starter_vault_path())
+    assert (studied["items_seen"], studied["reviews_total"]) == (3, 3)
+    assert _progress(run_cli, other)["reviews_total"] == 0

@@ -15,7 +15,7 @@ T0 = "2026-11-01 09:00:00.000000"
 LOCAL = UserId(1)
 
 
-def _database_at_0003(url: str) -> None:
+def database_at_0003(url: str, item_ids: tuple[str, ...] = ("q0", "q1", "q2")) -> None:
     """A 0003 database with one user's cards, reviews, a session and one in progress.
 
     Ids come from the sequences (each row is the first, id 1), so that later
@@ -45,13 +45,13 @@ def _database_at_0003(url: str) -> None:
             ),
             {"t": T0},
         )
-        for n in range(3):
+        for item_id in item_ids:
             conn.execute(
                 sa.text(
                     "INSERT INTO cards (user_id, item_id, state, reps, lapses, never_seen, due) "
                     "VALUES (1, :item, 2, 1, 0, :never, :t)"
                 ),
-                {"item": f"q{n}", "never": False, "t": T0},
+                {"item": item_id, "never": False, "t": T0},
             )
             conn.execute(
                 sa.text(
@@ -59,7 +59,7 @@ def _database_at_0003(url: str) -> None:
                     "reviewed_at, review_day, state_before, first_of_day, settings_id, "
                     "session_id) VALUES (1, :item, 3, 'self', 100, :t, :day, 0, :first, 1, 1)"
                 ),
-                {"item": f"q{n}", "t": T0, "day": date(2026, 11, 1), "first": True},
+                {"item": item_id, "t": T0, "day": date(2026, 11, 1), "first": True},
             )
         conn.execute(
             sa.text(
@@ -81,7 +81,7 @@ def _count(url: str, table: str) -> int:
 
 
 def test_upgrade_keeps_every_row_under_the_legacy_vault(blank_sql_url):
-    _database_at_0003(blank_sql_url)
+    database_at_0003(blank_sql_url)
     store = SqlStudyStore(blank_sql_url, migrate_schema=True)
     legacy = StudyScope(LOCAL, LEGACY_VAULT_ID)
     try:
@@ -97,7 +97,7 @@ def test_upgrade_keeps_every_row_under_the_legacy_vault(blank_sql_url):
 
 
 def test_after_upgrade_two_vaults_keep_separate_cards_of_one_item(blank_sql_url):
-    _database_at_0003(blank_sql_url)
+    database_at_0003(blank_sql_url)
     store = SqlStudyStore(blank_sql_url, migrate_schema=True)
     try:
         [card] = [
@@ -123,7 +123,7 @@ def test_downgrade_restores_the_0003_schema_with_every_row(blank_sql_url):
 
     from sysdrill.storage.engine import MIGRATIONS_DIR
 
-    _database_at_0003(blank_sql_url)
+    database_at_0003(blank_sql_url)
     migrate(engine := create_study_engine(blank_sql_url))
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
@@ -146,7 +146,7 @@ def test_downgrade_refuses_an_item_studied_in_two_vaults(blank_sql_url):
 
     from sysdrill.storage.engine import MIGRATIONS_DIR
 
-    _database_at_0003(blank_sql_url)
+    database_at_0003(blank_sql_url)
     store = SqlStudyStore(blank_sql_url, migrate_schema=True)
     [card, *_] = store.iter_cards(StudyScope(LOCAL, LEGACY_VAULT_ID))
     store.replace_user_state(StudyScope(LOCAL, VaultId("other")), _state_with(card))
@@ -165,7 +165,7 @@ def test_a_review_written_after_the_upgrade_names_its_vault(blank_sql_url):
     from sysdrill.study.card_state import CardRecord, CardState
     from sysdrill.study.review_log import ReviewRecord
 
-    _database_at_0003(blank_sql_url)
+    database_at_0003(blank_sql_url)
     store = SqlStudyStore(blank_sql_url, migrate_schema=True)
     scope = StudyScope(LOCAL, VaultId("mine"))
     at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
