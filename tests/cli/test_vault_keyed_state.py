@@ -90,7 +90,7 @@ def test_state_import_of_another_vaults_file_is_refused_then_accepted_with_into_
     assert _progress(run_cli, second)["reviews_total"] == 0
     taken = run_cli("state", "import", str(state), "--vault", str(second), "--into-vault")
     assert taken.exit_code == 0, taken.stderr
-    assert taken.stdout == f"Imported 1 reviews from {state}.\n"
+    assert taken.stdout == f"Imported 1 reviews from {state} into vault {second_id}.\n"
     assert _progress(run_cli, second)["reviews_total"] == 1
 
 

@@ -226,7 +226,8 @@ def register(app: typer.Typer) -> None:
             return
         _write_atomically(file, text)
         typer.echo(
-            f"Exported {len(data['cards'])} cards and {len(data['reviews'])} reviews to {file}."
+            f"Exported {len(data['cards'])} cards and {len(data['reviews'])} reviews "
+            f"of vault {data['vault']} to {file}."
         )
 
     @state_app.command("import")
@@ -265,7 +266,8 @@ def register(app: typer.Typer) -> None:
                 count = study.import_staffml(data, now=_now(), replace=replace)
             else:
                 count = study.import_state(data, replace=replace, into_vault=into_vault)
-        typer.echo(f"Imported {count} reviews from {file}.")
+            vault_id = study.vault_id
+        typer.echo(f"Imported {count} reviews from {file} into vault {vault_id}.")
 
     @settings_app.command("show")
     def settings_show_cmd(as_json: JsonOption = False, db: DbOption = None) -> None:
