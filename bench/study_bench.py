@@ -124,14 +124,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite:///{Path(folder) / 'bench.sqlite3'}"
         started = time.perf_counter()
-        with open_study(url, upgrade=True) as study:
-            study.store.replace_user_state(study.user_id, make_history(items, args.reviews, rng))
+        with open_study(url, vault=None, upgrade=True) as study:
+            study.store.replace_user_state(study.scope, make_history(items, args.reviews, rng))
         print(
             f"setup: {args.items} items, {args.reviews} review rows "
             f"in {time.perf_counter() - started:.1f} s"
         )
 
-        with open_study(url, upgrade=True) as study:
+        with open_study(url, vault=None, upgrade=True) as study:
             study.next_items(items, now=NOW, limit=1)  # warm the caches once
             timings: list[float] = []
             cpu: list[float] = []

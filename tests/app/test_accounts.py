@@ -312,7 +312,7 @@ def test_a_weaker_stored_hash_is_upgraded_at_the_next_login(db_url, accounts):
 def test_an_account_for_a_learner_who_already_studied_keeps_their_history(db_url: str) -> None:
     from sysdrill.app.study import open_study
 
-    with open_study(db_url) as study:
+    with open_study(db_url, vault=None) as study:
         local_id = study.user_id
     with open_accounts(db_url) as accounts:
         assert accounts.add("local", PASSWORD, now=NOW).user_id == local_id

@@ -15,6 +15,7 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
 
@@ -26,7 +27,7 @@ def vault() -> StudyVault:
 
 @pytest.fixture
 def study() -> StudyService:
-    return StudyService(MemoryStudyStore(), now=T0)
+    return StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
 
 
 def _practice_ids(
@@ -36,7 +37,7 @@ def _practice_ids(
         study, vault, StartOptions(kind=SessionKind.PRACTICE, limit=limit), now=now
     )
     assert view.session_id is not None
-    saved = study.store.get_active_session(study.user_id, view.session_id)
+    saved = study.store.get_active_session(study.scope, view.session_id)
     assert saved is not None
     return [str(i) for i in saved.item_ids]
 
@@ -82,7 +83,7 @@ def test_stop_ends_the_plan_and_another_can_start(study, vault) -> None:
     assert show_plan(study, vault, now=T0) is None
     start_plan(study, vault, "interview-4w", now=T0)
     with pytest.raises(UsageError):
-        stop_plan(StudyService(MemoryStudyStore(), now=T0), now=T0)
+        stop_plan(StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0), now=T0)
 
 
 def test_practice_without_a_plan_draws_new_items_in_vault_order(study, vault) -> None:
@@ -131,7 +132,7 @@ def test_adaptive_plan_puts_the_weakest_topic_first(study, vault) -> None:
     progress = show_plan(study, vault, now=T0)
     assert progress is not None and progress.active.adaptive
     assert vault.by_id[progress.next_item_ids[0]].topic == "serving-quantization"
-    plain = StudyService(MemoryStudyStore(), now=T0)
+    plain = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
     start_plan(plain, vault, "interview-4w", now=T0)
     unweighted = show_plan(plain, vault, now=T0)
     assert unweighted is not None

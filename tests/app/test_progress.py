@@ -13,13 +13,14 @@ from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
+from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 def study() -> StudyService:
-    return StudyService(MemoryStudyStore(), now=T0)
+    return StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
 
 
 def test_progress_counts_the_items_seen_in_the_vault(study):

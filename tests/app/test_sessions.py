@@ -18,6 +18,7 @@ from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import GauntletFormat
+from sysdrill.study.user_state import VaultId
 
 VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -30,11 +31,11 @@ def vault() -> StudyVault:
 
 @pytest.fixture
 def study() -> StudyService:
-    return StudyService(MemoryStudyStore(), now=T0)
+    return StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
 
 
 def _reviews(study: StudyService) -> list[tuple[str, Rating]]:
-    return [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.user_id)]
+    return [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.scope)]
 
 
 def test_practice_starts_saved_and_shows_the_first_prompt(study, vault):
@@ -52,12 +53,12 @@ def test_each_move_is_saved_so_a_new_service_resumes_the_session(tmp_path, vault
     from sysdrill.app.study import open_study
 
     url = f"sqlite:///{tmp_path / 'study.db'}"
-    with open_study(url, upgrade=True) as first:
+    with open_study(url, vault=vault, upgrade=True) as first:
         view = app.start_session(
             first, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
         )
         app.rate(first, vault, view.session_id, "5", now=T0 + timedelta(seconds=5))
-    with open_study(url) as second:
+    with open_study(url, vault=vault) as second:
         resumed = app.current_prompt(second, vault, view.session_id, now=T0 + timedelta(minutes=1))
         after = app.rate(second, vault, view.session_id, "again", now=T0 + timedelta(minutes=2))
         second_reviews = _reviews(second)
@@ -96,7 +97,7 @@ def test_undo_takes_back_the_last_rating_and_asks_the_item_again(study, vault):
     assert undone.item is not None and undone.item.item_id == "fc-2"
     assert (undone.position, undone.total, undone.can_undo) == (2, 3, True)
     assert _reviews(study) == [("fc-1", Rating.GOOD)]
-    assert study.store.get_card(study.user_id, "fc-2") is None
+    assert study.store.get_card(study.scope, "fc-2") is None
     app.undo_last_rating(study, vault, view.session_id, now=T0)
     assert _reviews(study) == []
     with pytest.raises(UsageError, match="Nothing to undo"):
@@ -187,7 +188,7 @@ def test_a_move_from_a_stale_copy_is_refused(study, vault):
     view = app.start_session(
         study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
     )
-    saved = study.store.get_active_session(study.user_id, view.session_id)
+    saved = study.store.get_active_session(study.scope, view.session_id)
     first = restore_session(study, vault, saved, clock=lambda: T0)
     second = restore_session(study, vault, saved, clock=lambda: T0)
     first.rate(Rating.GOOD)
@@ -210,7 +211,7 @@ def test_gauntlet_answers_are_scored_by_rubric_points(study, vault):
     assert done.phase == "done"
     assert done.report is not None
     assert done.report.score_percent == round(100 / points)
-    [review] = study.store.iter_reviews(study.user_id)
+    [review] = study.store.iter_reviews(study.scope)
     assert review.graded_by == GradedBy.GAUNTLET.value
 
 
@@ -240,7 +241,7 @@ def test_drive_session_records_reviews_durations_and_the_score(study, vault):
         clock=clock,
     )
     assert (report.answered, report.score_percent) == (2, 50)
-    reviews = list(study.store.iter_reviews(study.user_id))
+    reviews = list(study.store.iter_reviews(study.scope))
     assert [(r.item_id, r.rating, r.graded_by) for r in reviews] == [
         ("fc-1", int(Rating.GOOD), GradedBy.SELF.value),
         ("fc-2", int(Rating.AGAIN), GradedBy.SELF.value),
@@ -265,7 +266,7 @@ def test_a_driver_that_fails_still_finishes_the_session_with_its_reviews(study, 
 
     with pytest.raises(KeyboardInterrupt):
         app.drive_session(study, vault, view.session_id, drive=drive, clock=lambda: T0)
-    assert [r.item_id for r in study.store.iter_reviews(study.user_id)] == ["fc-1"]
+    assert [r.item_id for r in study.store.iter_reviews(study.scope)] == ["fc-1"]
     (session,) = study.sessions()
     assert session.ended_at is not None and session.meta["not_reached"] == 2
     assert app.list_sessions(study) == []
@@ -286,6 +287,6 @@ def test_a_session_whose_item_left_the_vault_is_refused_then_ended(study, vault)
     report = app.finish(study, smaller, view.session_id, now=T0)
     assert report.lines[0] == "Practice: 3 items (0 due, 3 new): ended"
     assert app.list_sessions(study) == []
-    assert [r.item_id for r in study.store.iter_reviews(study.user_id)] == ["fc-1"]
+    assert [r.item_id for r in study.store.iter_reviews(study.scope)] == ["fc-1"]
     [record] = study.sessions()
     assert record.ended_at is not None and "no longer holds" in record.meta["abandoned"]

@@ -18,6 +18,7 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.user_state import VaultId
 
 STARTER = Path(__file__).resolve().parents[2] / "src/sysdrill/content/starter_vault"
 TEMPLATE = "cloud-4000"
@@ -39,7 +40,7 @@ def _start(study: StudyService, vault: StudyVault, seed: int) -> app.SessionView
 
 
 def test_a_session_shows_the_draw_of_its_seed_and_grades_against_it(vault):
-    study = StudyService(MemoryStudyStore(), now=T0)
+    study = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
     view = _start(study, vault, seed=7)
     draw = draw_template(vault.by_id[TEMPLATE], draw_seed(7, TEMPLATE))
     assert view.item is not None and view.item.mode == "numeric"
@@ -57,7 +58,7 @@ def test_a_session_shows_the_draw_of_its_seed_and_grades_against_it(vault):
 def test_two_sessions_with_other_seeds_show_other_numbers(vault):
     scenarios = set()
     for seed in range(1, 6):
-        study = StudyService(MemoryStudyStore(), now=T0)
+        study = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
         view = _start(study, vault, seed=seed)
         assert view.item is not None
         scenarios.add(view.item.scenario)
@@ -75,7 +76,7 @@ def test_the_previous_draws_answer_is_marked_wrong_on_a_new_draw(vault):
         )
         > 0.2
     )
-    study = StudyService(MemoryStudyStore(), now=T0)
+    study = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
     view = _start(study, vault, seed=seed)
     assert view.session_id is not None
     typed = example_answer(first.answer_value, "ms")
@@ -84,7 +85,7 @@ def test_the_previous_draws_answer_is_marked_wrong_on_a_new_draw(vault):
 
 
 def test_undoing_a_template_review_asks_the_same_numbers_again(vault):
-    study = StudyService(MemoryStudyStore(), now=T0)
+    study = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
     view = _start(study, vault, seed=11)
     assert view.session_id is not None and view.item is not None
     shown = view.item.scenario

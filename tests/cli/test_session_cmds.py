@@ -16,10 +16,12 @@ VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 
 
 def _reviews(db: str | None = None):
-    with open_study(db) as study:
+    from sysdrill.app.study_vault import open_study_vault
+
+    with open_study(db, vault=open_study_vault(VAULT)) as study:
         return [
             (r.item_id, Rating(r.rating), GradedBy(r.graded_by), r.answer)
-            for r in study.store.iter_reviews(study.user_id)
+            for r in study.store.iter_reviews(study.scope)
         ]
 
 
@@ -108,7 +110,7 @@ def test_practice_deadline_is_saved_and_workload_shown(run_cli):
     )
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("Deadline 2027-01-15: ")
-    with open_study() as study:
+    with open_study(vault=None) as study:
         assert study.settings.deadline is not None
         assert study.settings.deadline.isoformat() == "2027-01-15"
 
@@ -156,7 +158,9 @@ def test_quick_gauntlet_feeds_every_result_to_the_scheduler(run_cli, tmp_path):
         ("e-l1-recall", Rating.EASY, GradedBy.GAUNTLET, "one byte"),
         ("e-l3-spec", Rating.EASY, GradedBy.GAUNTLET, "power budget"),
     ]
-    with open_study() as study:
+    from sysdrill.app.study_vault import open_study_vault
+
+    with open_study(vault=open_study_vault(VAULT)) as study:
         (session,) = study.sessions()
     assert (session.kind, session.meta["format"], session.meta["score_percent"]) == (
         "gauntlet",

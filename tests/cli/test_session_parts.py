@@ -11,11 +11,13 @@ PARTS_VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "part
 VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 
 
-def _reviews():
-    with open_study(None) as study:
+def _reviews(vault: Path = PARTS_VAULT):
+    from sysdrill.app.study_vault import open_study_vault
+
+    with open_study(None, vault=open_study_vault(vault)) as study:
         return [
             (r.item_id, Rating(r.rating), GradedBy(r.graded_by), r.answer)
-            for r in study.store.iter_reviews(study.user_id)
+            for r in study.store.iter_reviews(study.scope)
         ]
 
 
@@ -60,7 +62,7 @@ def test_an_unreadable_numeric_answer_is_asked_again_with_the_form_expected(run_
         "> forty-ish\nCould not read 'forty-ish' as a number; type a value such as '40 ms'. "
         "Answer again:\n> about 40 ms\nCorrect" in result.stdout
     )
-    assert _reviews() == [("c-l3-num", Rating.GOOD, GradedBy.NUMERIC, "about 40 ms")]
+    assert _reviews(VAULT) == [("c-l3-num", Rating.GOOD, GradedBy.NUMERIC, "about 40 ms")]
 
 
 def test_napkin_math_in_a_typed_answer_is_marked_before_the_rating(run_cli):
@@ -73,4 +75,4 @@ def test_napkin_math_in_a_typed_answer_is_marked_before_the_rating(run_cli):
     marked = out.index("Your math: 3/19 = 0.3: wrong (expected ≈ 0.158 from 3/19")
     assert out.index("Your math: 16 * 4 = 64: right.") > marked
     assert out.index("Rate your recall") > marked
-    assert _reviews()[0][1] is Rating.GOOD
+    assert _reviews(VAULT)[0][1] is Rating.GOOD

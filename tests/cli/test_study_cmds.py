@@ -25,9 +25,13 @@ def db_url(tmp_path: Path) -> str:
     return url
 
 
-def _seed(db_url: str, item_ids: list[str]) -> None:
+def _seed(db_url: str, item_ids: list[str], *, vault: str | None = None) -> None:
+    from sysdrill.app.study_vault import open_study_vault
+
     now = datetime.now(UTC) - timedelta(hours=2)
-    with open_study(db_url) as study:
+    with open_study(
+        db_url, vault=open_study_vault(None if vault is None else Path(vault))
+    ) as study:
         for item_id in item_ids:
             study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=now)
 
@@ -47,7 +51,7 @@ def _sample_ids() -> list[str]:
 
 def test_progress_json_reports_seen_items(run_cli, db_url):
     ids = _sample_ids()
-    _seed(db_url, ids[:2])
+    _seed(db_url, ids[:2], vault=_sample_vault())
     result = run_cli("progress", "--json", "--db", db_url, "--vault", _sample_vault())
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
@@ -75,12 +79,12 @@ def test_state_export_and_import_round_trip(run_cli, db_url, tmp_path):
     out = tmp_path / "state.json"
     exported = run_cli("state", "export", str(out), "--db", db_url)
     assert exported.exit_code == 0, exported.stderr
-    assert exported.stdout == f"Exported 2 cards and 2 reviews to {out}.\n"
+    assert exported.stdout == f"Exported 2 cards and 2 reviews of vault starter to {out}.\n"
     other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
     assert run_cli("db", "upgrade", "--db", other).exit_code == 0
     imported = run_cli("state", "import", str(out), "--db", other)
     assert imported.exit_code == 0, imported.stderr
-    assert imported.stdout == f"Imported 2 reviews from {out}.\n"
+    assert imported.stdout == f"Imported 2 reviews from {out} into vault starter.\n"
     again = tmp_path / "again.json"
     run_cli("state", "export", str(again), "--db", other)
     first, second = json.loads(out.read_text()), json.loads(again.read_text())
@@ -123,7 +127,7 @@ def test_state_import_from_staffml(run_cli, db_url, tmp_path):
     )
     result = run_cli("state", "import", str(export), "--from", "staffml", "--db", db_url)
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == f"Imported 1 reviews from {export}.\n"
+    assert result.stdout == f"Imported 1 reviews from {export} into vault starter.\n"
 
 
 def test_state_import_with_unknown_source_is_a_usage_error(run_cli, tmp_path):

@@ -263,11 +263,11 @@ def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
 
     vault = StudyVault.of(VAULT)
     options = StartOptions(SessionKind.CHAIN, chain_id="hbm-basics")
-    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", vault=vault, upgrade=True) as study:
         lines = run_tui(study, vault, options, clock=_Clock(), runner=runner)
-        reviews = list(study.store.iter_reviews(study.user_id))
+        reviews = list(study.store.iter_reviews(study.scope))
         sessions = study.sessions()
-        in_progress = study.store.list_active_sessions(study.user_id)
+        in_progress = study.store.list_active_sessions(study.scope)
     assert lines[0] == "Chain: HBM from recall to analysis (3 items): finished"
     assert [(r.item_id, Rating(r.rating), r.answer) for r in reviews] == [
         ("c-l1-hbm", Rating.GOOD, "80")
@@ -284,7 +284,7 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
 
     vault = StudyVault.of(VAULT)
     options = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
-    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", vault=vault, upgrade=True) as study:
         study.update_settings(new_per_day=0)
         lines = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
     assert lines == [
@@ -363,9 +363,9 @@ def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
 
     vault = StudyVault.of(VAULT)
     options = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
-    with open_study(f"sqlite:///{tmp_path / 'study.db'}", upgrade=True) as study:
+    with open_study(f"sqlite:///{tmp_path / 'study.db'}", vault=vault, upgrade=True) as study:
         run_tui(study, vault, options, clock=_Clock(), runner=runner)
-        reviews = [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.user_id)]
+        reviews = [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.scope)]
     assert seen["note"] == "Took back the last rating; the item is asked again."
     assert seen["item"].startswith("## fc-1")
     assert reviews == [("fc-1", Rating.EASY)]

@@ -12,7 +12,7 @@ from sysdrill.storage import schema
 from sysdrill.storage.engine import HEAD_REVISION
 from sysdrill.storage.sql_store import SqlStudyStore
 from sysdrill.study.review_log import DailyReviewStats
-from sysdrill.study.user_state import UserId
+from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, UserId
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -146,7 +146,7 @@ def test_review_days_migration_backfills_counters_from_the_log(blank_sql_url):
             )
     engine.dispose()
     store = SqlStudyStore(sql_url, migrate_schema=True)
-    [day] = store.daily_stats(UserId(1))
+    [day] = store.daily_stats(StudyScope(UserId(1), LEGACY_VAULT_ID))
     store.close()
     assert day == DailyReviewStats(date(2026, 11, 1), 4, 1, 1, 0, 1, 1, 400)
 

@@ -10,9 +10,14 @@ import pytest
 from sysdrill.errors import StorageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import ReviewRecord
-from sysdrill.study.user_state import SessionRecord, UserState
+from sysdrill.study.user_state import SessionRecord, StudyScope, UserId, UserState, VaultId
 
 T0 = datetime(2026, 11, 1, 9, 0, 0, 123456, tzinfo=UTC)
+VAULT = VaultId("vault-a")
+
+
+def scope_of(user_id: UserId, vault_id: VaultId = VAULT) -> StudyScope:
+    return StudyScope(user_id, vault_id)
 
 
 def card(item_id: str, *, due: datetime | None = T0, state: CardState = CardState.REVIEW):
@@ -53,7 +58,7 @@ def test_ensure_user_returns_the_same_id_on_second_call(store):
 
 
 def test_record_review_stores_card_and_log_entry(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     stored_card = card("q-1")
     review_id = store.record_review(user, stored_card, review("q-1", T0))
     assert review_id >= 1
@@ -63,7 +68,7 @@ def test_record_review_stores_card_and_log_entry(store):
 
 
 def test_record_review_overwrites_card_and_appends_log(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     first = store.record_review(user, card("q-1"), review("q-1", T0))
     later = card("q-1", due=T0 + timedelta(days=9))
     second = store.record_review(user, later, review("q-1", T0 + timedelta(days=1), rating=1))
@@ -73,20 +78,20 @@ def test_record_review_overwrites_card_and_appends_log(store):
 
 
 def test_get_card_of_unknown_item_is_none(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     assert store.get_card(user, "nope") is None
 
 
 def test_cards_are_kept_apart_per_user(store):
-    alice = store.ensure_user("alice", now=T0)
-    bob = store.ensure_user("bob", now=T0)
+    alice = scope_of(store.ensure_user("alice", now=T0))
+    bob = scope_of(store.ensure_user("bob", now=T0))
     store.record_review(alice, card("q-1"), review("q-1", T0))
     assert store.get_card(bob, "q-1") is None
     assert list(store.iter_reviews(bob)) == []
 
 
 def test_due_cards_are_ordered_by_due_then_id_and_paged(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     for name, hours in [("b", 2), ("a", 2), ("c", 1), ("late", 48)]:
         store.record_review(user, card(name, due=T0 + timedelta(hours=hours)), review(name, T0))
     due_by = T0 + timedelta(hours=3)
@@ -99,7 +104,7 @@ def test_due_cards_are_ordered_by_due_then_id_and_paged(store):
 
 
 def test_studied_item_ids_leave_out_new_cards(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("seen"), review("seen", T0))
     store.replace_user_state(
         user, UserState(cards=[card("seen"), card("fresh", due=None, state=CardState.NEW)])
@@ -108,7 +113,7 @@ def test_studied_item_ids_leave_out_new_cards(store):
 
 
 def test_count_reviews_since_counts_new_and_learned_first_reviews(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("a"), review("a", T0, state_before=CardState.NEW))
     store.record_review(user, card("b"), review("b", T0))
     store.record_review(user, card("b"), review("b", T0, first_of_day=False))
@@ -120,7 +125,7 @@ def test_count_reviews_since_counts_new_and_learned_first_reviews(store):
 
 
 def test_daily_stats_split_young_and_mature_first_reviews(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     day2 = T0 + timedelta(days=1)
     store.record_review(user, card("a"), review("a", T0, interval_before_days=5.0))
     store.record_review(user, card("b"), review("b", T0, interval_before_days=30.0, rating=1))
@@ -135,17 +140,17 @@ def test_daily_stats_split_young_and_mature_first_reviews(store):
 
 
 def test_settings_put_replaces_only_given_keys(store):
-    user = store.ensure_user("local", now=T0)
-    store.put_settings(user, {"desired_retention": 0.85, "learning_steps_minutes": [1.0]})
-    store.put_settings(user, {"desired_retention": 0.92})
-    assert store.get_settings(user) == {
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.put_settings(user.user_id, {"desired_retention": 0.85, "learning_steps_minutes": [1.0]})
+    store.put_settings(user.user_id, {"desired_retention": 0.92})
+    assert store.get_settings(user.user_id) == {
         "desired_retention": 0.92,
         "learning_steps_minutes": [1.0],
     }
 
 
 def test_sessions_start_finish_and_list_with_merged_meta(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     session_id = store.start_session(
         user, SessionRecord(kind="quiz", started_at=T0, meta={"deck": "gpu"})
     )
@@ -165,9 +170,9 @@ def test_finish_unknown_session_raises_storage_error(store):
 
 
 def test_replace_user_state_swaps_everything_and_maps_sessions(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("old"), review("old", T0))
-    store.put_settings(user, {"new_per_day": 5})
+    store.put_settings(user.user_id, {"new_per_day": 5})
     state = UserState(
         cards=[card("x"), card("y", due=None, state=CardState.NEW)],
         sessions=[SessionRecord(kind="practice", started_at=T0, meta={"n": 1})],
@@ -182,21 +187,21 @@ def test_replace_user_state_swaps_everything_and_maps_sessions(store):
     assert [r.item_id for r in reviews] == ["x", "y"]
     assert reviews[0].session_id == session.session_id
     assert reviews[1].session_id is None
-    assert store.get_settings(user) == {"desired_retention": 0.8}
+    assert store.get_settings(user.user_id) == {"desired_retention": 0.8}
 
 
 def test_reopened_store_keeps_everything(make_store):
     first = make_store()
-    user = first.ensure_user("local", now=T0)
+    user = scope_of(first.ensure_user("local", now=T0))
     first.record_review(user, card("q-1"), review("q-1", T0))
     second = make_store()
-    assert second.ensure_user("local", now=T0) == user
+    assert second.ensure_user("local", now=T0) == user.user_id
     assert second.get_card(user, "q-1") == card("q-1")
     assert len(list(second.iter_reviews(user))) == 1
 
 
 def test_timestamps_come_back_in_utc_with_microseconds(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("q"), review("q", T0))
     [logged] = list(store.iter_reviews(user))
     assert logged.reviewed_at == T0
@@ -222,7 +227,7 @@ def _saved(session_id, *, revision=0, position=0, at=T0, moves=()):
 
 def test_active_session_is_saved_updated_and_read_back(make_store):
     store = make_store()
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     session_id = store.start_session(user, SessionRecord("practice", T0))
     store.put_active_session(user, _saved(session_id))
     moved = _saved(
@@ -239,7 +244,7 @@ def test_active_session_is_saved_updated_and_read_back(make_store):
 def test_stale_active_session_save_is_refused(store):
     from sysdrill.errors import StorageConflict
 
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     session_id = store.start_session(user, SessionRecord("practice", T0))
     store.put_active_session(user, _saved(session_id))
     store.put_active_session(user, _saved(session_id, revision=1, position=1))
@@ -251,8 +256,8 @@ def test_stale_active_session_save_is_refused(store):
 
 
 def test_active_sessions_are_listed_latest_first_per_user_and_deleted(store):
-    user = store.ensure_user("local", now=T0)
-    other = store.ensure_user("other", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
+    other = scope_of(store.ensure_user("other", now=T0))
     first = store.start_session(user, SessionRecord("practice", T0))
     second = store.start_session(user, SessionRecord("quiz", T0))
     theirs = store.start_session(other, SessionRecord("quiz", T0))
@@ -268,7 +273,7 @@ def test_active_sessions_are_listed_latest_first_per_user_and_deleted(store):
 
 
 def test_replace_user_state_drops_sessions_in_progress(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     session_id = store.start_session(user, SessionRecord("practice", T0))
     store.put_active_session(user, _saved(session_id))
     store.replace_user_state(user, UserState())
@@ -276,7 +281,7 @@ def test_replace_user_state_drops_sessions_in_progress(store):
 
 
 def test_undo_review_restores_card_log_and_day_counters(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     before = card("q1")
     store.record_review(user, before, review("q1", T0))
     later = T0 + timedelta(hours=1)
@@ -300,6 +305,60 @@ def test_undo_review_restores_card_log_and_day_counters(store):
 
 
 def test_undo_of_unknown_review_raises_storage_error(store):
-    user = store.ensure_user("local", now=T0)
+    user = scope_of(store.ensure_user("local", now=T0))
     with pytest.raises(StorageError, match="No review 42 to undo"):
         store.undo_review(user, 42, card=None)
+
+
+def test_two_vaults_with_one_item_id_keep_separate_state(store):
+    user_id = store.ensure_user("local", now=T0)
+    first, second = scope_of(user_id, VaultId("first")), scope_of(user_id, VaultId("second"))
+    studied = card("shared-0001")
+    store.record_review(first, studied, review("shared-0001", T0))
+    store.put_active_session(
+        first, _saved(store.start_session(first, SessionRecord("practice", T0)))
+    )
+    assert store.get_card(second, "shared-0001") is None
+    assert list(store.iter_cards(second)) == []
+    assert list(store.iter_reviews(second)) == []
+    assert store.studied_item_ids(second) == set()
+    assert store.due_cards(second, due_by=T0 + timedelta(days=99), offset=0, limit=9) == []
+    assert store.count_reviews_since(second, T0) == (0, 0)
+    assert store.daily_stats(second) == []
+    assert store.list_sessions(second) == []
+    assert store.list_active_sessions(second) == []
+    assert store.get_card(first, "shared-0001") == studied
+
+
+def test_replacing_one_vaults_state_leaves_the_other_vault_alone(store):
+    user_id = store.ensure_user("local", now=T0)
+    first, second = scope_of(user_id, VaultId("first")), scope_of(user_id, VaultId("second"))
+    store.record_review(first, card("q"), review("q", T0))
+    store.replace_user_state(second, UserState(cards=[card("other")]))
+    assert [c.item_id for c in store.iter_cards(first)] == ["q"]
+    assert [r.item_id for r in store.iter_reviews(first)] == ["q"]
+    assert [c.item_id for c in store.iter_cards(second)] == ["other"]
+
+
+def test_moving_vault_state_hands_everything_to_an_empty_vault(store):
+    user_id = store.ensure_user("local", now=T0)
+    old, new = scope_of(user_id, VaultId("old")), scope_of(user_id, VaultId("new"))
+    store.record_review(old, card("q"), review("q", T0))
+    store.put_active_session(old, _saved(store.start_session(old, SessionRecord("practice", T0))))
+    assert store.move_vault_state(user_id, source=VaultId("old"), target=VaultId("new"))
+    assert [c.item_id for c in store.iter_cards(new)] == ["q"]
+    assert [r.item_id for r in store.iter_reviews(new)] == ["q"]
+    assert [d.reviews for d in store.daily_stats(new)] == [1]
+    assert len(store.list_sessions(new)) == len(store.list_active_sessions(new)) == 1
+    assert list(store.iter_cards(old)) == [] and store.list_sessions(old) == []
+    assert not store.move_vault_state(user_id, source=VaultId("old"), target=VaultId("new"))
+
+
+def test_moving_vault_state_never_merges_into_a_vault_with_state(store):
+    user_id = store.ensure_user("local", now=T0)
+    old, new = scope_of(user_id, VaultId("old")), scope_of(user_id, VaultId("new"))
+    store.record_review(old, card("q"), review("q", T0))
+    store.record_review(new, card("r"), review("r", T0))
+    assert not store.move_vault_state(user_id, source=VaultId("old"), target=VaultId("new"))
+    assert [c.item_id for c in store.iter_cards(old)] == ["q"]
+    assert [c.item_id for c in store.iter_cards(new)] == ["r"]

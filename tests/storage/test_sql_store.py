@@ -16,6 +16,10 @@ from sysdrill.errors import StorageConflict
 from sysdrill.storage.sql_store import SqlStudyStore
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import ReviewRecord
+from sysdrill.study.user_state import StudyScope, VaultId
+
+STARTER = VaultId("starter")
+"""The vault ``open_study(vault=None)`` (the writer below) keeps state under."""
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
@@ -30,7 +34,7 @@ def _review(item_id: str, rating: int = 3) -> ReviewRecord:
 
 def test_failed_review_write_leaves_card_and_log_untouched(sql_url):
     store = SqlStudyStore(sql_url)
-    user = store.ensure_user("local", now=T0)
+    user = StudyScope(store.ensure_user("local", now=T0), STARTER)
     store.record_review(user, _card("q"), _review("q"))
     changed = replace(_card("q"), stability_days=99.0)
     with pytest.raises(StorageConflict, match="recording a review of q"):
@@ -47,7 +51,7 @@ _WRITER = textwrap.dedent(
     from sysdrill.app.study import open_study
     from sysdrill.study.service import GradedBy, Rating
 
-    study = open_study(sys.argv[1])
+    study = open_study(sys.argv[1], vault=None)
     start = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
     for n in range(100000):
         outcome = study.record_review(
@@ -79,7 +83,7 @@ def test_killed_writer_loses_no_acknowledged_review(sql_url):
         errors = process.stderr.read()
     assert len(acknowledged) >= 60, errors
     store = SqlStudyStore(sql_url)
-    user = store.ensure_user("local", now=T0)
+    user = StudyScope(store.ensure_user("local", now=T0), STARTER)
     logged = {r.review_id for r in store.iter_reviews(user)}
     store.close()
     assert set(acknowledged) <= logged
@@ -96,7 +100,7 @@ def test_two_writers_on_one_sqlite_file_both_land_every_review(tmp_path):
     def writer(name: str) -> None:
         store = SqlStudyStore(url)
         try:
-            user = store.ensure_user("local", now=T0)
+            user = StudyScope(store.ensure_user("local", now=T0), STARTER)
             for n in range(20):
                 store.record_review(user, _card(f"{name}-{n}"), _review(f"{name}-{n}"))
         except BaseException as exc:  # collected for the assertion below
@@ -110,7 +114,7 @@ def test_two_writers_on_one_sqlite_file_both_land_every_review(tmp_path):
     for thread in threads:
         thread.join()
     store = SqlStudyStore(url)
-    count = len(list(store.iter_reviews(store.ensure_user("local", now=T0))))
+    count = len(list(store.iter_reviews(StudyScope(store.ensure_user("local", now=T0), STARTER))))
     store.close()
     assert errors == []
     assert count == 40

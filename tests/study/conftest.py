@@ -10,6 +10,7 @@ import pytest
 from sysdrill.content.models import Item
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.service import StudyService
+from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -27,6 +28,6 @@ def make_item() -> Any:
 @pytest.fixture
 def study() -> StudyService:
     """A study service over a fresh in-memory store, fuzz off for exact intervals."""
-    service = StudyService(MemoryStudyStore(), now=T0)
+    service = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
     service.update_settings(fuzz=False)
     return service

@@ -9,6 +9,7 @@ from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.card_state import CardState
 from sysdrill.study.service import GradedBy, ItemFilter, Rating, StudyService
+from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -87,7 +88,7 @@ def test_record_review_returns_next_due_and_is_logged(study):
     assert outcome.previous_state is CardState.NEW
     assert outcome.due == T0 + timedelta(minutes=10)
     assert outcome.interval_days == pytest.approx(10 / 1440)
-    [logged] = list(study.store.iter_reviews(study.user_id))
+    [logged] = list(study.store.iter_reviews(study.scope))
     assert (logged.answer, logged.graded_by, logged.duration_ms) == ("3.6 ms", "numeric", 2500)
     assert logged.settings["desired_retention"] == 0.9
     assert logged.review_id == outcome.review_id
@@ -102,7 +103,7 @@ def test_record_review_rejects_naive_time_and_negative_duration(study):
         study.record_review(
             "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, duration_ms=-5, now=T0
         )
-    assert list(study.store.iter_reviews(study.user_id)) == []
+    assert list(study.store.iter_reviews(study.scope)) == []
 
 
 def test_card_state_of_unseen_item_is_new_and_never_seen(study):
@@ -112,10 +113,10 @@ def test_card_state_of_unseen_item_is_new_and_never_seen(study):
 
 def test_settings_changes_are_stored_and_reloaded():
     store = MemoryStudyStore()
-    first = StudyService(store, now=T0)
+    first = StudyService(store, vault_id=VaultId("test"), now=T0)
     first.set_setting("desired_retention", "0.85")
     first.update_settings(new_per_day=3)
-    again = StudyService(store, now=T0)
+    again = StudyService(store, vault_id=VaultId("test"), now=T0)
     assert (again.settings.desired_retention, again.settings.new_per_day) == (0.85, 3)
 
 
@@ -134,7 +135,7 @@ def test_session_reviews_are_linked_and_summary_kept(study):
     study.finish_session(session, now=T0 + timedelta(minutes=3), summary={"score": 1})
     [stored] = study.sessions()
     assert stored.meta == {"deck": "gpu", "score": 1}
-    assert [r.session_id for r in study.store.iter_reviews(study.user_id)] == [session]
+    assert [r.session_id for r in study.store.iter_reviews(study.scope)] == [session]
 
 
 def test_deadline_eve_brings_back_items_due_after_the_interview(study, make_item):
@@ -203,3 +204,28 @@ def test_learning_steps_are_not_held_back_by_the_review_limit(study, make_item):
     )
     assert step.card.state is CardState.LEARNING
     assert _ids(study.next_items(items, now=T0, limit=5)) == ["learning"]
+
+
+def test_services_of_two_vaults_share_settings_but_not_cards(make_item):
+    store = MemoryStudyStore()
+    first = StudyService(store, vault_id=VaultId("first"), now=T0)
+    second = StudyService(store, vault_id=VaultId("second"), now=T0)
+    first.update_settings(desired_retention=0.85)
+    first.record_review("shared", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    items = [make_item("shared")]
+    assert second.card_state("shared").state is CardState.NEW
+    assert _ids(second.next_items(items, now=T0, limit=5)) == ["shared"]
+    again = StudyService(store, vault_id=VaultId("second"), now=T0)
+    assert again.settings.desired_retention == 0.85
+
+
+def test_adopting_another_vaults_state_takes_it_over_once(make_item):
+    store = MemoryStudyStore()
+    old = StudyService(store, vault_id=VaultId("old"), now=T0)
+    old.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    new = StudyService(store, vault_id=VaultId("new"), now=T0)
+    assert new.card_state("q").reps == 0
+    assert new.adopt_state(VaultId("old"))
+    assert new.card_state("q").reps == 1
+    assert old.card_state("q").reps == 0
+    assert not new.adopt_state(VaultId("old"))

@@ -10,6 +10,7 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.card_state import CardState
 from sysdrill.study.service import StudyService
 from sysdrill.study.staffml_progress import read_staffml_progress
+from sysdrill.study.user_state import VaultId
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 DAY = 86_400_000
@@ -42,14 +43,14 @@ CARDS = {
 
 
 def _fresh() -> StudyService:
-    return StudyService(MemoryStudyStore(), now=NOW)
+    return StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=NOW)
 
 
 def test_attempts_become_imported_reviews_replayed_through_fsrs():
     study = _fresh()
     count = study.import_staffml({"attempts": ATTEMPTS, "cards": CARDS}, now=NOW)
     assert count == 3
-    reviews = list(study.store.iter_reviews(study.user_id))
+    reviews = list(study.store.iter_reviews(study.scope))
     assert [(r.item_id, r.rating, r.graded_by) for r in reviews] == [
         ("cloud-0001", 3, "imported"),
         ("cloud-0001", 3, "imported"),
@@ -116,7 +117,7 @@ def test_attempt_in_the_future_is_rejected_and_nothing_written():
     future = [{"questionId": "q", "timestamp": _ms(NOW) + DAY, "correct": True}]
     with pytest.raises(ImportFailed, match="is in the future"):
         study.import_staffml({"attempts": future}, now=NOW)
-    assert list(study.store.iter_reviews(study.user_id)) == []
+    assert list(study.store.iter_reviews(study.scope)) == []
 
 
 def test_existing_state_needs_replace_and_settings_survive():
@@ -126,7 +127,7 @@ def test_existing_state_needs_replace_and_settings_survive():
     with pytest.raises(ImportFailed, match="Use --replace"):
         study.import_staffml({"attempts": ATTEMPTS}, now=NOW)
     study.import_staffml({"attempts": ATTEMPTS[:1]}, now=NOW, replace=True)
-    assert len(list(study.store.iter_reviews(study.user_id))) == 1
+    assert len(list(study.store.iter_reviews(study.scope))) == 1
     assert study.settings.new_per_day == 4
 
 

@@ -13,7 +13,7 @@ from sysdrill.study.ratings import GradedBy, Rating
 
 def _review(client: TestClient, item_id: str, *, days_ago: int) -> None:
     db_url = client.app.state.sysdrill.db_url  # type: ignore[attr-defined]
-    with open_study(db_url) as study:
+    with open_study(db_url, vault=client.app.state.sysdrill.load_vault()) as study:  # type: ignore[attr-defined]
         study.record_review(
             item_id,
             rating=Rating.GOOD,
@@ -75,7 +75,7 @@ def test_a_session_in_progress_is_offered_on_the_dashboard(fresh_client: TestCli
     from sysdrill.app.study_vault import open_study_vault
 
     context = fresh_client.app.state.sysdrill  # type: ignore[attr-defined]
-    with open_study(context.db_url) as study:
+    with open_study(context.db_url, vault=context.load_vault()) as study:
         view = start_session(
             study,
             open_study_vault(context.vault),

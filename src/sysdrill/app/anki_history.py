@@ -17,6 +17,7 @@ into sysdrill's records and stores them (:func:`sysdrill.study.state_io.seed_his
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from sysdrill.interop.anki_scheduling import AnkiCardHistory, AnkiReview
 from sysdrill.study.card_state import CardRecord, CardState
@@ -24,7 +25,7 @@ from sysdrill.study.ratings import GradedBy
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.state_io import seed_history
 from sysdrill.study.store import StudyStore
-from sysdrill.study.user_state import UserId
+from sysdrill.study.user_state import StudyScope
 
 __all__ = [
     "anki_schedule_of",
@@ -96,7 +97,7 @@ def history_records(
 
 
 def seed_anki_history(
-    store: StudyStore, user_id: UserId, scheduling: dict[str, AnkiCardHistory]
+    store: StudyStore, scope: StudyScope, scheduling: dict[str, AnkiCardHistory]
 ) -> tuple[int, int]:
     """Store the Anki histories of imported items (by item id); returns cards and reviews seeded."""
     cards: list[CardRecord] = []
@@ -105,21 +106,24 @@ def seed_anki_history(
         card, logged = history_records(item_id, history)
         cards.append(card)
         reviews.extend(logged)
-    return seed_history(store, user_id, cards, reviews)
+    return seed_history(store, scope, cards, reviews)
 
 
 def seed_study_from_import(
-    scheduling: dict[str, AnkiCardHistory], *, db_url: str | None = None
+    scheduling: dict[str, AnkiCardHistory], *, vault: Path, db_url: str | None = None
 ) -> tuple[int, int]:
     """Seed the CLI's study database (see :func:`sysdrill.app.study.open_cli_study`).
+
+    The histories become study state of ``vault``, the vault imported into.
 
     Returns:
         Cards seeded and reviews written (items already studied here are left alone).
     """
     from sysdrill.app.study import open_cli_study
+    from sysdrill.app.study_vault import open_study_vault
 
-    with open_cli_study(db_url) as study:
-        return seed_anki_history(study.store, study.user_id, scheduling)
+    with open_cli_study(db_url, vault=open_study_vault(vault)) as study:
+        return seed_anki_history(study.store, study.scope, scheduling)
 
 
 _ANKI_TYPES = {state: number for number, state in _STATES.items()}
@@ -162,21 +166,22 @@ def _history_of(card: CardRecord, reviews: list[ReviewRecord]) -> AnkiCardHistor
     )
 
 
-def anki_schedule_of(store: StudyStore, user_id: UserId) -> dict[str, AnkiCardHistory]:
+def anki_schedule_of(store: StudyStore, scope: StudyScope) -> dict[str, AnkiCardHistory]:
     """Every studied card of a learner as Anki history, by item id (``--with-scheduling``)."""
     by_item: dict[str, list[ReviewRecord]] = {}
-    for review in store.iter_reviews(user_id):
+    for review in store.iter_reviews(scope):
         by_item.setdefault(review.item_id, []).append(review)
     return {
         card.item_id: _history_of(card, by_item.get(card.item_id, []))
-        for card in store.iter_cards(user_id)
+        for card in store.iter_cards(scope)
         if not card.never_seen
     }
 
 
-def study_schedule(db_url: str | None = None) -> dict[str, AnkiCardHistory]:
-    """The CLI learner's scheduling as Anki history (see :func:`anki_schedule_of`)."""
+def study_schedule(vault: Path, db_url: str | None = None) -> dict[str, AnkiCardHistory]:
+    """The CLI learner's scheduling in ``vault`` as Anki history (see :func:`anki_schedule_of`)."""
     from sysdrill.app.study import open_cli_study
+    from sysdrill.app.study_vault import open_study_vault
 
-    with open_cli_study(db_url) as study:
-        return anki_schedule_of(study.store, study.user_id)
+    with open_cli_study(db_url, vault=open_study_vault(vault)) as study:
+        return anki_schedule_of(study.store, study.scope)

@@ -142,7 +142,7 @@ class _MoveRecorder:
             due = self.move.get("due")
             return None if due is None else datetime.fromisoformat(due)
         assert result.rating is not None and result.graded_by is not None
-        before = self.study.store.get_card(self.study.user_id, result.item.id)
+        before = self.study.store.get_card(self.study.scope, result.item.id)
         outcome = self.study.record_review(
             result.item.id,
             rating=result.rating,
@@ -264,7 +264,7 @@ class LiveSession(Session):
             updated_at=now,
             revision=self.saved.revision + 1,
         )
-        self._study.store.put_active_session(self._study.user_id, self.saved)
+        self._study.store.put_active_session(self._study.scope, self.saved)
 
     # -- the learner's moves (saved) ----------------------------------------------
 
@@ -344,7 +344,7 @@ def save_new(
         started_at=moment,
         updated_at=moment,
     )
-    study.store.put_active_session(study.user_id, saved)
+    study.store.put_active_session(study.scope, saved)
     return saved
 
 

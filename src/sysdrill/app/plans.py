@@ -107,7 +107,7 @@ def _ordered(
 
 
 def _seen(study: StudyService) -> set[str]:
-    return study.store.studied_item_ids(study.user_id)
+    return study.store.studied_item_ids(study.scope)
 
 
 def start_plan(

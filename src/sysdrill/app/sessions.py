@@ -8,7 +8,7 @@ the next call may come from another process (a web worker, a restarted
 server, the CLI). Typical use::
 
     vault = open_study_vault(path)
-    with open_study(db_url) as study:
+    with open_study(db_url, vault=vault) as study:
         view = start_session(study, vault, StartOptions(kind=SessionKind.PRACTICE), now=now)
         view = rate(study, vault, view.session_id, "good", now=now)
 
@@ -210,7 +210,7 @@ def _feedback(session: Session, given: Feedback | None) -> FeedbackView | None:
 def _load(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
 ) -> tuple[SavedSession, LiveSession]:
-    saved = study.store.get_active_session(study.user_id, session_id)
+    saved = study.store.get_active_session(study.scope, session_id)
     if saved is None:
         raise SessionNotFound(
             f"No session {session_id} in progress. Start one, or see the sessions "
@@ -444,7 +444,7 @@ def undo_last_rating(
     )
     live.replay(kept)
     rolled = replace(rolled, position=len(live.results))
-    study.store.put_active_session(study.user_id, rolled)
+    study.store.put_active_session(study.scope, rolled)
     live.saved = rolled
     return _after(live, now=now)
 
@@ -472,12 +472,12 @@ def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: date
         now=live.ended_at or require_utc(now),
         summary={**report.to_summary(), "report": view.to_dict()},
     )
-    study.store.delete_active_session(study.user_id, live.session_id)
+    study.store.delete_active_session(study.scope, live.session_id)
     return view
 
 
 def _abandon(study: StudyService, session_id: int, *, reason: str, now: datetime) -> ReportView:
-    saved = study.store.get_active_session(study.user_id, session_id)
+    saved = study.store.get_active_session(study.scope, session_id)
     assert saved is not None
     title = str(saved.options.get("title", saved.kind))
     view = ReportView(
@@ -499,7 +499,7 @@ def _abandon(study: StudyService, session_id: int, *, reason: str, now: datetime
         now=require_utc(now),
         summary={"abandoned": reason, "report": view.to_dict()},
     )
-    study.store.delete_active_session(study.user_id, saved.session_id)
+    study.store.delete_active_session(study.scope, saved.session_id)
     return view
 
 
@@ -531,7 +531,7 @@ def list_sessions(study: StudyService) -> list[dict[str, Any]]:
             "started_at": saved.started_at.isoformat(),
             "updated_at": saved.updated_at.isoformat(),
         }
-        for saved in study.store.list_active_sessions(study.user_id)
+        for saved in study.store.list_active_sessions(study.scope)
     ]
 
 

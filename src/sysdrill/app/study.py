@@ -8,18 +8,28 @@ Opening never migrates: the schema must be at this version's revision, which
 ``sysdrill db upgrade`` (:func:`upgrade_study_database`) brings it to. The CLI
 upgrades its default SQLite file on first use (:func:`open_study` with
 ``upgrade=True``), so a new user's first command just works.
+
+Study state belongs to a vault: a service is opened for one vault, and opening
+it for a loaded vault hands it any state that is its own but kept under another
+name (:func:`claim_earlier_state`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sysdrill.content.vault_identity import STARTER_VAULT_ID
 from sysdrill.storage.location import default_database_url, study_database_url
 from sysdrill.study.service import StudyService
+from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, VaultId
+
+if TYPE_CHECKING:
+    from sysdrill.app.study_vault import StudyVault
 
 __all__ = [
     "UpgradeResult",
+    "claim_earlier_state",
     "default_database_url",
     "open_cli_study",
     "open_study",
@@ -65,16 +75,42 @@ def upgrade_study_database(db_url: str | None = None) -> UpgradeResult:
     return UpgradeResult(url=safe_url(url), before=before, after=after)
 
 
+def claim_earlier_state(study: StudyService, vault: StudyVault) -> None:
+    """Give ``vault`` the study state that is its own but kept under another identity.
+
+    Two cases, each only while the vault has no cards or reviews of its own
+    (histories are never merged):
+
+    - a vault that now declares an id takes the state kept under its folder's
+      identity (it was studied before it had a ``vault.yaml``);
+    - the legacy state (kept before state was keyed by vault, schema 0003) goes to
+      the first vault opened that holds one of its studied items.
+    """
+    identity = vault.identity
+    if identity.declared and identity.path_id != identity.vault_id:
+        study.adopt_state(VaultId(identity.path_id))
+    legacy = study.store.studied_item_ids(StudyScope(study.user_id, LEGACY_VAULT_ID))
+    if legacy and not legacy.isdisjoint(vault.by_id):
+        study.adopt_state(LEGACY_VAULT_ID)
+
+
 def open_study(
-    db_url: str | None = None, *, user: str = "local", upgrade: bool = False
+    db_url: str | None = None,
+    *,
+    vault: StudyVault | None,
+    user: str = "local",
+    upgrade: bool = False,
 ) -> StudyService:
-    """Open the study database and return a service for one user.
+    """Open the study database and return a service for one user and one vault.
 
     Args:
         db_url: SQLAlchemy URL (``sqlite:///path`` or
             ``postgresql+psycopg://user@host/db``); None for :func:`default_database_url`
             (``$SYSDRILL_DATABASE_URL``, else ``study.sqlite3`` in ``$SYSDRILL_DATA_DIR``
             or the platform's user data folder).
+        vault: The vault studied (its state is read and written, and earlier state
+            claimed, see :func:`claim_earlier_state`); None for a use of the
+            learner's own settings only, which opens under the starter vault's name.
         user: Learner name; the single ``local`` user unless told otherwise.
         upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
@@ -90,15 +126,19 @@ def open_study(
     from sysdrill.storage.sql_store import SqlStudyStore
 
     store = SqlStudyStore(study_database_url(db_url), migrate_schema=upgrade)
+    vault_id = VaultId(STARTER_VAULT_ID) if vault is None else vault.vault_id
     try:
-        return StudyService(store, user=user)
+        study = StudyService(store, user=user, vault_id=vault_id)
+        if vault is not None:
+            claim_earlier_state(study, vault)
+        return study
     except BaseException:
         store.close()
         raise
 
 
-def open_cli_study(db_url: str | None = None) -> StudyService:
-    """Open the study database for a CLI command.
+def open_cli_study(db_url: str | None = None, *, vault: StudyVault | None) -> StudyService:
+    """Open the study database for a CLI command, for ``vault`` (see :func:`open_study`).
 
     The default SQLite file (no ``--db`` and no ``$SYSDRILL_DATABASE_URL``) is
     upgraded when its schema is behind, so the first command of a new user
@@ -108,4 +148,4 @@ def open_cli_study(db_url: str | None = None) -> StudyService:
 
     default_file = f"sqlite:///{data_dir() / DATABASE_FILENAME}"
     explicit = db_url is not None or default_database_url() != default_file
-    return open_study(db_url, upgrade=not explicit)
+    return open_study(db_url, vault=vault, upgrade=not explicit)

@@ -16,8 +16,10 @@ from pathlib import Path
 from sysdrill.content.collections import Chain, Deck
 from sysdrill.content.loader import Vault, load_vault
 from sysdrill.content.models import Item
+from sysdrill.content.vault_identity import VaultIdentity, read_vault_identity
 from sysdrill.study.sessions.chains import ChainIndex
 from sysdrill.study.sessions.selection import studyable
+from sysdrill.study.user_state import VaultId
 
 __all__ = ["StudyVault", "open_study_vault", "vault_signature"]
 
@@ -35,13 +37,25 @@ class StudyVault:
     """Item files that did not load (left out; ``sysdrill check`` says why)."""
     by_id: dict[str, Item] = field(repr=False)
     chain_index: ChainIndex = field(repr=False)
+    identity: VaultIdentity
+    """Whom the study state belongs to (``content/vault_identity.py`` has the rule)."""
+
+    @property
+    def vault_id(self) -> VaultId:
+        """The identity the vault's study state is kept under."""
+        return VaultId(self.identity.vault_id)
 
     @classmethod
     def of(cls, vault: Vault) -> StudyVault:
-        """Index a loaded vault."""
+        """Index a loaded vault.
+
+        Raises:
+            ContentInvalid: If the vault's ``vault.yaml`` is unreadable or its id invalid.
+        """
         items = vault.items
         return cls(
             root=vault.root,
+            identity=read_vault_identity(vault.root),
             items=items,
             decks=list(vault.decks),
             chains=list(vault.chains),

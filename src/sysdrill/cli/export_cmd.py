@@ -240,7 +240,7 @@ def register(app: typer.Typer) -> None:
         if with_scheduling:
             from sysdrill.app.anki_history import study_schedule
 
-            scheduling = study_schedule(db)
+            scheduling = study_schedule(vault, db)
         from sysdrill.content.cache import default_cache_dir
 
         if to_stdout and format == "apkg" and sys.stdout.isatty():

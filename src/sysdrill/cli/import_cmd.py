@@ -169,7 +169,7 @@ def register(app: typer.Typer) -> None:
         if with_scheduling and not dry_run:
             from sysdrill.app.anki_history import seed_study_from_import
 
-            seeded = seed_study_from_import(report.scheduling, db_url=db)
+            seeded = seed_study_from_import(report.scheduling, vault=into, db_url=db)
         if as_json:
             data = report.to_dict()
             if seeded is not None:

@@ -1,5 +1,8 @@
 """``sysdrill init [PATH]``: a new vault with one example item of each kind, a deck and a chain.
 
+It also writes ``vault.yaml`` with a new vault id, under which the vault's study
+state is kept wherever the folder is later moved.
+
 The files are written only where nothing exists yet, so ``init`` never
 overwrites a vault; ``sysdrill check PATH`` passes on the result.
 """
@@ -95,19 +98,28 @@ def init(
     ] = Path("vault"),
 ) -> None:
     """Create a vault with an example item, a numeric question, a deck and a chain."""
+    import secrets
+
+    from sysdrill.content.vault_identity import VAULT_FILE, new_vault_id, vault_file_text
     from sysdrill.errors import UsageError
 
-    taken = [str(path / name) for name in _FILES if (path / name).exists()]
+    # The id keeps the vault's study state when the folder moves (docs/sessions.md).
+    vault_id = new_vault_id(path.resolve().name, secrets.token_hex(3))
+    files = {**_FILES, Path(VAULT_FILE): vault_file_text(vault_id)}
+    taken = [str(path / name) for name in files if (path / name).exists()]
     if taken:
         raise UsageError(
             f"{taken[0]} already exists; init never overwrites a vault. "
             "Pick a new folder, e.g. `sysdrill init my-vault`."
         )
-    for name, text in _FILES.items():
+    for name, text in files.items():
         target = path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-    typer.echo(f"Created a vault in {path}: 2 items, 1 deck (my-first-deck), 1 chain.")
+    typer.echo(
+        f"Created a vault in {path}: 2 items, 1 deck (my-first-deck), 1 chain; "
+        f"its id is {vault_id} (in {VAULT_FILE})."
+    )
     typer.echo(f"Next: sysdrill check {path}   then   sysdrill practice --vault {path}")
 
 

@@ -103,7 +103,7 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.study_vault import open_study_vault
 
         loaded = open_study_vault(vault)
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=loaded) as study:
             started = start_plan(study, loaded, name, adaptive=adaptive, now=_now())
         if as_json:
             typer.echo(json.dumps(started.to_dict(), indent=2))
@@ -127,7 +127,7 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.study_vault import open_study_vault
 
         loaded = open_study_vault(vault)
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=loaded) as study:
             progress = show_plan(study, loaded, now=_now())
         if as_json:
             typer.echo(json.dumps(None if progress is None else progress.to_dict(), indent=2))
@@ -140,12 +140,14 @@ def register(app: typer.Typer) -> None:
         _render(progress)
 
     @plan_app.command("stop")
-    def stop_cmd(db: DbOption = None) -> None:
+    def stop_cmd(vault: VaultOption = None, db: DbOption = None) -> None:
         """Stop following the active plan (your reviews and deadline stay)."""
         from sysdrill.app.plans import stop_plan
         from sysdrill.app.study import open_cli_study
+        from sysdrill.app.study_vault import open_study_vault
 
-        with open_cli_study(db) as study:
+        # A plan is followed in one vault: it is stopped there.
+        with open_cli_study(db, vault=open_study_vault(vault)) as study:
             stopped = stop_plan(study, now=_now())
         typer.echo(f"Stopped plan {stopped.name}.")
 

@@ -107,10 +107,10 @@ def _filter(
 
 
 @contextmanager
-def _study(db: str | None) -> Iterator[StudyService]:
+def _study(db: str | None, loaded: StudyVault) -> Iterator[StudyService]:
     from sysdrill.app.study import open_cli_study
 
-    with open_cli_study(db) as study:
+    with open_cli_study(db, vault=loaded) as study:
         yield study
 
 
@@ -192,7 +192,7 @@ def practice(
     options = StartOptions(
         SessionKind.PRACTICE, _filter(deck, track, level, zone, topic, area, tag), limit=limit
     )
-    with _study(db) as study:
+    with _study(db, loaded) as study:
         if deadline is not None:
             try:
                 saved = set_deadline(
@@ -227,7 +227,7 @@ def quiz(
     from sysdrill.study.sessions.engine import SessionKind
 
     loaded = _load(vault)
-    with _study(db) as study:
+    with _study(db, loaded) as study:
         _run(study, loaded, StartOptions(SessionKind.QUIZ, ItemFilter(deck=deck)), answers)
 
 
@@ -275,7 +275,7 @@ def gauntlet(
         gauntlet_format=chosen,
         seed=seed,
     )
-    with _study(db) as study:
+    with _study(db, loaded) as study:
         _run(study, loaded, options, answers)
 
 
@@ -292,7 +292,7 @@ def chain(
     from sysdrill.study.sessions.engine import SessionKind
 
     loaded = _load(vault)
-    with _study(db) as study:
+    with _study(db, loaded) as study:
         _run(study, loaded, StartOptions(SessionKind.CHAIN, chain_id=chain_id), answers)
 
 
@@ -314,7 +314,7 @@ def daily(
 
     loaded = _load(vault)
     options = StartOptions(SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag))
-    with _study(db) as study:
+    with _study(db, loaded) as study:
         _run(study, loaded, options, answers)
 
 

@@ -42,6 +42,15 @@ VaultOption = Annotated[
         file_okay=False,
     ),
 ]
+StateVaultOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vault",
+        help="Vault folder whose study state is meant (default: the bundled starter vault); "
+        "state is kept per vault.",
+        file_okay=False,
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
@@ -175,7 +184,7 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.study import open_cli_study
 
         loaded = _vault(vault)
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=loaded) as study:
             report = progress(study, loaded, now=_now())
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
@@ -193,7 +202,7 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.study import open_cli_study
 
         loaded = _vault(vault)
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=loaded) as study:
             days = workload(study, loaded, now=_now())
         if as_json:
             typer.echo(json.dumps([d.to_dict() for d in days], indent=2))
@@ -204,11 +213,12 @@ def register(app: typer.Typer) -> None:
     def export_cmd(
         file: Annotated[Path, typer.Argument(help="JSON file to write ('-' for stdout).")],
         db: DbOption = None,
+        vault: StateVaultOption = None,
     ) -> None:
-        """Write all of the learner's cards, reviews, sessions and settings to FILE."""
+        """Write the learner's cards, reviews and sessions in one vault, and settings, to FILE."""
         from sysdrill.app.study import open_cli_study
 
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=_vault(vault)) as study:
             data = study.export_state(now=_now())
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         if str(file) == "-":
@@ -216,7 +226,8 @@ def register(app: typer.Typer) -> None:
             return
         _write_atomically(file, text)
         typer.echo(
-            f"Exported {len(data['cards'])} cards and {len(data['reviews'])} reviews to {file}."
+            f"Exported {len(data['cards'])} cards and {len(data['reviews'])} reviews "
+            f"of vault {data['vault']} to {file}."
         )
 
     @state_app.command("import")
@@ -232,21 +243,31 @@ def register(app: typer.Typer) -> None:
         replace: Annotated[
             bool, typer.Option("--replace", help="Overwrite the learner's existing state.")
         ] = False,
+        into_vault: Annotated[
+            bool,
+            typer.Option(
+                "--into-vault",
+                help="Load a file exported from another vault into this one (its item ids "
+                "should be this vault's).",
+            ),
+        ] = False,
         db: DbOption = None,
+        vault: StateVaultOption = None,
     ) -> None:
-        """Load study state from FILE, all or nothing."""
+        """Load study state from FILE into one vault, all or nothing."""
         from sysdrill.app.study import open_cli_study
         from sysdrill.errors import ImportFailed
 
         data = _read_json(file)
         if not isinstance(data, dict):
             raise ImportFailed(f"{file}: expected a JSON object at the top level.")
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=_vault(vault)) as study:
             if source is ImportSource.STAFFML:
                 count = study.import_staffml(data, now=_now(), replace=replace)
             else:
-                count = study.import_state(data, replace=replace)
-        typer.echo(f"Imported {count} reviews from {file}.")
+                count = study.import_state(data, replace=replace, into_vault=into_vault)
+            vault_id = study.vault_id
+        typer.echo(f"Imported {count} reviews from {file} into vault {vault_id}.")
 
     @settings_app.command("show")
     def settings_show_cmd(as_json: JsonOption = False, db: DbOption = None) -> None:
@@ -257,7 +278,8 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.study import open_cli_study
         from sysdrill.cli.console import out_console
 
-        with open_cli_study(db) as study:
+        # Settings belong to the learner, whichever vault they study.
+        with open_cli_study(db, vault=None) as study:
             shown = get_settings(study)
         if as_json:
             typer.echo(json.dumps(shown.values(), indent=2))
@@ -281,16 +303,16 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.progress import set_setting
         from sysdrill.app.study import open_cli_study
 
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=None) as study:
             updated = set_setting(study, key, value)
         typer.echo(f"{key} = {json.dumps(updated.value)}")
 
     @app.command("optimize")
-    def optimize_cmd(db: DbOption = None) -> None:
-        """Fit FSRS parameters to your review history (needs the optimizer extra)."""
+    def optimize_cmd(db: DbOption = None, vault: StateVaultOption = None) -> None:
+        """Fit FSRS parameters to your review history in a vault (needs the optimizer extra)."""
         from sysdrill.app.study import open_cli_study
 
-        with open_cli_study(db) as study:
+        with open_cli_study(db, vault=_vault(vault)) as study:
             result = study.optimize()
         typer.echo(
             f"Fitted FSRS parameters to {result.reviews_used} reviews and saved them; "

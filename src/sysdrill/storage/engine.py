@@ -54,6 +54,7 @@ REVISIONS = (
     "0003_active_sessions",
     "0004_accounts",
     "0005_server_secrets",
+    "0006_vault_keyed_state",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

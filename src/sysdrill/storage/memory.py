@@ -12,7 +12,14 @@ from sysdrill.errors import StorageConflict, StorageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
-from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
+from sysdrill.study.user_state import (
+    SessionId,
+    SessionRecord,
+    StudyScope,
+    UserId,
+    UserState,
+    VaultId,
+)
 
 __all__ = ["MemoryStudyStore"]
 
@@ -23,11 +30,11 @@ class MemoryStudyStore:
     def __init__(self) -> None:
         """Start empty."""
         self._users: dict[str, UserId] = {}
-        self._cards: dict[UserId, dict[str, CardRecord]] = {}
-        self._reviews: dict[UserId, list[ReviewRecord]] = {}
+        self._cards: dict[StudyScope, dict[str, CardRecord]] = {}
+        self._reviews: dict[StudyScope, list[ReviewRecord]] = {}
         self._settings: dict[UserId, dict[str, Any]] = {}
-        self._sessions: dict[SessionId, tuple[UserId, SessionRecord]] = {}
-        self._active: dict[SessionId, tuple[UserId, SavedSession]] = {}
+        self._sessions: dict[SessionId, tuple[StudyScope, SessionRecord]] = {}
+        self._active: dict[SessionId, tuple[StudyScope, SavedSession]] = {}
         self._next_review_id = 1
         self._closed = False
 
@@ -42,41 +49,59 @@ class MemoryStudyStore:
             self._users[name] = UserId(len(self._users) + 1)
         return self._users[name]
 
-    def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
+    def move_vault_state(self, user_id: UserId, *, source: VaultId, target: VaultId) -> bool:
+        """Give the state of vault ``source`` to vault ``target`` unless it has some."""
+        self._check()
+        old, new = StudyScope(user_id, source), StudyScope(user_id, target)
+        if self._cards.get(new) or self._reviews.get(new):
+            return False
+        cards, reviews = self._cards.pop(old, {}), self._reviews.pop(old, [])
+        moved = bool(cards or reviews)
+        self._cards[new], self._reviews[new] = cards, reviews
+        for key, (owner, record) in list(self._sessions.items()):
+            if owner == old:
+                self._sessions[key] = (new, record)
+                moved = True
+        for key, (holder, saved) in list(self._active.items()):
+            if holder == old:
+                self._active[key] = (new, saved)
+        return moved
+
+    def get_card(self, scope: StudyScope, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None."""
         self._check()
-        return self._cards.get(user_id, {}).get(item_id)
+        return self._cards.get(scope, {}).get(item_id)
 
-    def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
+    def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user, in item-id order."""
         self._check()
-        cards = self._cards.get(user_id, {})
+        cards = self._cards.get(scope, {})
         return iter([cards[key] for key in sorted(cards)])
 
-    def studied_item_ids(self, user_id: UserId) -> set[str]:
+    def studied_item_ids(self, scope: StudyScope) -> set[str]:
         """Return the ids of items whose card has left the NEW state."""
         self._check()
-        cards = self._cards.get(user_id, {}).values()
+        cards = self._cards.get(scope, {}).values()
         return {card.item_id for card in cards if card.state is not CardState.NEW}
 
     def due_cards(
-        self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
+        self, scope: StudyScope, *, due_by: datetime, offset: int, limit: int
     ) -> list[CardRecord]:
         """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
         self._check()
         due = [
             card
-            for card in self._cards.get(user_id, {}).values()
+            for card in self._cards.get(scope, {}).values()
             if card.due is not None and card.due <= due_by
         ]
         due.sort(key=lambda card: (card.due or due_by, card.item_id))
         return due[offset : offset + limit]
 
-    def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
+    def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
         """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
         self._check()
         new = learned = 0
-        for review in self._reviews.get(user_id, []):
+        for review in self._reviews.get(scope, []):
             if review.reviewed_at < since:
                 continue
             if review.state_before is CardState.NEW:
@@ -85,26 +110,26 @@ class MemoryStudyStore:
                 learned += 1
         return new, learned
 
-    def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
+    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review``."""
         self._check()
         review_id = self._next_review_id
         self._next_review_id += 1
         stored = replace(review, review_id=review_id, settings=copy.deepcopy(review.settings))
-        self._reviews.setdefault(user_id, []).append(stored)
-        self._cards.setdefault(user_id, {})[card.item_id] = card
+        self._reviews.setdefault(scope, []).append(stored)
+        self._cards.setdefault(scope, {})[card.item_id] = card
         return review_id
 
-    def iter_reviews(self, user_id: UserId) -> Iterator[ReviewRecord]:
+    def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
         self._check()
-        return iter(list(self._reviews.get(user_id, [])))
+        return iter(list(self._reviews.get(scope, [])))
 
-    def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
+    def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
         self._check()
         days: dict[Any, dict[str, int]] = {}
-        for review in self._reviews.get(user_id, []):
+        for review in self._reviews.get(scope, []):
             row = days.setdefault(
                 review.reviewed_at.astimezone(UTC).date(), dict.fromkeys(DAY_COUNTERS, 0)
             )
@@ -122,11 +147,11 @@ class MemoryStudyStore:
         self._check()
         self._settings.setdefault(user_id, {}).update(copy.deepcopy(dict(values)))
 
-    def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
+    def start_session(self, scope: StudyScope, session: SessionRecord) -> SessionId:
         """Store a new session and return its id."""
         self._check()
         session_id = SessionId(len(self._sessions) + 1)
-        self._sessions[session_id] = (user_id, replace(session, session_id=session_id))
+        self._sessions[session_id] = (scope, replace(session, session_id=session_id))
         return session_id
 
     def finish_session(
@@ -136,30 +161,30 @@ class MemoryStudyStore:
         self._check()
         if session_id not in self._sessions:
             raise StorageError(f"No session {session_id}. Start one with start_session().")
-        user_id, session = self._sessions[session_id]
+        scope, session = self._sessions[session_id]
         merged = {**session.meta, **copy.deepcopy(dict(meta))}
-        self._sessions[session_id] = (user_id, replace(session, ended_at=ended_at, meta=merged))
+        self._sessions[session_id] = (scope, replace(session, ended_at=ended_at, meta=merged))
 
-    def list_sessions(self, user_id: UserId) -> list[SessionRecord]:
+    def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
         """Return the user's sessions, oldest first."""
         self._check()
-        return [s for key, (owner, s) in sorted(self._sessions.items()) if owner == user_id]
+        return [s for key, (owner, s) in sorted(self._sessions.items()) if owner == scope]
 
-    def undo_review(self, user_id: UserId, review_id: int, *, card: CardRecord | None) -> None:
+    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
         """Delete one review and put the card as it was before it."""
         self._check()
-        log = self._reviews.get(user_id, [])
+        log = self._reviews.get(scope, [])
         found = next((r for r in log if r.review_id == review_id), None)
         if found is None:
             raise StorageError(f"No review {review_id} to undo. Undo only a review just given.")
         log.remove(found)
-        cards = self._cards.setdefault(user_id, {})
+        cards = self._cards.setdefault(scope, {})
         if card is None:
             cards.pop(found.item_id, None)
         else:
             cards[found.item_id] = card
 
-    def put_active_session(self, user_id: UserId, session: SavedSession) -> None:
+    def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
         """Insert or update a session in progress (revision checked)."""
         self._check()
         stored = self._active.get(session.session_id)
@@ -171,44 +196,44 @@ class MemoryStudyStore:
                 f"Session {session.session_id} was moved on by another request; "
                 "reload it and try again."
             )
-        self._active[session.session_id] = (user_id, session)
+        self._active[session.session_id] = (scope, session)
 
-    def get_active_session(self, user_id: UserId, session_id: int) -> SavedSession | None:
+    def get_active_session(self, scope: StudyScope, session_id: int) -> SavedSession | None:
         """Return the user's session in progress with that id, or None."""
         self._check()
         stored = self._active.get(SessionId(session_id))
-        return stored[1] if stored is not None and stored[0] == user_id else None
+        return stored[1] if stored is not None and stored[0] == scope else None
 
-    def list_active_sessions(self, user_id: UserId) -> list[SavedSession]:
+    def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
         """Return the user's sessions in progress, the most recently moved first."""
         self._check()
-        mine = [s for owner, s in self._active.values() if owner == user_id]
+        mine = [s for owner, s in self._active.values() if owner == scope]
         return sorted(mine, key=lambda s: (s.updated_at, s.session_id), reverse=True)
 
-    def delete_active_session(self, user_id: UserId, session_id: int) -> None:
+    def delete_active_session(self, scope: StudyScope, session_id: int) -> None:
         """Forget a session in progress."""
         self._check()
         stored = self._active.get(SessionId(session_id))
-        if stored is not None and stored[0] == user_id:
+        if stored is not None and stored[0] == scope:
             del self._active[SessionId(session_id)]
 
-    def replace_user_state(self, user_id: UserId, state: UserState) -> None:
+    def replace_user_state(self, scope: StudyScope, state: UserState) -> None:
         """Replace all of the user's state at once."""
         self._check()
-        for key in [k for k, (owner, _) in self._active.items() if owner == user_id]:
+        for key in [k for k, (owner, _) in self._active.items() if owner == scope]:
             del self._active[key]
-        for key in [k for k, (owner, _) in self._sessions.items() if owner == user_id]:
+        for key in [k for k, (owner, _) in self._sessions.items() if owner == scope]:
             del self._sessions[key]
-        new_ids = [self.start_session(user_id, s) for s in state.sessions]
-        self._cards[user_id] = {card.item_id: card for card in state.cards}
-        self._reviews[user_id] = []
+        new_ids = [self.start_session(scope, s) for s in state.sessions]
+        self._cards[scope] = {card.item_id: card for card in state.cards}
+        self._reviews[scope] = []
         for review in state.reviews:
             session = None if review.session_id is None else new_ids[review.session_id]
-            self._reviews[user_id].append(
+            self._reviews[scope].append(
                 replace(review, review_id=self._next_review_id, session_id=session)
             )
             self._next_review_id += 1
-        self._settings[user_id] = copy.deepcopy(state.settings)
+        self._settings[scope.user_id] = copy.deepcopy(state.settings)
 
     def close(self) -> None:
         """Mark the store closed."""

@@ -13,6 +13,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.types import TypeDecorator
 
+from sysdrill.study.user_state import LEGACY_VAULT_ID
+
 __all__ = [
     "UtcDateTime",
     "accounts",
@@ -74,6 +76,23 @@ Day = sa.Date().with_variant(_SqliteDay(), "sqlite")
 
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
+VAULT_ID_LENGTH = 200
+"""Longest vault identity stored (``content.vault_identity`` keeps ids within it)."""
+
+
+def _vault_column(*, primary_key: bool = False) -> sa.Column[str]:
+    # Study state is keyed by (user, vault, item): two vaults that hold the same
+    # item id never share a card (issue 14). The default marks rows older than
+    # that (migration 0004); the store always names the vault.
+    return sa.Column(
+        "vault_id",
+        sa.String(VAULT_ID_LENGTH),
+        primary_key=primary_key,
+        nullable=False,
+        server_default=LEGACY_VAULT_ID,
+    )
+
+
 users = sa.Table(
     "users",
     metadata,
@@ -125,6 +144,7 @@ cards = sa.Table(
     "cards",
     metadata,
     sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    _vault_column(primary_key=True),
     sa.Column("item_id", sa.String(300), primary_key=True),
     sa.Column("state", sa.SmallInteger(), nullable=False),
     sa.Column("step", sa.Integer(), nullable=True),
@@ -150,6 +170,7 @@ sessions = sa.Table(
     metadata,
     sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
     sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+    _vault_column(),
     sa.Column("kind", sa.String(40), nullable=False),
     sa.Column("started_at", UtcDateTime, nullable=False),
     sa.Column("ended_at", UtcDateTime, nullable=True),
@@ -161,6 +182,7 @@ reviews = sa.Table(
     metadata,
     sa.Column("id", _ID, primary_key=True, autoincrement=True),
     sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+    _vault_column(),
     sa.Column("item_id", sa.String(300), nullable=False),
     sa.Column("rating", sa.SmallInteger(), nullable=False),
     sa.Column("graded_by", sa.String(30), nullable=False),
@@ -187,6 +209,7 @@ review_days = sa.Table(
     "review_days",
     metadata,
     sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    _vault_column(primary_key=True),
     sa.Column("day", Day, primary_key=True),
     sa.Column("reviews", sa.Integer(), nullable=False),
     sa.Column("new_items", sa.Integer(), nullable=False),
@@ -196,13 +219,14 @@ review_days = sa.Table(
     sa.Column("mature_passed", sa.Integer(), nullable=False),
     sa.Column("duration_ms", sa.BigInteger(), nullable=False),
 )
-"""Per-user, per-UTC-day review counters, kept in step with ``reviews`` on every write."""
+"""Per-user, per-vault, per-UTC-day review counters, kept in step with ``reviews``."""
 
 active_sessions = sa.Table(
     "active_sessions",
     metadata,
     sa.Column("session_id", sa.Integer(), sa.ForeignKey("sessions.id"), primary_key=True),
     sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+    _vault_column(),
     sa.Column("kind", sa.String(40), nullable=False),
     sa.Column("options_json", sa.Text(), nullable=False),
     sa.Column("item_ids_json", sa.Text(), nullable=False),

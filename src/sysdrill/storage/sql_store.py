@@ -33,109 +33,36 @@ from sysdrill.storage.engine import (
     safe_url,
     schema_revision,
 )
+from sysdrill.storage.sql_rows import (
+    BUMP_DAY,
+    CARD_COLUMNS,
+    DUE_CARDS,
+    GET_CARD,
+    INSERT_CARD,
+    INSERT_DAY,
+    INSERT_REVIEW,
+    UPDATE_CARD,
+    card_record,
+    card_row,
+    of_scope,
+    scope_params,
+    session_record,
+    utc,
+)
 from sysdrill.storage.translate import translate_errors
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
-from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
+from sysdrill.study.user_state import (
+    SessionId,
+    SessionRecord,
+    StudyScope,
+    UserId,
+    UserState,
+    VaultId,
+)
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
-
-
-def _card_row(user_id: int, card: CardRecord) -> dict[str, Any]:
-    return {
-        "user_id": user_id,
-        "item_id": card.item_id,
-        "state": int(card.state),
-        "step": card.step,
-        "stability_days": card.stability_days,
-        "difficulty": card.difficulty,
-        "due": card.due,
-        "last_review": card.last_review,
-        "reps": card.reps,
-        "lapses": card.lapses,
-        "never_seen": card.never_seen,
-    }
-
-
-_STATES = {int(state): state for state in CardState}
-
-
-def _card(row: Any) -> CardRecord:
-    # Positional unpacking: attribute access on ten thousand rows shows up in
-    # the progress report's time.
-    item_id, state, step, stability, difficulty, due, last_review, reps, lapses, never = row
-    return CardRecord(
-        item_id,
-        _STATES[state],
-        step,
-        stability,
-        difficulty,
-        due if due is None or due.tzinfo is UTC else _utc(due),
-        last_review if last_review is None or last_review.tzinfo is UTC else _utc(last_review),
-        reps,
-        lapses,
-        bool(never),
-    )
-
-
-def _session(row: Any) -> SessionRecord:
-    return SessionRecord(
-        kind=row.kind,
-        started_at=_utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
-        ended_at=_utc(row.ended_at),
-        meta=json.loads(row.meta_json),
-        session_id=row.id,
-    )
-
-
-_CARD_COLUMNS = [c for c in t.cards.c if c.name != "user_id"]
-
-# Statements of the hot path are built once: constructing SQLAlchemy
-# expressions costs more than running these queries on SQLite.
-_GET_CARD = sa.select(*_CARD_COLUMNS).where(
-    t.cards.c.user_id == sa.bindparam("b_user_id"),
-    t.cards.c.item_id == sa.bindparam("b_item_id"),
-)
-_DUE_CARDS = (
-    sa.select(*_CARD_COLUMNS)
-    .where(
-        t.cards.c.user_id == sa.bindparam("b_user_id"),
-        t.cards.c.due.is_not(None),
-        t.cards.c.due <= sa.bindparam("b_due_by", type_=t.UtcDateTime),
-    )
-    .order_by(t.cards.c.due, t.cards.c.item_id)
-    .offset(sa.bindparam("b_offset", type_=sa.Integer()))
-    .limit(sa.bindparam("b_limit", type_=sa.Integer()))
-)
-_UPDATE_CARD = t.cards.update().where(
-    t.cards.c.user_id == sa.bindparam("b_user_id"),
-    t.cards.c.item_id == sa.bindparam("b_item_id"),
-)
-_INSERT_CARD = t.cards.insert()
-_INSERT_REVIEW = t.reviews.insert()
-_BUMP_DAY = (
-    t.review_days.update()
-    .where(
-        t.review_days.c.user_id == sa.bindparam("b_user_id"),
-        t.review_days.c.day == sa.bindparam("b_day", type_=t.Day),
-    )
-    .values(
-        {
-            name: t.review_days.c[name] + sa.bindparam(f"d_{name}", type_=sa.Integer())
-            for name in DAY_COUNTERS
-        }
-    )
-)
-_INSERT_DAY = t.review_days.insert()
 
 
 class SqlStudyStore:
@@ -214,40 +141,60 @@ class SqlStudyStore:
                 raise
             return UserId(int(created))
 
-    def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
-        """Return the card of ``item_id``, or None."""
-        with translate_errors("reading a card"), self._engine.connect() as conn:
-            row = conn.execute(_GET_CARD, {"b_user_id": user_id, "b_item_id": item_id}).first()
-        return None if row is None else _card(row)
+    def move_vault_state(self, user_id: UserId, *, source: VaultId, target: VaultId) -> bool:
+        """Give the state of vault ``source`` to vault ``target`` unless it has some."""
+        old, new = StudyScope(user_id, source), StudyScope(user_id, target)
+        # Asked on every open of a vault: answer "nothing to move" without a write lock.
+        held = [
+            sa.select(sa.literal(1)).where(of_scope(table, old)).limit(1)
+            for table in (t.cards, t.reviews, t.sessions)
+        ]
+        with translate_errors("opening the vault's study state"), self._engine.connect() as conn:
+            if all(conn.execute(query).first() is None for query in held):
+                return False
+        with translate_errors("opening the vault's study state"), self._write() as conn:
+            for table in (t.cards, t.reviews):
+                taken = sa.select(sa.literal(1)).where(of_scope(table, new)).limit(1)
+                if conn.execute(taken).first() is not None:
+                    return False
+            moved = 0
+            for table in (t.cards, t.reviews, t.review_days, t.sessions, t.active_sessions):
+                moved += conn.execute(
+                    table.update().where(of_scope(table, old)).values(vault_id=target)
+                ).rowcount
+            return moved > 0
 
-    def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
-        """Yield every card of the user, in item-id order."""
-        query = (
-            sa.select(*_CARD_COLUMNS)
-            .where(t.cards.c.user_id == user_id)
-            .order_by(t.cards.c.item_id)
-        )
+    def get_card(self, scope: StudyScope, item_id: str) -> CardRecord | None:
+        """Return the card of ``item_id``, or None."""
+        params = {"b_user_id": scope.user_id, "b_vault_id": scope.vault_id, "b_item_id": item_id}
+        with translate_errors("reading a card"), self._engine.connect() as conn:
+            row = conn.execute(GET_CARD, params).first()
+        return None if row is None else card_record(row)
+
+    def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
+        """Yield every card of the user in the vault, in item-id order."""
+        query = sa.select(*CARD_COLUMNS).where(of_scope(t.cards, scope)).order_by(t.cards.c.item_id)
         with translate_errors("reading cards"), self._engine.connect() as conn:
             rows = conn.execute(query).all()
-        return iter([_card(row) for row in rows])
+        return iter([card_record(row) for row in rows])
 
-    def studied_item_ids(self, user_id: UserId) -> set[str]:
+    def studied_item_ids(self, scope: StudyScope) -> set[str]:
         """Return the ids of items whose card has left the NEW state."""
         query = sa.select(t.cards.c.item_id).where(
-            t.cards.c.user_id == user_id, t.cards.c.state != int(CardState.NEW)
+            of_scope(t.cards, scope), t.cards.c.state != int(CardState.NEW)
         )
         with translate_errors("reading cards"), self._engine.connect() as conn:
             return set(conn.execute(query).scalars())
 
     def due_cards(
-        self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
+        self, scope: StudyScope, *, due_by: datetime, offset: int, limit: int
     ) -> list[CardRecord]:
         """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
-        params = {"b_user_id": user_id, "b_due_by": due_by, "b_offset": offset, "b_limit": limit}
+        params = {"b_due_by": due_by, "b_offset": offset, "b_limit": limit, **scope_params(scope)}
         with translate_errors("finding due cards"), self._engine.connect() as conn:
-            return [_card(row) for row in conn.execute(_DUE_CARDS, params)]
+            return [card_record(row) for row in conn.execute(DUE_CARDS, params)]
 
-    def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
+    def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
         """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
         r = t.reviews.c
         query = sa.select(
@@ -268,7 +215,7 @@ class SqlStudyStore:
                 ),
                 0,
             ),
-        ).where(r.user_id == user_id, r.reviewed_at >= since)
+        ).where(of_scope(t.reviews, scope), r.reviewed_at >= since)
         with translate_errors("counting today's reviews"), self._engine.connect() as conn:
             row = conn.execute(query).one()
         return int(row[0]), int(row[1])
@@ -296,9 +243,10 @@ class SqlStudyStore:
         return int(found)
 
     @staticmethod
-    def _review_row(user_id: int, review: ReviewRecord, settings_id: int) -> dict[str, Any]:
+    def _review_row(scope: StudyScope, review: ReviewRecord, settings_id: int) -> dict[str, Any]:
         return {
-            "user_id": user_id,
+            "user_id": scope.user_id,
+            "vault_id": scope.vault_id,
             "item_id": review.item_id,
             "rating": review.rating,
             "graded_by": review.graded_by,
@@ -313,36 +261,35 @@ class SqlStudyStore:
             "session_id": review.session_id,
         }
 
-    def _upsert_card(self, conn: Connection, user_id: int, card: CardRecord) -> None:
-        values = _card_row(user_id, card)
-        params = {k: v for k, v in values.items() if k not in ("user_id", "item_id")}
-        params.update(b_user_id=user_id, b_item_id=card.item_id)
-        if conn.execute(_UPDATE_CARD, params).rowcount == 0:
-            conn.execute(_INSERT_CARD, values)
+    def _upsert_card(self, conn: Connection, scope: StudyScope, card: CardRecord) -> None:
+        values = card_row(scope, card)
+        params = {k: v for k, v in values.items() if k not in ("user_id", "vault_id", "item_id")}
+        params.update(scope_params(scope), b_item_id=card.item_id)
+        if conn.execute(UPDATE_CARD, params).rowcount == 0:
+            conn.execute(INSERT_CARD, values)
 
     @staticmethod
-    def _bump_day(conn: Connection, user_id: int, review: ReviewRecord) -> None:
+    def _bump_day(conn: Connection, scope: StudyScope, review: ReviewRecord) -> None:
         counts = day_counts(review)
         day = review.reviewed_at.astimezone(UTC).date()
         params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
-        params.update(b_user_id=user_id, b_day=day)
-        if conn.execute(_BUMP_DAY, params).rowcount == 0:
-            conn.execute(_INSERT_DAY, {"user_id": user_id, "day": day, **counts})
+        params.update(scope_params(scope), b_day=day)
+        if conn.execute(BUMP_DAY, params).rowcount == 0:
+            row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day, **counts}
+            conn.execute(INSERT_DAY, row)
 
-    def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
+    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
         with translate_errors(f"recording a review of {review.item_id}"):
             with self._write() as conn:
                 settings_id = self._settings_id(conn, review.settings)
-                self._upsert_card(conn, user_id, card)
-                result = conn.execute(
-                    _INSERT_REVIEW, self._review_row(user_id, review, settings_id)
-                )
-                self._bump_day(conn, user_id, review)
+                self._upsert_card(conn, scope, card)
+                result = conn.execute(INSERT_REVIEW, self._review_row(scope, review, settings_id))
+                self._bump_day(conn, scope, review)
                 assert result.inserted_primary_key is not None
                 return int(result.inserted_primary_key[0])
 
-    def iter_reviews(self, user_id: UserId) -> Iterator[ReviewRecord]:
+    def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
         r = t.reviews.c
         query = (
@@ -361,7 +308,7 @@ class SqlStudyStore:
                 t.scheduler_settings.c.settings_json,
             )
             .join(t.scheduler_settings, t.scheduler_settings.c.id == r.settings_id)
-            .where(r.user_id == user_id)
+            .where(of_scope(t.reviews, scope))
             .order_by(r.id)
         )
         with translate_errors("reading the review log"), self._engine.connect() as conn:
@@ -377,7 +324,7 @@ class SqlStudyStore:
                 graded_by=row.graded_by,
                 answer=row.answer,
                 duration_ms=row.duration_ms,
-                reviewed_at=_utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
+                reviewed_at=utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
                 state_before=CardState(row.state_before),
                 interval_before_days=row.interval_before_days,
                 first_of_day=bool(row.first_of_day),
@@ -386,11 +333,11 @@ class SqlStudyStore:
                 review_id=row.id,
             )
 
-    def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
+    def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
         query = (
             sa.select(t.review_days.c.day, *(t.review_days.c[name] for name in DAY_COUNTERS))
-            .where(t.review_days.c.user_id == user_id)
+            .where(of_scope(t.review_days, scope))
             .order_by(t.review_days.c.day)
         )
         with translate_errors("summarising the review log"), self._engine.connect() as conn:
@@ -422,16 +369,17 @@ class SqlStudyStore:
                 t.settings.insert().values(user_id=user_id, key=key, value_json=json.dumps(value))
             )
 
-    def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
+    def start_session(self, scope: StudyScope, session: SessionRecord) -> SessionId:
         """Store a new session and return its id."""
         with translate_errors("starting a session"), self._write() as conn:
-            return SessionId(self._insert_session(conn, user_id, session))
+            return SessionId(self._insert_session(conn, scope, session))
 
     @staticmethod
-    def _insert_session(conn: Connection, user_id: int, session: SessionRecord) -> int:
+    def _insert_session(conn: Connection, scope: StudyScope, session: SessionRecord) -> int:
         result = conn.execute(
             t.sessions.insert().values(
-                user_id=user_id,
+                user_id=scope.user_id,
+                vault_id=scope.vault_id,
                 kind=session.kind,
                 started_at=session.started_at,
                 ended_at=session.ended_at,
@@ -458,15 +406,13 @@ class SqlStudyStore:
                 .values(ended_at=ended_at, meta_json=json.dumps(merged, sort_keys=True))
             )
 
-    def list_sessions(self, user_id: UserId) -> list[SessionRecord]:
-        """Return the user's sessions, oldest first."""
-        query = (
-            sa.select(t.sessions).where(t.sessions.c.user_id == user_id).order_by(t.sessions.c.id)
-        )
+    def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
+        """Return the user's sessions of the vault, oldest first."""
+        query = sa.select(t.sessions).where(of_scope(t.sessions, scope)).order_by(t.sessions.c.id)
         with translate_errors("reading sessions"), self._engine.connect() as conn:
-            return [_session(row) for row in conn.execute(query)]
+            return [session_record(row) for row in conn.execute(query)]
 
-    def undo_review(self, user_id: UserId, review_id: int, *, card: CardRecord | None) -> None:
+    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
         """Delete one review, put the card back and take it off its day's counters."""
         r = t.reviews.c
         with translate_errors("undoing a review"), self._write() as conn:
@@ -480,7 +426,7 @@ class SqlStudyStore:
                     r.state_before,
                     r.interval_before_days,
                     r.first_of_day,
-                ).where(r.id == review_id, r.user_id == user_id)
+                ).where(r.id == review_id, of_scope(t.reviews, scope))
             ).first()
             if row is None:
                 raise StorageError(f"No review {review_id} to undo. Undo only a review just given.")
@@ -490,7 +436,7 @@ class SqlStudyStore:
                 graded_by=row.graded_by,
                 answer=None,
                 duration_ms=row.duration_ms,
-                reviewed_at=_utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
+                reviewed_at=utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
                 state_before=CardState(row.state_before),
                 interval_before_days=row.interval_before_days,
                 first_of_day=bool(row.first_of_day),
@@ -499,20 +445,17 @@ class SqlStudyStore:
             conn.execute(t.reviews.delete().where(r.id == review_id))
             counts = {key: -value for key, value in day_counts(review).items()}
             params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
-            params.update(b_user_id=user_id, b_day=review.reviewed_at.astimezone(UTC).date())
-            conn.execute(_BUMP_DAY, params)
+            params.update(scope_params(scope), b_day=review.reviewed_at.astimezone(UTC).date())
+            conn.execute(BUMP_DAY, params)
             if card is None:
-                conn.execute(
-                    t.cards.delete().where(
-                        t.cards.c.user_id == user_id, t.cards.c.item_id == row.item_id
-                    )
-                )
+                mine = sa.and_(of_scope(t.cards, scope), t.cards.c.item_id == row.item_id)
+                conn.execute(t.cards.delete().where(mine))
             else:
-                self._upsert_card(conn, user_id, card)
+                self._upsert_card(conn, scope, card)
 
     # -- sessions in progress --------------------------------------------------
 
-    def put_active_session(self, user_id: UserId, session: SavedSession) -> None:
+    def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
         """Insert or update a session in progress, refusing a stale revision."""
         a = t.active_sessions.c
         values = {
@@ -533,7 +476,10 @@ class SqlStudyStore:
                 if exists is None:
                     conn.execute(
                         t.active_sessions.insert().values(
-                            session_id=session.session_id, user_id=user_id, **values
+                            session_id=session.session_id,
+                            user_id=scope.user_id,
+                            vault_id=scope.vault_id,
+                            **values,
                         )
                     )
                     return
@@ -542,7 +488,7 @@ class SqlStudyStore:
                     t.active_sessions.update()
                     .where(
                         a.session_id == session.session_id,
-                        a.user_id == user_id,
+                        of_scope(t.active_sessions, scope),
                         a.revision == session.revision - 1,
                     )
                     .values(**values)
@@ -561,57 +507,55 @@ class SqlStudyStore:
             kind=row.kind,
             options=json.loads(row.options_json),
             item_ids=tuple(json.loads(row.item_ids_json)),
-            started_at=_utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
-            updated_at=_utc(row.updated_at) or datetime.min.replace(tzinfo=UTC),
+            started_at=utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
+            updated_at=utc(row.updated_at) or datetime.min.replace(tzinfo=UTC),
             position=row.position,
             moves=tuple(json.loads(row.moves_json)),
             revision=row.revision,
         )
 
-    def get_active_session(self, user_id: UserId, session_id: int) -> SavedSession | None:
+    def get_active_session(self, scope: StudyScope, session_id: int) -> SavedSession | None:
         """Return the user's session in progress with that id, or None."""
         a = t.active_sessions.c
-        query = sa.select(t.active_sessions).where(a.session_id == session_id, a.user_id == user_id)
+        query = sa.select(t.active_sessions).where(
+            a.session_id == session_id, of_scope(t.active_sessions, scope)
+        )
         with translate_errors("reading a session in progress"), self._engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else self._saved(row)
 
-    def list_active_sessions(self, user_id: UserId) -> list[SavedSession]:
+    def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
         """Return the user's sessions in progress, the most recently moved first."""
         a = t.active_sessions.c
         query = (
             sa.select(t.active_sessions)
-            .where(a.user_id == user_id)
+            .where(of_scope(t.active_sessions, scope))
             .order_by(a.updated_at.desc(), a.session_id.desc())
         )
         with translate_errors("reading sessions in progress"), self._engine.connect() as conn:
             return [self._saved(row) for row in conn.execute(query)]
 
-    def delete_active_session(self, user_id: UserId, session_id: int) -> None:
+    def delete_active_session(self, scope: StudyScope, session_id: int) -> None:
         """Forget a session in progress."""
         a = t.active_sessions.c
         with translate_errors("closing a session in progress"), self._write() as conn:
             conn.execute(
-                t.active_sessions.delete().where(a.session_id == session_id, a.user_id == user_id)
+                t.active_sessions.delete().where(
+                    a.session_id == session_id, of_scope(t.active_sessions, scope)
+                )
             )
 
     # -- import ----------------------------------------------------------------
 
-    def replace_user_state(self, user_id: UserId, state: UserState) -> None:
-        """Replace all of the user's state in one transaction."""
+    def replace_user_state(self, scope: StudyScope, state: UserState) -> None:
+        """Replace the scope's state and the user's settings in one transaction."""
         with translate_errors("importing study state"), self._write() as conn:
-            for table in (
-                t.reviews,
-                t.review_days,
-                t.cards,
-                t.settings,
-                t.active_sessions,
-                t.sessions,
-            ):
-                conn.execute(table.delete().where(table.c.user_id == user_id))
-            session_ids = [self._insert_session(conn, user_id, s) for s in state.sessions]
+            for table in (t.reviews, t.review_days, t.cards, t.active_sessions, t.sessions):
+                conn.execute(table.delete().where(of_scope(table, scope)))
+            conn.execute(t.settings.delete().where(t.settings.c.user_id == scope.user_id))
+            session_ids = [self._insert_session(conn, scope, s) for s in state.sessions]
             if state.cards:
-                conn.execute(t.cards.insert(), [_card_row(user_id, c) for c in state.cards])
+                conn.execute(t.cards.insert(), [card_row(scope, c) for c in state.cards])
             rows = []
             by_identity: dict[int, int] = {}
             for review in state.reviews:
@@ -622,7 +566,7 @@ class SqlStudyStore:
                     by_identity[id(review.settings)] = settings_id
                 if review.session_id is not None:
                     review = _with_session(review, session_ids[review.session_id])
-                rows.append(self._review_row(user_id, review, settings_id))
+                rows.append(self._review_row(scope, review, settings_id))
             if rows:
                 conn.execute(t.reviews.insert(), rows)
             days: dict[date, dict[str, int]] = {}
@@ -634,10 +578,13 @@ class SqlStudyStore:
                     totals[key] += value
             if days:
                 conn.execute(
-                    _INSERT_DAY,
-                    [{"user_id": user_id, "day": day, **totals} for day, totals in days.items()],
+                    INSERT_DAY,
+                    [
+                        {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day, **totals}
+                        for day, totals in days.items()
+                    ],
                 )
-            self._put_settings(conn, user_id, state.settings)
+            self._put_settings(conn, scope.user_id, state.settings)
         self._settings_ids.clear()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from sysdrill.errors import SchedulingError
 from sysdrill.study.card_state import CardState
 from sysdrill.study.store import StudyStore
-from sysdrill.study.user_state import UserId
+from sysdrill.study.user_state import StudyScope
 
 __all__ = ["MIN_CROSS_DAY_REVIEWS", "FitResult", "cross_day_reviews", "fit_parameters"]
 
@@ -31,22 +31,22 @@ class FitResult:
     """Cross-day reviews in the log."""
 
 
-def cross_day_reviews(store: StudyStore, user_id: UserId) -> int:
+def cross_day_reviews(store: StudyStore, scope: StudyScope) -> int:
     """Count reviews that follow an earlier day's review of the same item."""
     return sum(
         1
-        for review in store.iter_reviews(user_id)
+        for review in store.iter_reviews(scope)
         if review.first_of_day and review.state_before is not CardState.NEW
     )
 
 
-def fit_parameters(store: StudyStore, user_id: UserId) -> FitResult:
+def fit_parameters(store: StudyStore, scope: StudyScope) -> FitResult:
     """Fit the 21 FSRS weights to the learner's review log.
 
     Raises:
         SchedulingError: If the history is too short, or the optimizer extra is not installed.
     """
-    used = cross_day_reviews(store, user_id)
+    used = cross_day_reviews(store, scope)
     if used < MIN_CROSS_DAY_REVIEWS:
         raise SchedulingError(
             f"History too short to fit parameters: {used} reviews on a later day than the "
@@ -60,7 +60,7 @@ def fit_parameters(store: StudyStore, user_id: UserId) -> FitResult:
         optimizer_class: Any = Optimizer
         logs: list[fsrs.ReviewLog] = []
         ids: dict[str, int] = {}
-        for review in store.iter_reviews(user_id):
+        for review in store.iter_reviews(scope):
             card_id = ids.setdefault(review.item_id, len(ids) + 1)
             logs.append(
                 fsrs.ReviewLog(

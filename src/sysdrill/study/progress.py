@@ -31,7 +31,7 @@ from sysdrill.study.clock import require_utc
 from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
-from sysdrill.study.user_state import UserId
+from sysdrill.study.user_state import StudyScope
 
 __all__ = [
     "FORECAST_DAYS",
@@ -162,7 +162,7 @@ def _streak(days_with_reviews: set[date], today: date) -> int:
 
 def build_progress(
     store: StudyStore,
-    user_id: UserId,
+    scope: StudyScope,
     items: Sequence[Item],
     *,
     now: datetime,
@@ -172,7 +172,7 @@ def build_progress(
 
     Args:
         store: The study store.
-        user_id: The learner.
+        scope: The learner and the vault.
         items: Vault items (coverage and topics are about these; cards of items
             no longer in the vault still count in retention and the forecast).
         now: Current time (UTC).
@@ -187,8 +187,8 @@ def build_progress(
 
     moment = require_utc(now)
     today = moment.date()
-    cards = {card.item_id: card for card in store.iter_cards(user_id)}
-    stats = store.daily_stats(user_id)
+    cards = {card.item_id: card for card in store.iter_cards(scope)}
+    stats = store.daily_stats(scope)
     scheduler: fsrs.Scheduler = scheduler_for(settings.with_changes(deadline=None), now=moment)
 
     cells: dict[tuple[str, str], list[int]] = {}

@@ -4,12 +4,13 @@ This is the one entry point the session commands, the terminal UI and the web
 app use. Typical use::
 
     from datetime import UTC, datetime
-    from sysdrill.content.loader import load_vault
     from sysdrill.app.study import open_study
+    from sysdrill.app.study_vault import open_study_vault
     from sysdrill.study.service import GradedBy, ItemFilter, Rating
 
-    items = load_vault(vault_path).items
-    with open_study() as study:
+    vault = open_study_vault(vault_path)
+    items = vault.items
+    with open_study(vault=vault) as study:  # the vault's own study state
         now = datetime.now(UTC)
         for item in study.next_items(items, now=now, filters=ItemFilter(), limit=10):
             outcome = study.record_review(
@@ -41,7 +42,7 @@ from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
-from sysdrill.study.user_state import SessionId, SessionRecord, UserId
+from sysdrill.study.user_state import SessionId, SessionRecord, StudyScope, UserId, VaultId
 
 if TYPE_CHECKING:
     from sysdrill.study.optimizer import FitResult
@@ -87,11 +88,20 @@ class ReviewOutcome:
 class StudyService:
     """One learner's study state over a :class:`~sysdrill.study.store.StudyStore`."""
 
-    def __init__(self, store: StudyStore, *, user: str = "local", now: datetime | None = None):
-        """Bind the service to ``store`` and user ``user`` (created on first use).
+    def __init__(
+        self,
+        store: StudyStore,
+        *,
+        vault_id: VaultId,
+        user: str = "local",
+        now: datetime | None = None,
+    ):
+        """Bind the service to ``store``, user ``user`` (created on first use) and a vault.
 
         Args:
             store: Any StudyStore (SQL or in-memory).
+            vault_id: Identity of the vault studied (``app.study_vault`` finds it);
+                cards, reviews and sessions are kept per vault, settings per user.
             user: Learner name.
             now: Creation time recorded for a new user (UTC); the current time when None.
         """
@@ -99,6 +109,7 @@ class StudyService:
         self.user = user
         created = require_utc(now) if now is not None else datetime.now(UTC)
         self._user_id: UserId = store.ensure_user(user, now=created)
+        self._scope = StudyScope(self._user_id, vault_id)
         self._settings = StudySettings.from_mapping(store.get_settings(self._user_id))
         # Item ids that already have a card: choosing new items must not ask the
         # database about each of thousands of items.
@@ -134,6 +145,32 @@ class StudyService:
     def user_id(self) -> UserId:
         """Database id of the learner."""
         return self._user_id
+
+    @property
+    def vault_id(self) -> VaultId:
+        """Identity of the vault whose study state this service reads and writes."""
+        return self._scope.vault_id
+
+    @property
+    def scope(self) -> StudyScope:
+        """The learner and the vault: the key of the cards, reviews and sessions."""
+        return self._scope
+
+    def adopt_state(self, source: VaultId) -> bool:
+        """Take over the study state kept under vault ``source``, if this vault has none.
+
+        Used when a vault is first opened under its declared id after being studied
+        under its path, and for the legacy state of schema 0003 (``docs/sessions.md``).
+
+        Returns:
+            Whether any state moved.
+        """
+        moved = self._store.move_vault_state(
+            self._user_id, source=source, target=self._scope.vault_id
+        )
+        if moved:
+            self._reload()
+        return moved
 
     # -- settings --------------------------------------------------------------
 
@@ -174,7 +211,7 @@ class StudyService:
 
     def _known_ids(self) -> set[str]:
         if self._known is None:
-            self._known = self._store.studied_item_ids(self._user_id)
+            self._known = self._store.studied_item_ids(self._scope)
         return self._known
 
     def _today_counts(self, moment: datetime) -> tuple[int, int]:
@@ -182,7 +219,7 @@ class StudyService:
         # another process's reviews today are seen from the next UTC day on.
         day = utc_day(moment)
         if self._today is None or self._today[0] != day:
-            new, learned = self._store.count_reviews_since(self._user_id, day_start(day))
+            new, learned = self._store.count_reviews_since(self._scope, day_start(day))
             self._today = (day, new, learned)
         return self._today[1], self._today[2]
 
@@ -208,7 +245,7 @@ class StudyService:
 
     def card_state(self, item_id: str) -> CardRecord:
         """Return the item's card; a NEW, never-seen card when it was never reviewed."""
-        return self._store.get_card(self._user_id, item_id) or new_card(item_id)
+        return self._store.get_card(self._scope, item_id) or new_card(item_id)
 
     def next_items(
         self,
@@ -251,7 +288,7 @@ class StudyService:
         offset = 0
         page = limit * 2 + 8
         while len(picked) < limit:
-            cards = self._store.due_cards(self._user_id, due_by=due_by, offset=offset, limit=page)
+            cards = self._store.due_cards(self._scope, due_by=due_by, offset=offset, limit=page)
             for card in cards:
                 item = by_id.get(card.item_id)
                 if item is None:
@@ -340,7 +377,7 @@ class StudyService:
             settings=self._settings.to_mapping(),
             session_id=session_id,
         )
-        review_id = self._store.record_review(self._user_id, after, review)
+        review_id = self._store.record_review(self._scope, after, review)
         if self._known is not None:
             self._known.add(item_id)
         if self._today is not None and self._today[0] == utc_day(moment):
@@ -372,7 +409,7 @@ class StudyService:
         Raises:
             StorageError: If the learner has no review with that id.
         """
-        self._store.undo_review(self._user_id, review_id, card=card)
+        self._store.undo_review(self._scope, review_id, card=card)
         # Today's counts and the known ids may have changed: read them afresh.
         self._known = None
         self._today = None
@@ -393,7 +430,7 @@ class StudyService:
             The id to pass to :meth:`record_review` and :meth:`finish_session`.
         """
         record = SessionRecord(kind=kind, started_at=require_utc(now), meta=dict(meta or {}))
-        return self._store.start_session(self._user_id, record)
+        return self._store.start_session(self._scope, record)
 
     def finish_session(
         self, session_id: SessionId, *, now: datetime, summary: Mapping[str, Any] | None = None
@@ -403,7 +440,7 @@ class StudyService:
 
     def sessions(self) -> list[SessionRecord]:
         """Return the learner's sessions, oldest first."""
-        return self._store.list_sessions(self._user_id)
+        return self._store.list_sessions(self._scope)
 
     # -- reports ---------------------------------------------------------------
 
@@ -416,7 +453,7 @@ class StudyService:
         """
         from sysdrill.study.progress import build_progress
 
-        return build_progress(self._store, self._user_id, items, now=now, settings=self._settings)
+        return build_progress(self._store, self._scope, items, now=now, settings=self._settings)
 
     def deadline_workload(
         self, items: Sequence[Item], *, now: datetime, filters: ItemFilter | None = None
@@ -430,7 +467,7 @@ class StudyService:
 
         chosen = ItemFilter() if filters is None else filters
         wanted = {item.id for item in items if chosen.matches(item)}
-        cards = [card for card in self._store.iter_cards(self._user_id) if card.item_id in wanted]
+        cards = [card for card in self._store.iter_cards(self._scope) if card.item_id in wanted]
         seen = {card.item_id for card in cards if card.state is not CardState.NEW}
         unseen = sum(1 for item_id in wanted if item_id not in seen)
         return expected_workload(cards, unseen=unseen, settings=self._settings, now=now)
@@ -443,25 +480,32 @@ class StudyService:
         """
         from sysdrill.study.state_io import export_user_state
 
-        return export_user_state(self._store, self._user_id, user=self.user, now=now)
+        return export_user_state(self._store, self._scope, user=self.user, now=now)
 
-    def import_state(self, data: Mapping[str, Any], *, replace: bool = False) -> int:
+    def import_state(
+        self, data: Mapping[str, Any], *, replace: bool = False, into_vault: bool = False
+    ) -> int:
         """Load a document written by :meth:`export_state`, all or nothing.
 
         Args:
             data: The parsed JSON document.
             replace: Overwrite existing state; without it a learner with any
                 reviews or cards is refused.
+            into_vault: Accept the state of another vault (the document's ``vault``
+                differs from this service's); refused otherwise.
 
         Returns:
             The number of reviews imported.
 
         Raises:
-            ImportFailed: If the document is malformed or state exists without ``replace``.
+            ImportFailed: If the document is malformed, holds another vault's state
+                without ``into_vault``, or state exists without ``replace``.
         """
         from sysdrill.study.state_io import import_user_state
 
-        count = import_user_state(self._store, self._user_id, data, replace=replace)
+        count = import_user_state(
+            self._store, self._scope, data, replace=replace, into_vault=into_vault
+        )
         self._reload()
         return count
 
@@ -480,7 +524,7 @@ class StudyService:
         from sysdrill.study.staffml_progress import import_staffml_progress
 
         count = import_staffml_progress(
-            self._store, self._user_id, data, now=now, settings=self._settings, replace=replace
+            self._store, self._scope, data, now=now, settings=self._settings, replace=replace
         )
         self._reload()
         return count
@@ -493,7 +537,7 @@ class StudyService:
         """
         from sysdrill.study.optimizer import fit_parameters
 
-        result = fit_parameters(self._store, self._user_id)
+        result = fit_parameters(self._store, self._scope)
         self.update_settings(fsrs_parameters=result.parameters)
         return result
 

@@ -43,7 +43,7 @@ from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
-from sysdrill.study.user_state import UserId, UserState
+from sysdrill.study.user_state import StudyScope, UserState
 
 __all__ = ["StaffmlAttempt", "StaffmlCard", "import_staffml_progress", "read_staffml_progress"]
 
@@ -283,7 +283,7 @@ def convert_staffml(
 
 def import_staffml_progress(
     store: StudyStore,
-    user_id: UserId,
+    scope: StudyScope,
     data: Mapping[str, Any],
     *,
     now: datetime,
@@ -305,7 +305,7 @@ def import_staffml_progress(
 
     attempts, cards = read_staffml_progress(data)
     converted = convert_staffml(attempts, cards, now=now, settings=settings)
-    refuse_unless_empty(store, user_id, replace=replace)
-    converted.settings = store.get_settings(user_id)
-    store.replace_user_state(user_id, converted)
+    refuse_unless_empty(store, scope, replace=replace)
+    converted.settings = store.get_settings(scope.user_id)
+    store.replace_user_state(scope, converted)
     return len(converted.reviews)

@@ -1,7 +1,9 @@
 """Export and import of all of one learner's study state as one JSON document.
 
-The document (``format: sysdrill-study-state``, ``version: 1``) holds the
-settings, every card, every session and the whole review log; importing an
+The document (``format: sysdrill-study-state``, ``version: 1``) names the vault
+the state belongs to (``vault``; files written before state was kept per vault
+have none and are read as the legacy identity, which any vault may take) and
+holds the settings, every card, every session and the whole review log; importing an
 export reproduces the same export (the round trip is lossless; only database
 ids are renumbered, and reviews point at sessions by position).
 """
@@ -21,7 +23,13 @@ from sysdrill.study.ratings import GradedBy
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
-from sysdrill.study.user_state import SessionRecord, UserId, UserState
+from sysdrill.study.user_state import (
+    LEGACY_VAULT_ID,
+    SessionRecord,
+    StudyScope,
+    UserState,
+    VaultId,
+)
 
 __all__ = [
     "STATE_FORMAT",
@@ -106,6 +114,8 @@ class StateDocument(_Strict):
     format: Literal["sysdrill-study-state"]
     version: Literal[1]
     user: str
+    vault: str | None = Field(default=None, min_length=1)
+    """Identity of the vault the state was studied in; absent in older files."""
     exported_at: datetime
     settings: dict[str, Any] = Field(default_factory=dict)
     cards: list[CardEntry] = Field(default_factory=list)
@@ -114,24 +124,25 @@ class StateDocument(_Strict):
 
 
 def export_user_state(
-    store: StudyStore, user_id: UserId, *, user: str, now: datetime
+    store: StudyStore, scope: StudyScope, *, user: str, now: datetime
 ) -> dict[str, Any]:
     """Return the user's whole state as a JSON-ready document.
 
     Args:
         store: The study store.
-        user_id: The learner.
+        scope: The learner and the vault.
         user: The learner's name (written into the document).
         now: Export time (UTC).
     """
-    sessions = store.list_sessions(user_id)
+    sessions = store.list_sessions(scope)
     position = {s.session_id: index for index, s in enumerate(sessions)}
     return {
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
         "user": user,
+        "vault": scope.vault_id,
         "exported_at": require_utc(now).isoformat(),
-        "settings": store.get_settings(user_id),
+        "settings": store.get_settings(scope.user_id),
         "cards": [
             {
                 "item_id": c.item_id,
@@ -145,7 +156,7 @@ def export_user_state(
                 "lapses": c.lapses,
                 "never_seen": c.never_seen,
             }
-            for c in store.iter_cards(user_id)
+            for c in store.iter_cards(scope)
         ],
         "sessions": [
             {
@@ -170,7 +181,7 @@ def export_user_state(
                 "settings": r.settings,
                 "session": position.get(r.session_id) if r.session_id is not None else None,
             }
-            for r in store.iter_reviews(user_id)
+            for r in store.iter_reviews(scope)
         ],
     }
 
@@ -250,43 +261,57 @@ def parse_state_document(data: Mapping[str, Any]) -> UserState:
             for r in doc.reviews
         ],
         settings=doc.settings,
+        vault_id=LEGACY_VAULT_ID if doc.vault is None else VaultId(doc.vault),
     )
 
 
-def store_is_empty(store: StudyStore, user_id: UserId) -> bool:
+def store_is_empty(store: StudyStore, scope: StudyScope) -> bool:
     """Whether the user has neither cards nor reviews."""
     return (
-        next(store.iter_cards(user_id), None) is None
-        and next(store.iter_reviews(user_id), None) is None
+        next(store.iter_cards(scope), None) is None
+        and next(store.iter_reviews(scope), None) is None
     )
 
 
 def import_user_state(
-    store: StudyStore, user_id: UserId, data: Mapping[str, Any], *, replace: bool
+    store: StudyStore,
+    scope: StudyScope,
+    data: Mapping[str, Any],
+    *,
+    replace: bool,
+    into_vault: bool = False,
 ) -> int:
-    """Replace the user's state with the document's, all or nothing.
+    """Replace the user's state in the scope's vault with the document's, all or nothing.
 
     Args:
         store: The study store.
-        user_id: The learner.
+        scope: The learner and the vault.
         data: A parsed export document.
         replace: Allow overwriting a learner who already has cards or reviews.
+        into_vault: Load the state of another vault into this one.
 
     Returns:
         The number of reviews imported.
 
     Raises:
-        ImportFailed: If the document is invalid or state exists without ``replace``.
+        ImportFailed: If the document is invalid, holds another vault's state
+            without ``into_vault``, or state exists without ``replace``.
     """
     state = parse_state_document(data)
-    refuse_unless_empty(store, user_id, replace=replace)
-    store.replace_user_state(user_id, state)
+    if state.vault_id not in (scope.vault_id, LEGACY_VAULT_ID) and not into_vault:
+        raise ImportFailed(
+            f"The file holds the study state of vault {state.vault_id!r}, not of the vault "
+            f"opened ({scope.vault_id!r}). Open that vault with --vault, or add --into-vault "
+            "to load the state into this one."
+        )
+    refuse_unless_empty(store, scope, replace=replace)
+    store.replace_user_state(scope, state)
     return len(state.reviews)
 
 
-def refuse_unless_empty(store: StudyStore, user_id: UserId, *, replace: bool) -> None:
+def refuse_unless_empty(store: StudyStore, scope: StudyScope, *, replace: bool) -> None:
     """Raise ImportFailed when the learner has state and ``replace`` is not set."""
-    if not replace and not store_is_empty(store, user_id):
+    if not replace and not store_is_empty(store, scope):
         raise ImportFailed(
             "This learner already has study state. Use --replace to overwrite it "
             "(export it first with `sysdrill state export FILE`)."
@@ -294,7 +319,7 @@ def refuse_unless_empty(store: StudyStore, user_id: UserId, *, replace: bool) ->
 
 
 def seed_history(
-    store: StudyStore, user_id: UserId, cards: list[CardRecord], reviews: list[ReviewRecord]
+    store: StudyStore, scope: StudyScope, cards: list[CardRecord], reviews: list[ReviewRecord]
 ) -> tuple[int, int]:
     """Seed cards and their review logs taken over from another tool (an Anki package).
 
@@ -305,7 +330,7 @@ def seed_history(
 
     Args:
         store: The study store.
-        user_id: The learner.
+        scope: The learner and the vault.
         cards: The final state of each item's card.
         reviews: Their reviews, any order.
 
@@ -318,10 +343,10 @@ def seed_history(
     seeded = written = 0
     for card in cards:
         history = by_item.get(card.item_id, [])
-        if not history or store.get_card(user_id, card.item_id) is not None:
+        if not history or store.get_card(scope, card.item_id) is not None:
             continue
         for review in history:
-            store.record_review(user_id, card, review)
+            store.record_review(scope, card, review)
         seeded += 1
         written += len(history)
     return seeded, written

@@ -21,13 +21,23 @@ from typing import Any, Protocol
 from sysdrill.study.card_state import CardRecord
 from sysdrill.study.review_log import DailyReviewStats, ReviewRecord
 from sysdrill.study.sessions.saved import SavedSession
-from sysdrill.study.user_state import SessionId, SessionRecord, UserId, UserState
+from sysdrill.study.user_state import (
+    SessionId,
+    SessionRecord,
+    StudyScope,
+    UserId,
+    UserState,
+    VaultId,
+)
 
 __all__ = ["StudyStore"]
 
 
 class StudyStore(Protocol):
     """Persistence of users, card states, the review log, sessions and settings.
+
+    Settings belong to the user; everything else is kept per vault, under a
+    :class:`~sysdrill.study.user_state.StudyScope` (the user and the vault).
 
     Sessions in progress (:class:`~sysdrill.study.sessions.saved.SavedSession`)
     are kept beside the history of sessions, one row each until they finish.
@@ -37,36 +47,48 @@ class StudyStore(Protocol):
         """Return the id of user ``name``, creating the user on first use."""
         ...
 
-    def get_card(self, user_id: UserId, item_id: str) -> CardRecord | None:
+    def move_vault_state(self, user_id: UserId, *, source: VaultId, target: VaultId) -> bool:
+        """Give the state of vault ``source`` to vault ``target``, all or nothing.
+
+        Cards, reviews, review days, sessions and sessions in progress move. Nothing
+        moves when ``target`` already has a card or a review (two histories are
+        never merged).
+
+        Returns:
+            Whether anything moved.
+        """
+        ...
+
+    def get_card(self, scope: StudyScope, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None when the user never had one."""
         ...
 
-    def iter_cards(self, user_id: UserId) -> Iterator[CardRecord]:
+    def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user, in item-id order."""
         ...
 
-    def studied_item_ids(self, user_id: UserId) -> set[str]:
+    def studied_item_ids(self, scope: StudyScope) -> set[str]:
         """Return the ids of items whose card has left the NEW state."""
         ...
 
     def due_cards(
-        self, user_id: UserId, *, due_by: datetime, offset: int, limit: int
+        self, scope: StudyScope, *, due_by: datetime, offset: int, limit: int
     ) -> list[CardRecord]:
         """Return cards due at or before ``due_by``, earliest first (ties by item id).
 
         Args:
-            user_id: The user.
+            scope: The user and the vault.
             due_by: Cut-off instant (UTC).
             offset: Rows to skip (for paging).
             limit: Rows to return at most.
         """
         ...
 
-    def count_reviews_since(self, user_id: UserId, since: datetime) -> tuple[int, int]:
+    def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
         """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
         ...
 
-    def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
+    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction.
 
         Returns:
@@ -74,11 +96,11 @@ class StudyStore(Protocol):
         """
         ...
 
-    def iter_reviews(self, user_id: UserId) -> Iterator[ReviewRecord]:
+    def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
         ...
 
-    def daily_stats(self, user_id: UserId) -> list[DailyReviewStats]:
+    def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
         ...
 
@@ -90,7 +112,7 @@ class StudyStore(Protocol):
         """Store ``values`` (JSON-ready) by key, replacing those keys, in one transaction."""
         ...
 
-    def start_session(self, user_id: UserId, session: SessionRecord) -> SessionId:
+    def start_session(self, scope: StudyScope, session: SessionRecord) -> SessionId:
         """Store a new session and return its id."""
         ...
 
@@ -100,15 +122,15 @@ class StudyStore(Protocol):
         """Mark a session ended and merge ``meta`` into its metadata."""
         ...
 
-    def list_sessions(self, user_id: UserId) -> list[SessionRecord]:
+    def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
         """Return the user's sessions, oldest first."""
         ...
 
-    def undo_review(self, user_id: UserId, review_id: int, *, card: CardRecord | None) -> None:
+    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
         """Take back one review in one transaction: delete it and put ``card`` back.
 
         Args:
-            user_id: The user.
+            scope: The user and the vault.
             review_id: The review's log id (as :meth:`record_review` returned it).
             card: The item's card before the review; None when it had none
                 (the card row is removed).
@@ -118,7 +140,7 @@ class StudyStore(Protocol):
         """
         ...
 
-    def put_active_session(self, user_id: UserId, session: SavedSession) -> None:
+    def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
         """Insert or update a session in progress.
 
         ``session.revision`` must be 0 for a new session and one more than the
@@ -130,20 +152,20 @@ class StudyStore(Protocol):
         """
         ...
 
-    def get_active_session(self, user_id: UserId, session_id: int) -> SavedSession | None:
+    def get_active_session(self, scope: StudyScope, session_id: int) -> SavedSession | None:
         """Return the user's session in progress with that id, or None."""
         ...
 
-    def list_active_sessions(self, user_id: UserId) -> list[SavedSession]:
+    def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
         """Return the user's sessions in progress, the most recently moved first."""
         ...
 
-    def delete_active_session(self, user_id: UserId, session_id: int) -> None:
+    def delete_active_session(self, scope: StudyScope, session_id: int) -> None:
         """Forget a session in progress (it finished); no error when absent."""
         ...
 
-    def replace_user_state(self, user_id: UserId, state: UserState) -> None:
-        """Replace all cards, reviews, sessions and settings of the user, all or nothing.
+    def replace_user_state(self, scope: StudyScope, state: UserState) -> None:
+        """Replace the scope's cards, reviews, sessions and the user's settings at once.
 
         Sessions in progress are dropped (their history records are replaced).
 

@@ -9,10 +9,35 @@ from typing import Any, NewType
 from sysdrill.study.card_state import CardRecord
 from sysdrill.study.review_log import ReviewRecord
 
-__all__ = ["SessionId", "SessionRecord", "UserId", "UserState"]
+__all__ = [
+    "LEGACY_VAULT_ID",
+    "SessionId",
+    "SessionRecord",
+    "StudyScope",
+    "UserId",
+    "UserState",
+    "VaultId",
+]
 
 UserId = NewType("UserId", int)
 SessionId = NewType("SessionId", int)
+VaultId = NewType("VaultId", str)
+"""A vault's identity: its declared ``id``, a bundled vault's name, or one derived from its path."""
+
+LEGACY_VAULT_ID = VaultId("(legacy)")
+"""The vault of state kept before state was keyed by vault (schema 0003 and older exports).
+
+No vault can declare it (parentheses are not allowed in a vault id); the first vault
+opened that holds one of its studied items adopts it (``docs/sessions.md``).
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class StudyScope:
+    """One learner's study of one vault: what cards, reviews and sessions are keyed by."""
+
+    user_id: UserId
+    vault_id: VaultId
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +53,10 @@ class SessionRecord:
 
 @dataclass(slots=True)
 class UserState:
-    """Everything stored for one user, as moved by export and import."""
+    """Everything stored for one user in one vault, as moved by export and import."""
 
+    vault_id: VaultId = LEGACY_VAULT_ID
+    """The vault the state was studied in (an export older than vault keys: the legacy one)."""
     cards: list[CardRecord] = field(default_factory=list)
     reviews: list[ReviewRecord] = field(default_factory=list)
     sessions: list[SessionRecord] = field(default_factory=list)

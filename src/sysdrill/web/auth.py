@@ -154,7 +154,8 @@ def request_user(request: Request) -> str:
 
 
 def current_study(request: Request) -> StudyService:
-    """Open the study service of the request's user (use it in a ``with`` block)."""
+    """Open the study service of the request's user in the served vault (a ``with`` block)."""
     from sysdrill.app.study import open_study
 
-    return open_study(web_context(request).db_url, user=request_user(request))
+    context = web_context(request)
+    return open_study(context.db_url, vault=context.load_vault(), user=request_user(request))

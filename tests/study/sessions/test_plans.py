@@ -20,13 +20,14 @@ from sysdrill.study.sessions.plans import (
     practice_plan,
     quiz_plan,
 )
+from sysdrill.study.user_state import VaultId
 
 START = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 def study():
-    service = StudyService(MemoryStudyStore(), now=START)
+    service = StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=START)
     yield service
     service.close()
 

@@ -304,9 +304,7 @@ def finish_form(request: Request, context: Context, session_id: int) -> Response
 @router.get("/sessions/{session_id}/results", include_in_schema=False)
 def results_page(request: Request, context: Context, session_id: int) -> Response:
     """A finished session's results (a gauntlet's shareable results page)."""
-    from sysdrill.app.study import open_study
-
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         report = app.finished_report(study, session_id)
     return render_page(request, "study/results.html", {"r": report, "session_id": session_id})
 
@@ -358,9 +356,7 @@ class ChainBody(BaseModel):
 @router.get("/api/study/sessions", tags=["study"])
 def sessions_api(request: Request, context: Context) -> dict[str, Any]:
     """Sessions in progress, the most recently moved first."""
-    from sysdrill.app.study import open_study
-
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         return {"sessions": app.list_sessions(study)}
 
 
@@ -453,7 +449,5 @@ def finish_api(request: Request, context: Context, session_id: int) -> dict[str,
 @router.get("/api/study/sessions/{session_id}/results", tags=["study"])
 def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """A finished session's report."""
-    from sysdrill.app.study import open_study
-
-    with open_study(context.db_url) as study:
+    with current_study(request) as study:
         return app.finished_report(study, session_id).to_dict()

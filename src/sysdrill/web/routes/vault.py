@@ -145,7 +145,7 @@ def _explore(request: Request, context: WebContext) -> list[dict[str, Any]]:
     """The explore tree with the learner's coverage (the grouping is kept per vault)."""
     groups = context.vaults.derived(context.vault, "explore", lambda v: explore_groups(v.items))
     with current_study(request) as study:
-        seen = study.store.studied_item_ids(study.user_id)
+        seen = study.store.studied_item_ids(study.scope)
     return explore_tree(groups, seen)
 
 

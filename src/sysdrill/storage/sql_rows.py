@@ -1,0 +1,151 @@
+"""Rows and prepared statements of the SQL study store.
+
+Converting rows to study records and the statements of the per-review hot path
+live here, beside :mod:`sysdrill.storage.sql_store` which runs them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from sysdrill.storage import schema as t
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import DAY_COUNTERS
+from sysdrill.study.user_state import SessionRecord, StudyScope
+
+__all__ = [
+    "BUMP_DAY",
+    "CARD_COLUMNS",
+    "DUE_CARDS",
+    "GET_CARD",
+    "INSERT_CARD",
+    "INSERT_DAY",
+    "INSERT_REVIEW",
+    "UPDATE_CARD",
+    "card_record",
+    "card_row",
+    "of_scope",
+    "scope_params",
+    "session_record",
+    "utc",
+]
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """The value as an aware UTC datetime (a naive one is read as UTC)."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def card_row(scope: StudyScope, card: CardRecord) -> dict[str, Any]:
+    """The ``cards`` row of ``card`` in ``scope``."""
+    return {
+        "user_id": scope.user_id,
+        "vault_id": scope.vault_id,
+        "item_id": card.item_id,
+        "state": int(card.state),
+        "step": card.step,
+        "stability_days": card.stability_days,
+        "difficulty": card.difficulty,
+        "due": card.due,
+        "last_review": card.last_review,
+        "reps": card.reps,
+        "lapses": card.lapses,
+        "never_seen": card.never_seen,
+    }
+
+
+_STATES = {int(state): state for state in CardState}
+
+
+def card_record(row: Any) -> CardRecord:
+    """The card of a row of :data:`CARD_COLUMNS`."""
+    # Positional unpacking: attribute access on ten thousand rows shows up in
+    # the progress report's time.
+    item_id, state, step, stability, difficulty, due, last_review, reps, lapses, never = row
+    return CardRecord(
+        item_id,
+        _STATES[state],
+        step,
+        stability,
+        difficulty,
+        due if due is None or due.tzinfo is UTC else utc(due),
+        last_review if last_review is None or last_review.tzinfo is UTC else utc(last_review),
+        reps,
+        lapses,
+        bool(never),
+    )
+
+
+def session_record(row: Any) -> SessionRecord:
+    """The session of a ``sessions`` row."""
+    return SessionRecord(
+        kind=row.kind,
+        started_at=utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
+        ended_at=utc(row.ended_at),
+        meta=json.loads(row.meta_json),
+        session_id=row.id,
+    )
+
+
+CARD_COLUMNS = [c for c in t.cards.c if c.name not in ("user_id", "vault_id")]
+
+
+def of_scope(table: sa.Table, scope: StudyScope) -> sa.ColumnElement[bool]:
+    """The rows of ``table`` that belong to ``scope``."""
+    return sa.and_(table.c.user_id == scope.user_id, table.c.vault_id == scope.vault_id)
+
+
+def scope_params(scope: StudyScope) -> dict[str, Any]:
+    """Bound values of the scope's user and vault for the prepared statements."""
+    return {"b_user_id": scope.user_id, "b_vault_id": scope.vault_id}
+
+
+# Statements of the hot path are built once: constructing SQLAlchemy
+# expressions costs more than running these queries on SQLite.
+GET_CARD = sa.select(*CARD_COLUMNS).where(
+    t.cards.c.user_id == sa.bindparam("b_user_id"),
+    t.cards.c.vault_id == sa.bindparam("b_vault_id"),
+    t.cards.c.item_id == sa.bindparam("b_item_id"),
+)
+DUE_CARDS = (
+    sa.select(*CARD_COLUMNS)
+    .where(
+        t.cards.c.user_id == sa.bindparam("b_user_id"),
+        t.cards.c.vault_id == sa.bindparam("b_vault_id"),
+        t.cards.c.due.is_not(None),
+        t.cards.c.due <= sa.bindparam("b_due_by", type_=t.UtcDateTime),
+    )
+    .order_by(t.cards.c.due, t.cards.c.item_id)
+    .offset(sa.bindparam("b_offset", type_=sa.Integer()))
+    .limit(sa.bindparam("b_limit", type_=sa.Integer()))
+)
+UPDATE_CARD = t.cards.update().where(
+    t.cards.c.user_id == sa.bindparam("b_user_id"),
+    t.cards.c.vault_id == sa.bindparam("b_vault_id"),
+    t.cards.c.item_id == sa.bindparam("b_item_id"),
+)
+INSERT_CARD = t.cards.insert()
+INSERT_REVIEW = t.reviews.insert()
+BUMP_DAY = (
+    t.review_days.update()
+    .where(
+        t.review_days.c.user_id == sa.bindparam("b_user_id"),
+        t.review_days.c.vault_id == sa.bindparam("b_vault_id"),
+        t.review_days.c.day == sa.bindparam("b_day", type_=t.Day),
+    )
+    .values(
+        {
+            name: t.review_days.c[name] + sa.bindparam(f"d_{name}", type_=sa.Integer())
+            for name in DAY_COUNTERS
+        }
+    )
+)
+INSERT_DAY = t.review_days.insert()
