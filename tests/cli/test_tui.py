@@ -288,8 +288,9 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
         study.update_settings(new_per_day=0)
         lines = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
     assert lines == [
-        "Nothing to practise now: no item is due and today's new items are done "
-        "(or no item matches the filters). Come back later or widen the filters."
+        "Nothing to practise now: no item is due and no new item is allowed "
+        "(new_per_day is 0, 0 new today). Come back tomorrow, or raise the limit: "
+        "sysdrill settings set new_per_day N."
     ]
 
 

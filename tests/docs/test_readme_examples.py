@@ -195,10 +195,11 @@ def test_stats_json_has_the_readme_breakdowns(run_cli) -> None:
 
 
 def test_scripted_practice_example_records_two_reviews(run_cli) -> None:
-    answers = "good\nabout 50 ms, so compute-bound\nhard\n"
-    assert "printf 'good\\nabout 50 ms, so compute-bound\\nhard\\n'" in README.read_text("utf-8")
+    answers = "good\ny\n7 GB\n"
+    assert "printf 'good\\ny\\n7 GB\\n' | sysdrill practice --limit 2" in README.read_text("utf-8")
     result = run_cli("practice", "--limit", "2", input=answers)
     assert result.exit_code == 0, result.stderr
+    assert "Correct: 7 GB (expected 7 GB)." in result.stdout
     assert "Items: 2 answered" in result.stdout
     progress = json.loads(run_cli("progress", "--json").stdout)
     assert progress["reviews_total"] == 2
