@@ -16,6 +16,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from sysdrill.content.collections import Deck
+from sysdrill.content.enums import Level
 from sysdrill.content.models import Item
 from sysdrill.content.plans import PlanOrder, StudyPlan, level_rank
 from sysdrill.study.sessions.selection import studyable
@@ -152,17 +153,28 @@ def teaching_order(
     depths = topic_depths(prerequisites)
     unknown_depth = max(depths.values(), default=0) + 1
     weak_rank = {topic: rank for rank, topic in enumerate(weakest_topics)}
+    levels = len(Level) + 1  # level_rank: 0 for L1 .. len(Level) for no level
     by_depth_first = order is PlanOrder.PREREQUISITES
+    depth_span = unknown_depth + 1
+    topic_rank: dict[str | None, int] = {}
 
-    def key(indexed: tuple[int, Item]) -> tuple[int, int, int, int]:
-        position, item = indexed
-        depth = depths.get(item.topic or "", unknown_depth)
+    def rank_of(topic: str | None) -> int:
+        depth = depths.get(topic or "", unknown_depth)
+        return weak_rank.get(topic or "", len(weak_rank)) * depth_span + depth
+
+    def key(item: Item) -> int:
+        # One integer per item (a vault may hold 100,000): weakness, then the two
+        # criteria in the order asked; sorted() is stable, so vault order breaks ties.
+        rank = topic_rank.get(item.topic)
+        if rank is None:
+            rank = topic_rank[item.topic] = rank_of(item.topic)
+        weak, depth = divmod(rank, depth_span)
         level = level_rank(item.level)
-        weak = weak_rank.get(item.topic or "", len(weak_rank))
-        first, second = (depth, level) if by_depth_first else (level, depth)
-        return (weak, first, second, position)
+        if by_depth_first:
+            return (weak * depth_span + depth) * levels + level
+        return (weak * levels + level) * depth_span + depth
 
-    return [item for _, item in sorted(enumerate(items), key=key)]
+    return sorted(items, key=key)
 
 
 def order_plan_items(
