@@ -23,6 +23,9 @@ Checks: each command exits 0, or 1 when its shown output is an ``Error:`` line; 
 line a ``console`` block shows is in what the command printed (a line ending in
 ``...`` is matched up to the dots).
 
+A ``text`` block after ``<!-- docs-test: answers COMMAND -->`` is an answers file:
+``COMMAND --answers answers.txt`` runs with it and must exit 0.
+
 Markers, HTML comments the rendered page hides:
 ``<!-- docs-test: skip REASON -->`` on the line before a fence leaves that block out
 (a server, the network, a synopsis with placeholders), and
@@ -50,6 +53,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 _SKIP = re.compile(r"<!-- docs-test: skip (?P<reason>[^>]*?)\s*-->\s*$")
 _SKIP_FILE = re.compile(r"<!-- docs-test: skip-file (?P<reason>[^>]*?)\s*-->")
+_ANSWERS = re.compile(r"<!-- docs-test: answers (?P<command>sysdrill [^>]*?)\s*-->\s*$")
 _SHELL = {"sh", "bash", "shell", "console"}
 _PLACEHOLDERS = {"VAULT": "my-vault", "path/to/vault": "my-vault"}
 _PIPE = re.compile(
@@ -62,6 +66,8 @@ class Example:
     command: str
     shown: tuple[str, ...] = ()
     """Output lines a console block shows after the command."""
+    answers: str | None = None
+    """An answers file the command reads (a ``text`` block marked as one)."""
 
 
 @dataclass(frozen=True)
@@ -111,10 +117,15 @@ def _blocks() -> tuple[list[Block], list[tuple[str, str]]]:
             continue
         for fence in _FENCE.finditer(text):
             language, body = fence[1], fence[2]
-            if language not in _SHELL:
-                continue
             line = text.count("\n", 0, fence.start()) + 1
             before = text[: fence.start()].rstrip("\n").rsplit("\n", 1)[-1]
+            script = _ANSWERS.search(before)
+            if script is not None:
+                command = f"{script['command']} --answers answers.txt"
+                runs.append(Block(name, line, (Example(command, answers=body),)))
+                continue
+            if language not in _SHELL:
+                continue
             marker = _SKIP.search(before)
             if marker is not None:
                 skipped.append((f"{name}:{line}", marker["reason"]))
@@ -131,6 +142,7 @@ BLOCKS, SKIPPED = _blocks()
 def test_the_docs_have_examples_to_run_and_say_why_others_do_not_run() -> None:
     assert sum(len(block.examples) for block in BLOCKS) >= 60
     assert {block.doc for block in BLOCKS} >= {"README.md", "docs/sessions.md", "docs/content.md"}
+    assert any(e.answers for block in BLOCKS for e in block.examples)
     for place, reason in SKIPPED:
         assert len(reason.split()) >= 2, f"{place}: say why the example does not run"
         for test_file in re.findall(r"tests/\S+\.py", reason):
@@ -223,6 +235,8 @@ def test_documented_examples_run(block: Block, run_cli, workspace_template, tmp_
         shutil.rmtree(workspace / "my-vault")
     monkeypatch.chdir(workspace)
     for example in block.examples:
+        if example.answers is not None:
+            (workspace / "answers.txt").write_text(example.answers, "utf-8")
         args, stdin, target, fed = _words(example.command)
         if fed is not None:
             stdin = (workspace / fed).read_text("utf-8")
