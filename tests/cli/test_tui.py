@@ -6,6 +6,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Markdown, Static, TextArea
 
 from sysdrill.cli.tui import StudyApp, run_tui
@@ -411,3 +412,16 @@ def test_numeric_answers_still_submit_with_enter():
 
     _drive(app, script)
     assert len(recorder.results) == 1
+
+
+@pytest.mark.parametrize("key", ["alt+enter", "ctrl+enter"])
+def test_alt_or_ctrl_enter_submit_too_where_the_terminal_reports_them(key):
+    session, recorder = _session("quiz-2")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press(*"bubble", key)
+        await pilot.press("h")
+
+    _drive(app, script)
+    assert [(r.rating, r.answer) for r in recorder.results] == [(Rating.HARD, "bubble")]
