@@ -19,6 +19,10 @@ an Anki package and a StaffML corpus exported from the sample vault, a StaffML v
 folder, a study-state export and a StaffML browser export. Commands without
 ``--vault`` use the bundled starter vault, as for a new user.
 
+Dates in examples (interview deadlines) stand for days ahead: every date is moved by
+one offset so that the earliest is 30 days from today, which keeps the examples from
+expiring and keeps their order.
+
 Checks: each command exits 0, or 1 when its shown output is an ``Error:`` line; every
 line a ``console`` block shows is in what the command printed (a line ending in
 ``...`` is matched up to the dots).
@@ -41,6 +45,7 @@ import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -56,6 +61,7 @@ _SKIP_FILE = re.compile(r"<!-- docs-test: skip-file (?P<reason>[^>]*?)\s*-->")
 _ANSWERS = re.compile(r"<!-- docs-test: answers (?P<command>sysdrill [^>]*?)\s*-->\s*$")
 _SHELL = {"sh", "bash", "shell", "console"}
 _PLACEHOLDERS = {"VAULT": "my-vault", "path/to/vault": "my-vault"}
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _PIPE = re.compile(
     r"^(?P<feeder>printf\s+'(?:[^'\\]|\\.)*'|cat\s+\S+)\s*\|\s*(?P<rest>sysdrill .*)$"
 )
@@ -139,6 +145,25 @@ def _blocks() -> tuple[list[Block], list[tuple[str, str]]]:
 BLOCKS, SKIPPED = _blocks()
 
 
+def _date_shift() -> timedelta:
+    shown = [
+        date.fromisoformat(found)
+        for block in BLOCKS
+        for example in block.examples
+        for found in _DATE.findall(example.command)
+    ]
+    soon = datetime.now(UTC).date() + timedelta(days=30)
+    return max(timedelta(0), soon - min(shown, default=soon))
+
+
+DATE_SHIFT = _date_shift()
+
+
+def _ahead(command: str) -> str:
+    """The command with its dates moved by :data:`DATE_SHIFT`."""
+    return _DATE.sub(lambda m: (date.fromisoformat(m[0]) + DATE_SHIFT).isoformat(), command)
+
+
 def test_the_docs_have_examples_to_run_and_say_why_others_do_not_run() -> None:
     assert sum(len(block.examples) for block in BLOCKS) >= 60
     assert {block.doc for block in BLOCKS} >= {"README.md", "docs/sessions.md", "docs/content.md"}
@@ -206,6 +231,7 @@ def _words(command: str) -> tuple[list[str], str | None, str | None, Path | None
     """The sysdrill arguments, standard input, redirect target, and a file read as input."""
     for placeholder, real in _PLACEHOLDERS.items():
         command = command.replace(placeholder, real)
+    command = _ahead(command)
     stdin: str | None = None
     fed: Path | None = None
     piped = _PIPE.match(command)
@@ -291,3 +317,14 @@ def test_decks_and_chains_named_in_examples_exist_in_the_vault_used() -> None:
         assert name in known or command == "sysdrill quiz gpu", (command, name)
     for command, name, mine in chains:
         assert name in {c.id for c in vaults[mine].chains}, (command, name)
+
+
+def test_example_dates_are_moved_ahead_in_order() -> None:
+    shown = sorted(
+        {d for block in BLOCKS for e in block.examples for d in _DATE.findall(e.command)}
+    )
+    assert len(shown) >= 2  # the deadline examples
+    moved = [_ahead(d) for d in shown]
+    assert moved == sorted(moved)
+    soon = datetime.now(UTC).date() + timedelta(days=30)
+    assert date.fromisoformat(moved[0]) >= soon
