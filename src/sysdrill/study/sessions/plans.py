@@ -106,13 +106,16 @@ def practice_plan(
     """
     pool = filter_items(items, decks, item_filter)
     chosen = study.next_items(pool, now=now, limit=limit)
-    is_new = _new_checker(study)
+    # One card read per item: the limits and the title both ask which items are new.
+    new_ids = {item.id for item in chosen if study.card_state(item.id).never_seen}
     meta = filter_meta(item_filter)
     left = ""
     if new_items is not None:
-        chosen, held = hold_back_new(chosen, is_new=is_new, allowed=new_items.for_session)
+        chosen, held = hold_back_new(
+            chosen, is_new=lambda item: item.id in new_ids, allowed=new_items.for_session
+        )
         meta[NEW_HELD_KEY] = str(held)
-    new = sum(1 for item in chosen if is_new(item))
+    new = sum(1 for item in chosen if item.id in new_ids)
     if new_items is not None:
         left = f"; {new_items.left_after(new)} more new today"
     return SessionPlan(
