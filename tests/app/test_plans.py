@@ -9,9 +9,12 @@ import pytest
 from sysdrill.app.plans import active_plan, practice_items, show_plan, start_plan, stop_plan
 from sysdrill.app.sessions import StartOptions, start_session
 from sysdrill.app.study_vault import StudyVault, open_study_vault
+from sysdrill.content.enums import Level
+from sysdrill.content.plans import level_rank, load_prerequisites
 from sysdrill.content.sample import sample_vault_path, starter_vault_path
 from sysdrill.errors import PlanNotFound, UsageError
 from sysdrill.storage.memory import MemoryStudyStore
+from sysdrill.study.plans import topic_depths
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
@@ -86,10 +89,23 @@ def test_stop_ends_the_plan_and_another_can_start(study, vault) -> None:
         stop_plan(StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0), now=T0)
 
 
-def test_practice_without_a_plan_draws_new_items_in_vault_order(study, vault) -> None:
-    assert practice_items(study, vault, now=T0) is vault.items
+def test_practice_without_a_plan_draws_new_items_in_teaching_order(study, vault) -> None:
+    ordered = list(practice_items(study, vault, now=T0))
+    assert sorted(i.id for i in ordered) == sorted(i.id for i in vault.items)
+    prerequisites = load_prerequisites(vault.root)
+    depths = topic_depths(prerequisites)
+    keys = [(depths[i.topic or ""], level_rank(i.level)) for i in ordered]
+    # Topics others build on first, then L1 to L6+ within a depth.
+    assert keys == sorted(keys)
+    first_seen = {}
+    for index, item in enumerate(ordered):
+        first_seen.setdefault(item.topic, index)
+    for topic, needs in prerequisites.items():
+        for need in needs:
+            assert first_seen[need] < first_seen[topic], (need, topic)
+    assert ordered[0].level is Level.L1
     ids = _practice_ids(study, vault, now=T0, limit=3)
-    assert ids == [str(item.id) for item in vault.items[:3]]
+    assert ids == [str(item.id) for item in ordered[:3]]
 
 
 def test_practice_follows_the_plan_order_and_daily_budget(study, vault) -> None:

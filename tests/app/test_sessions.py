@@ -9,29 +9,16 @@ import pytest
 
 from sysdrill.app import sessions as app
 from sysdrill.app.sessions import StartOptions
-from sysdrill.app.study_vault import StudyVault, open_study_vault
-from sysdrill.content.loader import load_vault
+from sysdrill.app.study_vault import open_study_vault
 from sysdrill.errors import SessionNotFound, UsageError
-from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import GauntletFormat
-from sysdrill.study.user_state import VaultId
 
 VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def vault() -> StudyVault:
-    return StudyVault.of(load_vault(VAULT_DIR))
-
-
-@pytest.fixture
-def study() -> StudyService:
-    return StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
 
 
 def _reviews(study: StudyService) -> list[tuple[str, Rating]]:
@@ -285,7 +272,7 @@ def test_a_session_whose_item_left_the_vault_is_refused_then_ended(study, vault)
     with pytest.raises(ContentInvalid, match="asks fc-3, which the vault no longer holds"):
         app.current_prompt(study, smaller, view.session_id, now=T0)
     report = app.finish(study, smaller, view.session_id, now=T0)
-    assert report.lines[0] == "Practice: 3 items (0 due, 3 new): ended"
+    assert report.lines[0] == "Practice: 3 items (0 due, 3 new; 17 more new today): ended"
     assert app.list_sessions(study) == []
     assert [r.item_id for r in study.store.iter_reviews(study.scope)] == ["fc-1"]
     [record] = study.sessions()

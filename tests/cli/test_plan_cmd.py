@@ -86,7 +86,7 @@ def test_a_new_user_first_practice_draws_from_the_starter_vault(run_cli) -> None
     result = run_cli("practice", "--limit", "25", input="")
     assert result.exit_code == 0, result.stderr
     # 20 new items (the daily limit): more than the 12 of the sample vault.
-    assert result.stdout.startswith("Practice: 20 items (0 due, 20 new)\n")
+    assert result.stdout.startswith("Practice: 20 items (0 due, 20 new; 0 more new today)\n")
     assert result.stdout.endswith("Items: 0 answered, 20 not reached\n")
 
 

@@ -33,9 +33,11 @@ def _answers(tmp_path: Path, text: str) -> str:
 
 def test_practice_from_an_answers_file_records_each_review(run_cli, tmp_path):
     answers = _answers(tmp_path, "80 GB\ngood\nc\nn\n-\nagain\n")
-    result = run_cli("practice", "--vault", str(VAULT), "--limit", "3", "--answers", answers)
+    result = run_cli(
+        "practice", "--vault", str(VAULT), "--track", "cloud", "--limit", "3", "--answers", answers
+    )
     assert result.exit_code == 0, result.stderr
-    assert "Practice: 3 items (0 due, 3 new)" in result.stdout
+    assert "Practice: 3 items (0 due, 3 new; 17 more new today)" in result.stdout
     assert "Recorded: Good; next review in 10 min." in result.stdout
     assert "Score: 2/3 right (67%)" in result.stdout
     assert _reviews() == [
@@ -296,3 +298,40 @@ def test_undo_before_any_rating_says_there_is_nothing_to_undo(run_cli):
     assert "> undo\nNothing to undo: no item of this session has been rated yet.\n" in (
         result.stdout
     )
+
+
+def test_practice_new_flag_and_daily_limit_hold_across_sessions(run_cli):
+    assert run_cli("settings", "set", "new_per_day", "2").exit_code == 0
+    args = ("practice", "--vault", str(VAULT), "--deck", "dp-cards")
+    first = run_cli(*args, "--new", "1", input="good\n")
+    assert first.exit_code == 0, first.stderr
+    assert first.stdout.startswith(
+        "Note: 1 new item(s) left out: this session takes 1 new (--new).\n"
+        "Practice: 1 items (0 due, 1 new; 1 more new today)\n"
+    )
+    second = run_cli(*args, input="good\n")
+    assert second.stdout.startswith("Practice: 1 items (0 due, 1 new; 0 more new today)\n")
+    third = run_cli(*args, input="")
+    assert third.exit_code == 0
+    assert third.stdout == (
+        "Nothing to practise now: no item is due and no new item is allowed "
+        "(new_per_day is 2, 2 new today). Come back tomorrow, or raise the limit: "
+        "sysdrill settings set new_per_day N.\n"
+    )
+    assert [r[0] for r in _reviews()] == ["fc-1", "fc-2"]
+
+
+def test_quiz_new_flag_leaves_new_items_out_with_a_note(run_cli):
+    result = run_cli("quiz", "ch26-quiz", "--vault", str(VAULT), "--new", "1", input="")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(
+        "Note: 1 new item(s) left out: this session takes 1 new (--new).\n"
+        "Quiz: Chapter 26 quiz (1 items)\n"
+    )
+
+
+@pytest.mark.parametrize("command", [("practice",), ("quiz", "ch26-quiz"), ("daily",)])
+def test_a_negative_new_limit_is_a_usage_error(run_cli, command):
+    result = run_cli(*command, "--vault", str(VAULT), "--new", "-1")
+    assert result.exit_code == 2
+    assert "--new" in result.stderr

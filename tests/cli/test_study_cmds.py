@@ -186,7 +186,7 @@ def test_workload_is_the_same_for_the_same_state_and_day(run_cli, db_url):
     deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
     assert run_cli("settings", "set", "deadline", deadline, "--db", db_url).exit_code == 0
     assert (
-        run_cli("practice", "--db", db_url, "--limit", "3", input="good\ngood\ngood\n").exit_code
+        run_cli("practice", "--db", db_url, "--limit", "3", input="good\nn\ngood\nn\n").exit_code
         == 0
     )
     first = run_cli("workload", "--json", "--db", db_url)

@@ -6,7 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from textual.widgets import Input, Markdown, Static
+import pytest
+from textual.widgets import Input, Markdown, Static, TextArea
 
 from sysdrill.cli.tui import StudyApp, run_tui
 from sysdrill.content.loader import load_vault
@@ -126,8 +127,8 @@ def test_free_text_is_typed_then_self_rated_and_math_is_readable():
 
     async def script(pilot):
         seen["question"] = _markdown(app)
-        assert app.query_one("#answer", Input).has_focus
-        await pilot.press(*"bubble", "enter")
+        assert app.query_one("#essay", TextArea).has_focus
+        await pilot.press(*"bubble", "ctrl+s")
         seen["reveal"] = _markdown(app)
         await pilot.press("a")
         seen["report"] = _markdown(app)
@@ -158,7 +159,7 @@ def test_gauntlet_shows_the_countdown_scores_the_rubric_and_ends_on_time():
 
     async def script(pilot):
         seen["timer"] = _text(app, "#timer")
-        await pilot.press(*"profile it", "enter")
+        await pilot.press(*"profile it", "ctrl+s")
         seen["rubric"] = _markdown(app)
         await pilot.press("1", "3", "3", "2")
         seen["ticked"] = _markdown(app)
@@ -189,7 +190,7 @@ def test_chain_offer_is_taken_with_y():
     seen = {}
 
     async def script(pilot):
-        await pilot.press(*"80 GB", "enter", "g")
+        await pilot.press(*"80 GB", "ctrl+s", "g")
         seen["offer"] = _text(app, "#feedback")
         await pilot.press("y")
 
@@ -207,7 +208,7 @@ def test_skip_key_and_typed_quit_end_as_in_the_answers_format():
 
     async def script(pilot):
         await pilot.press("s")
-        await pilot.press(*"quit", "enter")
+        await pilot.press(*"quit", "ctrl+s")
 
     _drive(app, script)
     assert recorder.results == []
@@ -242,7 +243,7 @@ def test_your_answer_is_shown_beside_the_model_answer():
     seen = {}
 
     async def script(pilot):
-        await pilot.press(*"recompute", "enter")
+        await pilot.press(*"recompute", "ctrl+s")
         seen["reveal"] = _markdown(app)
 
     _drive(app, script)
@@ -256,7 +257,7 @@ def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
 
     def runner(app):
         async def script(pilot):
-            await pilot.press("8", "0", "enter")
+            await pilot.press("8", "0", "ctrl+s")
             await pilot.press("g")
 
         _drive(app, script)
@@ -288,8 +289,9 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
         study.update_settings(new_per_day=0)
         lines = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
     assert lines == [
-        "Nothing to practise now: no item is due and today's new items are done "
-        "(or no item matches the filters). Come back later or widen the filters."
+        "Nothing to practise now: no item is due and no new item is allowed "
+        "(new_per_day is 0, 0 new today). Come back tomorrow, or raise the limit: "
+        "sysdrill settings set new_per_day N."
     ]
 
 
@@ -369,3 +371,57 @@ def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
     assert seen["note"] == "Took back the last rating; the item is asked again."
     assert seen["item"].startswith("## fc-1")
     assert reviews == [("fc-1", Rating.EASY)]
+
+
+def test_free_text_spans_lines_enter_adds_one_and_the_submit_key_sends_all():
+    session, recorder = _session("quiz-2", "c-l2-mc")
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        seen["footer"] = [b.binding.key_display for b in app.active_bindings.values() if b.enabled]
+        await pilot.press(*"bubble", "enter", *"idle stages", "enter")
+        seen["phase"] = session.phase
+        seen["hint"] = _text(app, "#hint")
+        await pilot.press("ctrl+s")
+        seen["reveal"] = _markdown(app)
+        await pilot.press("g")
+        seen["next_focus"] = app.query_one("#essay", TextArea).display
+        seen["footer_after"] = [b.binding.action for b in app.active_bindings.values() if b.enabled]
+
+    _drive(app, script)
+    assert "Ctrl+S" in seen["footer"]
+    assert seen["phase"] is Phase.ANSWER  # Enter only started new lines
+    assert seen["hint"].startswith("type your answer; Enter adds a line, Ctrl+S submits")
+    assert "### Your answer\n\nbubble  \nidle stages" in seen["reveal"]
+    assert [(r.rating, r.answer) for r in recorder.results] == [
+        (Rating.GOOD, "bubble\nidle stages")
+    ]
+    # A multiple-choice item follows: no text box, no submit key.
+    assert seen["next_focus"] is False
+    assert "submit_essay" not in seen["footer_after"]
+
+
+def test_numeric_answers_still_submit_with_enter():
+    session, recorder = _session("c-l3-num")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        assert app.query_one("#answer", Input).has_focus
+        await pilot.press(*"1 s", "enter")
+
+    _drive(app, script)
+    assert len(recorder.results) == 1
+
+
+@pytest.mark.parametrize("key", ["alt+enter", "ctrl+enter"])
+def test_alt_or_ctrl_enter_submit_too_where_the_terminal_reports_them(key):
+    session, recorder = _session("quiz-2")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press(*"bubble", key)
+        await pilot.press("h")
+
+    _drive(app, script)
+    assert [(r.rating, r.answer) for r in recorder.results] == [(Rating.HARD, "bubble")]

@@ -48,7 +48,7 @@ def test_studying_one_vault_leaves_another_with_the_same_item_ids_unchanged(run_
     exported = json.loads(run_cli("state", "export", "-", "--vault", str(second)).stdout)
     assert (exported["cards"], exported["reviews"], exported["sessions"]) == ([], [], [])
     banner = run_cli("practice", "--vault", str(second), input="")
-    assert banner.stdout.startswith("Practice: 2 items (0 due, 2 new)")
+    assert banner.stdout.startswith("Practice: 2 items (0 due, 2 new;")
 
 
 def test_a_vault_with_an_id_keeps_its_state_when_moved(run_cli, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,6 +16,7 @@ from sysdrill.study.plans import (
     order_plan_items,
     plan_progress,
     scheduled_new_items,
+    teaching_order,
     topic_depths,
 )
 
@@ -126,3 +128,34 @@ def test_progress_reports_day_end_and_what_is_behind(starter: Vault) -> None:
 def test_active_plan_round_trips_through_its_stored_form() -> None:
     active = ActivePlan(name="interview-2w", started_on=date(2026, 11, 25), adaptive=True)
     assert ActivePlan.from_meta(active.to_meta()) == active
+
+
+def _item(item_id: str, topic: str | None, level: Level | None) -> SimpleNamespace:
+    return SimpleNamespace(id=item_id, topic=topic, level=level)
+
+
+def test_teaching_order_puts_prerequisites_then_levels_then_file_order() -> None:
+    needs = {"basics": (), "middle": ("basics",), "top": ("middle",)}
+    items = [
+        _item("top-l1", "top", Level.L1),
+        _item("unknown-l1", "elsewhere", Level.L1),
+        _item("middle-l3", "middle", Level.L3),
+        _item("basics-l2", "basics", Level.L2),
+        _item("middle-l1", "middle", Level.L1),
+        _item("basics-none", "basics", None),
+        _item("basics-l2-later", "basics", Level.L2),
+    ]
+    ordered = [i.id for i in teaching_order(items, needs)]
+    assert ordered == [
+        "basics-l2",
+        "basics-l2-later",
+        "basics-none",
+        "middle-l1",
+        "middle-l3",
+        "top-l1",
+        "unknown-l1",
+    ]
+    by_level = [i.id for i in teaching_order(items, needs, order=PlanOrder.LEVEL)]
+    assert by_level[:3] == ["middle-l1", "top-l1", "unknown-l1"]
+    weak_first = [i.id for i in teaching_order(items, needs, weakest_topics=["top"])]
+    assert weak_first[0] == "top-l1"

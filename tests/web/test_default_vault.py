@@ -27,5 +27,5 @@ def test_practice_in_the_browser_draws_from_the_starter_vault(tmp_path: Path) ->
         assert response.status_code == 200, response.text
         view = response.json()
     # The daily limit of 20 new items: the sample vault holds only 12.
-    assert view["title"] == "Practice: 20 items (0 due, 20 new)"
+    assert view["title"] == "Practice: 20 items (0 due, 20 new; 0 more new today)"
     assert view["total"] == 20

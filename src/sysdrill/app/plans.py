@@ -24,6 +24,7 @@ from sysdrill.study.plans import (
     order_plan_items,
     plan_progress,
     scheduled_new_items,
+    teaching_order,
 )
 from sysdrill.study.service import StudyService
 from sysdrill.study.user_state import SessionId
@@ -171,17 +172,15 @@ def stop_plan(study: StudyService, *, now: datetime) -> ActivePlan:
 def practice_items(study: StudyService, vault: StudyVault, *, now: datetime) -> Sequence[Item]:
     """The items practice draws from: the vault's, or the active plan's schedule.
 
-    With no active plan this is ``vault.items`` itself. With one, new items are the
-    plan's items due by today in plan order, and every item already studied stays
-    (so its reviews still come when due).
+    With no active plan this is the vault's items in teaching order (prerequisites,
+    then level: the rule plans follow). With one, new items are the plan's items due
+    by today in plan order, and every item already studied stays (so its reviews
+    still come when due).
     """
     active = active_plan(study)
-    if active is None:
-        return vault.items
-    plans = {plan.name: plan for plan in list_plans(vault)}
-    plan = plans.get(active.name)
-    if plan is None:
-        return vault.items
+    plan = None if active is None else {p.name: p for p in list_plans(vault)}.get(active.name)
+    if active is None or plan is None:
+        return teaching_order(vault.items, load_prerequisites(vault.root))
     moment = require_utc(now)
     seen = _seen(study)
     ordered = _ordered(study, vault, plan, active, moment)

@@ -19,12 +19,12 @@ Sessions with nothing to ask are not saved: the view then has no
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
 from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
-from sysdrill.app.plans import practice_items
+from sysdrill.app.session_plans import StartOptions, assemble_plan
 from sysdrill.app.session_views import (
     ChainOfferView,
     DeadlineView,
@@ -49,16 +49,6 @@ from sysdrill.study.sessions.engine import (
     Session,
     SessionKind,
 )
-from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
-from sysdrill.study.sessions.plans import (
-    DEFAULT_PRACTICE_LIMIT,
-    EMPTY_MESSAGES,
-    chain_plan,
-    daily_plan,
-    filter_meta,
-    practice_plan,
-    quiz_plan,
-)
 from sysdrill.study.sessions.report import build_report, recorded_line
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.sessions.selection import filter_items
@@ -70,6 +60,7 @@ __all__ = [
     "FeedbackView",
     "ItemPrompt",
     "ReportView",
+    "SessionKind",
     "SessionView",
     "StartOptions",
     "answer",
@@ -89,39 +80,6 @@ __all__ = [
     "undo_last_rating",
     "undo_in_driver",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class StartOptions:
-    """What a session is started with: the CLI's options, by session kind.
-
-    The filter serves every kind in its own way: practice and daily draw from
-    the items it matches, a quiz takes its ``deck``, a gauntlet its ``track``
-    and the ``level`` it aims at (the warm-up comes from below it).
-    """
-
-    kind: SessionKind
-    item_filter: ItemFilter = ItemFilter()
-    limit: int = DEFAULT_PRACTICE_LIMIT
-    """Practice: items in the session at most."""
-    gauntlet_format: GauntletFormat = GauntletFormat.QUICK
-    seed: int | None = None
-    """Gauntlet: seed of the random picks (the start time when None)."""
-    chain_id: str | None = None
-    """Chain: the chain to walk (required)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The options that are set, JSON-ready."""
-        values: dict[str, Any] = {"kind": self.kind.value, **filter_meta(self.item_filter)}
-        if self.kind is SessionKind.PRACTICE:
-            values["limit"] = self.limit
-        if self.kind is SessionKind.GAUNTLET:
-            values["gauntlet_format"] = self.gauntlet_format.value
-            if self.seed is not None:
-                values["seed"] = self.seed
-        if self.chain_id is not None:
-            values["chain_id"] = self.chain_id
-        return values
 
 
 # -- views ---------------------------------------------------------------------------
@@ -249,42 +207,10 @@ def start_session(
         UsageError: If a quiz has no deck or a chain walk no chain id.
     """
     moment = require_utc(now)
-    note: str | None = None
-    kind = options.kind
-    if kind is SessionKind.PRACTICE:
-        plan = practice_plan(
-            study,
-            practice_items(study, vault, now=moment),
-            vault.decks,
-            item_filter=options.item_filter,
-            now=moment,
-            limit=options.limit,
-        )
-    elif kind is SessionKind.QUIZ:
-        deck = options.item_filter.deck
-        if not deck:
-            raise UsageError("A quiz needs a deck. Name one (see `sysdrill stats`).")
-        plan = quiz_plan(vault.items, vault.decks, deck)
-    elif kind is SessionKind.GAUNTLET:
-        pick = pick_gauntlet(
-            vault.items,
-            fmt=options.gauntlet_format,
-            track=options.item_filter.track,
-            level=options.item_filter.level,
-            seed=options.seed if options.seed is not None else int(moment.timestamp()),
-        )
-        note = pick.note
-        plan = gauntlet_plan(pick, options.gauntlet_format)
-    elif kind is SessionKind.CHAIN:
-        if not options.chain_id:
-            raise UsageError("A chain walk needs a chain id (see chains.yaml).")
-        plan = chain_plan(vault.chains, vault.items, options.chain_id)
-    else:
-        plan, _ = daily_plan(
-            study, vault.items, vault.decks, item_filter=options.item_filter, now=moment
-        )
-    if not plan.items:
-        return SessionView.empty(kind.value, plan.title, EMPTY_MESSAGES[kind], note=note)
+    assembled = assemble_plan(study, vault, options, now=moment)
+    plan, note = assembled.plan, assembled.note
+    if assembled.empty_message is not None:
+        return SessionView.empty(options.kind.value, plan.title, assembled.empty_message, note=note)
     seed = options.seed if options.seed is not None else int(moment.timestamp() * 1000)
     plan, started_with = with_template_draws(plan, options.to_dict(), seed)
     saved = save_new(study, plan, started_with=started_with, now=moment)

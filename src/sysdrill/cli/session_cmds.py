@@ -65,6 +65,15 @@ AreaOption = Annotated[
     typer.Option("--area", help="Only items of this competency area."),
 ]
 TagOption = Annotated[str | None, typer.Option("--tag", help="Only items with this tag.")]
+NewOption = Annotated[
+    int | None,
+    typer.Option(
+        "--new",
+        min=0,
+        help="New (never seen) items in this session at most; the daily limit "
+        "(setting new_per_day) applies across all of today's sessions as well.",
+    ),
+]
 
 
 def _clock() -> datetime:
@@ -166,6 +175,7 @@ def practice(
     limit: Annotated[
         int, typer.Option("--limit", min=1, help="Items in the session at most.")
     ] = 20,
+    new: NewOption = None,
     deadline: Annotated[
         str | None,
         typer.Option(
@@ -190,7 +200,10 @@ def practice(
             raise typer.BadParameter(str(exc), param_hint="--deadline") from exc
     loaded = _load(vault)
     options = StartOptions(
-        SessionKind.PRACTICE, _filter(deck, track, level, zone, topic, area, tag), limit=limit
+        SessionKind.PRACTICE,
+        _filter(deck, track, level, zone, topic, area, tag),
+        limit=limit,
+        new_limit=new,
     )
     with _study(db, loaded) as study:
         if deadline is not None:
@@ -217,6 +230,7 @@ def practice(
 
 def quiz(
     deck: Annotated[str, typer.Argument(help="Deck name (decks.yaml, or an item's deck field).")],
+    new: NewOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
     answers: AnswersOption = None,
@@ -228,7 +242,8 @@ def quiz(
 
     loaded = _load(vault)
     with _study(db, loaded) as study:
-        _run(study, loaded, StartOptions(SessionKind.QUIZ, ItemFilter(deck=deck)), answers)
+        options = StartOptions(SessionKind.QUIZ, ItemFilter(deck=deck), new_limit=new)
+        _run(study, loaded, options, answers)
 
 
 def gauntlet(
@@ -304,6 +319,7 @@ def daily(
     topic: TopicOption = None,
     area: AreaOption = None,
     tag: TagOption = None,
+    new: NewOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
     answers: AnswersOption = None,
@@ -313,7 +329,9 @@ def daily(
     from sysdrill.study.sessions.engine import SessionKind
 
     loaded = _load(vault)
-    options = StartOptions(SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag))
+    options = StartOptions(
+        SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag), new_limit=new
+    )
     with _study(db, loaded) as study:
         _run(study, loaded, options, answers)
 

@@ -16,6 +16,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from sysdrill.content.collections import Deck
+from sysdrill.content.enums import Level
 from sysdrill.content.models import Item
 from sysdrill.content.plans import PlanOrder, StudyPlan, level_rank
 from sysdrill.study.sessions.selection import studyable
@@ -26,6 +27,7 @@ __all__ = [
     "order_plan_items",
     "plan_progress",
     "scheduled_new_items",
+    "teaching_order",
     "topic_depths",
 ]
 
@@ -128,6 +130,53 @@ def topic_depths(prerequisites: Mapping[str, Iterable[str]]) -> dict[str, int]:
     return depths
 
 
+def teaching_order(
+    items: Sequence[Item],
+    prerequisites: Mapping[str, Iterable[str]],
+    *,
+    order: PlanOrder = PlanOrder.PREREQUISITES,
+    weakest_topics: Sequence[str] = (),
+) -> list[Item]:
+    """``items`` in the order a learner should meet them: the one rule for new items.
+
+    Topics others build on come first (their depth in the prerequisite graph), then
+    level L1 to L6+ (``order`` may swap the two), then the position in ``items``, so
+    the order is stable. Topics the taxonomy does not know come after every known one.
+
+    Args:
+        items: The items, in vault order (the last tie-break).
+        prerequisites: Topic id to the topics it builds on (``taxonomy.yaml``).
+        order: Whether prerequisite depth or level decides first.
+        weakest_topics: Topics to put first, weakest first (a plan's adaptive option);
+            the rest of the order holds within each.
+    """
+    depths = topic_depths(prerequisites)
+    unknown_depth = max(depths.values(), default=0) + 1
+    weak_rank = {topic: rank for rank, topic in enumerate(weakest_topics)}
+    levels = len(Level) + 1  # level_rank: 0 for L1 .. len(Level) for no level
+    by_depth_first = order is PlanOrder.PREREQUISITES
+    depth_span = unknown_depth + 1
+    topic_rank: dict[str | None, int] = {}
+
+    def rank_of(topic: str | None) -> int:
+        depth = depths.get(topic or "", unknown_depth)
+        return weak_rank.get(topic or "", len(weak_rank)) * depth_span + depth
+
+    def key(item: Item) -> int:
+        # One integer per item (a vault may hold 100,000): weakness, then the two
+        # criteria in the order asked; sorted() is stable, so vault order breaks ties.
+        rank = topic_rank.get(item.topic)
+        if rank is None:
+            rank = topic_rank[item.topic] = rank_of(item.topic)
+        weak, depth = divmod(rank, depth_span)
+        level = level_rank(item.level)
+        if by_depth_first:
+            return (weak * depth_span + depth) * levels + level
+        return (weak * levels + level) * depth_span + depth
+
+    return sorted(items, key=key)
+
+
 def order_plan_items(
     plan: StudyPlan,
     items: Sequence[Item],
@@ -136,7 +185,7 @@ def order_plan_items(
     *,
     weakest_topics: Sequence[str] = (),
 ) -> list[Item]:
-    """The plan's items in the order it introduces them.
+    """The plan's items in the order it introduces them (:func:`teaching_order`).
 
     Args:
         plan: The plan.
@@ -150,19 +199,8 @@ def order_plan_items(
     for item in items:
         if item.deck:
             members.setdefault(item.deck, set()).add(item.id)
-    depths = topic_depths(prerequisites)
-    unknown_depth = max(depths.values(), default=0) + 1
-    weak_rank = {topic: rank for rank, topic in enumerate(weakest_topics)}
-    position = {item.id: index for index, item in enumerate(items)}
-
-    def key(item: Item) -> tuple[int, int, int, int]:
-        depth = depths.get(item.topic or "", unknown_depth)
-        level = level_rank(item.level)
-        weak = weak_rank.get(item.topic or "", len(weak_rank))
-        first, second = (depth, level) if plan.order is PlanOrder.PREREQUISITES else (level, depth)
-        return (weak, first, second, position[item.id])
-
-    return sorted((i for i in studyable(items) if plan.covers(i, members)), key=key)
+    covered = [i for i in studyable(items) if plan.covers(i, members)]
+    return teaching_order(covered, prerequisites, order=plan.order, weakest_topics=weakest_topics)
 
 
 def scheduled_new_items(

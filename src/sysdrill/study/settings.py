@@ -44,7 +44,10 @@ SETTING_DOCS: dict[str, str] = {
         "Spread intervals of 3 days or more by a few percent so that items learned "
         "together do not stay together (default true)."
     ),
-    "new_per_day": "New items introduced per UTC day at most (default 20).",
+    "new_per_day": (
+        "New (never reviewed) items per UTC day at most, across all of the day's "
+        "practice, quiz and daily sessions (default 20); --new N caps one session."
+    ),
     "reviews_per_day": "Reviews of learned items per UTC day at most (default 200).",
     "deadline": (
         "Interview date (YYYY-MM-DD) or none. Until that day intervals end before it, "

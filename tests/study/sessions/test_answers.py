@@ -66,3 +66,18 @@ def test_yes_no_and_commands():
     assert command_of("SKIP") is Command.SKIP
     assert command_of("q") is Command.QUIT
     assert command_of("good") is None
+
+
+def test_a_block_between_fences_is_one_answer_with_its_lines():
+    script = AnswerScript(["good", '"""', "line one", "", "# kept", '  """  ', "hard"])
+    assert script.next_line() == "good"
+    assert script.next_line() == "line one\n\n# kept"
+    assert script.line_number == 6
+    assert script.next_line() == "hard"
+
+
+def test_an_unclosed_block_names_the_line_that_opened_it():
+    script = AnswerScript(["good", '"""', "never closed"], name="answers.txt")
+    script.next_line()
+    with pytest.raises(UsageError, match=r"^answers.txt:2: The multi-line answer opened here"):
+        script.next_line()

@@ -42,7 +42,7 @@ def test_transcript_shows_item_reveal_and_recorded_rating(vault, clock, recorder
         "",
         "[1/2] quiz-2 (ch26-quiz)",
         "What does (P-1)/(M+P-1) measure?",
-        "Your answer (one line, - for none):",
+        'Your answer (one line, or several between two """ lines; - for none):',
         "> the bubble",
         "Compare your answer with the model answer.",
         "Model answer:",
@@ -152,3 +152,12 @@ def test_answer_after_the_countdown_ends_the_gauntlet(vault, clock, recorder):
     assert "Time is up." in out
     assert recorder.recorded == []
     assert report.not_reached == 2
+
+
+def test_a_fenced_block_answers_free_text_over_several_lines(vault, clock, recorder):
+    session = _session(vault, clock, recorder, "quiz-2")
+    script = '"""\nthe bubble:\n\n# idle stages\n(P-1)/(M+P-1)\n"""\ngood\n'
+    report, out = _run(session, script)
+    assert out[5] == "> the bubble:\n> \n> # idle stages\n> (P-1)/(M+P-1)"
+    assert session.results[0].answer == "the bubble:\n\n# idle stages\n(P-1)/(M+P-1)"
+    assert report.answered == 1

@@ -3,8 +3,11 @@
 Keys (also shown at the bottom of the screen):
 
 - multiple choice: ``a``-``d`` pick an option;
-- numeric and free-text answers: type in the box, Enter submits
+- numeric answers and exercise parts: type in the box, Enter submits
   (typing ``skip`` or ``quit`` works as in the answers format);
+- free-text answers: type in the box over as many lines as you like, Enter
+  starts a new line, Ctrl+S submits (Alt+Enter or Ctrl+Enter too, where the
+  terminal reports them; the footer shows the key);
 - flashcards: space or Enter shows the back;
 - rating: ``a``/``h``/``g``/``e`` for Again/Hard/Good/Easy, or ``1``-``5`` confidence;
 - gauntlet rubric: ``1``-``9`` tick key points, Enter confirms;
@@ -28,7 +31,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.events import Key
-from textual.widgets import Footer, Header, Input, Markdown, Static
+from textual.widgets import Footer, Header, Input, Markdown, Static, TextArea
 
 from sysdrill.errors import UsageError
 from sysdrill.study.ratings import Rating, rating_from_text
@@ -43,16 +46,23 @@ from sysdrill.study.sessions.report import (
 from sysdrill.study.sessions.text import keep_line_breaks, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
-__all__ = ["RATING_KEYS", "StudyApp"]
+__all__ = ["RATING_KEYS", "SUBMIT_KEYS", "StudyApp"]
 
 RATING_KEYS: dict[str, Rating] = {
     key: rating_from_text(key) for key in ("a", "h", "g", "e", "1", "2", "3", "4", "5")
 }
 """Keys that rate a recall: a/h/g/e for Again/Hard/Good/Easy, 1-5 for confidence."""
 
+SUBMIT_KEYS = "ctrl+s,alt+enter,ctrl+enter"
+"""Keys that submit a free-text answer, whose Enter starts a new line. Ctrl+S comes
+first because every terminal sends it; most send Ctrl+Enter as a plain Enter."""
+
 _HINTS: dict[str, str] = {
     "choice": "a-{last} choose   s skip   q quit",
     "input": "type your answer, Enter submits (skip / quit work too)   Esc quit",
+    "essay": (
+        "type your answer; Enter adds a line, Ctrl+S submits (skip / quit work too)   Esc quit"
+    ),
     "reveal": "space show answer   s skip   q quit",
     "rate": "a again  h hard  g good  e easy  (or 1-5 confidence)   s skip   q quit",
     "rubric": "1-{last} tick key points   Enter confirm   s skip   q quit",
@@ -73,10 +83,12 @@ class StudyApp(App[list[str]]):
     #feedback { height: auto; padding: 0 1; }
     #hint { height: auto; padding: 0 1; color: $text-muted; }
     #answer { margin: 0 1; }
+    #essay { height: 8; margin: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "end_session", "Quit", show=True),
         Binding("ctrl+c", "leave", "Leave", show=False, priority=True),
+        Binding(SUBMIT_KEYS, "submit_essay", "Submit answer", show=True, key_display="Ctrl+S"),
     ]
 
     def __init__(self, session: Session, *, undo: Callable[[], Session] | None = None) -> None:
@@ -105,6 +117,7 @@ class StudyApp(App[list[str]]):
             yield Markdown(id="item")
         yield Static(id="feedback")
         yield Input(id="answer", placeholder="Your answer")
+        yield TextArea(id="essay", soft_wrap=True, tab_behavior="focus")
         yield Static(id="hint")
         yield Footer()
 
@@ -133,6 +146,9 @@ class StudyApp(App[list[str]]):
             return "rate"
         if session.mode is AnswerMode.MULTIPLE_CHOICE:
             return "choice"
+        item = session.current
+        if session.mode is AnswerMode.FREE_TEXT and item is not None and not item.parts:
+            return "essay"
         return "input"
 
     def _item_markdown(self) -> str:
@@ -175,14 +191,16 @@ class StudyApp(App[list[str]]):
         status = self.query_one("#status", Static)
         feedback = self.query_one("#feedback", Static)
         answer = self.query_one("#answer", Input)
+        essay = self.query_one("#essay", TextArea)
         hint = self.query_one("#hint", Static)
         markdown = self.query_one("#item", Markdown)
+        self.refresh_bindings()
         if state == "done":
             self.finished = True
             status.update(f"{session.plan.title}: finished")
             markdown.update("\n\n".join(report_lines(build_report(session))))
             feedback.update(self.note)
-            answer.display = False
+            answer.display = essay.display = False
             hint.update(_HINTS["done"])
             return
         shown = self.pending.item if self.pending is not None else session.current
@@ -200,9 +218,13 @@ class StudyApp(App[list[str]]):
             )
         feedback.update(text.strip())
         answer.display = state == "input"
+        essay.display = state == "essay"
         if state == "input":
             answer.value = ""
             answer.focus()
+        elif state == "essay":
+            essay.clear()
+            essay.focus()
         else:
             self.set_focus(None)
         last = len(session.rubric.points) if session.rubric else 0
@@ -277,7 +299,20 @@ class StudyApp(App[list[str]]):
     @on(Input.Submitted, "#answer")
     def submit_answer(self, event: Input.Submitted) -> None:
         """Grade the typed answer (or obey ``skip`` / ``quit``)."""
-        text = event.value
+        self._submit(event.value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer the submit key (and show it in the footer) only under a free-text answer."""
+        if action == "submit_essay":
+            return self._state() == "essay"
+        return True
+
+    def action_submit_essay(self) -> None:
+        """Submit the free-text answer typed so far, every line of it."""
+        if self._state() == "essay":
+            self._submit(self.query_one("#essay", TextArea).text)
+
+    def _submit(self, text: str) -> None:
         command = command_of(text)
         if command is Command.QUIT:
             self.quitting = True
@@ -312,7 +347,8 @@ class StudyApp(App[list[str]]):
         if key in self._SCROLL_KEYS:
             getattr(self.query_one("#body", VerticalScroll), self._SCROLL_KEYS[key])()
             return
-        if self.query_one("#answer", Input).has_focus or key == "escape":
+        typing = self.query_one("#answer", Input).has_focus
+        if typing or self.query_one("#essay", TextArea).has_focus or key == "escape":
             return
         state = self._state()
         if state == "done":

@@ -13,7 +13,8 @@ rate a recall          ``again``/``hard``/``good``/``easy`` or ``a``/``h``/``g``
 multiple choice        the option letter, ``a`` to ``d`` (or its number, ``1`` to ``4``)
 numeric answer         a number with its unit, ``3.6 ms`` (``3600 us`` is the same)
 free-text answer       the answer on one line (``-`` for "no idea"), then a rating
-                       line once the model answer is shown
+                       line once the model answer is shown; an answer of several
+                       lines goes between two lines holding only three double quotes
 gauntlet rubric        the numbers of the key points covered, ``1 3`` or ``1,3``,
                        or ``all`` / ``none``
 next in chain?         ``y``/``yes`` or ``n``/``no``
@@ -35,6 +36,7 @@ from sysdrill.errors import UsageError
 from sysdrill.study.ratings import Rating, rating_from_text
 
 __all__ = [
+    "BLOCK_FENCE",
     "AnswerScript",
     "Command",
     "command_of",
@@ -42,6 +44,10 @@ __all__ = [
     "parse_rubric",
     "parse_yes_no",
 ]
+
+
+BLOCK_FENCE = '"""'
+"""A line holding only this opens a multi-line answer, and the next such line closes it."""
 
 
 class Command(StrEnum):
@@ -84,14 +90,36 @@ class AnswerScript:
     def next_line(self) -> str | None:
         """Return the next answer line stripped of its newline, or None at the end.
 
-        Blank lines and ``#`` comments are passed over.
+        Blank lines and ``#`` comments are passed over. A line holding only
+        :data:`BLOCK_FENCE` opens a multi-line answer: the lines up to the next such
+        line are returned as one answer, joined by newlines, blank lines and ``#``
+        included (the line number is then the closing line's).
+
+        Raises:
+            UsageError: If the script ends inside a multi-line answer.
         """
         for raw in self._lines:
             self.line_number += 1
             line = raw.rstrip("\r\n").strip()
+            if line == BLOCK_FENCE:
+                return self._block()
             if line and not line.startswith("#"):
                 return line
         return None
+
+    def _block(self) -> str:
+        opened = self.line_number
+        body: list[str] = []
+        for raw in self._lines:
+            self.line_number += 1
+            line = raw.rstrip("\r\n")
+            if line.strip() == BLOCK_FENCE:
+                return "\n".join(body).strip("\n")
+            body.append(line.rstrip())
+        raise UsageError(
+            f"{self.name}:{opened}: The multi-line answer opened here is never closed; "
+            f"end it with a line holding only {BLOCK_FENCE}."
+        )
 
     def error(self, message: str) -> UsageError:
         """Build the error for a bad line, naming the source and line number."""

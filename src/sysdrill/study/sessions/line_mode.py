@@ -69,7 +69,7 @@ def _show_item(session: Session, write: Write) -> None:
     elif mode is AnswerMode.FREE_TEXT and view.parts:
         _show_part(session, write)
     elif mode is AnswerMode.FREE_TEXT:
-        write("Your answer (one line, - for none):")
+        write('Your answer (one line, or several between two """ lines; - for none):')
     else:
         _show_reveal(session, write)
         write(RATING_PROMPT + ":")
@@ -202,7 +202,7 @@ def run_scripted(
             write("(end of answers)")
             session.quit()
             break
-        write(f"> {line}")
+        write("\n".join(f"> {text}" for text in line.split("\n")))
         command = command_of(line)
         if command is Command.QUIT:
             session.quit()

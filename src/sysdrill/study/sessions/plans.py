@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -13,11 +13,13 @@ from sysdrill.study.clock import utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.sessions.chains import ChainIndex, chain_items
 from sysdrill.study.sessions.engine import SessionKind, SessionPlan
+from sysdrill.study.sessions.new_items import NewItemAllowance, hold_back_new
 from sysdrill.study.sessions.selection import daily_items, deck_items, filter_items, studyable
 
 __all__ = [
     "DEFAULT_PRACTICE_LIMIT",
     "EMPTY_MESSAGES",
+    "NEW_HELD_KEY",
     "ItemChooser",
     "chain_plan",
     "daily_plan",
@@ -40,6 +42,9 @@ EMPTY_MESSAGES: dict[SessionKind, str] = {
     SessionKind.DAILY: "Today's daily items are done. Come back tomorrow.",
 }
 """What to say when a plan has no items, by session kind."""
+
+NEW_HELD_KEY = "new_held"
+"""Key of a plan's meta counting the new items left out by the new-item limits."""
 
 
 class ItemChooser(Protocol):
@@ -75,6 +80,10 @@ def filter_meta(item_filter: ItemFilter) -> dict[str, str]:
     return {key: str(value) for key, value in values.items() if value is not None}
 
 
+def _new_checker(study: ItemChooser) -> Callable[[Item], bool]:
+    return lambda item: study.card_state(item.id).never_seen
+
+
 def practice_plan(
     study: ItemChooser,
     items: Sequence[Item],
@@ -83,42 +92,72 @@ def practice_plan(
     item_filter: ItemFilter,
     now: datetime,
     limit: int = DEFAULT_PRACTICE_LIMIT,
+    new_items: NewItemAllowance | None = None,
 ) -> SessionPlan:
     """Due reviews first, then new items within the daily limits, up to ``limit``.
 
     Items rated Again come back once at the end of the session, and after a
-    chain member the next item of its chain is offered.
+    chain member the next item of its chain is offered. New items come in the
+    order of ``items``; ``new_items`` caps them (the session's ``--new``) and
+    puts the new items left today in the title.
 
     Raises:
         DeckNotFound: If the filter names an unknown deck.
     """
     pool = filter_items(items, decks, item_filter)
     chosen = study.next_items(pool, now=now, limit=limit)
-    new = sum(1 for item in chosen if study.card_state(item.id).never_seen)
+    # One card read per item: the limits and the title both ask which items are new.
+    new_ids = {item.id for item in chosen if study.card_state(item.id).never_seen}
+    meta = filter_meta(item_filter)
+    left = ""
+    if new_items is not None:
+        chosen, held = hold_back_new(
+            chosen, is_new=lambda item: item.id in new_ids, allowed=new_items.for_session
+        )
+        meta[NEW_HELD_KEY] = str(held)
+    new = sum(1 for item in chosen if item.id in new_ids)
+    if new_items is not None:
+        left = f"; {new_items.left_after(new)} more new today"
     return SessionPlan(
         kind=SessionKind.PRACTICE,
-        title=f"Practice: {len(chosen)} items ({len(chosen) - new} due, {new} new)",
+        title=f"Practice: {len(chosen)} items ({len(chosen) - new} due, {new} new{left})",
         items=tuple(chosen),
         offer_chain=True,
         repeat_again=True,
-        meta=filter_meta(item_filter),
+        meta=meta,
     )
 
 
-def quiz_plan(items: Sequence[Item], decks: Sequence[Deck], deck: str) -> SessionPlan:
+def quiz_plan(
+    items: Sequence[Item],
+    decks: Sequence[Deck],
+    deck: str,
+    *,
+    study: ItemChooser | None = None,
+    new_items: NewItemAllowance | None = None,
+) -> SessionPlan:
     """Every item of a deck, in the deck's order, scored at the end.
+
+    With ``study`` and ``new_items``, new items past the allowance are left out
+    (their count is the meta's :data:`NEW_HELD_KEY`); items already seen always stay.
 
     Raises:
         DeckNotFound: If no deck has that name.
     """
     chosen = deck_items(studyable(items), decks, deck)
+    meta = {"deck": deck}
+    if study is not None and new_items is not None:
+        chosen, held = hold_back_new(
+            chosen, is_new=_new_checker(study), allowed=new_items.for_session
+        )
+        meta[NEW_HELD_KEY] = str(held)
     listed = next((d for d in decks if d.name == deck), None)
     title = listed.title if listed is not None and listed.title else deck
     return SessionPlan(
         kind=SessionKind.QUIZ,
         title=f"Quiz: {title} ({len(chosen)} items)",
         items=tuple(chosen),
-        meta={"deck": deck},
+        meta=meta,
     )
 
 
@@ -146,8 +185,12 @@ def daily_plan(
     *,
     item_filter: ItemFilter,
     now: datetime,
+    new_items: NewItemAllowance | None = None,
 ) -> tuple[SessionPlan, list[Item]]:
     """Today's three items, less those already reviewed today.
+
+    With ``new_items``, new items of the set past the allowance are left out
+    (counted in the meta's :data:`NEW_HELD_KEY`).
 
     Returns:
         The plan of the items still to do, and the whole daily set (to show
@@ -164,11 +207,16 @@ def daily_plan(
         last = study.card_state(item.id).last_review
         if last is None or utc_day(last) != today:
             todo.append(item)
+    done = len(daily) - len(todo)
+    meta = {"day": today.isoformat(), **filter_meta(item_filter)}
+    if new_items is not None:
+        todo, held = hold_back_new(todo, is_new=_new_checker(study), allowed=new_items.for_session)
+        meta[NEW_HELD_KEY] = str(held)
     plan = SessionPlan(
         kind=SessionKind.DAILY,
-        title=f"Daily {today.isoformat()}: {len(daily) - len(todo)} of {len(daily)} done",
+        title=f"Daily {today.isoformat()}: {done} of {len(daily)} done",
         items=tuple(todo),
         offer_chain=True,
-        meta={"day": today.isoformat(), **filter_meta(item_filter)},
+        meta=meta,
     )
     return plan, daily

@@ -1,0 +1,155 @@
+"""Session assembly: what a session of each kind asks, from the options it starts with.
+
+``StartOptions`` carries what the CLI and the web app start a session with;
+:func:`assemble_plan` turns them into a :class:`SessionPlan` (new items in teaching
+order, within the new-item limits), with the note and empty message to show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sysdrill.app.plans import practice_items
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.errors import UsageError
+from sysdrill.study.clock import require_utc
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.engine import SessionKind, SessionPlan
+from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
+from sysdrill.study.sessions.new_items import new_item_allowance
+from sysdrill.study.sessions.plans import (
+    DEFAULT_PRACTICE_LIMIT,
+    EMPTY_MESSAGES,
+    NEW_HELD_KEY,
+    chain_plan,
+    daily_plan,
+    filter_meta,
+    practice_plan,
+    quiz_plan,
+)
+
+__all__ = ["AssembledPlan", "StartOptions", "assemble_plan"]
+
+
+@dataclass(frozen=True, slots=True)
+class StartOptions:
+    """What a session is started with: the CLI's options, by session kind.
+
+    The filter serves every kind in its own way: practice and daily draw from
+    the items it matches, a quiz takes its ``deck``, a gauntlet its ``track``
+    and the ``level`` it aims at (the warm-up comes from below it).
+    """
+
+    kind: SessionKind
+    item_filter: ItemFilter = ItemFilter()
+    limit: int = DEFAULT_PRACTICE_LIMIT
+    """Practice: items in the session at most."""
+    new_limit: int | None = None
+    """Practice, quiz and daily: new items in the session at most (``--new``); the
+    ``new_per_day`` setting caps them across the day's sessions all the same."""
+    gauntlet_format: GauntletFormat = GauntletFormat.QUICK
+    seed: int | None = None
+    """Gauntlet: seed of the random picks (the start time when None)."""
+    chain_id: str | None = None
+    """Chain: the chain to walk (required)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options that are set, JSON-ready."""
+        values: dict[str, Any] = {"kind": self.kind.value, **filter_meta(self.item_filter)}
+        if self.kind is SessionKind.PRACTICE:
+            values["limit"] = self.limit
+        if self.new_limit is not None:
+            values["new_limit"] = self.new_limit
+        if self.kind is SessionKind.GAUNTLET:
+            values["gauntlet_format"] = self.gauntlet_format.value
+            if self.seed is not None:
+                values["seed"] = self.seed
+        if self.chain_id is not None:
+            values["chain_id"] = self.chain_id
+        return values
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledPlan:
+    """A session's plan with what to tell the learner about it."""
+
+    plan: SessionPlan
+    note: str | None = None
+    """A note to show before the session (a short gauntlet, new items held back)."""
+    empty_message: str | None = None
+    """Why there is nothing to ask, when the plan has no items."""
+
+
+def assemble_plan(
+    study: StudyService, vault: StudyVault, options: StartOptions, *, now: datetime
+) -> AssembledPlan:
+    """Plan a session of ``options.kind`` (nothing is saved).
+
+    Practice, quiz and daily introduce at most the new items the day allows
+    (``new_per_day``, counted from today's review log) and ``options.new_limit``.
+
+    Raises:
+        DeckNotFound: If a deck named in the options does not exist.
+        ChainNotFound: If the chain does not exist.
+        UsageError: If a quiz has no deck or a chain walk no chain id.
+    """
+    moment = require_utc(now)
+    note: str | None = None
+    kind = options.kind
+    allowance = new_item_allowance(
+        study.store,
+        study.scope,
+        per_day=study.settings.new_per_day,
+        now=moment,
+        session_cap=options.new_limit,
+    )
+    if kind is SessionKind.PRACTICE:
+        plan = practice_plan(
+            study,
+            practice_items(study, vault, now=moment),
+            vault.decks,
+            item_filter=options.item_filter,
+            now=moment,
+            limit=options.limit,
+            new_items=allowance,
+        )
+    elif kind is SessionKind.QUIZ:
+        deck = options.item_filter.deck
+        if not deck:
+            raise UsageError("A quiz needs a deck. Name one (see `sysdrill stats`).")
+        plan = quiz_plan(vault.items, vault.decks, deck, study=study, new_items=allowance)
+    elif kind is SessionKind.GAUNTLET:
+        pick = pick_gauntlet(
+            vault.items,
+            fmt=options.gauntlet_format,
+            track=options.item_filter.track,
+            level=options.item_filter.level,
+            seed=options.seed if options.seed is not None else int(moment.timestamp()),
+        )
+        note = pick.note
+        plan = gauntlet_plan(pick, options.gauntlet_format)
+    elif kind is SessionKind.CHAIN:
+        if not options.chain_id:
+            raise UsageError("A chain walk needs a chain id (see chains.yaml).")
+        plan = chain_plan(vault.chains, vault.items, options.chain_id)
+    else:
+        plan, _ = daily_plan(
+            study,
+            vault.items,
+            vault.decks,
+            item_filter=options.item_filter,
+            now=moment,
+            new_items=allowance,
+        )
+    held = allowance.held_note(int(plan.meta.get(NEW_HELD_KEY, "0")))
+    if not plan.items:
+        empty = EMPTY_MESSAGES[kind]
+        if kind is SessionKind.PRACTICE and allowance.for_session == 0:
+            empty = allowance.none_left_message()
+        elif held is not None:
+            empty = f"Nothing to ask now: {held}."
+        return AssembledPlan(plan=plan, note=note, empty_message=empty)
+    return AssembledPlan(plan=plan, note=note or held)

@@ -1,0 +1,114 @@
+"""How many new items a session may introduce: the daily limit and the session's own.
+
+A new item is one the learner has never reviewed. ``new_per_day`` (a setting) caps
+how many a UTC day introduces, across every session of that day, counted from the
+review log; ``--new N`` caps one session further. Reviews of items already seen are
+not limited here (``reviews_per_day`` is applied where due items are chosen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sysdrill.content.models import Item
+from sysdrill.study.clock import day_start, require_utc, utc_day
+
+if TYPE_CHECKING:
+    # Only a type: the store module imports this package (saved sessions).
+    from sysdrill.study.store import StudyStore
+    from sysdrill.study.user_state import StudyScope
+
+__all__ = ["NewItemAllowance", "hold_back_new", "new_item_allowance"]
+
+
+@dataclass(frozen=True, slots=True)
+class NewItemAllowance:
+    """New items allowed now, from the daily limit, today's log and the session's cap."""
+
+    per_day: int
+    """The ``new_per_day`` setting: new items per UTC day at most."""
+    done_today: int
+    """New items already introduced today (reviews of never-seen items in the log)."""
+    session_cap: int | None = None
+    """The session's own limit (``--new N``), or None for none."""
+
+    @property
+    def left_today(self) -> int:
+        """New items the day still allows, whatever the session's cap."""
+        return max(0, self.per_day - self.done_today)
+
+    @property
+    def for_session(self) -> int:
+        """New items this session may introduce."""
+        left = self.left_today
+        return left if self.session_cap is None else min(left, max(0, self.session_cap))
+
+    def left_after(self, introduced: int) -> int:
+        """New items the day still allows once ``introduced`` more are seen."""
+        return max(0, self.left_today - introduced)
+
+    def none_left_message(self) -> str:
+        """What practice says when nothing is due and no new item is allowed."""
+        why = f"new_per_day is {self.per_day}, {self.done_today} new today"
+        if self.session_cap is not None and self.session_cap <= 0:
+            why += "; --new 0"
+        return (
+            f"Nothing to practise now: no item is due and no new item is allowed ({why}). "
+            "Come back tomorrow, or raise the limit: sysdrill settings set new_per_day N."
+        )
+
+    def held_note(self, held: int) -> str | None:
+        """Why ``held`` new items were left out of the session (None when none were)."""
+        if held <= 0:
+            return None
+        if self.session_cap is not None and self.session_cap < self.left_today:
+            return f"{held} new item(s) left out: this session takes {self.session_cap} new (--new)"
+        return (
+            f"{held} new item(s) left for another day: today's {self.per_day} new items "
+            "are used up (setting new_per_day)"
+        )
+
+
+def hold_back_new(
+    items: Sequence[Item], *, is_new: Callable[[Item], bool], allowed: int
+) -> tuple[list[Item], int]:
+    """Keep ``items`` in order with at most ``allowed`` new ones among them.
+
+    Returns:
+        The items kept, and how many new items were left out.
+    """
+    kept: list[Item] = []
+    held = 0
+    for item in items:
+        if is_new(item):
+            if allowed <= 0:
+                held += 1
+                continue
+            allowed -= 1
+        kept.append(item)
+    return kept, held
+
+
+def new_item_allowance(
+    store: StudyStore,
+    scope: StudyScope,
+    *,
+    per_day: int,
+    now: datetime,
+    session_cap: int | None = None,
+) -> NewItemAllowance:
+    """The allowance on ``now``'s UTC day, counting today's new items in the review log.
+
+    Args:
+        store: The learner's study store.
+        scope: The learner and the vault studied (the count is of that vault's log).
+        per_day: The ``new_per_day`` setting.
+        now: Current time (UTC).
+        session_cap: The session's own limit (``--new N``), or None.
+    """
+    since = day_start(utc_day(require_utc(now)))
+    done, _ = store.count_reviews_since(scope, since)
+    return NewItemAllowance(per_day=per_day, done_today=done, session_cap=session_cap)

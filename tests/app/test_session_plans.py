@@ -1,0 +1,94 @@
+"""Session assembly: the new-item limits across a day's sessions, and teaching order."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sysdrill.app import sessions as app
+from sysdrill.app.session_plans import StartOptions, assemble_plan
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.engine import SessionKind
+
+VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
+T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
+CARDS = ItemFilter(deck="dp-cards")
+
+
+def _rate_all(study: StudyService, vault: StudyVault, options: StartOptions, when: datetime):
+    view = app.start_session(study, vault, options, now=when)
+    rated = []
+    while view.item is not None and view.phase == "rate":
+        rated.append(view.item.item_id)
+        view = app.rate(study, vault, view.session_id, "good", now=when)
+    app.finish(study, vault, view.session_id, now=when)
+    return rated
+
+
+def test_new_flag_caps_one_session_and_the_title_counts_what_the_day_has_left(study, vault):
+    plan = assemble_plan(
+        study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=2), now=T0
+    ).plan
+    assert [i.id for i in plan.items] == ["fc-1", "fc-2"]
+    assert plan.title == "Practice: 2 items (0 due, 2 new; 18 more new today)"
+
+
+def test_new_per_day_holds_across_sessions_of_the_same_day(study, vault):
+    study.update_settings(new_per_day=2)
+    assert _rate_all(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), T0) == [
+        "fc-1",
+        "fc-2",
+    ]
+    soon = T0 + timedelta(minutes=1)
+    view = app.start_session(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=soon)
+    assert view.session_id is None
+    assert view.empty_message is not None
+    assert "(new_per_day is 2, 2 new today)" in view.empty_message
+    # Once the two come due they are asked; fc-3, new, still waits.
+    later = T0 + timedelta(hours=3)
+    plan = assemble_plan(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=later).plan
+    assert [i.id for i in plan.items] == ["fc-1", "fc-2"]
+    assert plan.title == "Practice: 2 items (2 due, 0 new; 0 more new today)"
+    # The next UTC day allows new items again.
+    tomorrow = T0 + timedelta(days=1)
+    plan = assemble_plan(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=tomorrow)
+    assert "fc-3" in [i.id for i in plan.plan.items]
+
+
+def test_reviews_due_are_not_limited_by_new_items(study, vault):
+    _rate_all(study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=1), T0)
+    later = T0 + timedelta(hours=1)
+    plan = assemble_plan(
+        study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=0), now=later
+    ).plan
+    assert [i.id for i in plan.items] == ["fc-1"]
+    assert plan.title == "Practice: 1 items (1 due, 0 new; 19 more new today)"
+
+
+def test_quiz_leaves_out_new_items_past_the_limit_and_says_so(study, vault):
+    study.update_settings(new_per_day=1)
+    assembled = assemble_plan(
+        study, vault, StartOptions(SessionKind.QUIZ, ItemFilter(deck="ch26-quiz")), now=T0
+    )
+    assert [i.id for i in assembled.plan.items] == ["quiz-2"]
+    assert assembled.note == (
+        "1 new item(s) left for another day: today's 1 new items are used up (setting new_per_day)"
+    )
+
+
+def test_daily_with_no_new_item_allowed_says_why_instead_of_done(study, vault):
+    options = StartOptions(SessionKind.DAILY, ItemFilter(track=None), new_limit=0)
+    view = app.start_session(study, vault, options, now=T0)
+    assert view.session_id is None
+    assert view.empty_message == (
+        "Nothing to ask now: 3 new item(s) left out: this session takes 0 new (--new)."
+    )
+
+
+def test_new_limit_is_saved_with_the_options(study, vault):
+    view = app.start_session(
+        study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=3), now=T0
+    )
+    assert view.options == {"kind": "practice", "deck": "dp-cards", "limit": 20, "new_limit": 3}
