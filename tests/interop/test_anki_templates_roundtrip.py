@@ -7,11 +7,13 @@ genanki; the re-export is read by the official ``anki`` package.
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import genanki
+import pytest
 import yaml
 from tests.interop.conftest import import_with_anki
 
@@ -20,6 +22,13 @@ from sysdrill.interop.formats.apkg import read_apkg
 from sysdrill.interop.importer import import_source
 
 NOW = datetime(2026, 11, 25, 8, 0, tzinfo=UTC)
+
+try:
+    import anki.collection as anki_collection
+except ImportError:  # pragma: no cover - depends on the environment
+    if os.environ.get("CI"):
+        raise
+    anki_collection = None
 
 VOCAB_MODEL = genanki.Model(
     1_700_000_033,
@@ -84,6 +93,8 @@ def test_three_template_cards_are_separate_items_sharing_a_note(tmp_path: Path) 
     assert all(item_id == f"{link['id']}-{link['card']}" for item_id, link in links.items())
 
 
+@pytest.mark.anki
+@pytest.mark.skipif(anki_collection is None, reason="the anki package is not installed")
 def test_anki_imports_the_reexport_with_the_same_note_type_and_cards(tmp_path: Path) -> None:
     source = _package(tmp_path)
     vault = tmp_path / "vault"
@@ -151,6 +162,8 @@ def _anki_package(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.anki
+@pytest.mark.skipif(anki_collection is None, reason="the anki package is not installed")
 def test_read_apkg_renders_templates_of_the_current_anki_format(tmp_path: Path) -> None:
     parsed = read_apkg(_anki_package(tmp_path / "src"))
 
@@ -166,3 +179,9 @@ def test_read_apkg_renders_templates_of_the_current_anki_format(tmp_path: Path) 
             ("kanji", "漢字"),
         ]
     )
+
+
+def test_scheduling_of_each_template_card_matches_its_item(tmp_path: Path) -> None:
+    parsed = read_apkg(_package(tmp_path), with_scheduling=True)
+
+    assert set(parsed.scheduling) == {item.key for item in parsed.items}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,13 @@ from sysdrill.interop.formats import crowdanki
 from sysdrill.interop.formats.crowdanki import read_crowdanki
 
 DECK = DATA / "crowdanki" / "ML_Systems"
+
+try:
+    import anki.collection as anki_collection
+except ImportError:  # pragma: no cover - depends on the environment
+    if os.environ.get("CI"):
+        raise
+    anki_collection = None
 
 
 def test_read_crowdanki_recovers_every_card_of_the_fixture() -> None:
@@ -136,3 +144,45 @@ def test_crowdanki_deck_json_over_the_limit_is_refused(
 
     with pytest.raises(HostileInput, match="'deck.json' is 0 MiB, more than 0 MiB"):
         read_crowdanki(tmp_path)
+
+
+@pytest.mark.anki
+@pytest.mark.skipif(anki_collection is None, reason="the anki package is not installed")
+def test_anki_imports_the_apkg_export_of_a_crowdanki_deck_with_its_note_types(
+    tmp_path: Path,
+) -> None:
+    from datetime import UTC, datetime
+    from typing import Any
+
+    from tests.interop.conftest import import_with_anki
+
+    from sysdrill.interop.export import export_vault
+    from sysdrill.interop.importer import import_source
+
+    now = datetime(2026, 11, 25, 8, 0, tzinfo=UTC)
+    vault = tmp_path / "vault"
+    import_source(DECK, into=vault, now=now, audit=False)
+    out = tmp_path / "out.apkg"
+    export_vault(vault, format="apkg", out=out, now=now)
+
+    def read(col: Any) -> tuple[int, int, dict[str, int], list[str]]:
+        cards_by_type: dict[str, int] = {}
+        for cid in col.find_cards(""):
+            # Anki adds "+" to a type named like a stock one with other fields or ids.
+            name = col.get_card(cid).note_type()["name"].rstrip("+")
+            cards_by_type[name] = cards_by_type.get(name, 0) + 1
+        guids = sorted(col.get_note(nid).guid for nid in col.find_notes(""))
+        return col.note_count(), col.card_count(), cards_by_type, guids
+
+    notes, cards, by_type, guids = import_with_anki(out, tmp_path / "anki", read)
+
+    # Eight notes (the one with an empty front was skipped) make the same 14 cards;
+    # single-card notes come back as sysdrill's flashcard type (docs/export.md).
+    assert (notes, cards) == (8, 14)
+    assert by_type == {
+        "Basic (and reversed card)": 2,
+        "Cloze": 2,
+        "sysdrill flashcard": 3,
+        "Vocab (3 cards)": 7,
+    }
+    assert {"Dp#rev001", "Cz#meg002", "Ru$par01", "Ru$grd02", "Ru$vec03"} <= set(guids)

@@ -284,12 +284,12 @@ def test_anki_text_export_copies_referenced_media_beside_the_file(
     assert "media/" not in text
 
 
+@pytest.mark.anki
+@pytest.mark.skipif(anki_collection is None, reason="the anki package is not installed")
 def test_anki_imports_the_text_export_with_its_media_found(
     media_apkg: Path, tmp_path: Path
 ) -> None:
     import shutil
-
-    import anki.collection as anki_collection
 
     vault = tmp_path / "vault"
     import_source(media_apkg, into=vault, now=NOW, audit=False)

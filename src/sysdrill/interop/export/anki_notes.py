@@ -88,7 +88,9 @@ class LinkedNote:
         for exported in self.items:
             source = exported.item.source
             if source is not None and source.format in _ANKI_SOURCES and source.key:
-                return source.key.partition("#")[0]
+                # The card is after the last '#': Anki GUIDs may hold '#' themselves.
+                guid, mark, _ = source.key.rpartition("#")
+                return guid if mark else source.key
         import genanki
 
         return str(genanki.guid_for("sysdrill-note", self.note_id))

@@ -188,13 +188,14 @@ def _new_schema(
 def _card_keys(
     conn: sqlite3.Connection, keys_of: dict[int, tuple[str, set[str]]]
 ) -> dict[int, str]:
-    """The item key of each Anki card: ``<guid>#c<N>``, ``<guid>#forward``/``#reverse``, a GUID."""
+    """The item key of each Anki card: ``<guid>`` or ``<guid>#<card>`` (c1, t1, forward...)."""
     found: dict[int, str] = {}
     for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
         guid, keys = keys_of.get(int(nid), ("", set()))
         number = int(ord_ or 0)
         for key in (
             f"{guid}#c{number + 1}",
+            f"{guid}#t{number + 1}",
             f"{guid}#{('forward', 'reverse')[min(number, 1)]}",
             guid,
         ):
