@@ -257,7 +257,7 @@ def card_fixtures(scratch: Path) -> dict[str, tuple[str, Path, Path]]:
             DATA / "obsidian" / "notes",
             DATA / "obsidian" / "notes.expected.json",
         ),
-        # Cases the syntax cannot tell apart: '::' in prose, '==cloze==' (not read).
+        # Cases the syntax cannot tell apart ('::' in prose, a Dataview field), a cloze.
         "obsidian (known limits)": (
             "obsidian",
             DATA / "obsidian" / "limits" / "Hard cases.md",

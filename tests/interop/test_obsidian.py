@@ -60,7 +60,7 @@ def test_read_obsidian_notes_empty_questions_and_missing_images() -> None:
     parsed = read_obsidian(NOTES)
 
     assert [(n.message, n.location) for n in parsed.notes if n.skipped] == [
-        ("card has an empty question", "Memory.md:14")
+        ("card has an empty question", "Memory.md:16")
     ]
     missing = next(item for item in parsed.items if item.data["question"] == "Missing image?")
     assert [note.message for note in missing.notes] == ["refers to media not imported: nowhere.png"]
@@ -163,8 +163,8 @@ def test_empty_single_note_is_refused_but_skipped_in_a_folder(tmp_path: Path) ->
 
 
 def test_read_obsidian_known_limits_score_as_measured() -> None:
-    # '::' in prose makes cards a reader would not want, and '==cloze==' is not
-    # read; the scores record those limits (docs/import.md, "What is kept").
+    # '::' in prose makes cards a reader would not want; the scores record that
+    # limit (docs/import.md, "What is kept").
     parsed = read_obsidian(DATA / "obsidian" / "limits" / "Hard cases.md")
 
     precision, recall, unexpected, missed = card_scores(
@@ -174,7 +174,24 @@ def test_read_obsidian_known_limits_score_as_measured() -> None:
         "Notes on C++ collectives. Ranks live in a std",
         "Dataview-style field",
     ]
-    assert [front for _, front, _ in missed] == [
-        "The [...] algorithm sends 2(p-1)/p of the buffer per rank."
+    assert (missed, precision, recall) == ([], 0.6, 1.0)
+
+
+def test_highlights_are_cloze_cards_only_in_notes_tagged_flashcards(tmp_path: Path) -> None:
+    tagged = tmp_path / "tagged.md"
+    tagged.write_text(
+        "#flashcards\n\n==NCCL== runs ==all-reduce== on GPUs.\n\nA `==code==` span.\n",
+        encoding="utf-8",
+    )
+    plain = tmp_path / "plain.md"
+    plain.write_text("a::b\n\n==NCCL== is highlighted prose.\n", encoding="utf-8")
+
+    cards = [(i.key.rsplit("#", 1)[-1], i.data["question"]) for i in read_obsidian(tagged).items]
+    links = {i.data["note_link"]["text"] for i in read_obsidian(tagged).items}
+
+    assert cards == [
+        ("c1", "[...] runs all-reduce on GPUs."),
+        ("c2", "NCCL runs [...] on GPUs."),
     ]
-    assert (precision, round(recall, 3)) == (0.5, 0.667)
+    assert links == {"{{c1::NCCL}} runs {{c2::all-reduce}} on GPUs."}
+    assert [i.data["question"] for i in read_obsidian(plain).items] == ["a"]

@@ -8,7 +8,9 @@ plugin's syntax, and plain ``Q:``/``A:`` pairs):
 - a paragraph, a line ``?``, then the answer up to the next blank line
   (``??`` for a reversed pair);
 - ``Q:`` / ``A:`` pairs (also ``Question:``/``Answer:``, optionally bold),
-  the answer running to the next question or heading.
+  the answer running to the next question or heading;
+- in a note tagged ``#flashcards``, a paragraph with ``==highlights==``: a
+  cloze card per highlight, linked like an Anki cloze note's blanks.
 
 YAML front matter between ``---`` lines gives the deck (``deck`` or
 ``cards-deck``) and tags (``tags``); a ``#flashcards/Deck/Sub`` tag gives the
@@ -33,6 +35,7 @@ import yaml
 
 from sysdrill.content.media import media_type_of_name
 from sysdrill.errors import HostileInput, ImportFailed
+from sysdrill.interop.cloze import cloze_cards, cloze_link
 from sysdrill.interop.formats._common import card_item, finish_source, split_tags, text_key
 from sysdrill.interop.media import MediaIntake, read_folder_media
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
@@ -60,6 +63,7 @@ _MD_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)")
 _WIKI_LINK = re.compile(r"(?<!!)\[\[([^\]|\n]+)(?:\|([^\]\n]+))?\]\]")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FLASHCARDS_TAG = "flashcards"
+_HIGHLIGHT = re.compile(r"==(?=\S)([^=\n]+?)(?<=\S)==")
 
 
 @dataclass(slots=True)
@@ -68,6 +72,8 @@ class _Card:
     front: str
     back: str
     reversed: bool = False
+    cloze: bool = False
+    """A paragraph with ``==highlights==``: one card per highlight, the others shown."""
 
 
 @dataclass(slots=True)
@@ -111,13 +117,23 @@ def _split_card_line(line: str) -> tuple[str, str, bool] | None:
     return front, back, width == 3
 
 
-def _cards(note: _Note, first_line: int) -> None:
-    """Find the cards of a note body (after its front matter)."""
+def _cards(note: _Note, first_line: int, *, clozes: bool) -> None:
+    """Find the cards of a note body (after its front matter).
+
+    With ``clozes`` (a note tagged ``#flashcards``, as the plugin asks), a
+    paragraph holding ``==highlights==`` is a cloze card.
+    """
     lines = note.lines
     para: list[str] = []
     para_line = first_line
     fenced = False
     index = 0
+
+    def flush() -> None:
+        text = "\n".join(para)
+        if clozes and _HIGHLIGHT.search(_CODE_SPAN.sub("", text)) and not _FENCE.search(text):
+            note.cards.append(_Card(para_line, text, "", cloze=True))
+
     while index < len(lines):
         line = lines[index]
         number = first_line + index
@@ -129,6 +145,7 @@ def _cards(note: _Note, first_line: int) -> None:
             continue
         stripped = line.strip()
         if not stripped or _HEADING.match(line):
+            flush()
             para, para_line = [], number + 1
             continue
         if stripped in ("?", "??"):
@@ -138,6 +155,7 @@ def _cards(note: _Note, first_line: int) -> None:
             continue
         question = _QUESTION.match(line)
         if question:
+            flush()
             front = [question.group(1)]
             while index < len(lines) and not _ANSWER.match(lines[index]):
                 if _QUESTION.match(lines[index]) or _HEADING.match(lines[index]):
@@ -154,6 +172,7 @@ def _cards(note: _Note, first_line: int) -> None:
             continue
         single = _split_card_line(line)
         if single is not None and not _TAG_LINE.match(line):
+            flush()
             front_text, back_text, reverse = single
             note.cards.append(
                 _Card(number, _BREAK.sub("\n", front_text), _BREAK.sub("\n", back_text), reverse)
@@ -163,6 +182,7 @@ def _cards(note: _Note, first_line: int) -> None:
         if not para:
             para_line = number
         para.append(line)
+    flush()
 
 
 def _answer_lines(lines: list[str], index: int, *, until_blank: bool) -> tuple[str, int]:
@@ -323,7 +343,7 @@ def _read_note(
     deck = _deck_of(meta, body, fallback)
     tags = [t for t in _meta_tags(meta) if t.split("/")[0].casefold() != _FLASHCARDS_TAG]
     note = _Note(relative, body.split("\n"))
-    _cards(note, first_line)
+    _cards(note, first_line, clozes=_flashcards_tagged(meta, body))
     for card in note.cards:
         where = f"{relative}:{card.line}"
         missing: list[str] = []
@@ -337,6 +357,9 @@ def _read_note(
             source.notes.append(ImportNote("repeats an earlier card", where, skipped=True))
             continue
         seen.add(key)
+        if card.cloze:
+            source.items.extend(_cloze_items(key, front, deck, tags, where, missing))
+            continue
         data, card_notes = card_item(
             front=front, back=back, deck=deck, tags=tags, where=where, media=missing
         )
@@ -349,6 +372,33 @@ def _read_note(
         reverse, _ = card_item(front=back, back=front, deck=deck, tags=tags, where=where)
         reverse["note_link"] = {"card": "reverse", **kind}
         source.items.append(ParsedItem(f"{key}#reverse", reverse, group=key))
+
+
+def _flashcards_tagged(meta: dict[str, Any], body: str) -> bool:
+    tags: list[str] = _meta_tags(meta) + _TAG.findall(_CODE_SPAN.sub("", body))
+    return any(tag.split("/")[0].casefold() == _FLASHCARDS_TAG for tag in tags)
+
+
+def _cloze_items(
+    key: str, text: str, deck: str, tags: list[str], where: str, missing: list[str]
+) -> list[ParsedItem]:
+    """The cards of a highlighted paragraph, linked as an Anki cloze note's blanks."""
+    counter = iter(range(1, 1_000_000))
+    cloze_text = _HIGHLIGHT.sub(lambda m: f"{{{{c{next(counter)}::{m.group(1)}}}}}", text)
+    link = cloze_link("Cloze", cloze_text, "")
+    items: list[ParsedItem] = []
+    for cloze in cloze_cards(cloze_text):
+        data, notes = card_item(
+            front=cloze.prompt,
+            back=cloze.revealed,
+            deck=deck,
+            tags=tags,
+            where=where,
+            media=missing,
+        )
+        data["note_link"] = {"card": cloze.card, **link}
+        items.append(ParsedItem(f"{key}#{cloze.card}", data, notes=notes, group=key))
+    return items
 
 
 def read_obsidian(path: Path) -> ParsedSource:
