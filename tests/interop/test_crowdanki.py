@@ -186,3 +186,23 @@ def test_anki_imports_the_apkg_export_of_a_crowdanki_deck_with_its_note_types(
         "Vocab (3 cards)": 7,
     }
     assert {"Dp#rev001", "Cz#meg002", "Ru$par01", "Ru$grd02", "Ru$vec03"} <= set(guids)
+
+
+def test_import_cli_maps_crowdanki_fields_and_saves_the_mapping(run_cli, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+
+    result = run_cli(
+        "import", str(DECK), "--into", str(vault), "--map", "Pronunciation=ignore", "--json"
+    )
+
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["field_maps"]["Vocab (3 cards)"] == {
+        "Word": "question",
+        "Pronunciation": "ignore",
+        "Meaning": "answer",
+    }
+    saved = (vault / "sysdrill.yaml").read_text(encoding="utf-8")
+    assert "Pronunciation: ignore" in saved
+    again = run_cli("import", str(DECK), "--into", str(vault), "--dry-run", "--json")
+    assert json.loads(again.stdout)["field_maps"]["Vocab (3 cards)"]["Pronunciation"] == "ignore"

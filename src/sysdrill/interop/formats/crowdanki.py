@@ -17,7 +17,7 @@ leads out of the folder is refused.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -118,11 +118,19 @@ def _card_ords(note_type: NoteType, values: list[str]) -> set[int]:
     return made or {0}
 
 
-def read_crowdanki(path: Path) -> ParsedSource:
+def read_crowdanki(
+    path: Path,
+    *,
+    field_map: Mapping[str, FieldRole] | None = None,
+    saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
+) -> ParsedSource:
     """Read a CrowdAnki export folder into items, one per card Anki would make.
 
     Args:
         path: The exported folder (or its ``deck.json``).
+        field_map: Roles of fields by field name (``--map``), for every note type.
+        saved_maps: Roles saved by an earlier import, by note type name;
+            ``field_map`` wins over them, and both over the heuristic.
 
     Returns:
         The notes of the deck and its subdecks as items (decks as
@@ -166,7 +174,8 @@ def read_crowdanki(path: Path) -> ParsedSource:
             note_type = models.get(model_id) or NoteType("", ())
             roles = roles_of.get(model_id)
             if roles is None:
-                roles = roles_of[model_id] = note_roles(note_type, values, {}, source.field_maps)
+                fixed = {**(saved_maps or {}).get(note_type.name, {}), **(field_map or {})}
+                roles = roles_of[model_id] = note_roles(note_type, values, fixed, source.field_maps)
             items = note_items(
                 guid=guid,
                 note_type=note_type,
