@@ -5,7 +5,13 @@ library (``import_source``: detect, parse, validate, audit, write) and through
 the ``sysdrill import`` command in a new process (start-up included). A
 re-import of the same source (nothing to write) is timed too.
 
+With ``--fidelity`` it times nothing: it reads the hand-written Mochi, CrowdAnki
+and Markdown-notes fixtures of ``tests/interop/data`` and prints, per source, the
+precision and recall of the cards recovered (deck, front and back all equal to
+the expected card).
+
 Usage: .venv/bin/python bench/import_bench.py [--seeds ../shared/seeds] [--repeat 5]
+       .venv/bin/python bench/import_bench.py --fidelity
 """
 
 from __future__ import annotations
@@ -70,11 +76,44 @@ def _time_cli(source: Path | None, repeat: int, *flags: str) -> list[float]:
     return runs
 
 
+def _fidelity() -> int:
+    """Print precision and recall of the cards each new-source fixture gives back."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "interop_fixtures", ROOT / "tests" / "interop" / "conftest.py"
+    )
+    if spec is None or spec.loader is None:
+        raise SystemExit("cannot load tests/interop/conftest.py")
+    fixtures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fixtures)
+    from sysdrill.interop.importer import parse_source
+
+    with tempfile.TemporaryDirectory() as scratch:
+        for label, (fmt, source, expected) in fixtures.card_fixtures(Path(scratch)).items():
+            parsed = parse_source(source)
+            precision, recall, unexpected, missed = fixtures.card_scores(parsed, expected)
+            print(
+                f"{label}: detected as {parsed.format} (expected {fmt}), "
+                f"{len(parsed.items)} cards, precision {precision:.3f}, recall {recall:.3f}"
+            )
+            for card in unexpected:
+                print(f"  unexpected: {card}")
+            for card in missed:
+                print(f"  missed: {card}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=Path, default=ROOT.parent / "shared" / "seeds")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--fidelity", action="store_true", help="print card precision/recall, time nothing"
+    )
     args = parser.parse_args()
+    if args.fidelity:
+        return _fidelity()
     failed = False
     print(f"import benchmark: {args.repeat} runs each, target <= {TARGET_S:.1f} s")
     startup = _time_cli(None, args.repeat)

@@ -84,6 +84,8 @@ def test_export_with_filters_and_json_summary(run_cli, vault: Path, tmp_path: Pa
         "filtered_out": 1,
         "skipped": [],
         "size_bytes": out.stat().st_size,
+        "media_folder": None,
+        "media_files": [],
     }
     assert "What is RoCE?" in out.read_text(encoding="utf-8")
 

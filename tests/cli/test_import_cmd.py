@@ -14,7 +14,7 @@ SEEDS = {
 }
 FORMATS = (
     "staffml, staffml-web, quiz-text, exercises-text, flashcards-text, apkg, anki-text, "
-    "csv, markdown"
+    "csv, markdown, obsidian, mochi, crowdanki"
 )
 
 

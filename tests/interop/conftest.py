@@ -213,3 +213,94 @@ def build_history_package(folder: Path, *, fsrs: bool = True) -> Path:
     finally:
         col.close()
     return path
+
+
+# --- Mochi, CrowdAnki and Markdown-notes fixtures (issue 16, part 7) -----------
+
+DATA = Path(__file__).parent / "data"
+"""Hand-written exports in the style users produce, each with the cards a
+faithful importer recovers (``expected.json`` beside it)."""
+
+
+def build_mochi(folder: Path, out: Path) -> Path:
+    """Zip a Mochi fixture folder (``data.edn`` or ``data.json`` and attachments) into ``out``."""
+    import zipfile
+
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(folder.iterdir()):
+            if file.name != "expected.json":
+                archive.write(file, file.name)
+    return out
+
+
+def card_fixtures(scratch: Path) -> dict[str, tuple[str, Path, Path]]:
+    """Every new-source fixture: name to (format, source path, expected cards file)."""
+    mochi = DATA / "mochi"
+    return {
+        "mochi (EDN, nested decks)": (
+            "mochi",
+            build_mochi(mochi / "nested", scratch / "nested.mochi"),
+            mochi / "nested" / "expected.json",
+        ),
+        "mochi (JSON, flat cards)": (
+            "mochi",
+            build_mochi(mochi / "flat", scratch / "flat.mochi"),
+            mochi / "flat" / "expected.json",
+        ),
+        "crowdanki": (
+            "crowdanki",
+            DATA / "crowdanki" / "ML_Systems",
+            DATA / "crowdanki" / "ML_Systems.expected.json",
+        ),
+        "obsidian (folder)": (
+            "obsidian",
+            DATA / "obsidian" / "notes",
+            DATA / "obsidian" / "notes.expected.json",
+        ),
+        # Cases the syntax cannot tell apart ('::' in prose, a Dataview field), a cloze.
+        "obsidian (known limits)": (
+            "obsidian",
+            DATA / "obsidian" / "limits" / "Hard cases.md",
+            DATA / "obsidian" / "limits.expected.json",
+        ),
+    }
+
+
+def _normal_card(deck: object, front: object, back: object) -> tuple[str, str, str]:
+    import re
+
+    def media(text: object) -> str:
+        text = re.sub(r"\]\(media/[^)]*\)", "](media/FILE)", str(text or ""))
+        return re.sub(r"\[sound:media/[^\]]*\]", "[sound:media/FILE]", text).strip()
+
+    return str(deck or ""), media(front), media(back)
+
+
+def card_scores(parsed: Any, expected_file: Path) -> tuple[float, float, list[Any], list[Any]]:
+    """Precision and recall of the cards a reader recovered against the expected ones.
+
+    A card counts when its deck, front and back all match exactly (media file
+    names aside: a reference counts when it points into ``media/``).
+
+    Returns:
+        Precision, recall, the unexpected cards and the missed ones.
+    """
+    import json
+
+    expected = [
+        _normal_card(card["deck"], card["front"], card["back"])
+        for card in json.loads(expected_file.read_text(encoding="utf-8"))
+    ]
+    found = [
+        _normal_card(
+            item.data.get("deck"),
+            item.data.get("question"),
+            item.data.get("details", {}).get("realistic_solution"),
+        )
+        for item in parsed.items
+    ]
+    unexpected = [card for card in found if card not in expected]
+    missed = [card for card in expected if card not in found]
+    precision = (len(found) - len(unexpected)) / len(found) if found else 0.0
+    recall = (len(expected) - len(missed)) / len(expected) if expected else 1.0
+    return precision, recall, unexpected, missed

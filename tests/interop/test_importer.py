@@ -418,6 +418,9 @@ def test_registry_names_every_format_and_loads_each_reader() -> None:
         "anki-text",
         "csv",
         "markdown",
+        "obsidian",
+        "mochi",
+        "crowdanki",
     )
     for name in FORMAT_NAMES:
         assert callable(get_reader(name))

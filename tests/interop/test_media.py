@@ -256,3 +256,69 @@ def test_media_past_the_total_cap_is_refused_and_named(
         note.message.startswith("media file 'say-hbm.mp3' would take the media past")
         for note in source.notes
     )
+
+
+def test_anki_text_export_copies_referenced_media_beside_the_file(
+    media_apkg: Path, tmp_path: Path, run_cli
+) -> None:
+    vault = tmp_path / "vault"
+    import_source(media_apkg, into=vault, now=NOW, audit=False)
+    out = tmp_path / "deck.txt"
+
+    result = run_cli("export", str(vault), "--out", str(out))
+
+    assert result.exit_code == 0, result.stderr
+    folder = tmp_path / "deck.media"
+    assert (
+        f"  2 media files copied to {folder}; copy them into Anki's collection.media folder "
+        "before importing"
+    ) in result.stdout.splitlines()
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == {
+        PNG_NAME: PNG_BYTES,
+        MP3_NAME: MP3_BYTES,
+    }
+    text = out.read_text(encoding="utf-8")
+    # Tab-separated with CSV quoting: the quotes of the HTML attribute are doubled.
+    assert f'<img src=""{PNG_NAME}"" alt=""""></p>"' in text
+    assert f"[sound:{MP3_NAME}]" in text
+    assert "media/" not in text
+
+
+@pytest.mark.anki
+@pytest.mark.skipif(anki_collection is None, reason="the anki package is not installed")
+def test_anki_imports_the_text_export_with_its_media_found(
+    media_apkg: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    vault = tmp_path / "vault"
+    import_source(media_apkg, into=vault, now=NOW, audit=False)
+    out = tmp_path / "deck.txt"
+    report = export_vault(vault, format="anki-text", out=out, now=NOW)
+    assert report.media_folder == tmp_path / "deck.media"
+    assert report.media_files == sorted([PNG_NAME, MP3_NAME])
+
+    (tmp_path / "anki").mkdir()
+    col = anki_collection.Collection(str(tmp_path / "anki" / "collection.anki2"))
+    try:
+        for name in report.media_files:
+            shutil.copyfile(report.media_folder / name, Path(col.media.dir()) / name)
+        metadata = col.get_csv_metadata(str(out), None)
+        col.import_csv(anki_collection.ImportCsvRequest(path=str(out), metadata=metadata))
+        check = col.media.check()
+        notes, missing, unused = col.note_count(), list(check.missing), list(check.unused)
+    finally:
+        col.close()
+
+    assert (notes, missing, unused) == (2, [], [])
+
+
+def test_anki_text_export_without_media_writes_no_folder(tmp_path: Path) -> None:
+    from sysdrill.content.sample import sample_vault_path
+
+    out = tmp_path / "deck.txt"
+
+    report = export_vault(sample_vault_path(), format="anki-text", out=out, now=NOW)
+
+    assert (report.media_folder, report.media_files) == (None, [])
+    assert not (tmp_path / "deck.media").exists()

@@ -131,7 +131,7 @@ class ExportSummary:
     out: str
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping: format, output, counts, decks, skipped files and size."""
+        """JSON-ready mapping: format, output, counts, decks, skipped files, size and media."""
         report = self.report
         return {
             "format": report.format.value,
@@ -142,4 +142,6 @@ class ExportSummary:
             "filtered_out": report.filtered_out,
             "skipped": report.skipped,
             "size_bytes": report.size_bytes,
+            "media_folder": None if report.media_folder is None else str(report.media_folder),
+            "media_files": report.media_files,
         }

@@ -70,6 +70,13 @@ def render_report(report: ExportReport, vault: Path) -> list[str]:
         lines.append("  decks: " + ", ".join(shown) + (f" and {more} more" if more else ""))
     if report.filtered_out:
         lines.append(f"  {report.filtered_out} items left out by the filters")
+    if report.media_folder is not None:
+        count = len(report.media_files)
+        lines.append(
+            f"  {count} media {'file' if count == 1 else 'files'} copied to "
+            f"{report.media_folder}; copy them into Anki's collection.media folder "
+            "before importing"
+        )
     if report.skipped:
         count = len(report.skipped)
         files = "file that does" if count == 1 else "files that do"

@@ -88,7 +88,8 @@ def register(app: typer.Typer) -> None:
             Path,
             typer.Argument(
                 help="File or folder to import (quiz or exercise text, flashcard text, "
-                "StaffML YAML/folder/corpus.json, Anki .apkg or text, CSV, Markdown).",
+                "StaffML YAML/folder/corpus.json, Anki .apkg or text, CSV, Markdown, "
+                "Markdown notes or their folder, Mochi .mochi, CrowdAnki folder).",
                 show_default=False,
             ),
         ],

@@ -210,7 +210,8 @@ class NoteLink(_Open):
     id: str
     """Shared by every card of the note; an item's own id is ``<id>-<card>``."""
     card: str
-    """Which card of the note: ``c1``, ``c2``... for cloze blanks, ``forward`` or ``reverse``."""
+    """Which card of the note: ``c1``, ``c2``... for cloze blanks, ``forward`` or ``reverse``,
+    ``t1``, ``t2``... for the templates of a note type with three or more."""
     type: str | None = None
     """Anki note type to export the note as, such as ``Cloze`` or
     ``Basic (and reversed card)``."""
@@ -218,6 +219,12 @@ class NoteLink(_Open):
     """Cloze notes: the note's whole text (Markdown) with every ``{{cN::answer::hint}}``."""
     extra: str | None = None
     """Cloze notes: the note's extra text (Anki's Back Extra), also shown in the answer."""
+    fields: dict[str, str] | None = None
+    """Note types with three or more card templates: every field of the note
+    (Markdown), by field name, in the note type's order; the cards are ``t1``, ``t2``..."""
+    templates: list[dict[str, str]] | None = None
+    """Those note types: each card template as ``{name, front, back}`` (Anki template
+    HTML), so that export writes the same note type."""
 
 
 class Item(_Open):

@@ -3,7 +3,8 @@
 Read only when asked (``sysdrill import --with-scheduling``). Each Anki card is
 matched to the item it became (by the item's ``source.key``: the note GUID,
 ``<guid>#c<N>`` for cloze card ``N``, ``<guid>#forward``/``#reverse`` for the
-cards of a reversed note). Times are UTC. The mapping to sysdrill's FSRS card
+cards of a reversed note, ``<guid>#t<N>`` for card ``N`` of a note type with
+three or more templates). Times are UTC. The mapping to sysdrill's FSRS card
 state is done by the study layer (``sysdrill.app.anki_history``); this module
 only reads what the collection says.
 """

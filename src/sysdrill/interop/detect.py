@@ -1,13 +1,18 @@
 """Tell which import format a source is in.
 
 Text is decoded by :mod:`sysdrill.interop.text`, the policy every importer
-shares. Detection looks at, in order: a folder (a StaffML tree), the zip signature
-(an Anki package), the file extension, and then the text itself.
+shares. Detection looks at, in order: a folder (a CrowdAnki export when it
+holds ``deck.json``, Markdown notes when it holds Markdown files and no
+YAML or JSON, else a StaffML tree), the zip signature (a Mochi export when
+it holds ``data.edn`` or ``data.json``, else an Anki package), the file
+extension, and then the text itself.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import zipfile
 from pathlib import Path
 
 from sysdrill.errors import ImportFailed
@@ -27,6 +32,7 @@ _EXTENSIONS: dict[str, str] = {
     ".tsv": "csv",
     ".md": "markdown",
     ".markdown": "markdown",
+    ".mochi": "mochi",
     ".json": "staffml",
     ".yaml": "staffml",
     ".yml": "staffml",
@@ -46,6 +52,14 @@ _FLASHCARD = re.compile(
 _MARKDOWN_QA = re.compile(
     r"^(?:#{1,6}[ \t]+\S|\*{0,2}(?:Q|Question)\s*[:.]\*{0,2}\s)", re.MULTILINE
 )
+_OBSIDIAN_CARD = re.compile(
+    r"\A---\n|^[ \t]*\?{1,2}[ \t]*$|^(?![ \t]*#)[^`\n:]*[^`\s:]:{2,3}[^:\n]*\S[ \t]*$",
+    re.MULTILINE,
+)
+"""Front matter, a ``?``/``??`` line, or a ``question::answer`` line."""
+_OWN_MARKDOWN = re.compile(r"^<!--\s*id:", re.MULTILINE)
+_FOLDER_SCAN_FILES = 2000
+"""Files looked at to tell a folder of Markdown notes from a StaffML tree."""
 _CSV_HEADER = re.compile(
     r"\A[^\n]*\b(?:front|question)\b[^\n]*[,\t;][^\n]*\b(?:back|answer)\b", re.I
 )
@@ -109,6 +123,59 @@ def _looks_like_staffml_yaml(path: Path) -> bool:
     return True
 
 
+def _folder_format(path: Path) -> str:
+    """A folder's format: CrowdAnki, Markdown notes, or (by default) a StaffML tree."""
+    if (path / "deck.json").is_file():
+        return "crowdanki"
+    if (path / "questions").is_dir():
+        return "staffml"
+    seen = 0
+    markdown = False
+    for _, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            suffix = os.path.splitext(name)[1].lower()
+            if suffix in (".yaml", ".yml", ".json"):
+                return "staffml"
+            markdown = markdown or suffix in (".md", ".markdown")
+            seen += 1
+        if seen > _FOLDER_SCAN_FILES:
+            break
+    return "obsidian" if markdown else "staffml"
+
+
+def _zip_format(path: Path) -> str:
+    """A zip's format: a Mochi export when it holds Mochi's data file, else an Anki package."""
+    if path.suffix.lower() == ".mochi":
+        return "mochi"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        return "apkg"  # the Anki reader explains what is wrong with the archive
+    if {"data.edn", "data.json"} & names and not any(n.startswith("collection.") for n in names):
+        return "mochi"
+    return "apkg"
+
+
+def _markdown_format(path: Path) -> str:
+    """``obsidian`` for notes with front matter or ``::``/``?`` cards, else ``markdown``."""
+    head = read_source_text(path, kind="Markdown file").text[:_SNIFF_CHARS]
+    if _OWN_MARKDOWN.search(head) or not _OBSIDIAN_CARD.search(head):
+        return "markdown"
+    return "obsidian"
+
+
+def _json_format(path: Path) -> str:
+    """``crowdanki`` for a CrowdAnki ``deck.json``, else a StaffML corpus."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return "staffml"
+    return "crowdanki" if re.search(r'"__type__"\s*:\s*"Deck"', head) else "staffml"
+
+
 def detect_format(path: Path) -> str:
     """Tell which import format a source is in.
 
@@ -122,7 +189,7 @@ def detect_format(path: Path) -> str:
         ImportFailed: If the source does not exist, is empty, or matches no format.
     """
     if path.is_dir():
-        return "staffml"
+        return _folder_format(path)
     if not path.exists():
         raise ImportFailed(f"source '{path}' does not exist; check the path")
     if not path.is_file():
@@ -137,11 +204,15 @@ def detect_format(path: Path) -> str:
             f"cannot read '{path}': {exc.strerror}; check the path and its permissions"
         ) from exc
     if magic in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
-        return "apkg"
+        return _zip_format(path)
     suffix = path.suffix.lower()
     by_extension = _EXTENSIONS.get(suffix)
     if by_extension == "staffml" and suffix in (".yaml", ".yml"):
         return "staffml" if _looks_like_staffml_yaml(path) else "staffml-web"
+    if by_extension == "staffml":
+        return _json_format(path)
+    if by_extension == "markdown":
+        return _markdown_format(path)
     if by_extension is not None:
         return by_extension
     sniffed = sniff_text_format(read_source_text(path).text)

@@ -91,7 +91,8 @@ def parse_source(
     Args:
         source: The file or folder to read.
         format: A format name, or ``auto`` to detect it.
-        field_map: Roles of note fields by field name (``--map``); Anki packages only.
+        field_map: Roles of note fields by field name (``--map``); Anki packages and
+            CrowdAnki folders only.
         saved_maps: Field roles saved by earlier imports, by note type name.
         with_scheduling: Anki packages: also read card state and review log.
 
@@ -113,14 +114,18 @@ def parse_source(
         parsed = read_apkg(
             source, field_map=field_map, saved_maps=saved_maps, with_scheduling=with_scheduling
         )
+    elif name == "crowdanki" and not with_scheduling:
+        from sysdrill.interop.formats.crowdanki import read_crowdanki
+
+        parsed = read_crowdanki(source, field_map=field_map, saved_maps=saved_maps)
     elif with_scheduling:
         raise UsageError(
             f"--with-scheduling applies to Anki packages only, not to {name}; leave it out"
         )
     elif field_map:
         raise UsageError(
-            f"--map applies to Anki packages only, not to {name}; leave it out "
-            "(CSV columns are named by their header row)"
+            f"--map applies to Anki packages and CrowdAnki folders only, not to {name}; "
+            "leave it out (CSV columns are named by their header row)"
         )
     else:
         parsed = get_reader(name)(source)

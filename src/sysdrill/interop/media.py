@@ -16,13 +16,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from sysdrill.content.media import content_name, sniff_media_type
 from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.safe_zip import SafeZip
 from sysdrill.interop.source import ImportNote
 
-__all__ = ["MAX_MEDIA_FILE_BYTES", "MAX_MEDIA_TOTAL_BYTES", "PackageMedia", "read_package_media"]
+__all__ = [
+    "MAX_MEDIA_FILE_BYTES",
+    "MAX_MEDIA_TOTAL_BYTES",
+    "MediaIntake",
+    "PackageMedia",
+    "protobuf_fields",
+    "read_folder_media",
+    "read_package_media",
+    "read_zip_media",
+]
 
 MAX_MEDIA_FILE_BYTES = 16 * 1024 * 1024
 """Largest media file kept, in bytes (16 MiB)."""
@@ -58,7 +68,7 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
+def protobuf_fields(data: bytes) -> list[tuple[int, int | bytes]]:
     """Protobuf fields of one message: (number, varint or bytes), unknown wire types refused."""
     found: list[tuple[int, int | bytes]] = []
     pos = 0
@@ -82,12 +92,12 @@ def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
 def _protobuf_index(data: bytes) -> dict[str, str]:
     """Anki's ``MediaEntries``: entry N (name = 1, legacy_zip_filename = 255) is member N."""
     index: dict[str, str] = {}
-    entries = [value for number, value in _fields(data) if number == 1]
+    entries = [value for number, value in protobuf_fields(data) if number == 1]
     for position, entry in enumerate(entries):
         if not isinstance(entry, bytes):
             continue
         name, member = "", str(position)
-        for number, value in _fields(entry):
+        for number, value in protobuf_fields(entry):
             if number == 1 and isinstance(value, bytes):
                 name = value.decode("utf-8", "replace")
             elif number == 255 and isinstance(value, int):
@@ -137,6 +147,70 @@ def _read_member(archive: SafeZip, member: str) -> bytes | None:
     return None if len(data) > MAX_MEDIA_FILE_BYTES else data
 
 
+class MediaIntake:
+    """Checks untrusted media files one by one, within the per-file and total caps.
+
+    Every reader that brings media along (Anki and Mochi packages, CrowdAnki
+    and Markdown folders) hands each file to :meth:`add`; what passes lands in
+    :attr:`media`, renamed by content, and what does not is named in a note.
+    """
+
+    def __init__(self) -> None:
+        self.media = PackageMedia()
+        self._total_bytes = 0
+
+    def refuse_oversized(self, original: str) -> None:
+        """Note a file refused for its size before it was read."""
+        self.media.notes.append(
+            ImportNote(
+                f"media file '{original}' is larger than "
+                f"{MAX_MEDIA_FILE_BYTES // 1_048_576} MiB; not imported"
+            )
+        )
+
+    def add(self, original: str, data: bytes | None) -> str | None:
+        """Check one file and keep it when it passes.
+
+        Args:
+            original: The file's name in the source, as its cards refer to it.
+            data: Its bytes, or None when it was over the per-file cap.
+
+        Returns:
+            Its vault file name (in ``media/``), or None when refused (noted).
+        """
+        if data is None or len(data) > MAX_MEDIA_FILE_BYTES:
+            self.refuse_oversized(original)
+            return None
+        content_type = sniff_media_type(data[:32])
+        if content_type is None:
+            self.media.notes.append(
+                ImportNote(
+                    f"media file '{original}' is not an accepted image or sound "
+                    "(PNG, JPEG, GIF, WebP, MP3, Ogg, WAV, FLAC, M4A); not imported"
+                )
+            )
+            return None
+        name = content_name(data, content_type=content_type, original=original)
+        if name not in self.media.files:
+            if self._total_bytes + len(data) > MAX_MEDIA_TOTAL_BYTES:
+                self.media.notes.append(
+                    ImportNote(
+                        f"media file '{original}' would take the media past "
+                        f"{MAX_MEDIA_TOTAL_BYTES // 1_048_576} MiB; not imported"
+                    )
+                )
+                return None
+            self._total_bytes += len(data)
+            self.media.files[name] = data
+        self.media.names[original] = name
+        return name
+
+
+def read_zip_media(archive: SafeZip, member: str) -> bytes | None:
+    """A media member's bytes (decompressed when zstd), or None when over the per-file cap."""
+    return _read_member(archive, member)
+
+
 def read_package_media(archive: SafeZip, *, members: list[str]) -> PackageMedia:
     """Read and check the media files of an opened package.
 
@@ -151,44 +225,63 @@ def read_package_media(archive: SafeZip, *, members: list[str]) -> PackageMedia:
         ImportFailed: If the media index is present but unreadable.
         HostileInput: If reading would spend the archive's expansion budget.
     """
-    media = PackageMedia()
+    intake = MediaIntake()
     if "media" not in members:
-        return media
+        return intake.media
     present = set(members)
-    total_bytes = 0
     for member, original in sorted(_media_index(archive).items(), key=lambda kv: kv[1]):
         if member not in present:
-            media.notes.append(ImportNote(f"media file '{original}' is missing from the package"))
-            continue
-        data = _read_member(archive, member)
-        if data is None:
-            media.notes.append(
-                ImportNote(
-                    f"media file '{original}' is larger than "
-                    f"{MAX_MEDIA_FILE_BYTES // 1_048_576} MiB; not imported"
-                )
+            intake.media.notes.append(
+                ImportNote(f"media file '{original}' is missing from the package")
             )
             continue
-        content_type = sniff_media_type(data[:32])
-        if content_type is None:
-            media.notes.append(
-                ImportNote(
-                    f"media file '{original}' is not an accepted image or sound "
-                    "(PNG, JPEG, GIF, WebP, MP3, Ogg, WAV, FLAC, M4A); not imported"
-                )
-            )
-            continue
-        if total_bytes + len(data) > MAX_MEDIA_TOTAL_BYTES:
-            media.notes.append(
-                ImportNote(
-                    f"media file '{original}' would take the media past "
-                    f"{MAX_MEDIA_TOTAL_BYTES // 1_048_576} MiB; not imported"
-                )
-            )
-            continue
-        name = content_name(data, content_type=content_type, original=original)
-        if name not in media.files:
-            total_bytes += len(data)
-            media.files[name] = data
-        media.names[original] = name
-    return media
+        intake.add(original, _read_member(archive, member))
+    return intake.media
+
+
+def read_folder_media(root: Path, name: str, *, intake: MediaIntake) -> str | None:
+    """Check and keep one media file of a source folder (CrowdAnki, Markdown notes).
+
+    The name comes from the source, so it is untrusted: an absolute name, a
+    ``..`` component or a link leading out of ``root`` is refused with a note,
+    and a file over the per-file cap is refused before it is read.
+
+    Args:
+        root: The folder the file must stay inside.
+        name: The file's name relative to ``root``, as the source wrote it.
+        intake: Where kept files and notes go.
+
+    Returns:
+        Its vault file name (in ``media/``), or None when missing or refused.
+    """
+    known = intake.media.names.get(name)
+    if known is not None:
+        return known
+    relative = PurePosixPath(name.replace("\\", "/"))
+    if relative.is_absolute() or ".." in relative.parts or "\x00" in name:
+        intake.media.notes.append(
+            ImportNote(f"media file '{name}' points outside the source folder; not imported")
+        )
+        return None
+    candidate = root / relative
+    try:
+        resolved = candidate.resolve()
+        inside = resolved.is_relative_to(root.resolve())
+        size = resolved.stat().st_size if resolved.is_file() else -1
+    except (OSError, RuntimeError):
+        inside, size = True, -1
+    if not inside:
+        intake.media.notes.append(
+            ImportNote(f"media file '{name}' links outside the source folder; not imported")
+        )
+        return None
+    if size < 0:
+        return None
+    if size > MAX_MEDIA_FILE_BYTES:
+        intake.refuse_oversized(name)
+        return None
+    try:
+        data = resolved.read_bytes()
+    except OSError:
+        return None
+    return intake.add(name, data)

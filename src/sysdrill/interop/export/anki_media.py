@@ -12,13 +12,15 @@ did not change in the vault and keeps the edits the learner made in Anki.
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 from sysdrill.content.media import MEDIA_FOLDER, is_safe_media_name
+from sysdrill.errors import ExportFailed
 from sysdrill.interop.export.cards import ExportedItem
 
-__all__ = ["flatten_media", "note_mod_seconds"]
+__all__ = ["copy_media", "flatten_media", "media_folder_beside", "note_mod_seconds"]
 
 _IMG_SRC = re.compile(r'(<img\b[^>]*?\bsrc=")' + MEDIA_FOLDER + r'/([^"]+)(")')
 _SOUND = re.compile(r"\[sound:" + MEDIA_FOLDER + r"/([^\]\s]+)\]")
@@ -84,3 +86,42 @@ def note_mod_seconds(items: list[ExportedItem], *, vault: Path | None, fallback:
             except OSError:
                 pass
     return max(stamps) if stamps else fallback
+
+
+def media_folder_beside(out: Path) -> Path:
+    """The folder a text export's media files go to: ``deck.media`` beside ``deck.txt``."""
+    return out.with_name(f"{out.stem}.media")
+
+
+def copy_media(vault: Path, names: set[str], folder: Path) -> list[str]:
+    """Copy the vault's media files named in ``names`` into ``folder`` (created if needed).
+
+    Anki's text import does not read media; the files must be in the
+    collection's media folder, so a text export leaves them in a folder the
+    learner copies there. Files the vault lacks are left out (``sysdrill
+    check`` reports them as ``media-missing``).
+
+    Returns:
+        The names copied, sorted.
+
+    Raises:
+        ExportFailed: If ``folder`` exists and is not a folder, or cannot be written.
+    """
+    present = sorted(n for n in names if (vault / MEDIA_FOLDER / n).is_file())
+    if not present:
+        return []
+    if folder.exists() and not folder.is_dir():
+        raise ExportFailed(
+            f"'{folder}' exists and is not a folder, so the export's media cannot go there; "
+            "move it away or choose another --out"
+        )
+    try:
+        folder.mkdir(exist_ok=True)
+        for name in present:
+            shutil.copyfile(vault / MEDIA_FOLDER / name, folder / name)
+    except OSError as exc:
+        raise ExportFailed(
+            f"cannot copy media into '{folder}': {exc.strerror or exc}; "
+            "check the space and permissions"
+        ) from exc
+    return present

@@ -6,6 +6,9 @@ the note type they came from, named as it was:
 
 - a cloze note (the link holds ``text``) as a cloze note type with fields
   ``Text`` and ``Back Extra``, so Anki makes one card per blank again;
+- a note of a type with three or more templates (the link holds ``fields``
+  and ``templates``) as that note type again: its fields, in order, and its
+  templates as they were, so Anki makes the same cards;
 - a reversed note (cards ``forward``/``reverse``) as a note type with fields
   ``Front`` and ``Back`` and two templates; when the type's name says
   "optional", or the note has no reverse item, it gets the ``Add Reverse``
@@ -42,6 +45,8 @@ __all__ = [
 _CLOZE_FIELDS = ("Text", "Back Extra")
 _REVERSED_FIELDS = ("Front", "Back")
 _OPTIONAL_FIELDS = ("Front", "Back", "Add Reverse")
+_ANKI_SOURCES = frozenset({"apkg", "crowdanki"})
+"""Import formats whose ``source.key`` starts with the Anki note's own GUID."""
 
 
 @dataclass(slots=True)
@@ -52,6 +57,10 @@ class LinkedNote:
     type_name: str
     cloze: bool
     items: list[ExportedItem] = field(default_factory=list)
+    note_fields: dict[str, str] | None = None
+    """A note type with three or more templates: its fields (Markdown) by name."""
+    templates: list[dict[str, str]] = field(default_factory=list)
+    """Those note types: their card templates (``name``, ``front``, ``back``)."""
 
     def card(self, name: str) -> Item | None:
         """The sibling for one card (``forward``, ``reverse``, ``c1``...), if exported."""
@@ -67,6 +76,8 @@ class LinkedNote:
     @property
     def fields(self) -> tuple[str, ...]:
         """Field names of the note type."""
+        if self.note_fields is not None:
+            return tuple(self.note_fields)
         if self.cloze:
             return _CLOZE_FIELDS
         return _OPTIONAL_FIELDS if self.optional else _REVERSED_FIELDS
@@ -76,8 +87,10 @@ class LinkedNote:
         """The Anki note's own GUID when imported from a package, else one from the note id."""
         for exported in self.items:
             source = exported.item.source
-            if source is not None and source.format == "apkg" and source.key:
-                return source.key.partition("#")[0]
+            if source is not None and source.format in _ANKI_SOURCES and source.key:
+                # The card is after the last '#': Anki GUIDs may hold '#' themselves.
+                guid, mark, _ = source.key.rpartition("#")
+                return guid if mark else source.key
         import genanki
 
         return str(genanki.guid_for("sysdrill-note", self.note_id))
@@ -95,12 +108,17 @@ def linked_notes(items: list[ExportedItem]) -> dict[str, LinkedNote]:
             cloze = link.text is not None
             default = "Cloze" if cloze else "Basic (and reversed card)"
             note = notes[link.id] = LinkedNote(link.id, link.type or default, cloze)
+            if link.fields is not None:
+                note.note_fields = dict(link.fields)
+                note.templates = [dict(t) for t in link.templates or []]
         note.items.append(exported)
     return notes
 
 
 def _model_id(note: LinkedNote) -> int:
     kind = "cloze" if note.cloze else "/".join(note.fields)
+    if note.templates:
+        kind += "|" + "/".join(t.get("name", "") for t in note.templates)
     digest = hashlib.sha256(f"sysdrill-model:{kind}:{note.type_name}".encode()).digest()
     return (int.from_bytes(digest[:6], "big") | 1 << 40) & ((1 << 52) - 1)
 
@@ -124,6 +142,14 @@ def linked_model(note: LinkedNote, css: str) -> Any:
             css=css + ".cloze { font-weight: bold; color: #0a58ca; }\n",
             model_type=genanki.Model.CLOZE,
         )
+    if note.note_fields is not None:
+        return genanki.Model(
+            _model_id(note),
+            note.type_name,
+            fields=[{"name": name} for name in note.fields],
+            templates=_templates(note),
+            css=css,
+        )
     reverse_front = "{{#Add Reverse}}{{Back}}{{/Add Reverse}}" if note.optional else "{{Back}}"
     return genanki.Model(
         _model_id(note),
@@ -145,10 +171,35 @@ def linked_model(note: LinkedNote, css: str) -> Any:
     )
 
 
+def _templates(note: LinkedNote) -> list[dict[str, str]]:
+    """A multi-template note type's templates as genanki takes them.
+
+    Templates the source did not give (unreadable in the package) become one
+    card per field pair, so Anki still makes a card for each exported item.
+    """
+    if note.templates:
+        return [
+            {"name": t.get("name", ""), "qfmt": t.get("front", ""), "afmt": t.get("back", "")}
+            for t in note.templates
+        ]
+    names = note.fields or ("Front",)
+    count = max((int(e.item.note_link.card[1:]) for e in note.items if e.item.note_link), default=1)
+    return [
+        {
+            "name": f"Card {n + 1}",
+            "qfmt": "{{" + names[n % len(names)] + "}}",
+            "afmt": '{{FrontSide}}<hr id="answer">{{' + names[(n + 1) % len(names)] + "}}",
+        }
+        for n in range(count)
+    ]
+
+
 def linked_note_fields(note: LinkedNote, render: FieldRenderer) -> list[str]:
     """Field values of a linked note, rendered to Anki HTML."""
     first = note.items[0].item
     link = first.note_link
+    if note.note_fields is not None:
+        return [render(text) if text else "" for text in note.note_fields.values()]
     if note.cloze and link is not None:
         return [render(link.text), render(link.extra)]
     forward = note.card("forward")

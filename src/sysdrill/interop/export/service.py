@@ -117,6 +117,10 @@ class ExportReport:
     """Valid items the filters left out."""
     size_bytes: int = 0
     """Size of the written file, in bytes."""
+    media_folder: Path | None = None
+    """``anki-text``: the folder beside the file that the media files were copied to."""
+    media_files: list[str] = field(default_factory=list)
+    """``anki-text``: the media files copied there (for Anki's collection media folder)."""
 
 
 Writer = Callable[[list[ExportedItem], Path, datetime], list[str]]
@@ -124,7 +128,10 @@ Writer = Callable[[list[ExportedItem], Path, datetime], list[str]]
 
 
 def _writer(
-    fmt: ExportFormat, vault: Path, scheduling: Mapping[str, AnkiCardHistory] | None
+    fmt: ExportFormat,
+    vault: Path,
+    scheduling: Mapping[str, AnkiCardHistory] | None,
+    used_media: set[str],
 ) -> Writer:
     if fmt == ExportFormat.APKG:
         from sysdrill.interop.export.apkg import write_apkg
@@ -133,7 +140,9 @@ def _writer(
     from sysdrill.interop.export import text_formats
 
     writers: dict[ExportFormat, Writer] = {
-        ExportFormat.ANKI_TEXT: text_formats.write_anki_text,
+        ExportFormat.ANKI_TEXT: functools.partial(
+            text_formats.write_anki_text, used_media=used_media
+        ),
         ExportFormat.CSV: text_formats.write_csv,
         ExportFormat.STAFFML_JSON: text_formats.write_staffml_json,
         ExportFormat.MARKDOWN: text_formats.write_markdown,
@@ -246,11 +255,19 @@ def export_vault(
         )
     chosen.sort(key=lambda exported: exported.item.id)
     decks: list[str] = []
+    used_media: set[str] = set()
 
     def write(path: Path) -> None:
-        decks.extend(_writer(fmt, vault, scheduling)(chosen, path, now.astimezone(UTC)))
+        writer = _writer(fmt, vault, scheduling, used_media)
+        decks.extend(writer(chosen, path, now.astimezone(UTC)))
 
     write_atomically(out, write)
+    if used_media:
+        from sysdrill.interop.export.anki_media import copy_media, media_folder_beside
+
+        folder = media_folder_beside(out)
+        report.media_files = copy_media(vault, used_media, folder)
+        report.media_folder = folder if report.media_files else None
     report.items = len(chosen)
     report.by_kind = dict(sorted(Counter(e.item.kind.value for e in chosen).items()))
     report.decks = decks

@@ -14,6 +14,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from sysdrill.interop.export.anki_media import flatten_media
 from sysdrill.interop.export.apkg import note_guid
 from sysdrill.interop.export.cards import (
     ExportedItem,
@@ -58,15 +59,31 @@ def _vault_decks(items: list[ExportedItem]) -> list[str]:
     return sorted({e.deck for e in items if e.deck})
 
 
-def write_anki_text(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+def write_anki_text(
+    items: list[ExportedItem],
+    path: Path,
+    now: datetime,
+    *,
+    used_media: set[str] | None = None,
+) -> list[str]:
     """Write Anki "Notes in Plain Text" (tab-separated, HTML fields, GUID column).
 
     Importing it into Anki fills the built-in Basic note type; the GUID column
     is the same as in the ``.apkg`` export, so a re-import updates notes. Rows
-    are grouped by deck, each parent deck before its subdecks.
+    are grouped by deck, each parent deck before its subdecks. Media
+    references become Anki's flat names (``<img src="x.png">``,
+    ``[sound:x.mp3]``), as in a collection's media folder.
+
+    Args:
+        items: The items to write.
+        path: The file to write.
+        now: Unused (the format has no timestamps).
+        used_media: Collects the names of the vault's media files the fields
+            refer to, for the caller to copy beside the file.
     """
     del now  # the format has no timestamps
     render = FieldRenderer()
+    used = used_media if used_media is not None else set()
     decks: set[str] = set()
     with path.open("w", encoding="utf-8", newline="") as sink:
         sink.write("#separator:tab\n#html:true\n#notetype:Basic\n")
@@ -86,8 +103,8 @@ def write_anki_text(items: list[ExportedItem], path: Path, now: datetime) -> lis
                     note_guid(item.id),
                     deck,
                     " ".join(anki_tags(item)),
-                    render(front_markdown(item)),
-                    render(back_markdown(item)),
+                    flatten_media(render(front_markdown(item)), used),
+                    flatten_media(render(back_markdown(item)), used),
                 ]
             )
     return sorted(decks)

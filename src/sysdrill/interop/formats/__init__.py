@@ -77,6 +77,16 @@ FORMATS: dict[str, FormatSpec] = {
         ),
         FormatSpec("csv", "csv_text:read_csv", "CSV or TSV with a header row (front, back, ...)"),
         FormatSpec("markdown", "markdown_qa:read_markdown_qa", "Markdown Q/A file"),
+        FormatSpec(
+            "obsidian",
+            "obsidian:read_obsidian",
+            "Markdown notes with front matter (Obsidian): 'q::a', 'q:::a', '?' cards, Q:/A:; "
+            "a file or a folder",
+        ),
+        FormatSpec("mochi", "mochi:read_mochi", "Mochi export (.mochi: data.edn or data.json)"),
+        FormatSpec(
+            "crowdanki", "crowdanki:read_crowdanki", "CrowdAnki export folder (deck.json, media/)"
+        ),
     )
 }
 """Every import format by name, in the order ``--help`` lists them."""

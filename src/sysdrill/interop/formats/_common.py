@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.interop import text
-from sysdrill.interop.source import ImportNote
+from sysdrill.interop.media import PackageMedia
+from sysdrill.interop.source import ImportNote, ParsedSource
 
 __all__ = [
     "DecodedText",
     "card_item",
+    "finish_source",
     "decode_text_file",
     "html_to_markdown",
     "split_tags",
@@ -92,6 +94,15 @@ def split_tags(text: str) -> list[str]:
     """
     parts = re.split(r"[,;]", text) if re.search(r"[,;]", text) else text.split()
     return unique(tag.strip() for tag in parts if tag.strip())
+
+
+def finish_source(source: ParsedSource, media: PackageMedia) -> None:
+    """Hand a reader's checked media to its source, and name the deck when there is one."""
+    source.media_files = media.files
+    source.notes.extend(media.notes)
+    decks = unique(str(item.data["deck"]) for item in source.items if item.data.get("deck"))
+    if len(decks) == 1:
+        source.deck = decks[0]
 
 
 def unique(values: Iterable[str]) -> list[str]:

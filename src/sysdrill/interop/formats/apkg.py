@@ -21,23 +21,20 @@ the fields refer to them as ``![](media/<name>)`` and ``[sound:media/<name>]``.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3  # noqa: TID251 - reads a foreign Anki file, not our storage
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sysdrill.errors import ImportFailed
 from sysdrill.interop.anki_scheduling import read_scheduling
-from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
-from sysdrill.interop.field_map import FieldRole, map_fields
-from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
-from sysdrill.interop.media import read_package_media
+from sysdrill.interop.field_map import FieldRole
+from sysdrill.interop.formats.anki_note import NoteType, note_items, note_roles
+from sysdrill.interop.formats.anki_template import CardTemplate
+from sysdrill.interop.media import protobuf_fields, read_package_media
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
-from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
+from sysdrill.interop.source import ImportNote, ParsedSource
 
 __all__ = ["COLLECTION_MEMBERS", "read_apkg"]
 
@@ -49,21 +46,7 @@ COLLECTION_MEMBERS: tuple[str, ...] = (
 """Collection files looked for inside the zip, preferred first."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_PLAIN_EXTRAS = frozenset({"extra", "back extra"})
-"""Extra fields shown as they are, without their name before them (Anki's own names)."""
-_URL = re.compile(r"https://\S+")
-_OWN_PREFIX = "sysdrill "
 """Note types our exporter writes start with this; their ``Id`` field is kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class _NoteType:
-    name: str
-    fields: tuple[str, ...]
-    templates: int | None = None
-    """Number of card templates, when the collection says."""
-    cloze: bool = False
-    """Anki marks it as a cloze note type (old schema ``type: 1``)."""
 
 
 def _copy_collection(archive: SafeZip, member: str, target: Path) -> None:
@@ -118,7 +101,7 @@ def _tables(conn: sqlite3.Connection) -> dict[str, str]:
     return {str(name): str(kind) for name, kind in rows}
 
 
-def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[int, str]]:
+def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, NoteType], dict[int, str]]:
     row = conn.execute("SELECT models, decks FROM col LIMIT 1").fetchone()
     if row is None:
         raise ImportFailed("has an empty col table")
@@ -129,7 +112,7 @@ def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[in
         raise ImportFailed(f"has note types or decks that are not valid JSON ({exc})") from exc
     if not isinstance(models, dict) or not isinstance(decks, dict):
         raise ImportFailed("has note types or decks that are not JSON objects")
-    note_types: dict[int, _NoteType] = {}
+    note_types: dict[int, NoteType] = {}
     for key, model in models.items():
         if not isinstance(model, dict):
             continue
@@ -138,11 +121,18 @@ def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[in
             (f for f in fields if isinstance(f, dict)), key=lambda f: int(f.get("ord", 0))
         )
         templates = model.get("tmpls")
-        note_types[int(key)] = _NoteType(
+        card_templates = sorted(
+            (t for t in templates or [] if isinstance(t, dict)), key=lambda t: int(t.get("ord", 0))
+        )
+        note_types[int(key)] = NoteType(
             str(model.get("name", "")),
             tuple(str(f.get("name", "")) for f in ordered),
             templates=len(templates) if isinstance(templates, list) else None,
             cloze=model.get("type") == 1,
+            card_templates=tuple(
+                CardTemplate(str(t.get("name", "")), str(t.get("qfmt", "")), str(t.get("afmt", "")))
+                for t in card_templates
+            ),
         )
     deck_names = {
         int(key): str(deck.get("name", "")) for key, deck in decks.items() if isinstance(deck, dict)
@@ -150,19 +140,42 @@ def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, _NoteType], dict[in
     return note_types, deck_names
 
 
+def _template(name: str, config: object) -> CardTemplate:
+    """A template of the new schema.
+
+    ``config`` is Anki's ``CardTemplateConfig`` protobuf: the front format is
+    field 1, the back format field 2.
+    """
+    formats = {1: "", 2: ""}
+    if isinstance(config, bytes):
+        try:
+            for number, value in protobuf_fields(config):
+                if number in formats and isinstance(value, bytes):
+                    formats[number] = value.decode("utf-8", "replace")
+        except ValueError:
+            pass  # unreadable: the cards fall back to the mapped question and answer
+    return CardTemplate(name, formats[1], formats[2])
+
+
 def _new_schema(
     conn: sqlite3.Connection, tables: dict[str, str]
-) -> tuple[dict[int, _NoteType], dict[int, str]]:
+) -> tuple[dict[int, NoteType], dict[int, str]]:
     names = {int(ntid): str(name) for ntid, name in conn.execute("SELECT id, name FROM notetypes")}
     fields: dict[int, list[str]] = {}
     for ntid, name in conn.execute("SELECT ntid, name FROM fields ORDER BY ntid, ord"):
         fields.setdefault(int(ntid), []).append(str(name))
-    templates: dict[int, int] = {}
+    templates: dict[int, list[CardTemplate]] = {}
     if tables.get("templates") == "table":
-        query = "SELECT ntid, COUNT(*) FROM templates GROUP BY ntid"
-        templates = {int(ntid): int(count) for ntid, count in conn.execute(query)}
+        query = "SELECT ntid, name, config FROM templates ORDER BY ntid, ord"
+        for ntid, name, config in conn.execute(query):
+            templates.setdefault(int(ntid), []).append(_template(str(name), config))
     note_types = {
-        ntid: _NoteType(name, tuple(fields.get(ntid, ())), templates=templates.get(ntid))
+        ntid: NoteType(
+            name,
+            tuple(fields.get(ntid, ())),
+            templates=len(templates[ntid]) if ntid in templates else None,
+            card_templates=tuple(templates.get(ntid, ())),
+        )
         for ntid, name in names.items()
     }
     decks = {
@@ -172,201 +185,17 @@ def _new_schema(
     return note_types, decks
 
 
-@dataclass(frozen=True, slots=True)
-class _NoteContext:
-    """What every item of one note shares."""
-
-    tags: list[str]
-    deck: str | None
-    where: str
-    media: list[str]
-
-
-def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: _NoteContext) -> ParsedItem:
-    """A note of a note type our exporter wrote: Id kept, Title, Scenario, Options, Parts."""
-    lowered = [name.casefold() for name in names]
-    field: dict[str, str] = {}
-    for name, text in zip(lowered, texts, strict=False):
-        field.setdefault(name, text)
-    preferred_id = field.get("id", "").strip() or None
-    front = "\n\n".join(
-        part
-        for part in (
-            field.get("scenario", ""),
-            field.get("front") or field.get("question", ""),
-            field.get("options", ""),
-            field.get("parts", ""),
-        )
-        if part
-    )
-    known = {"id", "title", "scenario", "front", "question", "options", "parts", "meta"}
-    answer_name = "back" if "back" in field else "answer"
-    back_parts = [field.get(answer_name, "")]
-    for name, text in zip(names, texts, strict=False):
-        key = name.casefold()
-        if key not in known and key != answer_name and text.strip():
-            back_parts.append(_labelled(name, text))
-    back = "\n\n".join(part for part in back_parts if part)
-    data, notes = card_item(
-        front=front, back=back, deck=ctx.deck, tags=ctx.tags, where=ctx.where, media=ctx.media
-    )
-    if field.get("title"):
-        data["title"] = field["title"]
-    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
-
-
-def _labelled(name: str, text: str) -> str:
-    return f"**{name}:** {text}" if "\n" not in text else f"**{name}:**\n\n{text}"
-
-
-@dataclass(slots=True)
-class _Sides:
-    """A note's fields sorted by role."""
-
-    question: str = ""
-    answer: str = ""
-    extras: list[str] = field(default_factory=list)
-    resources: list[dict[str, str]] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-
-    def back(self, *first: str) -> str:
-        return "\n\n".join(part for part in (*first, self.answer, *self.extras) if part)
-
-
-def _sides(names: tuple[str, ...], texts: list[str], roles: dict[str, FieldRole]) -> _Sides:
-    sides = _Sides()
-    questions: list[str] = []
-    answers: list[str] = []
-    for name, text in zip(names, texts, strict=False):
-        role = roles.get(name, FieldRole.EXTRA)
-        if not text.strip() or role is FieldRole.IGNORE:
-            continue
-        if role is FieldRole.QUESTION:
-            questions.append(text)
-        elif role is FieldRole.ANSWER:
-            answers.append(text)
-        elif role is FieldRole.TAGS:
-            sides.tags.extend(split_tags(text))
-        elif role is FieldRole.SOURCE and _URL.fullmatch(text.strip()):
-            sides.resources.append({"name": name, "url": text.strip()})
-        elif name.casefold() in _PLAIN_EXTRAS:
-            sides.extras.append(text)
-        else:
-            sides.extras.append(_labelled(name, text))
-    sides.question = "\n\n".join(questions)
-    sides.answer = "\n\n".join(answers)
-    return sides
-
-
-def _finish(
-    key: str,
-    front: str,
-    back: str,
-    *,
-    sides: _Sides,
-    ctx: _NoteContext,
-    link: dict[str, Any] | None = None,
-    group: str | None = None,
-) -> ParsedItem:
-    data, notes = card_item(
-        front=front,
-        back=back,
-        deck=ctx.deck,
-        tags=[*ctx.tags, *sides.tags],
-        where=ctx.where,
-        media=ctx.media,
-    )
-    if sides.resources:
-        data.setdefault("details", {})["resources"] = sides.resources
-    if link is not None:
-        data["note_link"] = link
-    return ParsedItem(key=key, data=data, notes=notes, group=group)
-
-
-def _note_items(
-    *,
-    guid: str,
-    note_type: _NoteType,
-    values: list[str],
-    tags: list[str],
-    deck: str | None,
-    where: str,
-    roles: dict[str, FieldRole],
-    card_ords: set[int],
-    media_names: Mapping[str, str],
-) -> list[ParsedItem]:
-    """The items of one note: one per cloze number, two for a reversed note, else one."""
-    names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
-    if len(names) < len(values):
-        names = names + tuple(f"Field {n + 1}" for n in range(len(names), len(values)))
-    media: list[str] = []
-    texts: list[str] = []
-    for value in values:
-        text, found = html_to_markdown(value, media_names=media_names)
-        texts.append(text)
-        media.extend(found)
-    ctx = _NoteContext(tags, deck, where, media)
-    if note_type.name.casefold().startswith(_OWN_PREFIX):
-        return [_own_item(guid, names, texts, ctx)]
-    sides = _sides(names, texts, roles)
-    if note_type.cloze or "cloze" in note_type.name.casefold() or has_cloze(sides.question):
-        cards = cloze_cards(sides.question)
-        if cards:
-            extra = "\n\n".join(part for part in (sides.answer, *sides.extras) if part)
-            link = cloze_link(note_type.name, sides.question, extra)
-            return [
-                _finish(
-                    f"{guid}#{card.card}",
-                    card.prompt,
-                    sides.back(card.revealed),
-                    sides=sides,
-                    ctx=ctx,
-                    link={"card": card.card, **link},
-                    group=guid,
-                )
-                for card in cards
-            ]
-    reversible = (note_type.templates or max(card_ords, default=0) + 1) == 2
-    if not reversible:
-        return [_finish(guid, sides.question, sides.back(), sides=sides, ctx=ctx)]
-    kind = {"type": note_type.name or "Basic (and reversed card)"}
-    items = [
-        _finish(
-            f"{guid}#forward",
-            sides.question,
-            sides.back(),
-            sides=sides,
-            ctx=ctx,
-            link={"card": "forward", **kind},
-            group=guid,
-        )
-    ]
-    if 1 in card_ords and sides.answer:
-        reverse_back = "\n\n".join(part for part in (sides.question, *sides.extras) if part)
-        items.append(
-            _finish(
-                f"{guid}#reverse",
-                sides.answer,
-                reverse_back,
-                sides=sides,
-                ctx=ctx,
-                link={"card": "reverse", **kind},
-                group=guid,
-            )
-        )
-    return items
-
-
 def _card_keys(
     conn: sqlite3.Connection, keys_of: dict[int, tuple[str, set[str]]]
 ) -> dict[int, str]:
-    """The item key of each Anki card: ``<guid>#c<N>``, ``<guid>#forward``/``#reverse``, a GUID."""
+    """The item key of each Anki card: ``<guid>`` or ``<guid>#<card>`` (c1, t1, forward...)."""
     found: dict[int, str] = {}
     for cid, nid, ord_ in conn.execute("SELECT id, nid, ord FROM cards"):
         guid, keys = keys_of.get(int(nid), ("", set()))
         number = int(ord_ or 0)
         for key in (
             f"{guid}#c{number + 1}",
+            f"{guid}#t{number + 1}",
             f"{guid}#{('forward', 'reverse')[min(number, 1)]}",
             guid,
         ):
@@ -410,16 +239,13 @@ def _read_collection(
             source.notes.append(ImportNote(f"repeats note GUID {guid}", where, skipped=True))
             continue
         seen.add(guid)
-        note_type = note_types.get(int(mid), _NoteType("", ()))
+        note_type = note_types.get(int(mid), NoteType("", ()))
         values = str(flds or "").split("\x1f")
         roles = roles_of.get(int(mid))
         if roles is None:
-            names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
             fixed = {**saved.get(note_type.name, {}), **given}
-            roles = roles_of[int(mid)] = map_fields(names, given=fixed)
-            if not note_type.name.casefold().startswith(_OWN_PREFIX):
-                source.field_maps[note_type.name] = {n: r.value for n, r in roles.items()}
-        items = _note_items(
+            roles = roles_of[int(mid)] = note_roles(note_type, values, fixed, source.field_maps)
+        items = note_items(
             guid=guid,
             note_type=note_type,
             values=values,

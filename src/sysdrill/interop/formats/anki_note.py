@@ -1,0 +1,311 @@
+"""One Anki note into items: the rules Anki packages and CrowdAnki folders share.
+
+A note's fields take roles (:mod:`sysdrill.interop.field_map`); a cloze note
+gives one item per blank number, a note type with two templates one item per
+direction, one with three or more templates one item per card (each template
+rendered), and any other note one item.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
+from sysdrill.interop.field_map import FieldRole, map_fields
+from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
+from sysdrill.interop.formats.anki_template import CardTemplate, answer_html, render_template
+from sysdrill.interop.source import ParsedItem
+
+__all__ = ["OWN_PREFIX", "NoteType", "note_items", "note_roles"]
+
+_PLAIN_EXTRAS = frozenset({"extra", "back extra"})
+"""Extra fields shown as they are, without their name before them (Anki's own names)."""
+_URL = re.compile(r"https://\S+")
+OWN_PREFIX = "sysdrill "
+"""Note types our exporter writes start with this; their ``Id`` field is kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoteType:
+    """An Anki note type as a reader found it."""
+
+    name: str
+    fields: tuple[str, ...]
+    templates: int | None = None
+    """Number of card templates, when the collection says."""
+    cloze: bool = False
+    """Anki marks it as a cloze note type (old schema ``type: 1``)."""
+    card_templates: tuple[CardTemplate, ...] = ()
+    """Its card templates in order, when the reader could read them."""
+
+
+def note_roles(
+    note_type: NoteType,
+    values: list[str],
+    given: Mapping[str, FieldRole],
+    field_maps: dict[str, dict[str, str]],
+) -> dict[str, FieldRole]:
+    """The role of each field of a note type, recorded in ``field_maps`` for the report.
+
+    Args:
+        note_type: The note type (fields named ``Field N`` when it names none).
+        values: The first note's field values (to count unnamed fields).
+        given: Roles fixed by ``--map`` or a saved mapping, by field name.
+        field_maps: The source's mappings by note type name; ours are not recorded.
+    """
+    names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
+    roles = map_fields(names, given=given)
+    if not note_type.name.casefold().startswith(OWN_PREFIX):
+        field_maps[note_type.name] = {n: r.value for n, r in roles.items()}
+    return roles
+
+
+@dataclass(frozen=True, slots=True)
+class NoteContext:
+    """What every item of one note shares."""
+
+    tags: list[str]
+    deck: str | None
+    where: str
+    media: list[str]
+    media_names: Mapping[str, str]
+    """Vault media file names by the source's names, for rendered templates."""
+
+
+def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: NoteContext) -> ParsedItem:
+    """A note of a note type our exporter wrote: Id kept, Title, Scenario, Options, Parts."""
+    lowered = [name.casefold() for name in names]
+    field: dict[str, str] = {}
+    for name, text in zip(lowered, texts, strict=False):
+        field.setdefault(name, text)
+    preferred_id = field.get("id", "").strip() or None
+    front = "\n\n".join(
+        part
+        for part in (
+            field.get("scenario", ""),
+            field.get("front") or field.get("question", ""),
+            field.get("options", ""),
+            field.get("parts", ""),
+        )
+        if part
+    )
+    known = {"id", "title", "scenario", "front", "question", "options", "parts", "meta"}
+    answer_name = "back" if "back" in field else "answer"
+    back_parts = [field.get(answer_name, "")]
+    for name, text in zip(names, texts, strict=False):
+        key = name.casefold()
+        if key not in known and key != answer_name and text.strip():
+            back_parts.append(_labelled(name, text))
+    back = "\n\n".join(part for part in back_parts if part)
+    data, notes = card_item(
+        front=front, back=back, deck=ctx.deck, tags=ctx.tags, where=ctx.where, media=ctx.media
+    )
+    if field.get("title"):
+        data["title"] = field["title"]
+    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
+
+
+def _labelled(name: str, text: str) -> str:
+    return f"**{name}:** {text}" if "\n" not in text else f"**{name}:**\n\n{text}"
+
+
+@dataclass(slots=True)
+class _Sides:
+    """A note's fields sorted by role."""
+
+    question: str = ""
+    answer: str = ""
+    extras: list[str] = field(default_factory=list)
+    resources: list[dict[str, str]] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+    def back(self, *first: str) -> str:
+        return "\n\n".join(part for part in (*first, self.answer, *self.extras) if part)
+
+
+def _sides(names: tuple[str, ...], texts: list[str], roles: dict[str, FieldRole]) -> _Sides:
+    sides = _Sides()
+    questions: list[str] = []
+    answers: list[str] = []
+    for name, text in zip(names, texts, strict=False):
+        role = roles.get(name, FieldRole.EXTRA)
+        if not text.strip() or role is FieldRole.IGNORE:
+            continue
+        if role is FieldRole.QUESTION:
+            questions.append(text)
+        elif role is FieldRole.ANSWER:
+            answers.append(text)
+        elif role is FieldRole.TAGS:
+            sides.tags.extend(split_tags(text))
+        elif role is FieldRole.SOURCE and _URL.fullmatch(text.strip()):
+            sides.resources.append({"name": name, "url": text.strip()})
+        elif name.casefold() in _PLAIN_EXTRAS:
+            sides.extras.append(text)
+        else:
+            sides.extras.append(_labelled(name, text))
+    sides.question = "\n\n".join(questions)
+    sides.answer = "\n\n".join(answers)
+    return sides
+
+
+def _finish(
+    key: str,
+    front: str,
+    back: str,
+    *,
+    sides: _Sides,
+    ctx: NoteContext,
+    link: dict[str, Any] | None = None,
+    group: str | None = None,
+) -> ParsedItem:
+    data, notes = card_item(
+        front=front,
+        back=back,
+        deck=ctx.deck,
+        tags=[*ctx.tags, *sides.tags],
+        where=ctx.where,
+        media=ctx.media,
+    )
+    if sides.resources:
+        data.setdefault("details", {})["resources"] = sides.resources
+    if link is not None:
+        data["note_link"] = link
+    return ParsedItem(key=key, data=data, notes=notes, group=group)
+
+
+def note_items(
+    *,
+    guid: str,
+    note_type: NoteType,
+    values: list[str],
+    tags: list[str],
+    deck: str | None,
+    where: str,
+    roles: dict[str, FieldRole],
+    card_ords: set[int],
+    media_names: Mapping[str, str],
+) -> list[ParsedItem]:
+    """The items of one note, one per card to review.
+
+    One per cloze number, two for a reversed note, one per card for a note
+    type with three or more templates, else one.
+    """
+    names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
+    if len(names) < len(values):
+        names = names + tuple(f"Field {n + 1}" for n in range(len(names), len(values)))
+    media: list[str] = []
+    texts: list[str] = []
+    for value in values:
+        text, found = html_to_markdown(value, media_names=media_names)
+        texts.append(text)
+        media.extend(found)
+    ctx = NoteContext(tags, deck, where, media, media_names)
+    if note_type.name.casefold().startswith(OWN_PREFIX):
+        return [_own_item(guid, names, texts, ctx)]
+    sides = _sides(names, texts, roles)
+    if note_type.cloze or "cloze" in note_type.name.casefold() or has_cloze(sides.question):
+        cards = cloze_cards(sides.question)
+        if cards:
+            extra = "\n\n".join(part for part in (sides.answer, *sides.extras) if part)
+            link = cloze_link(note_type.name, sides.question, extra)
+            return [
+                _finish(
+                    f"{guid}#{card.card}",
+                    card.prompt,
+                    sides.back(card.revealed),
+                    sides=sides,
+                    ctx=ctx,
+                    link={"card": card.card, **link},
+                    group=guid,
+                )
+                for card in cards
+            ]
+    template_count = note_type.templates or max(card_ords, default=0) + 1
+    if template_count >= 3:
+        return _template_items(guid, note_type, names, values, sides, ctx, card_ords)
+    if template_count != 2:
+        return [_finish(guid, sides.question, sides.back(), sides=sides, ctx=ctx)]
+    kind = {"type": note_type.name or "Basic (and reversed card)"}
+    items = [
+        _finish(
+            f"{guid}#forward",
+            sides.question,
+            sides.back(),
+            sides=sides,
+            ctx=ctx,
+            link={"card": "forward", **kind},
+            group=guid,
+        )
+    ]
+    if 1 in card_ords and sides.answer:
+        reverse_back = "\n\n".join(part for part in (sides.question, *sides.extras) if part)
+        items.append(
+            _finish(
+                f"{guid}#reverse",
+                sides.answer,
+                reverse_back,
+                sides=sides,
+                ctx=ctx,
+                link={"card": "reverse", **kind},
+                group=guid,
+            )
+        )
+    return items
+
+
+def _template_items(
+    guid: str,
+    note_type: NoteType,
+    names: tuple[str, ...],
+    values: list[str],
+    sides: _Sides,
+    ctx: NoteContext,
+    card_ords: set[int],
+) -> list[ParsedItem]:
+    """One item per card of a note type with three or more templates, ``<guid>#t<N>``.
+
+    Each card asks what its template's front shows and answers what its back
+    adds; the note's fields (as Markdown) and the templates travel in the
+    ``note_link`` so that export writes the same note type again. Without
+    readable templates, every card shows the mapped question and answer.
+    """
+    fields_html = dict(zip(names, values, strict=False))
+    media_names = ctx.media_names
+    link: dict[str, Any] = {
+        "type": note_type.name or "Anki note",
+        "fields": {name: _markdown(value, media_names) for name, value in fields_html.items()},
+    }
+    if note_type.card_templates:
+        link["templates"] = [
+            {"name": t.name, "front": t.front, "back": t.back} for t in note_type.card_templates
+        ]
+    items: list[ParsedItem] = []
+    for ord_ in sorted(card_ords):
+        template = note_type.card_templates[ord_] if ord_ < len(note_type.card_templates) else None
+        front, back = sides.question, sides.back()
+        rendered = "" if template is None else render_template(template.front, fields_html)
+        # A front our renderer cannot show (a filter or syntax it lacks) falls back
+        # to the mapped question, so the card is not lost as empty.
+        if template is not None and _markdown(rendered, media_names):
+            front = _markdown(rendered, media_names)
+            back = _markdown(answer_html(template, fields_html), media_names)
+        card = f"t{ord_ + 1}"
+        items.append(
+            _finish(
+                f"{guid}#{card}",
+                front,
+                back,
+                sides=sides,
+                ctx=ctx,
+                link={"card": card, **link},
+                group=guid,
+            )
+        )
+    return items
+
+
+def _markdown(html: str, media_names: Mapping[str, str]) -> str:
+    return html_to_markdown(html, media_names=media_names)[0]
