@@ -114,3 +114,41 @@ def test_two_writers_on_one_sqlite_file_both_land_every_review(tmp_path):
     store.close()
     assert errors == []
     assert count == 40
+
+
+@pytest.mark.postgres
+def test_new_settings_stored_by_two_workers_at_once_keep_both_reviews(postgres_url):
+    import hashlib
+    import json
+    import threading
+
+    import sqlalchemy as sa
+
+    from sysdrill.storage import schema as t
+
+    store = SqlStudyStore(postgres_url, migrate_schema=True)
+    user = store.ensure_user("local", now=T0)
+    settings = {"desired_retention": 0.85}
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    # The other worker has inserted the same settings row and not committed yet.
+    other = store.engine.connect()
+    other_transaction = other.begin()
+    other.execute(t.scheduler_settings.insert().values(digest=digest, settings_json=text))
+    written: list[int] = []
+    review = replace(_review("q"), settings=settings)
+    writer = threading.Thread(
+        target=lambda: written.append(store.record_review(user, _card("q"), review))
+    )
+    writer.start()
+    waiting = sa.text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+    with store.engine.connect() as watch:
+        while watch.execute(waiting).scalar() == 0 and writer.is_alive():
+            pass  # the writer now waits on the unique index for the other worker
+    other_transaction.commit()
+    other.close()
+    writer.join()
+    assert len(written) == 1
+    [stored] = list(store.iter_reviews(user))
+    assert stored.settings == settings
+    store.close()

@@ -281,17 +281,24 @@ class SqlStudyStore:
         cached = self._settings_ids.get(digest)
         if cached is not None:
             return cached
-        found = conn.execute(
-            sa.select(t.scheduler_settings.c.id).where(t.scheduler_settings.c.digest == digest)
-        ).scalar()
+        query = sa.select(t.scheduler_settings.c.id).where(t.scheduler_settings.c.digest == digest)
+        found = conn.execute(query).scalar()
         if found is None:
-            result = conn.execute(
-                t.scheduler_settings.insert().values(digest=digest, settings_json=text)
-            )
+            try:
+                with conn.begin_nested():
+                    result = conn.execute(
+                        t.scheduler_settings.insert().values(digest=digest, settings_json=text)
+                    )
+            except sa.exc.IntegrityError:
+                # Another worker stored the same settings first (PostgreSQL does not
+                # serialise the two inserts as SQLite's write lock does): use theirs.
+                found = conn.execute(query).scalar()
+                if found is None:
+                    raise
+                return int(found)
             assert result.inserted_primary_key is not None
-            found = result.inserted_primary_key[0]
             # The id is only safe to cache once this transaction commits.
-            return int(found)
+            return int(result.inserted_primary_key[0])
         self._settings_ids[digest] = int(found)
         return int(found)
 

@@ -8,7 +8,8 @@ twin under ``/api/`` (OpenAPI at ``/docs``). Every asset is served from
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -55,18 +56,27 @@ def create_app(
     from sysdrill.content.sample import default_vault_path
     from sysdrill.storage.location import data_dir as default_data_dir
 
-    app = FastAPI(
-        title="sysdrill",
-        version=__version__,
-        description="Drill ML-systems interview questions in the browser.",
-    )
-    app.state.sysdrill = WebContext(
+    context = WebContext(
         vault=vault if vault is not None else default_vault_path(),
         db_url=db_url,
         cache_dir=cache_dir if cache_dir is not None else default_cache_dir(),
         data_dir=data_dir if data_dir is not None else default_data_dir(),
         clock=clock,
     )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # One engine (pool, checked schema, compiled statements) for the process's life.
+        with context.database_held():
+            yield
+
+    app = FastAPI(
+        title="sysdrill",
+        version=__version__,
+        description="Drill ML-systems interview questions in the browser.",
+        lifespan=lifespan,
+    )
+    app.state.sysdrill = context
     install_error_handler(app)
     install_same_origin_guard(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

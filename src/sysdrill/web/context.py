@@ -6,7 +6,8 @@ never to a module, so two apps in one process (tests) do not see each other.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -46,6 +47,24 @@ class WebContext:
     def now(self) -> datetime:
         """The current time (UTC)."""
         return self.clock()
+
+    @contextmanager
+    def database_held(self) -> Iterator[None]:
+        """Keep the study database's engine open while the app runs.
+
+        Every request opens a store and closes it; without a holder the last
+        close disposes of the engine, so the next request would connect again,
+        check the schema again and compile its statements again.
+        """
+        from sysdrill.storage.engine import acquire_engine, release_engine
+        from sysdrill.storage.location import study_database_url
+
+        url = study_database_url(self.db_url)
+        engine = acquire_engine(url)
+        try:
+            yield
+        finally:
+            release_engine(url, engine)
 
     def compiled_vault(self) -> Path:
         """The vault's compiled copy, rebuilt when the vault's files changed."""
