@@ -66,6 +66,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        from sysdrill.web.charts import load_pygal
+
+        # The chart library takes a few hundred milliseconds to import: paid at
+        # start-up, not by the first learner to open a chart (explore's treemap).
+        load_pygal()
         # One engine (pool, checked schema, compiled statements) for the process's life.
         with context.database_held():
             yield

@@ -18,13 +18,14 @@ Context = Annotated[WebContext, Depends(web_context)]
 
 def dashboard_data(context: WebContext) -> dict[str, Any]:
     """The dashboard's figures: due today, streak, forecast, totals, sessions to go on with."""
+    from sysdrill.app.progress import progress_summary
     from sysdrill.app.sessions import list_sessions
     from sysdrill.app.study import open_study
 
-    items = context.load_vault().items
+    vault = context.load_vault()
     now = context.now()
     with open_study(context.db_url) as study:
-        report = study.progress(items, now=now)
+        report = progress_summary(study, vault, now=now)
         in_progress = list_sessions(study)
         sessions = study.sessions()
     finished = [s for s in sessions if s.ended_at is not None]
