@@ -17,7 +17,7 @@ the match shows that no acknowledged review was lost.
 
 Single-user servers (the default until accounts land) share one learner among
 the simulated users, so the run raises that learner's daily limits first, gives
-each simulated user its own track and topic (:func:`own_share`), and serves a
+each simulated user its own track and topic (:func:`vault_shares`), and serves a
 vault big enough that practice never runs dry (``--items``, a synthetic vault
 from ``bench/synthetic_vault.py``). With ``--multi-user`` each simulated
 user signs up first (:func:`sign_in`). Targets on a 2-core machine: >= 300
@@ -52,7 +52,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic_vault import TOPICS, TRACK_WEIGHTS, generate_vault  # noqa: E402
+from synthetic_vault import generate_vault  # noqa: E402
 
 TARGET_REVIEWS_PER_S = 300.0
 TARGET_P99_MS = 100.0
@@ -207,17 +207,28 @@ async def sign_in(client: httpx.AsyncClient, n: int, *, multi_user: bool) -> Non
         raise SystemExit(f"signing up learner-{n} failed: {answer.status_code}")
 
 
-def own_share(n: int) -> dict[str, str]:
-    """The practice filter of simulated learner ``n`` when all share the one local learner.
+def vault_shares(base_url: str, count: int) -> list[dict[str, str]]:
+    """Practice filters for ``count`` simulated learners sharing the one local learner.
 
     Two sessions of one learner reviewing the same card at once is a race the
     app refuses (the later review would predate the card's last one); a real
-    learner has one session at a time. Each simulated learner practises its own
-    track and topic, so no two of them hold the same card.
+    learner has one session at a time. So each simulated learner practises its
+    own track and topic (the largest pairs of the served vault, from
+    ``/api/explore``), and no two of them hold the same card while there are
+    enough pairs.
     """
-    topic = sorted(TOPICS)[n % len(TOPICS)]
-    track = TRACK_WEIGHTS[(n // len(TOPICS)) % len(TRACK_WEIGHTS)][0]
-    return {"topic": topic, "track": track}
+    tracks = httpx.get(f"{base_url}/api/explore", timeout=120).json()["tracks"]
+    sizes: dict[tuple[str, str], int] = {}
+    for track in tracks:
+        for area in track["children"]:
+            for topic in area["children"]:
+                key = (track["name"], topic["name"])
+                sizes[key] = sizes.get(key, 0) + int(topic["items"])
+    pairs = sorted(sizes, key=lambda pair: (-sizes[pair], pair))
+    return [
+        {"track": track, "topic": topic}
+        for track, topic in (pairs[n % len(pairs)] for n in range(count))
+    ]
 
 
 async def lift_daily_limits(client: httpx.AsyncClient) -> None:
@@ -275,16 +286,22 @@ async def _call(
 
 
 async def learner(
-    base_url: str, n: int, tally: Tally, stop_at: float, *, multi_user: bool, kill: asyncio.Event
+    base_url: str,
+    n: int,
+    tally: Tally,
+    stop_at: float,
+    *,
+    share: dict[str, str],
+    multi_user: bool,
+    kill: asyncio.Event,
 ) -> None:
     """One simulated learner: practice sessions, answered and rated, until ``stop_at``."""
     rng = random.Random(n)
     limits = httpx.Limits(max_connections=1)
     async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
         await sign_in(client, n, multi_user=multi_user)
-        if multi_user or n == 0:
+        if multi_user:
             await lift_daily_limits(client)
-        share = {} if multi_user else own_share(n)
         state: dict[str, Any] | None = None
         while time.monotonic() < stop_at:
             try:
@@ -293,6 +310,7 @@ async def learner(
                     state, _, _ = await _call(client, tally, "POST", "/api/study/sessions", body)
                     if state["session_id"] is None:
                         tally.empty_sessions += 1
+                        tally.samples.setdefault(f"empty {share}", state["empty_message"])
                         state = None
                         await asyncio.sleep(0.1)
                     continue
@@ -371,6 +389,10 @@ async def drive(
     """Run ``users`` learners for ``seconds``; returns the tally and the time taken."""
     tally = Tally()
     kill = asyncio.Event()
+    if not multi_user:
+        # The one shared learner's limits, lifted before anyone starts a session.
+        async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+            await lift_daily_limits(client)
     start = time.monotonic()
     stop_at = start + seconds
 
@@ -382,8 +404,10 @@ async def drive(
         os.kill(victim, signal.SIGKILL)
         print(f"  killed worker {victim} after {kill_after_s:.0f} s")
 
+    shares = [{} for _ in range(users)] if multi_user else vault_shares(base_url, users)
     tasks = [
-        learner(base_url, n, tally, stop_at, multi_user=multi_user, kill=kill) for n in range(users)
+        learner(base_url, n, tally, stop_at, share=shares[n], multi_user=multi_user, kill=kill)
+        for n in range(users)
     ]
     if kill_after_s is not None:
         tasks.append(killer())
