@@ -210,25 +210,27 @@ async def sign_in(client: httpx.AsyncClient, n: int, *, multi_user: bool) -> Non
 def vault_shares(base_url: str, count: int) -> list[dict[str, str]]:
     """Practice filters for ``count`` simulated learners sharing the one local learner.
 
-    Two sessions of one learner reviewing the same card at once is a race the
-    app refuses (the later review would predate the card's last one); a real
-    learner has one session at a time. So each simulated learner practises its
-    own track and topic (the largest pairs of the served vault, from
-    ``/api/explore``), and no two of them hold the same card while there are
-    enough pairs.
+    Two sessions of one learner reviewing the same card at once is a race that
+    a real learner, with one session at a time, never runs. So each simulated
+    learner practises its own track and topic, or its own track, topic and
+    level when the vault has fewer pairs than learners (the largest groups of
+    the served vault, from ``/api/explore``).
     """
     tracks = httpx.get(f"{base_url}/api/explore", timeout=120).json()["tracks"]
-    sizes: dict[tuple[str, str], int] = {}
+    pairs: dict[tuple[str, ...], int] = {}
+    triples: dict[tuple[str, ...], int] = {}
     for track in tracks:
         for area in track["children"]:
             for topic in area["children"]:
-                key = (track["name"], topic["name"])
-                sizes[key] = sizes.get(key, 0) + int(topic["items"])
-    pairs = sorted(sizes, key=lambda pair: (-sizes[pair], pair))
-    return [
-        {"track": track, "topic": topic}
-        for track, topic in (pairs[n % len(pairs)] for n in range(count))
-    ]
+                pair = (track["name"], topic["name"])
+                pairs[pair] = pairs.get(pair, 0) + int(topic["items"])
+                for level in topic["children"]:
+                    triple = (*pair, level["name"])
+                    triples[triple] = triples.get(triple, 0) + int(level["items"])
+    groups = pairs if len(pairs) >= count else triples
+    largest = sorted(groups, key=lambda group: (-groups[group], group))
+    names = ("track", "topic", "level")
+    return [dict(zip(names, largest[n % len(largest)], strict=False)) for n in range(count)]
 
 
 async def lift_daily_limits(client: httpx.AsyncClient) -> None:
@@ -418,7 +420,9 @@ async def drive(
 # -- the report -----------------------------------------------------------------------------
 
 
-def unmatched(acknowledged: list[tuple[str, float, float]], stored: list[tuple[str, datetime]]):
+def unmatched(
+    acknowledged: list[tuple[str, float, float]], stored: list[tuple[str, datetime]]
+) -> list[tuple[str, float, float]]:
     """Acknowledged reviews with no stored review of the same item written in their window."""
     slack_s = 1.0  # the server's clock and ours are one clock; the slack covers rounding
     pool: dict[str, list[float]] = {}
@@ -426,7 +430,7 @@ def unmatched(acknowledged: list[tuple[str, float, float]], stored: list[tuple[s
         pool.setdefault(item, []).append(at.timestamp())
     for times in pool.values():
         times.sort()
-    missing = []
+    missing: list[tuple[str, float, float]] = []
     for item, sent, answered in sorted(acknowledged, key=lambda a: a[2]):
         times = pool.get(item, [])
         match = next((t for t in times if sent - slack_s <= t <= answered + slack_s), None)

@@ -99,6 +99,30 @@ def _session(row: Any) -> SessionRecord:
 
 _CARD_COLUMNS = [c for c in t.cards.c if c.name != "user_id"]
 
+
+def _update_or_insert(
+    conn: Connection,
+    update: Any,
+    update_params: Mapping[str, Any],
+    insert: Any,
+    row: Mapping[str, Any],
+) -> None:
+    """Update a row, or insert it when there is none yet.
+
+    Two workers may both find no row and both insert: SQLite's write lock
+    serialises them, PostgreSQL does not, so the second insert fails on the key
+    and the row the first one inserted is updated instead.
+    """
+    if conn.execute(update, update_params).rowcount:
+        return
+    try:
+        with conn.begin_nested():
+            conn.execute(insert, row)
+    except sa.exc.IntegrityError:
+        if conn.execute(update, update_params).rowcount == 0:
+            raise
+
+
 # Statements of the hot path are built once: constructing SQLAlchemy
 # expressions costs more than running these queries on SQLite.
 _GET_CARD = sa.select(*_CARD_COLUMNS).where(
@@ -324,8 +348,7 @@ class SqlStudyStore:
         values = _card_row(user_id, card)
         params = {k: v for k, v in values.items() if k not in ("user_id", "item_id")}
         params.update(b_user_id=user_id, b_item_id=card.item_id)
-        if conn.execute(_UPDATE_CARD, params).rowcount == 0:
-            conn.execute(_INSERT_CARD, values)
+        _update_or_insert(conn, _UPDATE_CARD, params, _INSERT_CARD, values)
 
     @staticmethod
     def _bump_day(conn: Connection, user_id: int, review: ReviewRecord) -> None:
@@ -333,8 +356,8 @@ class SqlStudyStore:
         day = review.reviewed_at.astimezone(UTC).date()
         params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
         params.update(b_user_id=user_id, b_day=day)
-        if conn.execute(_BUMP_DAY, params).rowcount == 0:
-            conn.execute(_INSERT_DAY, {"user_id": user_id, "day": day, **counts})
+        row = {"user_id": user_id, "day": day, **counts}
+        _update_or_insert(conn, _BUMP_DAY, params, _INSERT_DAY, row)
 
     def record_review(self, user_id: UserId, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
