@@ -67,10 +67,14 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         from sysdrill.web.charts import load_pygal
+        from sysdrill.web.templating import templates
 
-        # The chart library takes a few hundred milliseconds to import: paid at
-        # start-up, not by the first learner to open a chart (explore's treemap).
+        # Importing the chart library and compiling the templates take a few hundred
+        # milliseconds: paid at start-up, not by the first learner to open each page.
         load_pygal()
+        environment = templates().env
+        for name in environment.list_templates(extensions=["html"]):
+            environment.get_template(name)
         # One engine (pool, checked schema, compiled statements) for the process's life.
         with context.database_held():
             yield
