@@ -6,7 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sysdrill.app.progress import get_settings, progress, set_setting, workload
+from sysdrill.app.progress import (
+    get_settings,
+    progress,
+    progress_summary,
+    set_setting,
+    workload,
+)
 from sysdrill.app.study_vault import open_study_vault
 from sysdrill.content.sample import sample_vault_path
 from sysdrill.errors import SchedulingError
@@ -28,6 +34,15 @@ def test_progress_counts_the_items_seen_in_the_vault(study):
     study.record_review("cloud-0101", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
     report = progress(study, vault, now=T0)
     assert (report.items_total, report.items_seen, report.reviews_total) == (12, 1, 1)
+
+
+def test_progress_summary_counts_what_the_dashboard_shows(study):
+    vault = open_study_vault(sample_vault_path())
+    study.record_review("cloud-0101", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    summary = progress_summary(study, vault, now=T0)
+    assert (summary.items_total, summary.items_seen, summary.reviews_total) == (12, 1, 1)
+    assert (summary.streak_days, summary.items_mastered) == (1, 0)
+    assert sum(day.count for day in summary.forecast) == 1
 
 
 def test_settings_are_listed_in_order_and_set_as_typed(study):

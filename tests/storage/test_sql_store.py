@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from sysdrill.errors import StorageConflict
+from sysdrill.storage.sql_rows import card_row
 from sysdrill.storage.sql_store import SqlStudyStore
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import ReviewRecord
@@ -118,3 +119,75 @@ def test_two_writers_on_one_sqlite_file_both_land_every_review(tmp_path):
     store.close()
     assert errors == []
     assert count == 40
+
+
+def _write_racing_another_worker(store, insert, row, write):
+    """Run ``write`` while another connection holds ``row`` inserted, not yet committed.
+
+    ``write`` then waits on the row's key until the other worker commits, and
+    must cope with finding the row after all (PostgreSQL does not serialise
+    the two inserts as SQLite's write lock does).
+    """
+    import threading
+
+    import sqlalchemy as sa
+
+    other = store.engine.connect()
+    other_transaction = other.begin()
+    other.execute(insert, row)
+    outcome: list[object] = []
+    writer = threading.Thread(target=lambda: outcome.append(write()))
+    writer.start()
+    waiting = sa.text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+    with store.engine.connect() as watch:
+        while watch.execute(waiting).scalar() == 0 and writer.is_alive():
+            pass  # the writer now waits on the key for the other worker
+    other_transaction.commit()
+    other.close()
+    writer.join()
+    return outcome
+
+
+@pytest.mark.postgres
+def test_new_settings_stored_by_two_workers_at_once_keep_both_reviews(postgres_url):
+    import hashlib
+    import json
+
+    from sysdrill.storage import schema as t
+
+    store = SqlStudyStore(postgres_url, migrate_schema=True)
+    user = StudyScope(store.ensure_user("local", now=T0), STARTER)
+    settings = {"desired_retention": 0.85}
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    review = replace(_review("q"), settings=settings)
+    written = _write_racing_another_worker(
+        store,
+        t.scheduler_settings.insert(),
+        {"digest": digest, "settings_json": text},
+        lambda: store.record_review(user, _card("q"), review),
+    )
+    assert len(written) == 1
+    [stored] = list(store.iter_reviews(user))
+    assert stored.settings == settings
+    store.close()
+
+
+@pytest.mark.postgres
+def test_a_card_first_written_by_two_workers_at_once_keeps_the_later_state(postgres_url):
+    from sysdrill.storage import schema as t
+
+    store = SqlStudyStore(postgres_url, migrate_schema=True)
+    user = StudyScope(store.ensure_user("local", now=T0), STARTER)
+    theirs = replace(_card("q"), stability_days=1.0)
+    mine = replace(_card("q"), stability_days=7.0)
+    written = _write_racing_another_worker(
+        store,
+        t.cards.insert(),
+        card_row(user, theirs),
+        lambda: store.record_review(user, mine, _review("q")),
+    )
+    assert len(written) == 1
+    assert store.get_card(user, "q") == mine
+    assert len(list(store.iter_reviews(user))) == 1
+    store.close()

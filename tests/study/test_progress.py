@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-from sysdrill.study.progress import MASTERED_STABILITY_DAYS
+from sysdrill.study.progress import MASTERED_STABILITY_DAYS, build_summary
 from sysdrill.study.service import GradedBy, Rating
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -100,3 +100,22 @@ def test_report_serialises_to_json(study, make_item):
     assert json.loads(text)["items_seen"] == 1
     assert data["forecast"][0]["day"] == "2026-11-02"
     assert "rate" in data["retention_young"]
+
+
+def test_summary_gives_the_reports_headline_figures(study, make_item):
+    _review(study, "m1", Rating.GOOD, T0 - timedelta(days=1))
+    when = T0
+    for _ in range(6):
+        outcome = _review(study, "n1", Rating.EASY, when)
+        when = outcome.due
+    study.set_setting("deadline", "2027-06-01")
+    items = _vault(make_item)
+    report = study.progress(items, now=when)
+    summary = build_summary(study.store, study.user_id, items, now=when, settings=study.settings)
+    assert (summary.items_total, summary.items_seen, summary.items_mastered) == (4, 2, 1)
+    assert summary.reviews_total == report.reviews_total == 7
+    assert summary.streak_days == report.streak_days
+    assert summary.forecast == report.forecast
+    assert len(summary.forecast) == 30
+    assert summary.deadline == report.deadline
+    assert str(summary.deadline) == "2027-06-01"

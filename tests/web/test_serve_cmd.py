@@ -16,15 +16,16 @@ def test_serve_upgrades_the_database_prints_the_url_and_serves(
 ) -> None:
     served: dict[str, Any] = {}
 
-    def fake_run(app: Any, *, host: str, port: int) -> None:
-        served.update(app=app, host=host, port=port)
+    def fake_run(app: Any, *, host: str, port: int, workers: int, environ: Any) -> None:
+        served.update(app=app, host=host, port=port, workers=workers)
 
     monkeypatch.setattr(serve_cmd, "_run_server", fake_run)
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     result = run_cli("serve", "--port", "8123", "--db", db_url)
     assert result.exit_code == 0, result.stderr
     assert "http://127.0.0.1:8123/" in result.stdout
-    assert (served["host"], served["port"]) == ("127.0.0.1", 8123)
+    assert f"database: {db_url}; 1 worker; single user" in result.stdout
+    assert (served["host"], served["port"], served["workers"]) == ("127.0.0.1", 8123, 1)
     with TestClient(served["app"]) as client:
         assert client.get("/api/dashboard").json()["items_total"] > 0
 
@@ -77,3 +78,132 @@ def test_reports_lists_what_the_web_app_stored(run_cli: Any, tmp_path: Path) -> 
     assert result.exit_code == 0
     assert result.stdout == "2026-11-25 12:30  cloud-0103  wrong-math  line 2 is off\n"
     assert '"item_id": "cloud-0103"' in run_cli("reports", "--json").stdout
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """What ``serve`` handed to uvicorn, instead of serving."""
+    found: dict[str, Any] = {}
+
+    def fake_run(app: Any, *, host: str, port: int, workers: int, environ: Any) -> None:
+        found.update(app=app, host=host, port=port, workers=workers, environ=environ)
+
+    monkeypatch.setattr(serve_cmd, "_run_server", fake_run)
+    return found
+
+
+def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any]
+) -> None:
+    from sysdrill.content.sample import sample_vault_path
+
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    vault = sample_vault_path()
+    result = run_cli("serve", "--workers", "3", "--db", db_url, "--vault", str(vault))
+    assert result.exit_code == 0, result.stderr
+    assert f"database: {db_url}; 3 workers; single user" in result.stdout
+    assert served["app"] == "sysdrill.web.serving:app_from_environment"
+    assert served["workers"] == 3
+    assert served["environ"] == {
+        "SYSDRILL_DATABASE_URL": db_url,
+        "SYSDRILL_MULTI_USER": "0",
+        "SYSDRILL_VAULT": str(vault.resolve()),
+    }
+
+
+def test_serve_hides_the_database_password(
+    run_cli: Any, served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serve_cmd, "_run_server", lambda *a, **k: None)
+    import sysdrill.app.study as study
+
+    monkeypatch.setattr(study, "upgrade_study_database", lambda url: None)
+    url = "postgresql+psycopg://learner:s3cret@db.example:5432/sysdrill"
+    result = run_cli("serve", "--workers", "2", "--db", url)
+    assert result.exit_code == 0, result.stderr
+    assert "s3cret" not in result.stdout
+    assert "database: postgresql+psycopg://learner:***@db.example:5432/sysdrill; 2 workers" in (
+        result.stdout
+    )
+
+
+def test_serve_refuses_sqlite_for_several_users_on_several_workers(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any]
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = run_cli("serve", "--multi-user", "--workers", "2", "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: multi-user mode with 2 workers needs PostgreSQL, not SQLite; give "
+        "--db postgresql+psycopg://USER@HOST/DB, or serve with --workers 1.\n"
+    )
+    assert served == {}
+    assert not (tmp_path / "study.sqlite3").exists()
+
+
+@pytest.mark.parametrize("workers", ["0", "-1", "two"])
+def test_serve_refuses_a_worker_count_below_one_as_a_usage_error(
+    run_cli: Any, served: dict[str, Any], workers: str
+) -> None:
+    result = run_cli("serve", "--workers", workers)
+    assert result.exit_code == 2
+    assert "--workers" in result.stderr
+    assert served == {}
+
+
+def test_serve_multi_user_passes_the_mode_to_the_app(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sysdrill.web.app as web_app
+
+    built: dict[str, Any] = {}
+
+    def create_app(*, vault: Any, db_url: str, multi_user: bool = False) -> str:
+        built.update(vault=vault, db_url=db_url, multi_user=multi_user)
+        return "the app"
+
+    monkeypatch.setattr(web_app, "create_app", create_app)
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = run_cli("serve", "--multi-user", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert f"database: {db_url}; 1 worker; multi-user" in result.stdout
+    assert built == {"vault": None, "db_url": db_url, "multi_user": True}
+    assert served["app"] == "the app"
+    assert served["environ"]["SYSDRILL_MULTI_USER"] == "1"
+
+
+def test_serve_multi_user_is_refused_by_an_app_without_accounts(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sysdrill.web.app as web_app
+
+    monkeypatch.setattr(web_app, "create_app", lambda *, vault, db_url: "single-user app")
+    result = run_cli("serve", "--multi-user", "--db", f"sqlite:///{tmp_path / 's.sqlite3'}")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: this sysdrill has no accounts yet, so it cannot serve several users; "
+        "serve without --multi-user.\n"
+    )
+    assert served == {}
+
+
+def test_serve_reads_its_settings_from_the_environment_too(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sysdrill.content.sample import sample_vault_path
+
+    db_url = f"sqlite:///{tmp_path / 'env.sqlite3'}"
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", db_url)
+    monkeypatch.setenv("SYSDRILL_VAULT", str(sample_vault_path()))
+    monkeypatch.setenv("SYSDRILL_MULTI_USER", "1")
+    result = run_cli("serve", "--workers", "2")
+    assert result.exit_code == 1
+    assert "multi-user mode with 2 workers needs PostgreSQL" in result.stderr
+    monkeypatch.setenv("SYSDRILL_MULTI_USER", "0")
+    result = run_cli("serve", "--workers", "2")
+    assert result.exit_code == 0, result.stderr
+    assert served["environ"] == {
+        "SYSDRILL_DATABASE_URL": db_url,
+        "SYSDRILL_MULTI_USER": "0",
+        "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
+    }

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sysdrill.app.study_vault import StudyVault
-from sysdrill.study.progress import ProgressReport
+from sysdrill.study.progress import ProgressReport, ProgressSummary
 from sysdrill.study.service import StudyService
 from sysdrill.study.settings import SETTING_DOCS
 
@@ -16,6 +16,7 @@ __all__ = [
     "SettingsView",
     "WorkloadDay",
     "get_settings",
+    "progress_summary",
     "progress",
     "set_setting",
     "workload",
@@ -31,6 +32,22 @@ def progress(study: StudyService, vault: StudyVault, *, now: datetime) -> Progre
         now: Current time (UTC).
     """
     return study.progress(vault.items, now=now)
+
+
+def progress_summary(study: StudyService, vault: StudyVault, *, now: datetime) -> ProgressSummary:
+    """Items seen and mastered, reviews, streak and forecast: the report's headline alone.
+
+    For a page that shows no chart (the dashboard): it skips the coverage grid,
+    retention and the recall estimate of every seen item that :func:`progress` makes.
+
+    Args:
+        study: The learner's study service.
+        vault: The vault progress is measured against.
+        now: Current time (UTC).
+    """
+    from sysdrill.study.progress import build_summary
+
+    return build_summary(study.store, study.scope, vault.items, now=now, settings=study.settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,38 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
-def _run_server(app: FastAPI, *, host: str, port: int) -> None:
-    """Serve ``app`` until interrupted (a seam tests replace to avoid binding a port)."""
+def _run_server(
+    app: FastAPI | str, *, host: str, port: int, workers: int, environ: dict[str, str]
+) -> None:
+    """Serve until interrupted (a seam tests replace to avoid binding a port).
+
+    Args:
+        app: The app itself (one worker), or the import string of the factory
+            each worker process builds its app with.
+        host: Address to listen on.
+        port: TCP port.
+        workers: Worker processes (with an import string only).
+        environ: Settings the worker processes read (set before they start).
+    """
+    import os
+
     import uvicorn
 
+    os.environ.update(environ)
     # Forwarded headers are the app's to trust or not (create_app's behind_proxy);
     # uvicorn would otherwise trust them from any local process.
-    uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False)
+    if isinstance(app, str):
+        uvicorn.run(
+            app,
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="warning",
+            proxy_headers=False,
+        )
+    else:
+        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False)
 
 
 def _url(host: str, port: int) -> str:
@@ -37,6 +62,7 @@ def serve(
         typer.Option(
             "--vault",
             metavar="VAULT",
+            envvar="SYSDRILL_VAULT",
             help="Vault folder to serve; the bundled starter vault when omitted.",
             show_default=False,
         ),
@@ -58,36 +84,74 @@ def serve(
         bool,
         typer.Option(
             "--behind-proxy",
+            envvar="SYSDRILL_BEHIND_PROXY",
             help="Trust X-Forwarded-Proto and X-Forwarded-For from a reverse proxy on this "
             "host (TLS at the proxy: cookies get Secure, clients keep their address).",
+        ),
+    ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Worker processes; more than one serves requests in parallel "
+            "(PostgreSQL for several users).",
+        ),
+    ] = 1,
+    multi_user: Annotated[
+        bool,
+        typer.Option(
+            "--multi-user",
+            envvar="SYSDRILL_MULTI_USER",
+            help="Accounts with login, each learner's data kept apart "
+            "(needs PostgreSQL with more than one worker).",
         ),
     ] = False,
 ) -> None:
     """Serve the web app: practise, browse and check napkin math in a browser.
 
     Brings the study database's schema up to date once (as `sysdrill db upgrade`
-    does), prints the URL, and serves until Ctrl-C. Everything is served locally:
-    no internet is needed.
+    does), prints the URL, the database and the worker count, and serves until
+    Ctrl-C. Every request is answered from the database, so any worker serves
+    any learner. Everything is served locally: no internet is needed.
     """
     from sysdrill.app.study import upgrade_study_database
     from sysdrill.errors import VaultNotFound
+    from sysdrill.storage.engine import safe_url
     from sysdrill.storage.location import study_database_url
-    from sysdrill.web.app import create_app
+    from sysdrill.web.serving import (
+        APP_FACTORY,
+        ServerSettings,
+        create_served_app,
+        refuse_unsafe_setup,
+    )
 
     if vault is not None and not vault.is_dir():
         raise VaultNotFound(
             f"vault folder '{vault}' does not exist; give a folder holding questions/"
         )
-    url = study_database_url(db)
-    upgrade_study_database(url)
-    app = create_app(vault=vault, db_url=url, behind_proxy=behind_proxy)
+    settings = ServerSettings(
+        db_url=study_database_url(db),
+        vault=vault,
+        multi_user=multi_user,
+        behind_proxy=behind_proxy,
+    )
+    refuse_unsafe_setup(settings, workers=workers)
+    upgrade_study_database(settings.db_url)
+    # Built here even for several workers, which each build their own from the
+    # environment: a setup error then shows once, before the URL.
+    built = create_served_app(settings)
+    app: FastAPI | str = built if workers == 1 else APP_FACTORY
     address = _url(host, port)
     typer.echo(f"sysdrill is serving on {address} (Ctrl-C stops it)")
+    mode = "multi-user" if multi_user else "single user"
+    noun = "worker" if workers == 1 else "workers"
+    typer.echo(f"database: {safe_url(settings.db_url)}; {workers} {noun}; {mode}")
     if open_browser:
         import webbrowser
 
         webbrowser.open(address)
-    _run_server(app, host=host, port=port)
+    _run_server(app, host=host, port=port, workers=workers, environ=settings.to_environment())
 
 
 def reports(

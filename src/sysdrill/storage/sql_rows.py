@@ -7,10 +7,12 @@ live here, beside :mod:`sysdrill.storage.sql_store` which runs them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from sysdrill.storage import schema as t
 from sysdrill.study.card_state import CardRecord, CardState
@@ -31,6 +33,7 @@ __all__ = [
     "of_scope",
     "scope_params",
     "session_record",
+    "update_or_insert",
     "utc",
 ]
 
@@ -149,3 +152,26 @@ BUMP_DAY = (
     )
 )
 INSERT_DAY = t.review_days.insert()
+
+
+def update_or_insert(
+    conn: Connection,
+    update: Any,
+    update_params: Mapping[str, Any],
+    insert: Any,
+    row: Mapping[str, Any],
+) -> None:
+    """Update a row, or insert it when there is none yet.
+
+    Two workers may both find no row and both insert: SQLite's write lock
+    serialises them, PostgreSQL does not, so the second insert fails on the key
+    and the row the first one inserted is updated instead.
+    """
+    if conn.execute(update, update_params).rowcount:
+        return
+    try:
+        with conn.begin_nested():
+            conn.execute(insert, row)
+    except sa.exc.IntegrityError:
+        if conn.execute(update, update_params).rowcount == 0:
+            raise

@@ -47,6 +47,7 @@ from sysdrill.storage.sql_rows import (
     of_scope,
     scope_params,
     session_record,
+    update_or_insert,
     utc,
 )
 from sysdrill.storage.translate import translate_errors
@@ -228,17 +229,24 @@ class SqlStudyStore:
         cached = self._settings_ids.get(digest)
         if cached is not None:
             return cached
-        found = conn.execute(
-            sa.select(t.scheduler_settings.c.id).where(t.scheduler_settings.c.digest == digest)
-        ).scalar()
+        query = sa.select(t.scheduler_settings.c.id).where(t.scheduler_settings.c.digest == digest)
+        found = conn.execute(query).scalar()
         if found is None:
-            result = conn.execute(
-                t.scheduler_settings.insert().values(digest=digest, settings_json=text)
-            )
+            try:
+                with conn.begin_nested():
+                    result = conn.execute(
+                        t.scheduler_settings.insert().values(digest=digest, settings_json=text)
+                    )
+            except sa.exc.IntegrityError:
+                # Another worker stored the same settings first (PostgreSQL does not
+                # serialise the two inserts as SQLite's write lock does): use theirs.
+                found = conn.execute(query).scalar()
+                if found is None:
+                    raise
+                return int(found)
             assert result.inserted_primary_key is not None
-            found = result.inserted_primary_key[0]
             # The id is only safe to cache once this transaction commits.
-            return int(found)
+            return int(result.inserted_primary_key[0])
         self._settings_ids[digest] = int(found)
         return int(found)
 
@@ -265,8 +273,7 @@ class SqlStudyStore:
         values = card_row(scope, card)
         params = {k: v for k, v in values.items() if k not in ("user_id", "vault_id", "item_id")}
         params.update(scope_params(scope), b_item_id=card.item_id)
-        if conn.execute(UPDATE_CARD, params).rowcount == 0:
-            conn.execute(INSERT_CARD, values)
+        update_or_insert(conn, UPDATE_CARD, params, INSERT_CARD, values)
 
     @staticmethod
     def _bump_day(conn: Connection, scope: StudyScope, review: ReviewRecord) -> None:
@@ -274,9 +281,8 @@ class SqlStudyStore:
         day = review.reviewed_at.astimezone(UTC).date()
         params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
         params.update(scope_params(scope), b_day=day)
-        if conn.execute(BUMP_DAY, params).rowcount == 0:
-            row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day, **counts}
-            conn.execute(INSERT_DAY, row)
+        row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day, **counts}
+        update_or_insert(conn, BUMP_DAY, params, INSERT_DAY, row)
 
     def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""

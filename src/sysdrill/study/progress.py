@@ -20,13 +20,13 @@ Definitions (also in docs/study.md):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from sysdrill.content.models import Item
-from sysdrill.study.card_state import CardState
+from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
 from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.settings import StudySettings
@@ -39,9 +39,11 @@ __all__ = [
     "CoverageCell",
     "DayCount",
     "ProgressReport",
+    "ProgressSummary",
     "Retention",
     "TopicStrength",
     "build_progress",
+    "build_summary",
 ]
 
 MASTERED_STABILITY_DAYS = 21.0
@@ -145,6 +147,80 @@ class ProgressReport:
         return data
 
 
+@dataclass(frozen=True, slots=True)
+class ProgressSummary:
+    """The headline figures of the report (what a dashboard shows), without its charts."""
+
+    items_total: int
+    items_seen: int
+    items_mastered: int
+    reviews_total: int
+    streak_days: int
+    forecast: list[DayCount]
+    """Reviews due on each of the next 30 days, today first (overdue counted today)."""
+    deadline: date | None = None
+
+
+def _is_mastered(card: CardRecord) -> bool:
+    return (
+        card.state is CardState.REVIEW
+        and card.stability_days is not None
+        and card.stability_days >= MASTERED_STABILITY_DAYS
+    )
+
+
+def _forecast(cards: Iterable[CardRecord], today: date) -> list[DayCount]:
+    counts = [0] * FORECAST_DAYS
+    for card in cards:
+        if card.state is CardState.NEW or card.due is None:
+            continue
+        offset = max(0, (card.due.date() - today).days)
+        if offset < FORECAST_DAYS:
+            counts[offset] += 1
+    return [DayCount(today + timedelta(days=i), count) for i, count in enumerate(counts)]
+
+
+def build_summary(
+    store: StudyStore,
+    scope: StudyScope,
+    items: Sequence[Item],
+    *,
+    now: datetime,
+    settings: StudySettings,
+) -> ProgressSummary:
+    """The report's headline figures alone: no coverage grid, retention or recall estimates.
+
+    Args:
+        store: The study store.
+        scope: The learner and the vault.
+        items: Vault items (seen and mastered count these).
+        now: Current time (UTC).
+        settings: The learner's settings (for the deadline).
+
+    Returns:
+        The same figures :func:`build_progress` reports under the same names.
+    """
+    today = require_utc(now).date()
+    cards = {card.item_id: card for card in store.iter_cards(scope)}
+    stats = store.daily_stats(scope)
+    seen = mastered = 0
+    for item in items:
+        card = cards.get(item.id)
+        if card is None or card.never_seen:
+            continue
+        seen += 1
+        mastered += _is_mastered(card)
+    return ProgressSummary(
+        items_total=len(items),
+        items_seen=seen,
+        items_mastered=mastered,
+        reviews_total=sum(s.reviews for s in stats),
+        streak_days=_streak({s.day for s in stats}, today),
+        forecast=_forecast(cards.values(), today),
+        deadline=settings.deadline,
+    )
+
+
 def _retention(stats: Sequence[DailyReviewStats], *, mature: bool) -> Retention:
     if mature:
         return Retention(sum(s.mature_first for s in stats), sum(s.mature_passed for s in stats))
@@ -205,11 +281,7 @@ def build_progress(
             continue
         seen += 1
         cell[1] += 1
-        if (
-            card.state is CardState.REVIEW
-            and card.stability_days is not None
-            and card.stability_days >= MASTERED_STABILITY_DAYS
-        ):
+        if _is_mastered(card):
             mastered += 1
             cell[2] += 1
         if item.topic:
@@ -230,13 +302,6 @@ def build_progress(
     by_day = {s.day: s.reviews for s in stats}
     recent_start = today - timedelta(days=RECENT_DAYS - 1)
     recent = [s for s in stats if s.day >= recent_start]
-    forecast_counts = [0] * FORECAST_DAYS
-    for card in cards.values():
-        if card.state is CardState.NEW or card.due is None:
-            continue
-        offset = max(0, (card.due.date() - today).days)
-        if offset < FORECAST_DAYS:
-            forecast_counts[offset] += 1
 
     notes: list[str] = []
     if not stats:
@@ -261,9 +326,7 @@ def build_progress(
             for i in range(RECENT_DAYS)
         ],
         streak_days=_streak(set(by_day), today),
-        forecast=[
-            DayCount(today + timedelta(days=i), count) for i, count in enumerate(forecast_counts)
-        ],
+        forecast=_forecast(cards.values(), today),
         weakest_topics=weakest,
         deadline=settings.deadline,
         notes=notes,

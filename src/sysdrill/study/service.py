@@ -235,9 +235,10 @@ class StudyService:
             and (not items or (cached[3] is items[0] and cached[4] is items[-1]))
         ):
             return cached[5]
-        pool: dict[str, Item] = {
-            item.id: item for item in items if chosen.is_empty or chosen.matches(item)
-        }
+        if chosen.is_empty:
+            pool: dict[str, Item] = {item.id: item for item in items}
+        else:
+            pool = {item.id: item for item in items if chosen.matches(item)}
         first = items[0] if items else None
         last = items[-1] if items else None
         self._pool_cache = (items, chosen, len(items), first, last, pool)

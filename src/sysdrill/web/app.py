@@ -8,7 +8,8 @@ twin under ``/api/`` (OpenAPI at ``/docs``). Every asset is served from
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -66,14 +67,7 @@ def create_app(
     from sysdrill.content.sample import default_vault_path
     from sysdrill.storage.location import data_dir as default_data_dir
 
-    app = FastAPI(
-        title="sysdrill",
-        version=__version__,
-        description="Drill ML-systems interview questions in the browser.",
-        # Every route requires a login in multi-user mode unless it is public.
-        dependencies=[Depends(require_login)],
-    )
-    app.state.sysdrill = WebContext(
+    context = WebContext(
         vault=vault if vault is not None else default_vault_path(),
         db_url=db_url,
         cache_dir=cache_dir if cache_dir is not None else default_cache_dir(),
@@ -81,6 +75,31 @@ def create_app(
         clock=clock,
         multi_user=multi_user,
     )
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        from sysdrill.web.charts import load_pygal
+        from sysdrill.web.templating import templates
+
+        # Importing the chart library and compiling the templates take a few hundred
+        # milliseconds: paid at start-up, not by the first learner to open each page.
+        load_pygal()
+        environment = templates().env
+        for name in environment.list_templates(extensions=["html"]):
+            environment.get_template(name)
+        # One engine (pool, checked schema, compiled statements) for the process's life.
+        with context.database_held():
+            yield
+
+    app = FastAPI(
+        title="sysdrill",
+        version=__version__,
+        description="Drill ML-systems interview questions in the browser.",
+        lifespan=lifespan,
+        # Every route requires a login in multi-user mode unless it is public.
+        dependencies=[Depends(require_login)],
+    )
+    app.state.sysdrill = context
     install_error_handler(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     # The routers as included, so tests can walk every route (FastAPI may wrap them).

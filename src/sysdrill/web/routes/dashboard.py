@@ -19,12 +19,13 @@ Context = Annotated[WebContext, Depends(web_context)]
 
 def dashboard_data(request: Request, context: WebContext) -> dict[str, Any]:
     """The dashboard's figures: due today, streak, forecast, totals, sessions to go on with."""
+    from sysdrill.app.progress import progress_summary
     from sysdrill.app.sessions import list_sessions
 
-    items = context.load_vault().items
+    vault = context.load_vault()
     now = context.now()
     with current_study(request) as study:
-        report = study.progress(items, now=now)
+        report = progress_summary(study, vault, now=now)
         in_progress = list_sessions(study)
         sessions = study.sessions()
     finished = [s for s in sessions if s.ended_at is not None]

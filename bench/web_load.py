@@ -1,0 +1,562 @@
+"""Load benchmark: many learners studying at once against `sysdrill serve` with several workers.
+
+Starts the real server (``python -m sysdrill serve --workers N``) on 127.0.0.1 and a
+free port, first on PostgreSQL with 2 workers (a throwaway cluster started here, as
+``scripts/start-test-postgres`` does, on its own port; or ``--postgres-url``), then,
+for comparison, on a SQLite file with 1 worker. For each it drives ``--users``
+simulated learners (asyncio + httpx) for ``--seconds``: each starts a practice
+session of 20 items, then answers and rates in a loop through the JSON API, and
+starts another session when one ends. It prints throughput (reviews acknowledged
+per second), p50/p99 latency of every request, and errors; then reads the reviews
+stored in the database and matches every acknowledged review to a stored one
+(same item, written between the request and its answer): none may be missing.
+
+``--kill-worker`` kills one worker process (SIGKILL) half-way through the run;
+requests cut by the kill are counted apart (they were never acknowledged), and
+the match shows that no acknowledged review was lost.
+
+Single-user servers (the default until accounts land) share one learner among
+the simulated users, so the run raises that learner's daily limits first, gives
+each simulated user its own track and topic (:func:`vault_shares`), and serves a
+vault big enough that practice never runs dry (``--items``, a synthetic vault
+from ``bench/synthetic_vault.py``). With ``--multi-user`` each simulated
+user signs up first (:func:`sign_in`). Targets on a 2-core machine: >= 300
+reviews/s, p99 <= 100 ms, zero errors, zero lost.
+
+Run: .venv/bin/python bench/web_load.py [--seconds 60] [--users 50] [--kill-worker]
+     [--only postgresql|sqlite] [--postgres-url URL] [--items N] [--vault DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic_vault import generate_vault  # noqa: E402
+
+TARGET_REVIEWS_PER_S = 300.0
+TARGET_P99_MS = 100.0
+SESSION_ITEMS = 20
+"""Items per practice session (a learner's usual sitting)."""
+STARTUP_LIMIT_S = 180.0
+ANSWERS = {"multiple-choice": "a", "numeric": "1 s"}
+"""What a simulated learner types per answer mode (free text otherwise)."""
+
+
+# -- the database ---------------------------------------------------------------------------
+
+
+@contextmanager
+def throwaway_postgres(port: int) -> Iterator[str]:
+    """A PostgreSQL cluster in a temporary folder on 127.0.0.1:``port``; yields its URL."""
+    bins = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+    if not bins:
+        raise SystemExit("Error: no PostgreSQL server found; apt-get install postgresql")
+    bindir = bins[-1]
+    while _port_taken(port):
+        port += 1
+    data = Path(tempfile.mkdtemp(prefix="sysdrill-load-pg."))
+    as_pg: list[str] = []
+    if os.getuid() == 0:
+        shutil.chown(data, "postgres")
+        as_pg = ["runuser", "-u", "postgres", "--"]
+    run = subprocess.run
+    run([*as_pg, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"]
+        + ["-E", "UTF8"], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    options = f"-p {port} -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200"
+    pg_ctl = [*as_pg, str(bindir / "pg_ctl"), "-D", str(data)]
+    run([*pg_ctl, "-l", str(data / "server.log"), "-w", "-o", options, "start"], check=True,
+        stdout=subprocess.DEVNULL)  # fmt: skip
+    try:
+        createdb = [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres"]
+        run([*createdb, "sysdrill_load"], check=True)
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/sysdrill_load"
+    finally:
+        run([*pg_ctl, "-m", "fast", "-w", "stop"], check=False, stdout=subprocess.DEVNULL)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def stored_reviews(db_url: str) -> list[tuple[str, datetime]]:
+    """Every review in the study database: (item id, reviewed at, UTC)."""
+    import sqlalchemy as sa
+
+    from sysdrill.storage import schema
+
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.select(schema.reviews.c.item_id, schema.reviews.c.reviewed_at))
+            return [(item, at if at.tzinfo else at.replace(tzinfo=UTC)) for item, at in rows.all()]
+    finally:
+        engine.dispose()
+
+
+# -- the server -----------------------------------------------------------------------------
+
+
+@contextmanager
+def running_server(
+    db_url: str, *, workers: int, vault: Path, scratch: Path, multi_user: bool
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``sysdrill serve`` on a free port until the block ends; yields its URL and process."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    command = [sys.executable, "-m", "sysdrill", "serve", "--port", str(port), "--db", db_url]
+    command += ["--workers", str(workers), "--vault", str(vault)]
+    if multi_user:
+        command.append("--multi-user")
+    environ = {
+        **os.environ,
+        "SYSDRILL_DATA_DIR": str(scratch / "data"),
+        "SYSDRILL_CACHE_DIR": str(scratch / "cache"),
+    }
+    log = (scratch / f"server-{port}.log").open("w")
+    server = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_LIMIT_S
+        while True:
+            if server.poll() is not None:
+                raise SystemExit(f"the server stopped: see {log.name}")
+            try:
+                if httpx.get(f"{url}/api/settings", timeout=60).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not answer in time")
+            time.sleep(0.2)
+        yield url, server
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def worker_pids(server: subprocess.Popen[str]) -> list[int]:
+    """The server's worker processes (Linux; multiprocessing's resource tracker excluded)."""
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children")
+    found = []
+    for pid in children.read_text().split():
+        if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            found.append(int(pid))
+    return found
+
+
+# -- the simulated learners -------------------------------------------------------------------
+
+
+_CSRF_COOKIE = "sysdrill_csrf"
+_issued: dict[int, tuple[str | None, str]] = {}
+"""Per client: the CSRF cookie a token was issued for, and the token."""
+
+
+async def csrf_headers(client: httpx.AsyncClient) -> dict[str, str]:
+    """The ``X-CSRF-Token`` header every write needs, as an API client sends it.
+
+    A token is fetched from ``GET /api/csrf`` once, and again only when the
+    client's CSRF cookie changed (signing up or in gives the browser a new one).
+    """
+    cookie = client.cookies.get(_CSRF_COOKIE)
+    issued = _issued.get(id(client))
+    if issued is None or issued[0] != cookie:
+        answer = await client.get("/api/csrf")
+        answer.raise_for_status()
+        issued = (client.cookies.get(_CSRF_COOKIE), str(answer.json()["csrf_token"]))
+        _issued[id(client)] = issued
+    return {"X-CSRF-Token": issued[1]}
+
+
+async def sign_in(client: httpx.AsyncClient, n: int, *, multi_user: bool) -> None:
+    """Make ``client`` the simulated learner number ``n``.
+
+    Single user: nothing to do, every client studies as the local learner.
+    Multi-user: sign up as ``learner-n`` through the JSON API (the session
+    cookie stays in ``client``).
+    """
+    if not multi_user:
+        return
+    answer = await client.post(
+        "/api/signup",
+        json={"name": f"learner-{n}", "password": f"load-test-password-{n}"},
+        headers=await csrf_headers(client),
+    )
+    if answer.status_code >= 400:
+        raise SystemExit(f"signing up learner-{n} failed: {answer.status_code} {answer.text}")
+
+
+def vault_shares(base_url: str, count: int) -> list[dict[str, str]]:
+    """Practice filters for ``count`` simulated learners sharing the one local learner.
+
+    Two sessions of one learner reviewing the same card at once is a race that
+    a real learner, with one session at a time, never runs. So each simulated
+    learner practises its own track and topic, or its own track, topic and
+    level when the vault has fewer pairs than learners (the largest groups of
+    the served vault, from ``/api/explore``).
+    """
+    tracks = httpx.get(f"{base_url}/api/explore", timeout=120).json()["tracks"]
+    pairs: dict[tuple[str, ...], int] = {}
+    triples: dict[tuple[str, ...], int] = {}
+    for track in tracks:
+        for area in track["children"]:
+            for topic in area["children"]:
+                pair = (track["name"], topic["name"])
+                pairs[pair] = pairs.get(pair, 0) + int(topic["items"])
+                for level in topic["children"]:
+                    triple = (*pair, level["name"])
+                    triples[triple] = triples.get(triple, 0) + int(level["items"])
+    groups = pairs if len(pairs) >= count else triples
+    largest = sorted(groups, key=lambda group: (-groups[group], group))
+    names = ("track", "topic", "level")
+    return [dict(zip(names, largest[n % len(largest)], strict=False)) for n in range(count)]
+
+
+async def lift_daily_limits(client: httpx.AsyncClient) -> None:
+    """Let practice introduce new items all run long (the defaults stop at 20 a day)."""
+    answer = await client.put(
+        "/api/settings",
+        json={"new_per_day": "1000000", "reviews_per_day": "1000000"},
+        headers=await csrf_headers(client),
+    )
+    answer.raise_for_status()
+
+
+@dataclass
+class Tally:
+    """What the simulated learners saw."""
+
+    latencies_s: list[float] = field(default_factory=list)
+    acknowledged: list[tuple[str, float, float]] = field(default_factory=list)
+    """(item id, sent at, answered at) of every move the server said it recorded."""
+    errors: dict[str, int] = field(default_factory=dict)
+    samples: dict[str, str] = field(default_factory=dict)
+    """The first answer of each kind of error, to show."""
+    cut_by_kill: int = 0
+    empty_sessions: int = 0
+
+    def error(self, what: str) -> None:
+        self.errors[what] = self.errors.get(what, 0) + 1
+
+
+class Cut(Exception):
+    """A request that failed: its connection broke, or the server refused it."""
+
+    def __init__(self, message: str, *, refused: bool) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
+async def _call(
+    client: httpx.AsyncClient, tally: Tally, method: str, url: str, body: Any = None
+) -> tuple[dict[str, Any], float, float]:
+    sent = time.time()
+    start = time.perf_counter()
+    try:
+        answer = await client.request(method, url, json=body, headers=await csrf_headers(client))
+    except httpx.TransportError as exc:
+        raise Cut(f"{type(exc).__name__}: {exc}", refused=False) from exc
+    tally.latencies_s.append(time.perf_counter() - start)
+    if answer.status_code != 200:
+        what = f"{method} {url.rsplit('/', 1)[-1]}: {answer.status_code}"
+        tally.error(what)
+        tally.samples.setdefault(what, answer.text[:300])
+        raise Cut(answer.text[:200], refused=True)
+    found: dict[str, Any] = answer.json()
+    return found, sent, time.time()
+
+
+async def learner(
+    base_url: str,
+    n: int,
+    tally: Tally,
+    stop_at: float,
+    *,
+    share: dict[str, str],
+    multi_user: bool,
+    kill: asyncio.Event,
+) -> None:
+    """One simulated learner: practice sessions, answered and rated, until ``stop_at``."""
+    rng = random.Random(n)
+    limits = httpx.Limits(max_connections=1)
+    async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
+        await sign_in(client, n, multi_user=multi_user)
+        if multi_user:
+            await lift_daily_limits(client)
+        state: dict[str, Any] | None = None
+        while time.monotonic() < stop_at:
+            try:
+                if state is None or state["phase"] == "done":
+                    body = {"kind": "practice", "limit": SESSION_ITEMS, **share}
+                    state, _, _ = await _call(client, tally, "POST", "/api/study/sessions", body)
+                    if state["session_id"] is None:
+                        tally.empty_sessions += 1
+                        tally.samples.setdefault(f"empty {share}", state["empty_message"])
+                        state = None
+                        await asyncio.sleep(0.1)
+                    continue
+                state = await _move(client, tally, state, rng)
+            except Cut as cut:
+                if cut.refused:
+                    pass
+                elif kill.is_set():
+                    tally.cut_by_kill += 1
+                else:
+                    tally.error("connection")
+                    tally.samples.setdefault("connection", str(cut))
+                # Where the session stands after a cut request is unknown: ask again.
+                state = await _reread(client, tally, state)
+
+
+async def _reread(
+    client: httpx.AsyncClient, tally: Tally, state: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    if state is None or state.get("session_id") is None:
+        return None
+    for _ in range(50):
+        try:
+            found, _, _ = await _call(client, tally, "GET", _api(state))
+            return found
+        except Cut:
+            await asyncio.sleep(0.1)
+    return None
+
+
+def _api(state: dict[str, Any]) -> str:
+    return f"/api/study/sessions/{state['session_id']}"
+
+
+async def _move(
+    client: httpx.AsyncClient, tally: Tally, state: dict[str, Any], rng: random.Random
+) -> dict[str, Any]:
+    """Make the move the session waits for; note the review when the server recorded one."""
+    phase = state["phase"]
+    item = state["item"] or {}
+    if phase == "answer":
+        text = ANSWERS.get(item.get("mode") or "", f"an answer of learner {rng.random():.6f}")
+        after, sent, answered = await _call(
+            client, tally, "POST", f"{_api(state)}/answer", {"text": text}
+        )
+    elif phase == "rate":
+        rating = rng.choice(("again", "hard", "good", "good", "easy"))
+        after, sent, answered = await _call(
+            client, tally, "POST", f"{_api(state)}/rate", {"rating": rating}
+        )
+    elif phase == "rubric":
+        after, sent, answered = await _call(
+            client, tally, "POST", f"{_api(state)}/rubric", {"covered": [0]}
+        )
+    elif phase == "chain":
+        after, _, _ = await _call(client, tally, "POST", f"{_api(state)}/chain", {"accept": False})
+        return after
+    else:
+        tally.error(f"unexpected phase {phase}")
+        return {**state, "phase": "done"}
+    # An item is behind the learner once its review is written (never skipped here).
+    if after["done"] > state["done"]:
+        tally.acknowledged.append((item["item_id"], sent, answered))
+    return after
+
+
+async def drive(
+    base_url: str,
+    *,
+    users: int,
+    seconds: float,
+    multi_user: bool,
+    kill_after_s: float | None,
+    server: subprocess.Popen[str],
+) -> tuple[Tally, float]:
+    """Run ``users`` learners for ``seconds``; returns the tally and the time taken."""
+    tally = Tally()
+    kill = asyncio.Event()
+    if not multi_user:
+        # The one shared learner's limits, lifted before anyone starts a session.
+        async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+            await lift_daily_limits(client)
+    start = time.monotonic()
+    stop_at = start + seconds
+
+    async def killer() -> None:
+        assert kill_after_s is not None
+        await asyncio.sleep(kill_after_s)
+        victim = worker_pids(server)[0]
+        kill.set()
+        os.kill(victim, signal.SIGKILL)
+        print(f"  killed worker {victim} after {kill_after_s:.0f} s")
+
+    shares = [{} for _ in range(users)] if multi_user else vault_shares(base_url, users)
+    tasks = [
+        learner(base_url, n, tally, stop_at, share=shares[n], multi_user=multi_user, kill=kill)
+        for n in range(users)
+    ]
+    if kill_after_s is not None:
+        tasks.append(killer())
+    await asyncio.gather(*tasks)
+    return tally, time.monotonic() - start
+
+
+# -- the report -----------------------------------------------------------------------------
+
+
+def unmatched(
+    acknowledged: list[tuple[str, float, float]], stored: list[tuple[str, datetime]]
+) -> list[tuple[str, float, float]]:
+    """Acknowledged reviews with no stored review of the same item written in their window."""
+    slack_s = 1.0  # the server's clock and ours are one clock; the slack covers rounding
+    pool: dict[str, list[float]] = {}
+    for item, at in stored:
+        pool.setdefault(item, []).append(at.timestamp())
+    for times in pool.values():
+        times.sort()
+    missing: list[tuple[str, float, float]] = []
+    for item, sent, answered in sorted(acknowledged, key=lambda a: a[2]):
+        times = pool.get(item, [])
+        match = next((t for t in times if sent - slack_s <= t <= answered + slack_s), None)
+        if match is None:
+            missing.append((item, sent, answered))
+        else:
+            times.remove(match)
+    return missing
+
+
+def report(name: str, tally: Tally, elapsed_s: float, stored: list[tuple[str, datetime]]) -> None:
+    """Print one run's figures and verdicts."""
+    ordered = sorted(tally.latencies_s)
+    p50 = statistics.median(ordered) * 1000 if ordered else float("nan")
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))] * 1000
+    reviews = len(tally.acknowledged)
+    rate = reviews / elapsed_s
+    missing = unmatched(tally.acknowledged, stored)
+    errors = sum(tally.errors.values())
+    print(f"{name}")
+    print(f"  requests {len(ordered)} in {elapsed_s:.1f} s; reviews acknowledged {reviews}")
+    verdict = "meets" if rate >= TARGET_REVIEWS_PER_S else "misses"
+    print(f"  throughput {rate:6.1f} reviews/s ({verdict} >= {TARGET_REVIEWS_PER_S:.0f})")
+    print(
+        f"  latency p50 {p50:6.1f} ms  p99 {p99:6.1f} ms "
+        f"({'meets' if p99 <= TARGET_P99_MS else 'misses'} p99 <= {TARGET_P99_MS:.0f} ms)"
+    )
+    print(f"  errors {errors} {dict(sorted(tally.errors.items())) if errors else ''}".rstrip())
+    for what, sample in sorted(tally.samples.items()):
+        print(f"    {what}: {sample}")
+    if tally.cut_by_kill:
+        print(f"  requests cut by the killed worker {tally.cut_by_kill} (never acknowledged)")
+    if tally.empty_sessions:
+        print(f"  practice found nothing to ask {tally.empty_sessions} times")
+    print(
+        f"  reviews stored {len(stored)}; acknowledged {reviews}; "
+        f"acknowledged but not stored (lost) {len(missing)}"
+    )
+
+
+def run_one(
+    name: str, db_url: str, *, workers: int, vault: Path, scratch: Path, args: argparse.Namespace
+) -> None:
+    """Serve, load, report: one database and worker count."""
+    with running_server(
+        db_url, workers=workers, vault=vault, scratch=scratch, multi_user=args.multi_user
+    ) as (url, server):
+        # Every worker loads the vault on its first request: not what is measured.
+        for _ in range(8 * workers):
+            httpx.get(f"{url}/api/dashboard", timeout=120).raise_for_status()
+        kill_after = args.seconds / 2 if args.kill_worker and workers > 1 else None
+        tally, elapsed = asyncio.run(
+            drive(
+                url,
+                users=args.users,
+                seconds=args.seconds,
+                multi_user=args.multi_user,
+                kill_after_s=kill_after,
+                server=server,
+            )
+        )
+    report(name, tally, elapsed, stored_reviews(db_url))
+
+
+def main() -> None:
+    """Parse the options, prepare the vault, run PostgreSQL then SQLite."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of each run")
+    parser.add_argument("--users", type=int, default=50, help="simulated learners at once")
+    parser.add_argument("--workers", type=int, default=2, help="workers on PostgreSQL")
+    parser.add_argument("--kill-worker", action="store_true", help="kill a worker half-way")
+    parser.add_argument("--multi-user", action="store_true", help="sign up each learner")
+    parser.add_argument("--only", choices=("postgresql", "sqlite"), help="run one database")
+    parser.add_argument("--postgres-url", help="use this (empty) database instead of a new one")
+    parser.add_argument("--postgres-port", type=int, default=55460, help="port of the new one")
+    parser.add_argument("--items", type=int, default=10_000, help="synthetic vault size")
+    parser.add_argument("--vault", type=Path, help="use (or create) this synthetic vault")
+    args = parser.parse_args()
+    from sysdrill.storage.engine import safe_url, upgrade_database
+
+    with tempfile.TemporaryDirectory(prefix="sysdrill-load.") as temporary:
+        scratch = Path(temporary)
+        vault = args.vault or scratch / "vault"
+        if not (vault / "questions").is_dir():
+            generate_vault(vault, args.items)
+        print(f"{args.users} learners for {args.seconds:.0f} s each run; vault {vault}")
+        if args.only in (None, "postgresql"):
+            with (
+                nullcontext(args.postgres_url)
+                if args.postgres_url
+                else throwaway_postgres(args.postgres_port)
+            ) as pg_url:
+                upgrade_database(pg_url)
+                run_one(
+                    f"PostgreSQL, {args.workers} workers ({safe_url(pg_url)})",
+                    pg_url,
+                    workers=args.workers,
+                    vault=vault,
+                    scratch=scratch / "pg",
+                    args=args,
+                )
+        if args.only in (None, "sqlite"):
+            sqlite_url = f"sqlite:///{scratch / 'study.sqlite3'}"
+            upgrade_database(sqlite_url)
+            run_one(
+                "SQLite, 1 worker",
+                sqlite_url,
+                workers=1,
+                vault=vault,
+                scratch=scratch / "sqlite",
+                args=args,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""What a server process is told: its settings as environment variables, and the app factory.
+
+``sysdrill serve --workers N`` runs N uvicorn worker processes. Uvicorn starts
+each worker from an import string, so the parent cannot hand them an app
+object: it writes the settings into the environment, and every worker builds
+its own app with :func:`app_from_environment`. The same variables configure a
+server started by a process manager (``uvicorn --factory
+sysdrill.web.serving:app_from_environment``); docs/deploy.md lists them.
+
+A worker keeps nothing a request depends on but the loaded vault (rebuilt from
+the files) and its database engine: every learner's state is read from the
+database, so any worker serves any request.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sysdrill.errors import UsageError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = [
+    "APP_FACTORY",
+    "ENV_DATABASE_URL",
+    "ENV_MULTI_USER",
+    "ENV_VAULT",
+    "ServerSettings",
+    "app_from_environment",
+    "create_served_app",
+    "refuse_unsafe_setup",
+]
+
+APP_FACTORY = "sysdrill.web.serving:app_from_environment"
+"""The import string uvicorn's workers build the app from (with ``factory=True``)."""
+
+ENV_VAULT = "SYSDRILL_VAULT"
+"""The vault folder served; the bundled starter vault when unset."""
+ENV_DATABASE_URL = "SYSDRILL_DATABASE_URL"
+"""The study database URL (the same variable every command reads)."""
+ENV_MULTI_USER = "SYSDRILL_MULTI_USER"
+"""``1`` for accounts and per-user data; ``0`` or unset for the single local learner."""
+ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
+"""``1`` to trust a reverse proxy's forwarded headers (``--behind-proxy``)."""
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """How one server is run; the same in every worker process.
+
+    Attributes:
+        db_url: Study database URL (SQLite file or PostgreSQL).
+        vault: Vault folder; None for the bundled starter vault.
+        multi_user: Accounts and per-user data instead of one local learner.
+        behind_proxy: Trust a reverse proxy's forwarded headers (TLS at the proxy).
+    """
+
+    db_url: str
+    vault: Path | None = None
+    multi_user: bool = False
+    behind_proxy: bool = False
+
+    def to_environment(self) -> dict[str, str]:
+        """The settings as the environment variables :meth:`from_environment` reads."""
+        found = {
+            ENV_DATABASE_URL: self.db_url,
+            ENV_MULTI_USER: "1" if self.multi_user else "0",
+            ENV_BEHIND_PROXY: "1" if self.behind_proxy else "0",
+        }
+        if self.vault is not None:
+            found[ENV_VAULT] = str(self.vault.resolve())
+        return found
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> ServerSettings:
+        """Read the settings from environment variables.
+
+        The database is ``$SYSDRILL_DATABASE_URL``, else the default SQLite file
+        in ``$SYSDRILL_DATA_DIR``.
+
+        Raises:
+            UsageError: If ``$SYSDRILL_MULTI_USER`` or ``$SYSDRILL_BEHIND_PROXY`` is not
+                a yes/no value.
+            StorageUnavailable: If the database URL names an in-memory database.
+        """
+        from sysdrill.storage.location import study_database_url
+
+        vault = environ.get(ENV_VAULT)
+        return cls(
+            db_url=study_database_url(environ.get(ENV_DATABASE_URL) or None),
+            vault=Path(vault).expanduser() if vault else None,
+            multi_user=_flag(environ, ENV_MULTI_USER, "1 for accounts or 0 for one learner"),
+            behind_proxy=_flag(environ, ENV_BEHIND_PROXY, "1 behind a TLS proxy, else 0"),
+        )
+
+
+def _flag(environ: Mapping[str, str], name: str, meaning: str) -> bool:
+    flag = environ.get(name, "").strip().lower()
+    if flag not in _TRUE | _FALSE:
+        raise UsageError(f"{name}={environ[name]!r} is neither yes nor no; set it to {meaning}.")
+    return flag in _TRUE
+
+
+def refuse_unsafe_setup(settings: ServerSettings, *, workers: int) -> None:
+    """Refuse a setup that would lose or mix up learners' data.
+
+    Several workers writing one SQLite file for many accounts queue on its
+    single write lock, and a busy class sees "database is locked" errors.
+
+    Raises:
+        UsageError: For multi-user mode with more than one worker on SQLite.
+    """
+    backend = settings.db_url.partition("://")[0].split("+")[0]
+    if settings.multi_user and workers > 1 and backend == "sqlite":
+        raise UsageError(
+            f"multi-user mode with {workers} workers needs PostgreSQL, not SQLite; give "
+            "--db postgresql+psycopg://USER@HOST/DB, or serve with --workers 1."
+        )
+
+
+def create_served_app(settings: ServerSettings) -> FastAPI:
+    """The app one server process serves with ``settings``.
+
+    Raises:
+        StorageUnavailable: If the database cannot be reached.
+    """
+    from sysdrill.web.app import create_app
+
+    return create_app(
+        vault=settings.vault,
+        db_url=settings.db_url,
+        multi_user=settings.multi_user,
+        behind_proxy=settings.behind_proxy,
+    )
+
+
+def app_from_environment() -> FastAPI:
+    """Uvicorn's app factory: the app for the settings in this process's environment.
+
+    Raises:
+        UsageError: If a setting is unreadable.
+        StorageUnavailable: If the database URL names an in-memory database.
+    """
+    return create_served_app(ServerSettings.from_environment(os.environ))
