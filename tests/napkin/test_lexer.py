@@ -35,6 +35,8 @@ def test_normalize_rewrites_latex_unicode_and_markdown(raw: str, expected: str) 
         ("12,34567 and 65,536 and 1,234,567", "12.34567 and 65,536 and 1,234,567"),
         ("a_b * c = `d`", "a_b * c =  d "),
         ("__8__ GB", " 8  GB"),
+        ("a__b___c and 2***3", "a b _c and 2 *3"),
+        ("**2**16** and **bold**", " 2**16  and  bold "),
         ("2 * 10^3 = 2000 ≈ 2e3", "2e3 = 2000 ≈ 2e3"),
         ("2 × 10 = 20 ≈ 2·10", "2 × 10 = 20 ≈ 2×10"),
         ("10 × 10³ ≈ 10⁴", "10e3 ≈ 10^(4)"),

@@ -242,7 +242,8 @@ class ClaimChecker:
         key: tuple[str, tuple[str, ...]] | None = None
         # A glued setting (TP=8) defines values while it is read: never reused.
         if not _GLUED_EQUALS.search(chunk):
-            used = tuple(name for name in self.variables if name in chunk)
+            variables = self.variables
+            used = tuple(name for name in variables if name in chunk) if variables else ()
             key = (shape_of(chunk), used)
             stored = _PLANS.get(key)
             if stored is not None:
