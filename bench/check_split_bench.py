@@ -11,9 +11,12 @@ cache and no worker, times each part of the audit over every file in turn:
 - the libyaml C loader alone over the same files, for scale.
 
 Figures are CPU seconds of this process (``time.process_time``), the steadier
-measure on a shared machine. ``--profile N`` also prints the N functions with the
-most cumulative time in the napkin tier (cProfile, which slows everything down);
-``--sort tottime`` orders them by time spent in the function itself.
+measure on a shared machine. As in a cold ``check``'s two processes, the objects that
+exist before the audit are frozen and the cyclic garbage collector pauses while the
+parts are timed (``gc.freeze``, ``gc.disable``; see ``check/runner.py``).
+``--profile N`` also prints the N functions with the most cumulative time in the
+napkin tier (cProfile, which slows everything down); ``--sort tottime`` orders them
+by time spent in the function itself.
 
 Usage: ``python bench/check_split_bench.py [--vault DIR] [--count N] [--profile N]
 [--sort tottime]``.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import pstats
 import shutil
 import sys
@@ -48,6 +52,8 @@ def split(root: Path, profile: int, sort: str = "cumulative") -> None:
     """Time each part of the audit over the vault at ``root`` and print the figures."""
     files = list_item_file_names(root)
     napkin = napkin_module().napkin_findings
+    gc.freeze()
+    gc.disable()
 
     started = time.process_time()
     loaded = [read_item_file(path, rel) for path, rel in files]
@@ -69,6 +75,8 @@ def split(root: Path, profile: int, sort: str = "cumulative") -> None:
     if profiler is not None:
         profiler.disable()
     napkin_s = time.process_time() - started
+    gc.enable()
+    gc.unfreeze()
 
     # Counted after the timing, in a second pass (its own cost is not in the figures).
     claims = sum(

@@ -112,7 +112,7 @@ def test_a_verdict_the_tier_does_not_know_is_a_warning_with_the_engines_reason(
         message="B may mean bytes or billions here",
     )
     monkeypatch.setattr(
-        napkin_rules, "check_claims", lambda text: [unsure] if "Traffic" in text else []
+        napkin_rules, "doubtful_claims", lambda text: [unsure] if "Traffic" in text else []
     )
     (finding,) = napkin_findings(load_item_file(path, root))
     assert (finding.code, finding.severity) == ("napkin-unsure", Severity.WARNING)

@@ -9,6 +9,15 @@ import pytest
 from sysdrill.check import runner
 from sysdrill.check.runner import run_check
 
+_AUDIT_FILES = runner._audit_files
+_COLLECTING: list[bool] = []
+
+
+def _audit_noting_collection(files: list[tuple[str, str]]) -> list[runner._Fresh]:
+    # At module level: the worker is handed the function by name.
+    _COLLECTING.append(gc.isenabled())
+    return _AUDIT_FILES(files)
+
 
 def _two_files(planted) -> None:
     planted.write(
@@ -59,3 +68,29 @@ def test_the_worker_split_halves_bytes_not_files(tmp_path) -> None:
     assert runner._halfway(files) == 1
     assert runner._halfway(files[1:]) == 3
     assert runner._halfway([(str(tmp_path / "gone.yaml"), "gone.yaml")] * 4) == 2
+
+
+def test_collection_pauses_while_both_processes_audit_and_resumes_after(
+    planted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_files(planted)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+    _COLLECTING.clear()
+    monkeypatch.setattr(runner, "_audit_files", _audit_noting_collection)
+    report = run_check(planted.root, workers=2)
+    assert report.items == 2
+    assert _COLLECTING == [False]  # this process's half (the worker notes in its own copy)
+    assert gc.isenabled()
+
+
+def test_a_host_that_paused_collection_finds_it_paused(
+    planted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _two_files(planted)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+    gc.disable()
+    try:
+        assert run_check(planted.root, workers=2).items == 2
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -26,6 +26,26 @@ def test_normalize_rewrites_latex_unicode_and_markdown(raw: str, expected: str) 
     assert normalize(raw) == expected
 
 
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # Each rewrite runs only when a cheap look finds what it needs; these lines
+        # hold that and more, or only look alike.
+        ("1,5 GB x 2 = 3 GB", "1.5 GB x 2 = 3 GB"),
+        ("12,34567 and 65,536 and 1,234,567", "12.34567 and 65,536 and 1,234,567"),
+        ("a_b * c = `d`", "a_b * c =  d "),
+        ("__8__ GB", " 8  GB"),
+        ("a__b___c and 2***3", "a b _c and 2 *3"),
+        ("**2**16** and **bold**", " 2**16  and  bold "),
+        ("2 * 10^3 = 2000 ≈ 2e3", "2e3 = 2000 ≈ 2e3"),
+        ("2 × 10 = 20 ≈ 2·10", "2 × 10 = 20 ≈ 2×10"),
+        ("10 × 10³ ≈ 10⁴", "10e3 ≈ 10^(4)"),
+    ],
+)
+def test_normalize_gated_rewrites_run_whenever_they_apply(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+
+
 def test_normalize_keeps_prices_outside_math_delimiters() -> None:
     line = "At $3.50/GPU-hour the cost is about $407,000."
     assert normalize(line) == line

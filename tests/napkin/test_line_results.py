@@ -8,10 +8,10 @@ import re
 from collections.abc import Callable
 
 import pytest
-from tests.napkin.conftest import StoredAndFresh
+from tests.napkin.conftest import NothingKept, StoredAndFresh
 
 from sysdrill.napkin import claims
-from sysdrill.napkin.claims import ClaimChecker, check_claims
+from sysdrill.napkin.claims import ClaimChecker, check_claims, doubtful_claims
 
 
 def test_stored_lines_match_fresh_reads_on_the_synthetic_vault(
@@ -73,3 +73,19 @@ def test_a_line_with_other_values_before_it_is_read_again(
 def test_a_renumbered_verdict_differs_only_in_its_line() -> None:
     (verdict,) = ClaimChecker().check_line("a: 2 x 3 = 7", 1)
     assert dataclasses.replace(verdict, line=9) == claims._renumbered(verdict, 9)
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_doubtful_claims_are_the_verdicts_that_are_neither_ok_nor_skipped(
+    monkeypatch: pytest.MonkeyPatch, corpus_lines: list[str], kept: bool
+) -> None:
+    # Each corpus line twice, the second time at another line number: with stored
+    # lines kept, the second is a lookup whose doubts carry the new number.
+    text = "\n".join(line for line in corpus_lines for _ in range(2))
+    monkeypatch.setattr(claims, "_LINES", {} if kept else NothingKept())
+    expected = [v for v in check_claims(text) if v.verdict.value not in ("ok", "skipped")]
+    monkeypatch.setattr(claims, "_LINES", {} if kept else NothingKept())
+    doubts = doubtful_claims(text)
+    assert doubts == expected
+    assert {v.verdict.value for v in doubts} == {"wrong", "unit-mismatch", "prefix-ambiguous"}
+    assert len({v.line for v in doubts}) > 100

@@ -15,7 +15,7 @@ import yaml
 
 from sysdrill.content.diagnostics import Finding, Severity
 from sysdrill.content.loader import ItemFile
-from sysdrill.napkin.claims import check_claims
+from sysdrill.napkin.claims import doubtful_claims
 from sysdrill.napkin.filecheck import YAML_LOADER, item_fields, node_at, yaml_line
 from sysdrill.napkin.results import Verdict
 
@@ -94,7 +94,7 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
     document: str | None = None
     root: yaml.Node | None = None
     for loc, text in _texts(loaded):
-        for verdict in check_claims(text):
+        for verdict in doubtful_claims(text):
             code = rule_code(verdict.verdict)
             if code is None:
                 continue

@@ -22,6 +22,7 @@ from sysdrill.napkin.values import (
     Value,
     add,
     div,
+    literal_in_unit,
     literal_unit,
     literal_value,
     mul,
@@ -279,11 +280,10 @@ class Parser:
         kind = token.kind
         if kind is Kind.NUM:
             self.pos += 1
-            value = literal_value(token)
             if token.unit:
                 unit = self._compound_unit(self._unit(token.unit), token.unit)
-                value = literal_unit(value, unit)
-            return value
+                return literal_in_unit(token, unit)
+            return literal_value(token)
         if kind is Kind.LP:
             self.pos += 1
             inner = self._expression(0)
@@ -586,9 +586,10 @@ def evaluate_chain(tokens: list[Token], chain: Chain, *, reverse: bool = False) 
             )
         else:
             op, index, unit = step
-            leaf = literal_value(tokens[index])
             if unit:
-                leaf = literal_unit(leaf, _unit_of(unit, reverse))
+                leaf = literal_in_unit(tokens[index], _unit_of(unit, reverse))
+            else:
+                leaf = literal_value(tokens[index])
         if value is None:
             value = leaf
         elif op == "/":

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -293,6 +293,12 @@ def dims_mul(a: Dims, b: Dims) -> Dims:
         return a
     if not a:
         return b
+    return _merged(a, b)
+
+
+@lru_cache(maxsize=4096)
+def _merged(a: Dims, b: Dims) -> Dims:
+    # Napkin math multiplies few distinct pairs of units, many times over.
     merged = dict(a)
     for key, exp in b:
         merged[key] = merged.get(key, 0) + exp

@@ -27,6 +27,7 @@ __all__ = [
     "Value",
     "add",
     "div",
+    "literal_in_unit",
     "literal_unit",
     "literal_value",
     "mul",
@@ -119,9 +120,11 @@ def _combine(left: Value, right: Value) -> Value | None:
 
 def mul(left: Value, right: Value) -> Value:
     """The product of two values."""
-    bad = _combine(left, right)
-    if bad is not None:
-        return bad
+    # _combine inlined: this is the engine's most frequent operation.
+    if left.why is not None:
+        return left
+    if right.why is not None:
+        return right
     return Value(
         left.v * right.v,
         left.w * right.w,
@@ -133,9 +136,10 @@ def mul(left: Value, right: Value) -> Value:
 
 def div(left: Value, right: Value) -> Value:
     """The quotient of two values (a bad value on division by zero)."""
-    bad = _combine(left, right)
-    if bad is not None:
-        return bad
+    if left.why is not None:
+        return left
+    if right.why is not None:
+        return right
     if right.v == 0 or right.w == 0 or right.a == 0:
         return Value.bad("division by zero")
     return Value(
@@ -308,6 +312,24 @@ def literal_unit(value: Value, unit: Value) -> Value:
         product.unit = f"{value.unit} {unit.unit}".strip()
         product.scale = (value.scale or 1.0) * unit.v
     return product
+
+
+def literal_in_unit(token: Token, unit: Value) -> Value:
+    """``literal_unit(literal_value(token), unit)``, built in one step (the common case)."""
+    if unit.why is not None:
+        return unit  # what mul gives for a unit that could not be read
+    scale = unit.v
+    return Value(
+        token.value * scale,
+        token.value * unit.w,
+        token.alt * unit.a,
+        unit.dims,
+        exact=token.exact and unit.exact,
+        ulp=token.ulp * scale,
+        sig=token.sig,
+        unit=unit.unit.strip(),
+        scale=scale,
+    )
 
 
 def literal_value(token: Token) -> Value:
