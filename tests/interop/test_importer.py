@@ -179,7 +179,7 @@ def test_failure_mid_write_leaves_vault_as_it_was(
     calls = {"n": 0}
     real_place = vault_writer._place
 
-    def failing_place(staged: Path, target: Path) -> None:
+    def failing_place(staged: str, target: str) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise OSError(28, "No space left on device", str(target))
@@ -196,7 +196,7 @@ def test_failure_mid_write_leaves_vault_as_it_was(
 def test_failure_writing_new_vault_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing_place(staged: Path, target: Path) -> None:
+    def failing_place(staged: str, target: str) -> None:
         raise OSError(13, "Permission denied", str(target))
 
     monkeypatch.setattr(vault_writer, "_place", failing_place)

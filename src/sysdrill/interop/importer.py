@@ -16,9 +16,10 @@ source twice writes nothing.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,8 +27,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sysdrill.content.loader import load_item_file
 from sysdrill.content.media import MEDIA_FOLDER
-from sysdrill.content.models import validate_item
+from sysdrill.content.models import Item, validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
 from sysdrill.interop import vault_writer
 from sysdrill.interop.detect import detect_format
@@ -49,9 +51,13 @@ from sysdrill.interop.vault_writer import (
 )
 
 __all__ = [
+    "AUDITING",
+    "PREPARING",
+    "WRITING",
     "ImportReport",
     "ItemAction",
     "ItemOutcome",
+    "Progress",
     "import_source",
     "parse_source",
 ]
@@ -59,12 +65,40 @@ __all__ = [
 _DEFAULT_TRACK = "global"
 """Id prefix of items without a track (``check`` wants ids to start with a track)."""
 
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``, called as each stage of an import advances."""
+
+PREPARING = "Preparing items"
+AUDITING = "Auditing items"
+WRITING = "Writing files"
+"""The stages an import reports to its progress callback, in order."""
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """The progress callback of a caller that shows none."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """A deep copy of parsed source data (dicts, lists and scalars), faster than deepcopy.
+
+    Other objects are copied with :func:`copy.deepcopy`, so the result is never
+    shared with the source whatever a reader put in it.
+    """
+    if isinstance(value, dict):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(item) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return copy.deepcopy(value)
+
 
 def _digest(data: dict[str, Any]) -> str:
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)
 def _deck_name(title: str) -> str:
     """Deck name from a title, keeping Anki's ``::`` hierarchy: ``A::B c`` -> ``a::b-c``.
 
@@ -140,6 +174,8 @@ class _Plan:
     """Everything the import will write, decided before anything is written."""
 
     files: dict[str, str] = field(default_factory=dict)
+    validated: dict[str, Item] = field(default_factory=dict)
+    """The validated item of each planned item file, by path (for the audit)."""
     deck_items: dict[str, list[str]] = field(default_factory=dict)
     deck_titles: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -161,7 +197,7 @@ def _comparable(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _item_data(parsed_item: ParsedItem, *, deck: str | None, forced_deck: bool) -> dict[str, Any]:
-    data = copy.deepcopy(parsed_item.data)
+    data: dict[str, Any] = _plain_copy(parsed_item.data)
     data.pop("id", None)
     data.pop("source", None)
     item_deck = data.get("deck")
@@ -272,13 +308,16 @@ def _plan_items(
     deck: str | None,
     forced_deck: bool,
     now: datetime,
+    progress: Progress,
 ) -> _Plan:
     plan = _Plan()
     allocator = IdAllocator(index)
     family = format_family(parsed.format)
     name = Path(parsed.path).name
     bases = _known_note_ids(parsed, index, family)
-    for parsed_item in parsed.items:
+    total = len(parsed.items)
+    for done, parsed_item in enumerate(parsed.items):
+        progress(PREPARING, done, total)
         own_deck = parsed_item.data.get("deck")
         if isinstance(own_deck, str) and own_deck.strip() and not forced_deck:
             plan.deck_titles.setdefault(_deck_name(own_deck), own_deck.strip())
@@ -347,11 +386,12 @@ def _plan_items(
             previous=previous,
         )
         try:
-            validate_item(final)
+            plan.validated[rel] = validate_item(final)
         except ValidationError as exc:
             plan.errors.extend(_validation_messages(where, exc))
             continue
         plan.files[rel] = vault_writer.dump_yaml(final)
+    progress(PREPARING, total, total)
     _note_dropped(parsed, index, report)
     return plan
 
@@ -376,44 +416,56 @@ def _note_dropped(parsed: ParsedSource, index: VaultIndex, report: ImportReport)
             )
 
 
-def _audit(path: Path, root: Path) -> list[str]:
-    """Errors and warnings ``check`` reports on one item file (its item and napkin rules)."""
-    try:
-        from sysdrill.check.registry import napkin_module
-        from sysdrill.check.runner import audit_file
-        from sysdrill.content.diagnostics import Severity
-        from sysdrill.content.loader import load_item_file
-    except ImportError:  # pragma: no cover - check is part of the package
-        return []
-    loaded = load_item_file(path, root)
-    module = napkin_module()
-    napkin = getattr(module, "napkin_findings", None) if module is not None else None
-    findings = [*loaded.findings, *audit_file(loaded, napkin if callable(napkin) else None)]
-    return [f.render() for f in findings if f.severity is not Severity.INFO]
-
-
-def _defects(report: ImportReport, plan: _Plan, root: Path) -> None:
+def _defects(
+    report: ImportReport, plan: _Plan, root: Path, *, written: bool, progress: Progress
+) -> None:
     """List what ``check`` will flag on the imported items: the source's own defects.
 
-    Planned files are audited in a scratch folder laid out like the vault, so
-    the findings name the paths the files will have; unchanged items are
-    audited where they are.
+    Each item file gets ``check``'s item rules and napkin tier. After a write the
+    files are audited where they now are; a dry run writes its planned files to
+    a scratch folder laid out like the vault, so the findings name the paths the
+    files would have (rules read a file again to find a finding's line).
     """
     import tempfile
 
+    from sysdrill.check.registry import napkin_module
+    from sysdrill.check.runner import audit_file
+    from sysdrill.content.diagnostics import Severity
+    from sysdrill.content.loader import ItemFile
+    from sysdrill.content.yaml_source import parse_text
+
+    module = napkin_module()
+    hook = getattr(module, "napkin_findings", None) if module is not None else None
+    napkin = hook if callable(hook) else None
+    audited = [
+        outcome.path
+        for outcome in report.outcomes
+        if outcome.path is not None and outcome.action is not ItemAction.SKIPPED
+    ]
     with tempfile.TemporaryDirectory(prefix="sysdrill-import-check-") as scratch:
-        scratch_root = Path(scratch)
-        for outcome in report.outcomes:
-            if outcome.path is None or outcome.action is ItemAction.SKIPPED:
-                continue
-            text = plan.files.get(outcome.path)
-            if text is not None:
-                target = scratch_root / outcome.path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-                report.defects.extend(_audit(target, scratch_root))
-            elif (root / outcome.path).is_file():
-                report.defects.extend(_audit(root / outcome.path, root))
+        scratch_root = root if written else Path(scratch)
+        folders: set[str] = set()
+        for done, rel in enumerate(audited):
+            progress(AUDITING, done, len(audited))
+            text = plan.files.get(rel)
+            if text is None:
+                if not (root / rel).is_file():
+                    continue
+                loaded = load_item_file(root / rel, root)
+            else:
+                # Parsed from the planned text with the item validated while planning:
+                # the same as loading the file, without reading it back.
+                path = scratch_root / rel
+                if not written:
+                    vault_writer.write_scratch_file(path, text, folders)
+                raw, findings = parse_text(text, rel)
+                item = plan.validated.get(rel) if not findings else None
+                loaded = ItemFile(
+                    path=path, rel=rel, raw=raw, item=item, findings=findings, text=text
+                )
+            found = [*loaded.findings, *audit_file(loaded, napkin)]
+            report.defects.extend(f.render() for f in found if f.severity is not Severity.INFO)
+        progress(AUDITING, len(audited), len(audited))
 
 
 def _saved_mapping_text(
@@ -447,6 +499,7 @@ def import_source(
     field_map: Mapping[str, FieldRole] | None = None,
     with_scheduling: bool = False,
     now: datetime,
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Import a source into a vault: every file written, or none.
 
@@ -467,6 +520,9 @@ def import_source(
             into :attr:`ImportReport.scheduling` (by item id), for the study
             layer to seed (``sysdrill.app.anki_history``).
         now: Current time (UTC), stamped as ``created_at``/``updated_at``.
+        progress: Called as ``progress(stage, done, total)`` while items are
+            prepared, written and audited (:data:`PREPARING`, :data:`WRITING`,
+            :data:`AUDITING`); the audit of a real import runs on the written files.
 
     Returns:
         What was added, updated, left unchanged and skipped, with notes.
@@ -516,7 +572,15 @@ def import_source(
                 rel,
             )
         )
-    plan = _plan_items(parsed, index, report, deck=deck_name, forced_deck=forced_deck, now=now)
+    plan = _plan_items(
+        parsed,
+        index,
+        report,
+        deck=deck_name,
+        forced_deck=forced_deck,
+        now=now,
+        progress=progress or _no_progress,
+    )
     if plan.errors:
         shown = "; ".join(plan.errors[:3])
         more = f" (and {len(plan.errors) - 3} more)" if len(plan.errors) > 3 else ""
@@ -538,8 +602,9 @@ def import_source(
             plan.files[rel] = content
         if remark is not None:
             report.notes.append(ImportNote(remark, rel))
-    if audit:
-        _defects(report, plan, into)
+    report_progress = progress or _no_progress
+    if audit and dry_run:
+        _defects(report, plan, into, written=False, progress=report_progress)
     for outcome in report.outcomes:
         history = parsed.scheduling.get(outcome.key)
         if history is not None and outcome.id and outcome.action is not ItemAction.SKIPPED:
@@ -551,8 +616,15 @@ def import_source(
     }
     if not dry_run:
         files: dict[str, str | bytes] = {**plan.files, **media}
-        vault_writer.write_files(into, files, create_root=report.created_vault)
+        vault_writer.write_files(
+            into,
+            files,
+            create_root=report.created_vault,
+            progress=lambda done, total: report_progress(WRITING, done, total),
+        )
         report.written = list(files)
         if report.created_vault:
             (into / "questions").mkdir(parents=True, exist_ok=True)
+        if audit:
+            _defects(report, plan, into, written=True, progress=report_progress)
     return report
