@@ -73,15 +73,36 @@ def _clock() -> datetime:
 
 def _load(vault: Path | None) -> StudyVault:
     from sysdrill.app.study_vault import open_study_vault
+
+    return _warn_broken(open_study_vault(vault))
+
+
+def _warn_broken(loaded: StudyVault) -> StudyVault:
     from sysdrill.cli.console import err_console
 
-    loaded = open_study_vault(vault)
     if loaded.broken_files:
         err_console().print(
             f"Warning: {loaded.broken_files} item file(s) did not load and are left out; "
             "run 'sysdrill check' to see why."
         )
     return loaded
+
+
+def _load_practice(study: StudyService, vault: Path | None, options: StartOptions) -> StudyVault:
+    """What practice needs of the vault: only the items it can choose, when it can tell."""
+    from sysdrill.app.practice_vault import open_practice_vault
+    from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.sample import default_vault_path
+
+    loaded = open_practice_vault(
+        study,
+        vault or default_vault_path(),
+        item_filter=options.item_filter,
+        limit=options.limit,
+        now=_clock(),
+        cache_dir=default_cache_dir(),
+    )
+    return _warn_broken(loaded)
 
 
 def _filter(
@@ -180,6 +201,7 @@ def practice(
 ) -> None:
     """Practise with spaced repetition: due reviews first, then new items."""
     from sysdrill.app.sessions import StartOptions, parse_deadline, set_deadline
+    from sysdrill.content.loader import check_vault_root
     from sysdrill.errors import SchedulingError, UsageError
     from sysdrill.study.sessions.engine import SessionKind
 
@@ -188,11 +210,14 @@ def practice(
             parse_deadline(deadline)
         except UsageError as exc:
             raise typer.BadParameter(str(exc), param_hint="--deadline") from exc
-    loaded = _load(vault)
+    if vault is not None:
+        check_vault_root(vault)  # a wrong folder is reported before the database is opened
     options = StartOptions(
         SessionKind.PRACTICE, _filter(deck, track, level, zone, topic, area, tag), limit=limit
     )
     with _study(db) as study:
+        # Setting a deadline plans the whole vault's workload; practice alone needs less.
+        loaded = _load(vault) if deadline is not None else _load_practice(study, vault, options)
         if deadline is not None:
             try:
                 saved = set_deadline(

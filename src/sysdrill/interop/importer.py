@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sysdrill.content.loader import load_item_file
+from sysdrill.content.loader import load_item_file, read_item_file
 from sysdrill.content.media import MEDIA_FOLDER
-from sysdrill.content.models import Item, validate_item
+from sysdrill.content.models import validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
 from sysdrill.interop import vault_writer
 from sysdrill.interop.detect import detect_format
@@ -174,8 +174,6 @@ class _Plan:
     """Everything the import will write, decided before anything is written."""
 
     files: dict[str, str] = field(default_factory=dict)
-    validated: dict[str, Item] = field(default_factory=dict)
-    """The validated item of each planned item file, by path (for the audit)."""
     deck_items: dict[str, list[str]] = field(default_factory=dict)
     deck_titles: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -386,7 +384,7 @@ def _plan_items(
             previous=previous,
         )
         try:
-            plan.validated[rel] = validate_item(final)
+            validate_item(final)
         except ValidationError as exc:
             plan.errors.extend(_validation_messages(where, exc))
             continue
@@ -431,8 +429,6 @@ def _defects(
     from sysdrill.check.registry import napkin_module
     from sysdrill.check.runner import audit_file
     from sysdrill.content.diagnostics import Severity
-    from sysdrill.content.loader import ItemFile
-    from sysdrill.content.yaml_source import parse_text
 
     module = napkin_module()
     hook = getattr(module, "napkin_findings", None) if module is not None else None
@@ -453,16 +449,13 @@ def _defects(
                     continue
                 loaded = load_item_file(root / rel, root)
             else:
-                # Parsed from the planned text with the item validated while planning:
-                # the same as loading the file, without reading it back.
+                # Loaded from the planned text: the same as reading the file back.
+                # (Keeping each validated item from the planning instead would hold
+                # 100,000 models in memory at once.)
                 path = scratch_root / rel
                 if not written:
                     vault_writer.write_scratch_file(path, text, folders)
-                raw, findings = parse_text(text, rel)
-                item = plan.validated.get(rel) if not findings else None
-                loaded = ItemFile(
-                    path=path, rel=rel, raw=raw, item=item, findings=findings, text=text
-                )
+                loaded = read_item_file(path, rel, text.encode("utf-8"))
             found = [*loaded.findings, *audit_file(loaded, napkin)]
             report.defects.extend(f.render() for f in found if f.severity is not Severity.INFO)
         progress(AUDITING, len(audited), len(audited))

@@ -1,0 +1,285 @@
+"""The part of a vault a practice session can ask, without loading every item.
+
+Practice shows at most ``limit`` items: due cards first, in the order the study
+store gives them, then new items in vault order. Loading and validating every
+item of a vault of 100,000 takes seconds, so practice opens from a
+*catalogue*: one small row per valid item (its file, id, status and the fields
+filters read), kept in the user cache folder and trusted while
+:func:`~sysdrill.app.study_vault.vault_signature` is unchanged (the rule the web
+app's vault cache follows). From the catalogue it picks a superset of what
+practice can choose, loads only those files, and hands the usual session code
+a :class:`~sysdrill.app.study_vault.StudyVault` of just those items, in vault
+order, so the session it plans is the one the whole vault would give.
+
+The superset: the first ``limit`` due review cards and the first ``limit`` due
+learning cards of the filtered pool, in due order (the review limit can only
+skip review cards), the first ``limit`` never-studied items of the pool in its
+order, and every item of a chain any of them belongs to (practice offers the
+next item of a chain). Anything this reasoning does not cover loads the whole
+vault as before: an active study plan, deadline mode, a missing or stale
+catalogue (which the whole load then writes), an unknown deck, or a chosen file
+that no longer loads.
+
+The catalogue is written with :mod:`marshal` (plain data, no code runs on load),
+atomically; a catalogue from another version of sysdrill is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from sysdrill import __version__
+from sysdrill.app.plans import active_plan
+from sysdrill.app.study_vault import StudyVault, vault_signature
+from sysdrill.content.collections import Chain, Deck
+from sysdrill.content.loader import (
+    Vault,
+    check_vault_root,
+    load_shared_files,
+    load_vault,
+    read_item_file,
+)
+from sysdrill.content.models import Item
+from sysdrill.study.card_state import CardState
+from sysdrill.study.filters import ItemFilter
+from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.chains import ChainIndex
+from sysdrill.study.sessions.selection import studyable
+
+__all__ = ["CATALOGUE_FORMAT", "CatalogueRow", "open_practice_vault"]
+
+CATALOGUE_FORMAT = 1
+"""Bumped whenever the layout of a catalogue file changes."""
+
+_RETIRED = frozenset({"archived", "deleted"})
+"""Statuses never studied (as :func:`~sysdrill.study.sessions.selection.studyable`)."""
+
+_PAGE_CARDS = 512
+"""Due cards read from the store at a time while looking for pool members."""
+
+
+class CatalogueRow(NamedTuple):
+    """What practice needs to know of an item before loading it."""
+
+    rel: str
+    """The item file, relative to the vault, with forward slashes."""
+    id: str
+    status: str
+    deck: str | None
+    track: str | None
+    level: str | None
+    zone: str | None
+    topic: str | None
+    competency_area: str | None
+    tags: tuple[str, ...]
+
+
+def _value(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _row(rel: str, item: Item) -> CatalogueRow:
+    return CatalogueRow(
+        rel,
+        item.id,
+        str(item.status),
+        item.deck,
+        _value(item.track),
+        _value(item.level),
+        _value(item.zone),
+        item.topic,
+        _value(item.competency_area),
+        tuple(item.tags),
+    )
+
+
+def _catalogue_path(cache_dir: Path, root: Path) -> Path:
+    key = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:24]
+    return cache_dir / "practice" / f"{key}.marshal"
+
+
+def _read_catalogue(
+    path: Path, signature: tuple[tuple[str, int], ...]
+) -> tuple[list[CatalogueRow], int] | None:
+    """The rows and broken-file count saved for this signature, or None."""
+    try:
+        data = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != CATALOGUE_FORMAT:
+        return None
+    if data.get("version") != __version__ or data.get("signature") != signature:
+        return None
+    return [CatalogueRow(*row) for row in data["rows"]], int(data["broken"])
+
+
+def _write_catalogue(
+    path: Path, signature: tuple[tuple[str, int], ...], vault: Vault, broken: int
+) -> None:
+    rows = [tuple(_row(f.rel, f.item)) for f in vault.files if f.item is not None]
+    blob = marshal.dumps(
+        {
+            "format": CATALOGUE_FORMAT,
+            "version": __version__,
+            "signature": signature,
+            "rows": rows,
+            "broken": broken,
+        }
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        scratch.write_bytes(blob)
+        os.replace(scratch, path)
+    except OSError:
+        return  # a cache that cannot be written only costs the next start its speed
+
+
+def _matches(item_filter: ItemFilter, row: CatalogueRow) -> bool:
+    """:meth:`ItemFilter.matches` on a catalogue row (the deck criterion excepted)."""
+    return (
+        (item_filter.track is None or row.track == str(item_filter.track))
+        and (item_filter.level is None or row.level == str(item_filter.level))
+        and (item_filter.zone is None or row.zone == str(item_filter.zone))
+        and (item_filter.topic is None or row.topic == item_filter.topic)
+        and (
+            item_filter.competency_area is None
+            or row.competency_area == str(item_filter.competency_area)
+        )
+        and (item_filter.tag is None or item_filter.tag in row.tags)
+    )
+
+
+def _pool(
+    rows: Sequence[CatalogueRow], decks: Sequence[Deck], item_filter: ItemFilter
+) -> list[CatalogueRow] | None:
+    """The rows :func:`~sysdrill.study.sessions.selection.filter_items` keeps, in its order.
+
+    None when the filter names a deck that does not exist (the whole load explains it).
+    """
+    pool = [row for row in rows if row.status not in _RETIRED]
+    if item_filter.deck is not None:
+        by_id = {row.id: row for row in pool}
+        listed = next((deck for deck in decks if deck.name == item_filter.deck), None)
+        # The deck's own list first, then the items naming it, each once.
+        order: list[str] = [i for i in (listed.items if listed else ()) if i in by_id]
+        order += [row.id for row in pool if row.deck == item_filter.deck]
+        chosen = [by_id[item_id] for item_id in dict.fromkeys(order)]
+        if listed is None and not chosen:
+            return None
+        pool = chosen
+    return [row for row in pool if _matches(item_filter, row)]
+
+
+def _candidates(
+    study: StudyService, pool: list[CatalogueRow], *, limit: int, now: datetime
+) -> set[str]:
+    """Ids of every pool item practice may choose (see the module docstring)."""
+    pool_ids = {row.id for row in pool}
+    reviews: list[str] = []
+    learning: list[str] = []
+    offset = 0
+    while len(reviews) < limit or len(learning) < limit:
+        cards = study.store.due_cards(study.user_id, due_by=now, offset=offset, limit=_PAGE_CARDS)
+        for card in cards:
+            if card.item_id not in pool_ids:
+                continue
+            bucket = reviews if card.state is CardState.REVIEW else learning
+            if len(bucket) < limit:
+                bucket.append(card.item_id)
+        if len(cards) < _PAGE_CARDS:
+            break
+        offset += _PAGE_CARDS
+    studied = study.store.studied_item_ids(study.user_id)
+    new: list[str] = []
+    for row in pool:
+        if len(new) >= limit:
+            break
+        if row.id not in studied:
+            new.append(row.id)
+    return {*reviews, *learning, *new}
+
+
+def _with_chains(chosen: set[str], chains: Sequence[Chain]) -> set[str]:
+    """``chosen`` and every item of a chain that holds one of them."""
+    result = set(chosen)
+    for chain in chains:
+        members = list(chain.items)
+        if any(member in chosen for member in members):
+            result.update(members)
+    return result
+
+
+def open_practice_vault(
+    study: StudyService,
+    root: Path,
+    *,
+    item_filter: ItemFilter,
+    limit: int,
+    now: datetime,
+    cache_dir: Path,
+) -> StudyVault:
+    """The vault a practice session of at most ``limit`` items needs.
+
+    Args:
+        study: The learner's study service (its store orders the due cards).
+        root: The vault folder.
+        item_filter: The session's filters.
+        limit: Items in the session at most.
+        now: Current time (UTC), the due cut-off.
+        cache_dir: The user cache folder (the catalogue lives below it).
+
+    Returns:
+        Only the items practice can choose (and their chains) when the catalogue
+        allows it, else the whole vault, loaded as :func:`open_study_vault` does.
+
+    Raises:
+        VaultNotFound: If the folder does not exist.
+    """
+    check_vault_root(root)
+    signature = vault_signature(root)
+    path = _catalogue_path(cache_dir, root)
+    saved = _read_catalogue(path, signature)
+    everything = active_plan(study) is not None or study.settings.deadline is not None
+    if saved is None or everything:
+        return _load_all(root, path, signature)
+    rows, broken = saved
+    shared = Vault(root=root)
+    load_shared_files(shared)
+    pool = _pool(rows, shared.decks, item_filter)
+    if pool is None:
+        return _load_all(root, path, signature)
+    chosen = _with_chains(_candidates(study, pool, limit=limit, now=now), shared.chains)
+    items: list[Item] = []
+    for row in rows:
+        if row.id in chosen:
+            loaded = read_item_file(root / row.rel, row.rel)
+            if loaded.item is None or loaded.item.id != row.id:
+                return _load_all(root, path, signature)  # changed in place since
+            items.append(loaded.item)
+    return StudyVault(
+        root=root,
+        items=items,
+        decks=list(shared.decks),
+        chains=list(shared.chains),
+        broken_files=broken,
+        by_id={item.id: item for item in items},
+        chain_index=ChainIndex(shared.chains, studyable(items)),
+    )
+
+
+def _load_all(root: Path, path: Path, signature: tuple[tuple[str, int], ...]) -> StudyVault:
+    """The whole vault, as :func:`~sysdrill.app.study_vault.open_study_vault` loads it.
+
+    Its catalogue is saved on the way, for the next start.
+    """
+    vault = load_vault(root)
+    loaded = StudyVault.of(vault)
+    _write_catalogue(path, signature, vault, loaded.broken_files)
+    return loaded
