@@ -42,7 +42,26 @@ AREAS = ["compute", "memory", "latency", "networking", "parallelism", "data"]
 
 
 ROOT = Path(__file__).resolve().parents[1]
-SYSDRILL = ROOT / ".venv" / "bin" / "sysdrill"
+PYTHON = ROOT / ".venv" / "bin" / "python"
+# `sysdrill ARGS` as its console script runs it, reporting the process's own peak RSS
+# at exit. VmHWM belongs to the program's memory map; getrusage's ru_maxrss would
+# also count the bench process's memory, which a child started by vfork and exec
+# inherits as its starting high-water mark.
+CHILD = """
+import atexit, resource, sys
+
+def _report():
+    try:
+        with open("/proc/self/status") as status:
+            peak = next(int(l.split()[1]) for l in status if l.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    sys.stderr.write(f"\\nPEAK_RSS_KB {peak}\\n")
+
+atexit.register(_report)
+from sysdrill.cli.app import main
+sys.exit(main(sys.argv[1:]))
+"""
 IMPORT_TARGET_S = 20.0
 OPEN_TARGET_S = 1.0
 RSS_TARGET_MB = 400.0
@@ -167,12 +186,13 @@ def run_child(args: list[str], env: dict[str, str], *, mark: str | None = None) 
     stdout line starting with ``mark`` arrives (the first question of a session);
     otherwise at the process's end.
     """
+    errors = tempfile.TemporaryFile(mode="w+")
     started = time.perf_counter()
     process = subprocess.Popen(
-        [str(SYSDRILL), *args],
+        [str(PYTHON), "-c", CHILD, *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=errors,
         env=env,
         text=True,
     )
@@ -190,7 +210,11 @@ def run_child(args: list[str], env: dict[str, str], *, mark: str | None = None) 
         wall, cpu = time.perf_counter() - started, usage.ru_utime + usage.ru_stime
     if wall is None:
         raise SystemExit(f"`sysdrill {' '.join(args)}` never showed a line after {mark!r}")
-    return ChildRun(wall, cpu, usage.ru_maxrss / 1024, process.returncode)
+    errors.seek(0)
+    peaks = [line.split()[1] for line in errors.read().splitlines() if line.startswith("PEAK_")]
+    errors.close()
+    peak_kb = int(peaks[-1]) if peaks else usage.ru_maxrss
+    return ChildRun(wall, cpu, peak_kb / 1024, process.returncode)
 
 
 def vault_item_ids(vault: Path) -> list[str]:
@@ -201,9 +225,12 @@ def vault_item_ids(vault: Path) -> list[str]:
 def describe(label: str, run: ChildRun, target_s: float) -> str:
     cpu = f"{run.cpu_s:.2f} s CPU" if run.cpu_s is not None else "CPU unknown"
     verdict = "OK" if run.wall_s <= target_s and run.peak_rss_mb <= RSS_TARGET_MB else "MISSES"
+    # On a busy machine wall time waits for a core; the CPU verdict shows the work done.
+    by_cpu = run.cpu_s is not None and run.cpu_s <= target_s
     return (
         f"{label}: {run.wall_s:.2f} s wall, {cpu}, peak RSS {run.peak_rss_mb:.0f} MB "
-        f"(targets <= {target_s:.0f} s, <= {RSS_TARGET_MB:.0f} MB: {verdict})"
+        f"(targets <= {target_s:.0f} s, <= {RSS_TARGET_MB:.0f} MB: {verdict}; "
+        f"CPU {'within' if by_cpu else 'over'} the time target)"
     )
 
 

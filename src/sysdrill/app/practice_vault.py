@@ -11,14 +11,15 @@ practice can choose, loads only those files, and hands the usual session code
 a :class:`~sysdrill.app.study_vault.StudyVault` of just those items, in vault
 order, so the session it plans is the one the whole vault would give.
 
-The superset: the first ``limit`` due review cards and the first ``limit`` due
-learning cards of the filtered pool, in due order (the review limit can only
-skip review cards), the first ``limit`` never-studied items of the pool in its
-order, and every item of a chain any of them belongs to (practice offers the
-next item of a chain). Anything this reasoning does not cover loads the whole
-vault as before: an active study plan, deadline mode, a missing or stale
-catalogue (which the whole load then writes), an unknown deck, or a chosen file
-that no longer loads.
+What it loads: the due cards of the filtered pool that
+:meth:`~sysdrill.study.service.StudyService.next_items` takes (walked the same
+way, in due order, a review card counting while the day's review limit lasts),
+then, if they leave room, the first never-studied items of the pool in its
+order within the day's new-item limit, and every item of a chain any of them
+belongs to (practice offers the next item of a chain). Anything this does not
+cover loads the whole vault as before: an active study plan, deadline mode, a
+missing or stale catalogue (which the whole load then writes), an unknown deck,
+or a chosen file that no longer loads.
 
 The catalogue is written with :mod:`marshal` (plain data, no code runs on load),
 atomically; a catalogue from another version of sysdrill is ignored.
@@ -32,7 +33,7 @@ import os
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from sysdrill import __version__
 from sysdrill.app.plans import active_plan
@@ -47,6 +48,7 @@ from sysdrill.content.loader import (
 )
 from sysdrill.content.models import Item
 from sysdrill.study.card_state import CardState
+from sysdrill.study.clock import day_start, utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.chains import ChainIndex
@@ -65,7 +67,7 @@ _PAGE_CARDS = 512
 
 
 class CatalogueRow(NamedTuple):
-    """What practice needs to know of an item before loading it."""
+    """What practice needs to know of an item before loading it (saved as a plain tuple)."""
 
     rel: str
     """The item file, relative to the vault, with forward slashes."""
@@ -78,6 +80,10 @@ class CatalogueRow(NamedTuple):
     topic: str | None
     competency_area: str | None
     tags: tuple[str, ...]
+
+
+Signature = tuple[tuple[str, int], ...]
+"""Folders and top-level files of a vault with their mtimes (ns), as ``vault_signature``."""
 
 
 def _value(value: Any) -> str | None:
@@ -104,24 +110,38 @@ def _catalogue_path(cache_dir: Path, root: Path) -> Path:
     return cache_dir / "practice" / f"{key}.marshal"
 
 
-def _read_catalogue(
-    path: Path, signature: tuple[tuple[str, int], ...]
-) -> tuple[list[CatalogueRow], int] | None:
-    """The rows and broken-file count saved for this signature, or None."""
+def _unchanged(signature: Signature) -> bool:
+    """Whether the folders and files a signature lists still have its mtimes.
+
+    Adding, removing or renaming anything in a folder changes that folder's
+    mtime, a new folder changes its parent's: a dozen stats stand in for
+    listing every file (as the web app's vault cache does).
+    """
+    try:
+        return all(os.stat(path).st_mtime_ns == mtime for path, mtime in signature)
+    except OSError:
+        return False
+
+
+def _read_catalogue(path: Path) -> tuple[list[CatalogueRow], int] | None:
+    """The rows and broken-file count saved for the vault as it still is, or None.
+
+    Rows stay the plain tuples :mod:`marshal` gives (typed as rows): building
+    100,000 named tuples would cost more than reading them.
+    """
     try:
         data = marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if not isinstance(data, dict) or data.get("format") != CATALOGUE_FORMAT:
         return None
-    if data.get("version") != __version__ or data.get("signature") != signature:
+    if data.get("version") != __version__ or not _unchanged(data.get("signature", ((".", -1),))):
         return None
-    return [CatalogueRow(*row) for row in data["rows"]], int(data["broken"])
+    rows: list[CatalogueRow] = data["rows"]
+    return rows, int(data["broken"])
 
 
-def _write_catalogue(
-    path: Path, signature: tuple[tuple[str, int], ...], vault: Vault, broken: int
-) -> None:
+def _write_catalogue(path: Path, signature: Signature, vault: Vault, broken: int) -> None:
     rows = [tuple(_row(f.rel, f.item)) for f in vault.files if f.item is not None]
     blob = marshal.dumps(
         {
@@ -141,18 +161,28 @@ def _write_catalogue(
         return  # a cache that cannot be written only costs the next start its speed
 
 
+# Positions of the fields in a saved row (those of CatalogueRow).
+_REL: Final = 0
+_ID: Final = 1
+_STATUS: Final = 2
+_DECK: Final = 3
+_TRACK: Final = 4
+_LEVEL: Final = 5
+_ZONE: Final = 6
+_TOPIC: Final = 7
+_AREA: Final = 8
+_TAGS: Final = 9
+
+
 def _matches(item_filter: ItemFilter, row: CatalogueRow) -> bool:
     """:meth:`ItemFilter.matches` on a catalogue row (the deck criterion excepted)."""
     return (
-        (item_filter.track is None or row.track == str(item_filter.track))
-        and (item_filter.level is None or row.level == str(item_filter.level))
-        and (item_filter.zone is None or row.zone == str(item_filter.zone))
-        and (item_filter.topic is None or row.topic == item_filter.topic)
-        and (
-            item_filter.competency_area is None
-            or row.competency_area == str(item_filter.competency_area)
-        )
-        and (item_filter.tag is None or item_filter.tag in row.tags)
+        (item_filter.track is None or row[_TRACK] == str(item_filter.track))
+        and (item_filter.level is None or row[_LEVEL] == str(item_filter.level))
+        and (item_filter.zone is None or row[_ZONE] == str(item_filter.zone))
+        and (item_filter.topic is None or row[_TOPIC] == item_filter.topic)
+        and (item_filter.competency_area is None or row[_AREA] == str(item_filter.competency_area))
+        and (item_filter.tag is None or item_filter.tag in row[_TAGS])
     )
 
 
@@ -163,47 +193,63 @@ def _pool(
 
     None when the filter names a deck that does not exist (the whole load explains it).
     """
-    pool = [row for row in rows if row.status not in _RETIRED]
+    pool = [row for row in rows if row[_STATUS] not in _RETIRED]
     if item_filter.deck is not None:
-        by_id = {row.id: row for row in pool}
+        by_id = {row[_ID]: row for row in pool}
         listed = next((deck for deck in decks if deck.name == item_filter.deck), None)
         # The deck's own list first, then the items naming it, each once.
         order: list[str] = [i for i in (listed.items if listed else ()) if i in by_id]
-        order += [row.id for row in pool if row.deck == item_filter.deck]
+        order += [row[_ID] for row in pool if row[_DECK] == item_filter.deck]
         chosen = [by_id[item_id] for item_id in dict.fromkeys(order)]
         if listed is None and not chosen:
             return None
         pool = chosen
+    if item_filter.is_empty or item_filter == ItemFilter(deck=item_filter.deck):
+        return pool
     return [row for row in pool if _matches(item_filter, row)]
 
 
 def _candidates(
     study: StudyService, pool: list[CatalogueRow], *, limit: int, now: datetime
 ) -> set[str]:
-    """Ids of every pool item practice may choose (see the module docstring)."""
-    pool_ids = {row.id for row in pool}
-    reviews: list[str] = []
-    learning: list[str] = []
+    """Ids of the pool items practice chooses (see the module docstring).
+
+    The due cards are walked as :meth:`StudyService.next_items` walks them (a
+    review card counts only while the day's review limit lasts), and new items
+    are looked for only when the due ones leave room.
+    """
+    pool_ids = {row[_ID] for row in pool}
+    settings = study.settings
+    new_done, reviews_done = study.store.count_reviews_since(study.user_id, day_start(utc_day(now)))
+    reviews_left = max(0, settings.reviews_per_day - reviews_done)
+    chosen: list[str] = []
     offset = 0
-    while len(reviews) < limit or len(learning) < limit:
+    while len(chosen) < limit:
         cards = study.store.due_cards(study.user_id, due_by=now, offset=offset, limit=_PAGE_CARDS)
         for card in cards:
             if card.item_id not in pool_ids:
                 continue
-            bucket = reviews if card.state is CardState.REVIEW else learning
-            if len(bucket) < limit:
-                bucket.append(card.item_id)
+            if card.state is CardState.REVIEW:
+                if reviews_left <= 0:
+                    continue
+                reviews_left -= 1
+            chosen.append(card.item_id)
+            if len(chosen) >= limit:
+                break
         if len(cards) < _PAGE_CARDS:
             break
         offset += _PAGE_CARDS
-    studied = study.store.studied_item_ids(study.user_id)
-    new: list[str] = []
-    for row in pool:
-        if len(new) >= limit:
-            break
-        if row.id not in studied:
-            new.append(row.id)
-    return {*reviews, *learning, *new}
+    new_left = max(0, settings.new_per_day - new_done)
+    if len(chosen) < limit and new_left > 0:
+        studied = study.store.studied_item_ids(study.user_id)
+        wanted = min(limit - len(chosen), new_left)
+        for row in pool:
+            if wanted <= 0:
+                break
+            if row[_ID] not in studied:
+                chosen.append(row[_ID])
+                wanted -= 1
+    return set(chosen)
 
 
 def _with_chains(chosen: set[str], chains: Sequence[Chain]) -> set[str]:
@@ -243,25 +289,25 @@ def open_practice_vault(
         VaultNotFound: If the folder does not exist.
     """
     check_vault_root(root)
-    signature = vault_signature(root)
     path = _catalogue_path(cache_dir, root)
-    saved = _read_catalogue(path, signature)
+    saved = _read_catalogue(path)
     everything = active_plan(study) is not None or study.settings.deadline is not None
     if saved is None or everything:
-        return _load_all(root, path, signature)
+        return _load_all(root, path)
     rows, broken = saved
     shared = Vault(root=root)
     load_shared_files(shared)
     pool = _pool(rows, shared.decks, item_filter)
     if pool is None:
-        return _load_all(root, path, signature)
+        return _load_all(root, path)
     chosen = _with_chains(_candidates(study, pool, limit=limit, now=now), shared.chains)
     items: list[Item] = []
     for row in rows:
-        if row.id in chosen:
-            loaded = read_item_file(root / row.rel, row.rel)
-            if loaded.item is None or loaded.item.id != row.id:
-                return _load_all(root, path, signature)  # changed in place since
+        if row[_ID] in chosen:
+            rel = row[_REL]
+            loaded = read_item_file(root / rel, rel)
+            if loaded.item is None or loaded.item.id != row[_ID]:
+                return _load_all(root, path)  # changed in place since
             items.append(loaded.item)
     return StudyVault(
         root=root,
@@ -274,11 +320,13 @@ def open_practice_vault(
     )
 
 
-def _load_all(root: Path, path: Path, signature: tuple[tuple[str, int], ...]) -> StudyVault:
+def _load_all(root: Path, path: Path) -> StudyVault:
     """The whole vault, as :func:`~sysdrill.app.study_vault.open_study_vault` loads it.
 
-    Its catalogue is saved on the way, for the next start.
+    Its catalogue is saved on the way, for the next start, with the vault's
+    signature taken before loading (a change made meanwhile makes it stale).
     """
+    signature = vault_signature(root)
     vault = load_vault(root)
     loaded = StudyVault.of(vault)
     _write_catalogue(path, signature, vault, loaded.broken_files)
