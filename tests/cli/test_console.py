@@ -56,3 +56,15 @@ def test_output_that_is_not_a_terminal_gets_no_bar() -> None:
     with progress_display(console=console) as progress:
         progress("Writing files", 1000, 1000)
     assert buffer.getvalue() == ""
+
+
+def test_the_bar_starts_no_thread_so_a_forking_check_keeps_its_worker() -> None:
+    import threading
+
+    console, buffer = _terminal()
+    before = threading.active_count()
+    with progress_display(console=console) as progress:
+        progress("Writing files", 10, 1000)
+        during = threading.active_count()
+    assert during == before
+    assert "10/1000" in buffer.getvalue()

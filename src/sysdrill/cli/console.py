@@ -82,6 +82,12 @@ class _Bars:
             TimeElapsedColumn(),
             console=console,
             transient=True,
+            # Redrawn by update() only: a refresh thread would keep the check
+            # runner from forking its second worker (it forks only when alone).
+            auto_refresh=False,
+            # Output the command prints meanwhile goes where it was going.
+            redirect_stdout=False,
+            redirect_stderr=False,
         )
         self._tasks: dict[str, TaskID] = {}
         self._drawn: dict[str, int] = {}
@@ -99,7 +105,7 @@ class _Bars:
             self._drawn[stage] = -total
         if done >= total or done - self._drawn[stage] >= max(1, total // _REDRAWS_PER_STAGE):
             self._drawn[stage] = done
-            self._progress.update(task, completed=done, total=total)
+            self._progress.update(task, completed=done, total=total, refresh=True)
 
     def stop(self) -> None:
         if self._started:

@@ -181,10 +181,18 @@ class _Plan:
 
 def _folder(data: dict[str, Any]) -> str:
     track = data.get("track")
-    if isinstance(track, str) and track:
-        return f"questions/{slugify(track)}"
     deck = data.get("deck")
-    if isinstance(deck, str) and deck:
+    return _folder_of(
+        track if isinstance(track, str) else None, deck if isinstance(deck, str) else None
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_of(track: str | None, deck: str | None) -> str:
+    """The folder of an item of that track or deck (the same few for a whole import)."""
+    if track:
+        return f"questions/{slugify(track)}"
+    if deck:
         return "questions/" + "/".join(slugify(part) for part in deck.split("::"))
     return "questions/imported"
 
@@ -270,9 +278,14 @@ def _finalise(
 
 
 def _id_prefix(data: dict[str, Any]) -> str:
-    track = data.get("track") or _DEFAULT_TRACK
-    kind = data.get("format") or "question"
-    return f"{slugify(str(track))}-{slugify(str(kind))}"
+    return _prefix_of(
+        str(data.get("track") or _DEFAULT_TRACK), str(data.get("format") or "question")
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _prefix_of(track: str, kind: str) -> str:
+    return f"{slugify(track)}-{slugify(kind)}"
 
 
 def _card_of(data: dict[str, Any]) -> str:

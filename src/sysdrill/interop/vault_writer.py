@@ -13,6 +13,7 @@ and :class:`IdAllocator` hands out ids no file uses.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -153,6 +154,7 @@ def _block_plain_allowed(value: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=2048)
 def _ascii_scalar(value: str) -> str | None:
     """The text the writer's dumper gives a one-line ASCII string, or None to ask PyYAML."""
     if len(value) > _FAST_MAX_CHARS or _PRINTABLE_ASCII.fullmatch(value) is None:
