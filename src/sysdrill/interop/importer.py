@@ -19,6 +19,7 @@ import copy
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -27,7 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sysdrill.content.loader import load_item_file, read_item_file
+from sysdrill.content.loader import ItemFile, load_item_file, read_item_file
 from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
@@ -427,6 +428,76 @@ def _note_dropped(parsed: ParsedSource, index: VaultIndex, report: ImportReport)
             )
 
 
+PARALLEL_AUDIT_MIN_FILES = 400
+"""Written item files from which the audit hands half of them to a forked worker."""
+
+
+def _napkin_hook() -> Any:
+    from sysdrill.check.registry import napkin_module
+
+    module = napkin_module()
+    hook = getattr(module, "napkin_findings", None) if module is not None else None
+    return hook if callable(hook) else None
+
+
+def _rendered(loaded: ItemFile, napkin: Any) -> list[str]:
+    """Errors and warnings ``check`` reports on one loaded item file, one line each."""
+    from sysdrill.check.runner import audit_file
+    from sysdrill.content.diagnostics import Severity
+
+    found = [*loaded.findings, *audit_file(loaded, napkin)]
+    return [f.render() for f in found if f.severity is not Severity.INFO]
+
+
+def _audit_written(
+    root: Path, rels: list[str], progress: Callable[[int], None] | None = None
+) -> list[str]:
+    """The defects of item files in the vault (in this process or a forked worker)."""
+    napkin = _napkin_hook()
+    defects: list[str] = []
+    for done, rel in enumerate(rels):
+        if progress is not None:
+            progress(done)
+        if (root / rel).is_file():
+            defects.extend(_rendered(load_item_file(root / rel, root), napkin))
+    return defects
+
+
+def _audit_written_in_parallel(root: Path, rels: list[str], progress: Progress) -> list[str]:
+    """The defects of written item files, half of them audited by a forked worker.
+
+    The napkin tier and the item rules are CPU-bound Python: a second process
+    uses the second core, as ``check`` does. Small imports, one-core machines
+    and hosts running other threads (forking copies their locks) stay serial.
+    """
+    import multiprocessing
+    import threading
+
+    total = len(rels)
+
+    def report(part: int) -> Callable[[int], None]:
+        return lambda done: progress(AUDITING, done * total // max(part, 1), total)
+
+    if (
+        total < PARALLEL_AUDIT_MIN_FILES
+        or (os.cpu_count() or 1) < 2
+        or threading.active_count() > 1
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
+        return _audit_written(root, rels, report(total))
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    half = total // 2
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            future = pool.submit(_audit_written, root, rels[half:])
+            first = _audit_written(root, rels[:half], report(half))
+            return first + future.result()
+    except (OSError, BrokenProcessPool):
+        return _audit_written(root, rels, report(total))
+
+
 def _defects(
     report: ImportReport, plan: _Plan, root: Path, *, written: bool, progress: Progress
 ) -> None:
@@ -439,20 +510,18 @@ def _defects(
     """
     import tempfile
 
-    from sysdrill.check.registry import napkin_module
-    from sysdrill.check.runner import audit_file
-    from sysdrill.content.diagnostics import Severity
-
-    module = napkin_module()
-    hook = getattr(module, "napkin_findings", None) if module is not None else None
-    napkin = hook if callable(hook) else None
     audited = [
         outcome.path
         for outcome in report.outcomes
         if outcome.path is not None and outcome.action is not ItemAction.SKIPPED
     ]
+    if written:
+        report.defects.extend(_audit_written_in_parallel(root, audited, progress))
+        progress(AUDITING, len(audited), len(audited))
+        return
+    napkin = _napkin_hook()
     with tempfile.TemporaryDirectory(prefix="sysdrill-import-check-") as scratch:
-        scratch_root = root if written else Path(scratch)
+        scratch_root = Path(scratch)
         folders: set[str] = set()
         for done, rel in enumerate(audited):
             progress(AUDITING, done, len(audited))
@@ -462,15 +531,10 @@ def _defects(
                     continue
                 loaded = load_item_file(root / rel, root)
             else:
-                # Loaded from the planned text: the same as reading the file back.
-                # (Keeping each validated item from the planning instead would hold
-                # 100,000 models in memory at once.)
                 path = scratch_root / rel
-                if not written:
-                    vault_writer.write_scratch_file(path, text, folders)
+                vault_writer.write_scratch_file(path, text, folders)
                 loaded = read_item_file(path, rel, text.encode("utf-8"))
-            found = [*loaded.findings, *audit_file(loaded, napkin)]
-            report.defects.extend(f.render() for f in found if f.severity is not Severity.INFO)
+            report.defects.extend(_rendered(loaded, napkin))
         progress(AUDITING, len(audited), len(audited))
 
 
