@@ -261,3 +261,17 @@ def test_public_names_exist() -> None:
 
     for module in (build, vault_audit):
         assert [name for name in module.__all__ if not hasattr(module, name)] == []
+
+
+def test_build_reports_each_compiled_item_to_a_progress_callback(
+    vault: Path, tmp_path: Path
+) -> None:
+    seen: list[tuple[str, int, int]] = []
+    report = build_vault(
+        vault,
+        tmp_path / "progress.db",
+        now=NOW,
+        progress=lambda stage, done, total: seen.append((stage, done, total)),
+    )
+    assert report.parsed == 12
+    assert seen == [(build.COMPILING, done, 12) for done in range(13)]

@@ -222,3 +222,11 @@ def test_crashing_napkin_tier_becomes_a_finding(planted, monkeypatch) -> None:
     monkeypatch.setenv("SYSDRILL_DEBUG", "1")
     with pytest.raises(RecursionError):
         run_check(planted.root, workers=1)
+
+
+def test_run_check_reports_each_parsed_file_to_a_progress_callback(planted) -> None:
+    seen: list[tuple[str, int, int]] = []
+    run_check(planted.root, workers=1, progress=lambda *step: seen.append(step))
+    total = seen[0][2]
+    assert total >= 1
+    assert seen == [(runner.CHECKING, done, total) for done in range(total)]

@@ -13,10 +13,10 @@ _AUDIT_FILES = runner._audit_files
 _COLLECTING: list[bool] = []
 
 
-def _audit_noting_collection(files: list[tuple[str, str]]) -> list[runner._Fresh]:
+def _audit_noting_collection(files: list[tuple[str, str]], *args: object) -> list[runner._Fresh]:
     # At module level: the worker is handed the function by name.
     _COLLECTING.append(gc.isenabled())
-    return _AUDIT_FILES(files)
+    return _AUDIT_FILES(files, *args)  # type: ignore[arg-type]
 
 
 def _two_files(planted) -> None:

@@ -66,6 +66,16 @@ def test_errors_are_listed_one_line_each_and_exit_one(run_cli, vault: Path) -> N
     )
 
 
+def test_check_quiet_prints_the_findings_without_the_summary(run_cli, vault: Path) -> None:
+    assert run_cli("check", str(vault), "--quiet").stdout == ""
+    _edit(vault, "level: L3", "level: L9")
+    result = run_cli("check", str(vault), "-q")
+    assert result.exit_code == 1
+    [line] = result.stdout.splitlines()
+    assert line.startswith(f"{ITEM}:4:1: ERROR schema level: ")
+    assert result.stderr == ""
+
+
 def test_warnings_exit_zero_unless_strict(run_cli, vault: Path) -> None:
     _edit(vault, "level: L3", "level: L1")
     line = (

@@ -269,3 +269,43 @@ def test_map_with_an_unknown_role_is_a_usage_error(run_cli, tmp_path: Path) -> N
 
     assert result.exit_code == 2
     assert "unknown role 'x'" in result.stderr
+
+
+def test_import_quiet_prints_nothing_and_imports(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    vault = tmp_path / "vault"
+    result = run_cli("import", str(quiz), "--into", str(vault), "--quiet")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    assert (vault / "questions/ring-quiz/global-quiz-0002.yaml").is_file()
+
+
+def test_import_quiet_still_prints_an_error(run_cli, tmp_path: Path) -> None:
+    result = run_cli("import", str(tmp_path / "missing.txt"), "--into", str(tmp_path), "-q")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"Error: source '{tmp_path / 'missing.txt'}' does not exist; check the path\n"
+    )
+
+
+def test_import_reports_each_stage_to_a_progress_callback(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from sysdrill.interop.importer import AUDITING, PREPARING, WRITING, import_source
+
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    seen: list[tuple[str, int, int]] = []
+    import_source(
+        quiz,
+        into=tmp_path / "vault",
+        now=datetime(2026, 11, 25, tzinfo=UTC),
+        progress=lambda stage, done, total: seen.append((stage, done, total)),
+    )
+    assert [s for s in seen if s[0] == PREPARING] == [
+        (PREPARING, 0, 2),
+        (PREPARING, 1, 2),
+        (PREPARING, 2, 2),
+    ]
+    assert (WRITING, 6, 6) in seen  # two items and decks.yaml, staged then moved
+    assert seen[-1] == (AUDITING, 2, 2)
+    assert [stage for stage, _, _ in seen].index(WRITING) < [s for s, _, _ in seen].index(AUDITING)

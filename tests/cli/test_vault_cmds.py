@@ -40,6 +40,20 @@ def test_build_again_says_up_to_date(run_cli, tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0] == f"{out} is up to date: 12 items, nothing changed."
 
 
+def test_build_quiet_prints_nothing_and_builds(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "vault.db"
+    result = run_cli("build", SAMPLE, "--out", str(out), "--quiet")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    assert out.is_file()
+
+
+def test_build_quiet_still_prints_an_error(run_cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    result = run_cli("build", str(missing), "--out", str(tmp_path / "x.db"), "-q")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"Error: vault '{missing}' does not exist")
+
+
 def test_build_json_report(run_cli, sample_vault_copy: Path, tmp_path: Path) -> None:
     out = tmp_path / "vault.db"
     result = run_cli("build", str(sample_vault_copy), "--out", str(out), "--json")

@@ -12,7 +12,7 @@ import yaml
 from sysdrill.content.diagnostics import Severity
 from sysdrill.errors import ContentInvalid, HostileInput, ImportFailed, UsageError
 from sysdrill.interop import text, vault_writer
-from sysdrill.interop.importer import ImportReport, ItemAction, import_source
+from sysdrill.interop.importer import AUDITING, ImportReport, ItemAction, import_source
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 LATER = NOW + timedelta(days=1)
@@ -179,7 +179,7 @@ def test_failure_mid_write_leaves_vault_as_it_was(
     calls = {"n": 0}
     real_place = vault_writer._place
 
-    def failing_place(staged: Path, target: Path) -> None:
+    def failing_place(staged: str, target: str) -> None:
         calls["n"] += 1
         if calls["n"] == 3:
             raise OSError(28, "No space left on device", str(target))
@@ -196,7 +196,7 @@ def test_failure_mid_write_leaves_vault_as_it_was(
 def test_failure_writing_new_vault_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def failing_place(staged: Path, target: Path) -> None:
+    def failing_place(staged: str, target: str) -> None:
         raise OSError(13, "Permission denied", str(target))
 
     monkeypatch.setattr(vault_writer, "_place", failing_place)
@@ -485,3 +485,30 @@ def test_unreadable_vault_file_is_noted(tmp_path: Path) -> None:
     [note] = [n for n in report.notes if n.location == "questions/misc/global-quiz-0009.yaml"]
     assert "cannot be matched and may be added again" in note.message
     assert len(report.added) == 1
+
+
+def test_an_audit_split_with_a_forked_worker_reports_what_a_serial_one_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sysdrill.interop import importer
+
+    # Questions without an answer are a defect the audit reports.
+    lines = ["Ring Basics Quiz"]
+    for number in range(1, 7):
+        lines += [f"Question {number}", f"What is fact number {number}?"]
+        lines += ["Answer", f"Fact {number}."] if number % 2 else []
+    quiz = tmp_path / "quiz.txt"
+    quiz.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(importer, "PARALLEL_AUDIT_MIN_FILES", 10**9)
+    serial = import_source(quiz, into=tmp_path / "serial", now=NOW).defects
+    monkeypatch.setattr(importer, "PARALLEL_AUDIT_MIN_FILES", 2)
+    steps: list[int] = []
+    parallel = import_source(
+        quiz,
+        into=tmp_path / "parallel",
+        now=NOW,
+        progress=lambda stage, done, total: steps.append(done) if stage == AUDITING else None,
+    ).defects
+    assert parallel == serial
+    assert len(serial) == 3
+    assert steps == [0, 2, 4, 6]  # this process audits three of six files: its half, scaled

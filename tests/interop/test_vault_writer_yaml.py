@@ -82,3 +82,52 @@ def test_any_string_round_trips_through_pyyaml_and_yaml_rs(value: str) -> None:
         return
     for loaded in _read_back(value):
         assert loaded == {"question": value, "tags": [value]}
+
+
+def _pyyaml_text(data: object) -> str:
+    """What PyYAML alone writes for ``data`` (the writer's settings, one document)."""
+    from sysdrill.interop import vault_writer
+
+    return vault_writer._yaml_dump(data)
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=30),
+    st.from_regex(r"[ -~]{1,40}", fullmatch=True),
+    st.from_regex(r"[-?:#. a-z]{1,6}", fullmatch=True),
+    st.sampled_from([*TRICKY, "a: b", "a #b", "a#b", "a:", "--- x", "x ", "(y)", "it's"]),
+)
+_VALUES = st.one_of(
+    _SCALARS,
+    st.lists(_SCALARS, max_size=3),
+    st.dictionaries(st.sampled_from(["format", "key", "1", "yes", "a b"]), _SCALARS, max_size=3),
+    st.dictionaries(st.just("options"), st.lists(_SCALARS, max_size=2), max_size=1),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z_]{1,12}|[ -~]{1,5}", fullmatch=True), _VALUES))
+def test_the_direct_writer_writes_what_pyyaml_writes(data: dict[str, object]) -> None:
+    assert dump_yaml(data) == _pyyaml_text(data)
+
+
+def test_a_shared_list_is_written_by_pyyaml_with_its_anchor() -> None:
+    shared = ["a", "b"]
+    data = {"tags": shared, "authors": shared}
+    assert dump_yaml(data) == _pyyaml_text(data)
+    assert "&id001" in dump_yaml(data)
+
+
+def test_every_bundled_item_is_written_as_pyyaml_writes_it() -> None:
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.sample import default_vault_path
+
+    vault = load_vault(default_vault_path())
+    raws = [f.raw for f in vault.files if isinstance(f.raw, dict)]
+    assert len(raws) > 10
+    for raw in raws:
+        assert dump_yaml(raw) == _pyyaml_text(raw)

@@ -111,7 +111,7 @@ def test_summary_gives_the_reports_headline_figures(study, make_item):
     study.set_setting("deadline", "2027-06-01")
     items = _vault(make_item)
     report = study.progress(items, now=when)
-    summary = build_summary(study.store, study.user_id, items, now=when, settings=study.settings)
+    summary = build_summary(study.store, study.scope, items, now=when, settings=study.settings)
     assert (summary.items_total, summary.items_seen, summary.items_mastered) == (4, 2, 1)
     assert summary.reviews_total == report.reviews_total == 7
     assert summary.streak_days == report.streak_days

@@ -107,6 +107,7 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
     assert served["environ"] == {
         "SYSDRILL_DATABASE_URL": db_url,
         "SYSDRILL_MULTI_USER": "0",
+        "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_VAULT": str(vault.resolve()),
     }
 
@@ -158,7 +159,9 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
 
     built: dict[str, Any] = {}
 
-    def create_app(*, vault: Any, db_url: str, multi_user: bool = False) -> str:
+    def create_app(
+        *, vault: Any, db_url: str, multi_user: bool = False, behind_proxy: bool = False
+    ) -> str:
         built.update(vault=vault, db_url=db_url, multi_user=multi_user)
         return "the app"
 
@@ -170,21 +173,6 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
     assert built == {"vault": None, "db_url": db_url, "multi_user": True}
     assert served["app"] == "the app"
     assert served["environ"]["SYSDRILL_MULTI_USER"] == "1"
-
-
-def test_serve_multi_user_is_refused_by_an_app_without_accounts(
-    run_cli: Any, tmp_path: Path, served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sysdrill.web.app as web_app
-
-    monkeypatch.setattr(web_app, "create_app", lambda *, vault, db_url: "single-user app")
-    result = run_cli("serve", "--multi-user", "--db", f"sqlite:///{tmp_path / 's.sqlite3'}")
-    assert result.exit_code == 1
-    assert result.stderr == (
-        "Error: this sysdrill has no accounts yet, so it cannot serve several users; "
-        "serve without --multi-user.\n"
-    )
-    assert served == {}
 
 
 def test_serve_reads_its_settings_from_the_environment_too(
@@ -205,5 +193,6 @@ def test_serve_reads_its_settings_from_the_environment_too(
     assert served["environ"] == {
         "SYSDRILL_DATABASE_URL": db_url,
         "SYSDRILL_MULTI_USER": "0",
+        "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }

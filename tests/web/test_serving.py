@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -89,18 +90,34 @@ def test_the_factory_builds_an_app_serving_the_vault_and_database_of_the_environ
     assert sample["reviews_total"] == 0
 
 
-def test_the_factory_passes_multi_user_to_create_app(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPatch) -> None:
     import sysdrill.web.app as web_app
 
     built: dict[str, Any] = {}
 
-    def create_app(*, vault: Any, db_url: str, multi_user: bool = False) -> str:
-        built.update(vault=vault, db_url=db_url, multi_user=multi_user)
+    def create_app(
+        *, vault: Any, db_url: str, multi_user: bool = False, behind_proxy: bool = False
+    ) -> str:
+        built.update(vault=vault, db_url=db_url, multi_user=multi_user, behind_proxy=behind_proxy)
         return "the app"
 
     monkeypatch.setattr(web_app, "create_app", create_app)
     monkeypatch.setenv("SYSDRILL_DATABASE_URL", "postgresql+psycopg://u@h/db")
     monkeypatch.setenv("SYSDRILL_MULTI_USER", "1")
+    monkeypatch.setenv("SYSDRILL_BEHIND_PROXY", "yes")
     monkeypatch.delenv("SYSDRILL_VAULT", raising=False)
     assert serving.app_from_environment() == "the app"  # type: ignore[comparison-overlap]
-    assert built == {"vault": None, "db_url": "postgresql+psycopg://u@h/db", "multi_user": True}
+    assert built == {
+        "vault": None,
+        "db_url": "postgresql+psycopg://u@h/db",
+        "multi_user": True,
+        "behind_proxy": True,
+    }
+
+
+def test_a_bad_behind_proxy_variable_is_refused_with_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SYSDRILL_BEHIND_PROXY", "maybe")
+    with pytest.raises(UsageError, match="SYSDRILL_BEHIND_PROXY='maybe' is neither yes nor no"):
+        serving.ServerSettings.from_environment(dict(os.environ))

@@ -16,6 +16,7 @@ version), the build writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,11 +24,19 @@ from pathlib import Path
 from sysdrill import __version__
 from sysdrill.app.example_draw import with_example_text
 from sysdrill.app.vault_audit import BackgroundCheck, check_errors, refuse_invalid
-from sysdrill.content.compile import compile_collections, compile_items, plan_build
+from sysdrill.content.compile import (
+    CompiledItem,
+    compile_collections,
+    compile_items,
+    plan_build,
+)
 from sysdrill.errors import ContentInvalid, StorageError, VaultNotFound
 from sysdrill.storage.vault_db import default_db_path, read_build_record, write_vault_db
 
-__all__ = ["PARALLEL_CHECK_MIN_FILES", "BuildReport", "build_vault", "compiled_vault"]
+__all__ = ["COMPILING", "PARALLEL_CHECK_MIN_FILES", "BuildReport", "build_vault", "compiled_vault"]
+
+COMPILING = "Compiling items"
+"""The stage a build reports to its progress callback, one step per changed item file."""
 
 PARALLEL_CHECK_MIN_FILES = 2000
 """Changed item files from which the audit runs in a child process during the build."""
@@ -56,6 +65,21 @@ class BuildReport:
     """True when nothing had changed and nothing was written."""
 
 
+def _counted(
+    rows: Iterable[CompiledItem], total: int, progress: Callable[[str, int, int], None] | None
+) -> Iterator[CompiledItem]:
+    """The compiled rows as they are written, reported to ``progress`` one by one."""
+    if progress is None:
+        yield from rows
+        return
+    done = 0
+    for row in rows:
+        progress(COMPILING, done, total)
+        yield row
+        done += 1
+    progress(COMPILING, done, total)
+
+
 def _require_utc(now: datetime) -> None:
     if now.tzinfo is None or now.utcoffset() != timedelta(0):
         raise ValueError("now must be a timezone-aware UTC datetime")
@@ -69,6 +93,7 @@ def build_vault(
     cache_dir: Path | None = None,
     check: bool = True,
     strict: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> BuildReport:
     """Compile a vault into a SQLite database, incrementally and atomically.
 
@@ -81,6 +106,8 @@ def build_vault(
             turn this off, to exercise failures while writing.
         strict: Refuse on every error and warning of the audit, content ones too
             (see :func:`sysdrill.check.policy.blocking_findings`).
+        progress: Called as ``progress(COMPILING, done, total)`` as changed item
+            files are compiled and written.
 
     Returns:
         What was built, parsed and carried over.
@@ -140,7 +167,7 @@ def build_vault(
             now=now,
             incremental=previous is not None,
             drop=[rel for rel in plan.changed if rel in recorded] + plan.gone,
-            items=with_example_text(compile_items(plan)),
+            items=with_example_text(_counted(compile_items(plan), len(plan.changed), progress)),
             collections=compile_collections(plan),
             files=plan.states,
             gate=gate,

@@ -7,7 +7,7 @@ its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ def import_items(
     field_map: Mapping[str, FieldRole] | None = None,
     with_scheduling: bool = False,
     now: datetime,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> ImportReport:
     """Import ``source`` into the vault at ``into`` (all or nothing); a dry run previews.
 
@@ -46,6 +47,7 @@ def import_items(
         with_scheduling: Also read Anki's card states and review log (the report's
             ``scheduling``, for :func:`sysdrill.app.anki_history.seed_study_from_import`).
         now: Import time (UTC).
+        progress: Called as ``progress(stage, done, total)`` as the import advances.
 
     Raises:
         ImportFailed: If the source cannot be read or its items do not validate.
@@ -63,6 +65,7 @@ def import_items(
         field_map=field_map or None,
         with_scheduling=with_scheduling,
         now=now,
+        progress=progress,
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sysdrill.content.vault_identity import STARTER_VAULT_ID
+from sysdrill.content.vault_identity import STARTER_VAULT_ID, VaultIdentity
 from sysdrill.storage.location import default_database_url, study_database_url
 from sysdrill.study.service import StudyService
 from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, VaultId
@@ -97,7 +97,7 @@ def claim_earlier_state(study: StudyService, vault: StudyVault) -> None:
 def open_study(
     db_url: str | None = None,
     *,
-    vault: StudyVault | None,
+    vault: StudyVault | VaultIdentity | None,
     user: str = "local",
     upgrade: bool = False,
 ) -> StudyService:
@@ -109,8 +109,10 @@ def open_study(
             (``$SYSDRILL_DATABASE_URL``, else ``study.sqlite3`` in ``$SYSDRILL_DATA_DIR``
             or the platform's user data folder).
         vault: The vault studied (its state is read and written, and earlier state
-            claimed, see :func:`claim_earlier_state`); None for a use of the
-            learner's own settings only, which opens under the starter vault's name.
+            claimed, see :func:`claim_earlier_state`); its identity alone when its
+            items are not loaded yet (the caller claims once they are); None for a
+            use of the learner's own settings only, which opens under the starter
+            vault's name.
         user: Learner name; the single ``local`` user unless told otherwise.
         upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
@@ -126,10 +128,15 @@ def open_study(
     from sysdrill.storage.sql_store import SqlStudyStore
 
     store = SqlStudyStore(study_database_url(db_url), migrate_schema=upgrade)
-    vault_id = VaultId(STARTER_VAULT_ID) if vault is None else vault.vault_id
+    if vault is None:
+        vault_id = VaultId(STARTER_VAULT_ID)
+    elif isinstance(vault, VaultIdentity):
+        vault_id = VaultId(vault.vault_id)
+    else:
+        vault_id = vault.vault_id
     try:
         study = StudyService(store, user=user, vault_id=vault_id)
-        if vault is not None:
+        if vault is not None and not isinstance(vault, VaultIdentity):
             claim_earlier_state(study, vault)
         return study
     except BaseException:
@@ -137,7 +144,9 @@ def open_study(
         raise
 
 
-def open_cli_study(db_url: str | None = None, *, vault: StudyVault | None) -> StudyService:
+def open_cli_study(
+    db_url: str | None = None, *, vault: StudyVault | VaultIdentity | None
+) -> StudyService:
     """Open the study database for a CLI command, for ``vault`` (see :func:`open_study`).
 
     The default SQLite file (no ``--db`` and no ``$SYSDRILL_DATABASE_URL``) is

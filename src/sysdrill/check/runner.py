@@ -55,7 +55,10 @@ from sysdrill.content.loader import (
 )
 from sysdrill.errors import UsageError
 
-__all__ = ["ITEM_CHECKS", "CheckReport", "audit_file", "run_check"]
+__all__ = ["CHECKING", "ITEM_CHECKS", "CheckReport", "audit_file", "run_check"]
+
+CHECKING = "Checking files"
+"""The stage ``run_check`` reports to its progress callback, one step per file parsed."""
 
 ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
     check_shape,
@@ -176,11 +179,18 @@ _Fresh = tuple[_Result, int, int, str]
 """A freshly audited file: its result, size, mtime_ns and digest (for the cache)."""
 
 
-def _audit_files(files: list[tuple[str, str]]) -> list[_Fresh]:
-    """Load and audit files from scratch (in this process or a worker)."""
+def _audit_files(
+    files: list[tuple[str, str]], progress: Callable[[int], None] | None = None
+) -> list[_Fresh]:
+    """Load and audit files from scratch (in this process or a worker).
+
+    ``progress(done)`` is called before each file (in this process only).
+    """
     napkin = _napkin_hook()
     fresh: list[_Fresh] = []
-    for path, rel in files:
+    for done, (path, rel) in enumerate(files):
+        if progress is not None:
+            progress(done)
         loaded = read_item_file(path, rel)
         found = audit_file(loaded, napkin)
         summary = ItemSummary.of(rel, loaded.raw)
@@ -196,22 +206,34 @@ def _audit_files(files: list[tuple[str, str]]) -> list[_Fresh]:
     return fresh
 
 
-def _audit_in_parallel(files: list[tuple[str, str]], workers: int) -> list[_Fresh]:
+def _audit_in_parallel(
+    files: list[tuple[str, str]],
+    workers: int,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[_Fresh]:
     """Audit files, handing half to a forked worker when there are enough of them.
 
     Parsing and validation are CPU-bound Python, so a second process is what
     makes use of a second core; forking shares the imported modules for free.
+    ``progress`` hears of this process's files (its half, scaled to the whole).
     """
+    total = len(files)
+
+    def report(part: int) -> Callable[[int], None] | None:
+        if progress is None or part == 0:
+            return None
+        return lambda done: progress(CHECKING, done * total // part, total)
+
     # Forking a process that runs other threads (a web server, say) can copy a
     # lock in its held state; such hosts get the serial road.
     if workers < 2 or len(files) < PARALLEL_MIN_FILES or threading.active_count() > 1:
-        return _audit_files(files)
+        return _audit_files(files, report(total))
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     if "fork" not in multiprocessing.get_all_start_methods():
-        return _audit_files(files)
+        return _audit_files(files, report(total))
     half = _halfway(files)
     # Objects that exist before the fork (imported modules, schemas) are left out of
     # garbage collection while both processes audit: collections then do not walk
@@ -230,10 +252,10 @@ def _audit_in_parallel(files: list[tuple[str, str]], workers: int) -> list[_Fres
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
             future = pool.submit(_audit_files, files[half:])
-            first = _audit_files(files[:half])
+            first = _audit_files(files[:half], report(half))
             return first + future.result()
     except (OSError, BrokenProcessPool):
-        return _audit_files(files)
+        return _audit_files(files, report(total))
     finally:
         if collecting:
             gc.enable()
@@ -325,6 +347,7 @@ def run_check(
     cache_dir: Path | None = None,
     workers: int | None = None,
     selection: Selection | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> CheckReport:
     """Audit a vault and report every finding at once.
 
@@ -339,6 +362,8 @@ def run_check(
             one per CPU); 1 keeps everything in this process.
         selection: Report only the findings it covers (the whole vault is still
             audited, since id and reference rules need every item).
+        progress: Called as ``progress(CHECKING, done, total)`` while files that
+            need parsing are audited.
 
     Returns:
         The report, findings sorted by path, line and column.
@@ -364,7 +389,7 @@ def run_check(
         key = _ruleset_key(rules)
         if cache.has_entries:
             results, stale = _reuse_cached(files, cache, key)
-    for result, size, mtime_ns, digest in _audit_in_parallel(stale, workers):
+    for result, size, mtime_ns, digest in _audit_in_parallel(stale, workers, progress):
         results.append(result)
         if cache is not None and digest:
             rel, valid, loader_findings, found, summary, ignores = result

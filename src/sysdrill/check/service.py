@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from sysdrill.check.registry import all_rules
@@ -20,6 +20,7 @@ def check_paths(
     changed_since: str | None = None,
     codes: Iterable[str] | None = None,
     cache_dir: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> CheckReport:
     """Audit the vault ``paths`` name and report on what they select.
 
@@ -30,6 +31,7 @@ def check_paths(
             what refers to them (``paths`` must then be one folder).
         codes: Report only these rule codes.
         cache_dir: Folder of the check cache; None checks everything afresh.
+        progress: Called as ``progress(stage, done, total)`` while files are audited.
 
     Raises:
         UsageError: On paths that cannot be checked together, files given with
@@ -52,4 +54,4 @@ def check_paths(
         if root.is_dir():
             files = git_changed(root, changed_since)
     selection = select(root, files, all_rules()) if files is not None else None
-    return run_check(root, codes=codes, cache_dir=cache_dir, selection=selection)
+    return run_check(root, codes=codes, cache_dir=cache_dir, selection=selection, progress=progress)

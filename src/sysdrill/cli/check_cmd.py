@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sysdrill.cli.console import QuietOption
+
 if TYPE_CHECKING:
     from sysdrill.check import CheckReport
 
@@ -75,15 +77,18 @@ def check(
             help="Parse every file afresh and leave the cache (SYSDRILL_CACHE_DIR) alone.",
         ),
     ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Check a vault: YAML, schema, style, graph and napkin-math rules, every finding at once.
 
     Prints one line per finding, `path:line:col: SEVERITY CODE message (fix: ...)`,
     then a summary. Exits 0 when clean, 1 on errors (or warnings with --strict).
     `# sysdrill: ignore[CODE]` on a line silences that content finding there.
+    --quiet prints the findings without the summary line or a progress bar.
     """
     from sysdrill.check import all_rules
     from sysdrill.check.service import check_paths
+    from sysdrill.cli.console import progress_display
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import default_vault_path
 
@@ -105,19 +110,21 @@ def check(
         raise typer.BadParameter(
             "give a vault folder, not files, with --changed-since", param_hint="--changed-since"
         )
-    report = check_paths(
-        paths or [default_vault_path()],
-        changed_since=changed_since,
-        codes=rule,
-        cache_dir=None if no_cache else default_cache_dir(),
-    )
-    _print(report, output_format)
+    with progress_display(quiet=quiet) as progress:
+        report = check_paths(
+            paths or [default_vault_path()],
+            changed_since=changed_since,
+            codes=rule,
+            cache_dir=None if no_cache else default_cache_dir(),
+            progress=progress,
+        )
+    _print(report, output_format, summary=not quiet)
     code = report.exit_code(strict=strict)
     if code:
         raise typer.Exit(code)
 
 
-def _print(report: CheckReport, output_format: ReportFormat) -> None:
+def _print(report: CheckReport, output_format: ReportFormat, *, summary: bool = True) -> None:
     from sysdrill.check import all_rules
     from sysdrill.check.formats import github_annotations, sarif_document
 
@@ -134,6 +141,8 @@ def _print(report: CheckReport, output_format: ReportFormat) -> None:
     else:
         for finding in report.findings:
             typer.echo(finding.render())
+    if not summary:
+        return
     counts = report.counts
     silenced = f" ({len(report.suppressed)} suppressed)" if report.suppressed else ""
     typer.echo(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sysdrill.cli.console import QuietOption
 from sysdrill.interop.formats import FORMAT_NAMES
 
 if TYPE_CHECKING:
@@ -141,6 +142,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         db: SchedulingDbOption = None,
+        quiet: QuietOption = False,
     ) -> None:
         """Import a source into a vault: one YAML file per item, all or nothing.
 
@@ -148,6 +150,7 @@ def register(app: typer.Typer) -> None:
         the same items.
         """
         from sysdrill.app.interop import import_items
+        from sysdrill.cli.console import progress_display
         from sysdrill.errors import UsageError
         from sysdrill.interop.field_map import parse_field_maps
 
@@ -155,17 +158,19 @@ def register(app: typer.Typer) -> None:
             field_map = parse_field_maps(field_maps or [])
         except UsageError as exc:
             raise typer.BadParameter(str(exc), param_hint="--map") from exc
-        report = import_items(
-            source,
-            into=into,
-            format=format,
-            deck=deck,
-            dry_run=dry_run,
-            audit=audit,
-            field_map=field_map,
-            with_scheduling=with_scheduling,
-            now=datetime.now(UTC),
-        )
+        with progress_display(quiet=quiet) as progress:
+            report = import_items(
+                source,
+                into=into,
+                format=format,
+                deck=deck,
+                dry_run=dry_run,
+                audit=audit,
+                field_map=field_map,
+                with_scheduling=with_scheduling,
+                now=datetime.now(UTC),
+                progress=progress,
+            )
         seeded: tuple[int, int] | None = None
         if with_scheduling and not dry_run:
             from sysdrill.app.anki_history import seed_study_from_import
@@ -176,6 +181,8 @@ def register(app: typer.Typer) -> None:
             if seeded is not None:
                 data["scheduling"] = {"cards": seeded[0], "reviews": seeded[1]}
             typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            return
+        if quiet:
             return
         for line in render_report(report):
             typer.echo(line)

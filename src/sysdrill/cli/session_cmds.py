@@ -21,6 +21,7 @@ from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 if TYPE_CHECKING:
     from sysdrill.app.sessions import StartOptions
     from sysdrill.app.study_vault import StudyVault
+    from sysdrill.content.vault_identity import VaultIdentity
     from sysdrill.study.filters import ItemFilter
     from sysdrill.study.service import StudyService
 
@@ -82,15 +83,36 @@ def _clock() -> datetime:
 
 def _load(vault: Path | None) -> StudyVault:
     from sysdrill.app.study_vault import open_study_vault
+
+    return _warn_broken(open_study_vault(vault))
+
+
+def _warn_broken(loaded: StudyVault) -> StudyVault:
     from sysdrill.cli.console import err_console
 
-    loaded = open_study_vault(vault)
     if loaded.broken_files:
         err_console().print(
             f"Warning: {loaded.broken_files} item file(s) did not load and are left out; "
             "run 'sysdrill check' to see why."
         )
     return loaded
+
+
+def _load_practice(study: StudyService, vault: Path | None, options: StartOptions) -> StudyVault:
+    """What practice needs of the vault: only the items it can choose, when it can tell."""
+    from sysdrill.app.practice_vault import open_practice_vault
+    from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.sample import default_vault_path
+
+    loaded = open_practice_vault(
+        study,
+        vault or default_vault_path(),
+        item_filter=options.item_filter,
+        limit=options.limit,
+        now=_clock(),
+        cache_dir=default_cache_dir(),
+    )
+    return _warn_broken(loaded)
 
 
 def _filter(
@@ -116,7 +138,7 @@ def _filter(
 
 
 @contextmanager
-def _study(db: str | None, loaded: StudyVault) -> Iterator[StudyService]:
+def _study(db: str | None, loaded: StudyVault | VaultIdentity) -> Iterator[StudyService]:
     from sysdrill.app.study import open_cli_study
 
     with open_cli_study(db, vault=loaded) as study:
@@ -190,6 +212,7 @@ def practice(
 ) -> None:
     """Practise with spaced repetition: due reviews first, then new items."""
     from sysdrill.app.sessions import StartOptions, parse_deadline, set_deadline
+    from sysdrill.content.loader import check_vault_root
     from sysdrill.errors import SchedulingError, UsageError
     from sysdrill.study.sessions.engine import SessionKind
 
@@ -198,14 +221,24 @@ def practice(
             parse_deadline(deadline)
         except UsageError as exc:
             raise typer.BadParameter(str(exc), param_hint="--deadline") from exc
-    loaded = _load(vault)
+    if vault is not None:
+        check_vault_root(vault)  # a wrong folder is reported before the database is opened
     options = StartOptions(
         SessionKind.PRACTICE,
         _filter(deck, track, level, zone, topic, area, tag),
         limit=limit,
         new_limit=new,
     )
-    with _study(db, loaded) as study:
+    from sysdrill.app.study import claim_earlier_state
+    from sysdrill.content.sample import default_vault_path
+    from sysdrill.content.vault_identity import read_vault_identity
+
+    # The vault's identity is enough to open its study state; which items are
+    # loaded depends on that state (practice alone needs only what it can ask).
+    with _study(db, read_vault_identity(vault or default_vault_path())) as study:
+        # Setting a deadline plans the whole vault's workload; practice alone needs less.
+        loaded = _load(vault) if deadline is not None else _load_practice(study, vault, options)
+        claim_earlier_state(study, loaded)
         if deadline is not None:
             try:
                 saved = set_deadline(

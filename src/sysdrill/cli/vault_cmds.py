@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from sysdrill.cli.console import QuietOption
 from sysdrill.content.enums import Level, Track
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ def build(
             "--strict", help="Refuse on any error or warning of `check`, content ones too."
         ),
     ] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Compile a vault into a SQLite database: items, decks, chains, tags, full-text index.
 
@@ -94,13 +96,20 @@ def build(
     intact.
     """
     from sysdrill.app.build import build_vault
+    from sysdrill.cli.console import progress_display
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import default_vault_path
 
     root = vault if vault is not None else default_vault_path()
-    report = build_vault(
-        root, out, now=datetime.now(UTC), cache_dir=default_cache_dir(), strict=strict
-    )
+    with progress_display(quiet=quiet) as progress:
+        report = build_vault(
+            root,
+            out,
+            now=datetime.now(UTC),
+            cache_dir=default_cache_dir(),
+            strict=strict,
+            progress=progress,
+        )
     if as_json:
         data = {
             "out": str(report.out),
@@ -114,6 +123,8 @@ def build(
             "up_to_date": report.up_to_date,
         }
         typer.echo(json.dumps(data, indent=2))
+        return
+    if quiet:
         return
     if report.up_to_date:
         typer.echo(f"{out} is up to date: {report.items} items, nothing changed.")

@@ -16,9 +16,11 @@ source twice writes nothing.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sysdrill.content.loader import ItemFile, load_item_file, read_item_file
 from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import validate_item
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
@@ -49,9 +52,13 @@ from sysdrill.interop.vault_writer import (
 )
 
 __all__ = [
+    "AUDITING",
+    "PREPARING",
+    "WRITING",
     "ImportReport",
     "ItemAction",
     "ItemOutcome",
+    "Progress",
     "import_source",
     "parse_source",
 ]
@@ -59,12 +66,40 @@ __all__ = [
 _DEFAULT_TRACK = "global"
 """Id prefix of items without a track (``check`` wants ids to start with a track)."""
 
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``, called as each stage of an import advances."""
+
+PREPARING = "Preparing items"
+AUDITING = "Auditing items"
+WRITING = "Writing files"
+"""The stages an import reports to its progress callback, in order."""
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """The progress callback of a caller that shows none."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """A deep copy of parsed source data (dicts, lists and scalars), faster than deepcopy.
+
+    Other objects are copied with :func:`copy.deepcopy`, so the result is never
+    shared with the source whatever a reader put in it.
+    """
+    if isinstance(value, dict):
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(item) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return copy.deepcopy(value)
+
 
 def _digest(data: dict[str, Any]) -> str:
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)
 def _deck_name(title: str) -> str:
     """Deck name from a title, keeping Anki's ``::`` hierarchy: ``A::B c`` -> ``a::b-c``.
 
@@ -152,10 +187,18 @@ class _Plan:
 
 def _folder(data: dict[str, Any]) -> str:
     track = data.get("track")
-    if isinstance(track, str) and track:
-        return f"questions/{slugify(track)}"
     deck = data.get("deck")
-    if isinstance(deck, str) and deck:
+    return _folder_of(
+        track if isinstance(track, str) else None, deck if isinstance(deck, str) else None
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_of(track: str | None, deck: str | None) -> str:
+    """The folder of an item of that track or deck (the same few for a whole import)."""
+    if track:
+        return f"questions/{slugify(track)}"
+    if deck:
         return "questions/" + "/".join(slugify(part) for part in deck.split("::"))
     return "questions/imported"
 
@@ -166,7 +209,7 @@ def _comparable(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _item_data(parsed_item: ParsedItem, *, deck: str | None, forced_deck: bool) -> dict[str, Any]:
-    data = copy.deepcopy(parsed_item.data)
+    data: dict[str, Any] = _plain_copy(parsed_item.data)
     data.pop("id", None)
     data.pop("source", None)
     item_deck = data.get("deck")
@@ -241,9 +284,14 @@ def _finalise(
 
 
 def _id_prefix(data: dict[str, Any]) -> str:
-    track = data.get("track") or _DEFAULT_TRACK
-    kind = data.get("format") or "question"
-    return f"{slugify(str(track))}-{slugify(str(kind))}"
+    return _prefix_of(
+        str(data.get("track") or _DEFAULT_TRACK), str(data.get("format") or "question")
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _prefix_of(track: str, kind: str) -> str:
+    return f"{slugify(track)}-{slugify(kind)}"
 
 
 def _card_of(data: dict[str, Any]) -> str:
@@ -277,13 +325,16 @@ def _plan_items(
     deck: str | None,
     forced_deck: bool,
     now: datetime,
+    progress: Progress,
 ) -> _Plan:
     plan = _Plan()
     allocator = IdAllocator(index)
     family = format_family(parsed.format)
     name = Path(parsed.path).name
     bases = _known_note_ids(parsed, index, family)
-    for parsed_item in parsed.items:
+    total = len(parsed.items)
+    for done, parsed_item in enumerate(parsed.items):
+        progress(PREPARING, done, total)
         own_deck = parsed_item.data.get("deck")
         if isinstance(own_deck, str) and own_deck.strip() and not forced_deck:
             plan.deck_titles.setdefault(_deck_name(own_deck), own_deck.strip())
@@ -357,6 +408,7 @@ def _plan_items(
             plan.errors.extend(_validation_messages(where, exc))
             continue
         plan.files[rel] = vault_writer.dump_yaml(final)
+    progress(PREPARING, total, total)
     _note_dropped(parsed, index, report)
     return plan
 
@@ -381,44 +433,114 @@ def _note_dropped(parsed: ParsedSource, index: VaultIndex, report: ImportReport)
             )
 
 
-def _audit(path: Path, root: Path) -> list[str]:
-    """Errors and warnings ``check`` reports on one item file (its item and napkin rules)."""
-    try:
-        from sysdrill.check.registry import napkin_module
-        from sysdrill.check.runner import audit_file
-        from sysdrill.content.diagnostics import Severity
-        from sysdrill.content.loader import load_item_file
-    except ImportError:  # pragma: no cover - check is part of the package
-        return []
-    loaded = load_item_file(path, root)
+PARALLEL_AUDIT_MIN_FILES = 400
+"""Written item files from which the audit hands half of them to a forked worker."""
+
+
+def _napkin_hook() -> Any:
+    from sysdrill.check.registry import napkin_module
+
     module = napkin_module()
-    napkin = getattr(module, "napkin_findings", None) if module is not None else None
-    findings = [*loaded.findings, *audit_file(loaded, napkin if callable(napkin) else None)]
-    return [f.render() for f in findings if f.severity is not Severity.INFO]
+    hook = getattr(module, "napkin_findings", None) if module is not None else None
+    return hook if callable(hook) else None
 
 
-def _defects(report: ImportReport, plan: _Plan, root: Path) -> None:
+def _rendered(loaded: ItemFile, napkin: Any) -> list[str]:
+    """Errors and warnings ``check`` reports on one loaded item file, one line each."""
+    from sysdrill.check.runner import audit_file
+    from sysdrill.content.diagnostics import Severity
+
+    found = [*loaded.findings, *audit_file(loaded, napkin)]
+    return [f.render() for f in found if f.severity is not Severity.INFO]
+
+
+def _audit_written(
+    root: Path, rels: list[str], progress: Callable[[int], None] | None = None
+) -> list[str]:
+    """The defects of item files in the vault (in this process or a forked worker)."""
+    napkin = _napkin_hook()
+    defects: list[str] = []
+    for done, rel in enumerate(rels):
+        if progress is not None:
+            progress(done)
+        if (root / rel).is_file():
+            defects.extend(_rendered(load_item_file(root / rel, root), napkin))
+    return defects
+
+
+def _audit_written_in_parallel(root: Path, rels: list[str], progress: Progress) -> list[str]:
+    """The defects of written item files, half of them audited by a forked worker.
+
+    The napkin tier and the item rules are CPU-bound Python: a second process
+    uses the second core, as ``check`` does. Small imports, one-core machines
+    and hosts running other threads (forking copies their locks) stay serial.
+    """
+    import multiprocessing
+    import threading
+
+    total = len(rels)
+
+    def report(part: int) -> Callable[[int], None]:
+        return lambda done: progress(AUDITING, done * total // max(part, 1), total)
+
+    if (
+        total < PARALLEL_AUDIT_MIN_FILES
+        or (os.cpu_count() or 1) < 2
+        or threading.active_count() > 1
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
+        return _audit_written(root, rels, report(total))
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    half = total // 2
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            future = pool.submit(_audit_written, root, rels[half:])
+            first = _audit_written(root, rels[:half], report(half))
+            return first + future.result()
+    except (OSError, BrokenProcessPool):
+        return _audit_written(root, rels, report(total))
+
+
+def _defects(
+    report: ImportReport, plan: _Plan, root: Path, *, written: bool, progress: Progress
+) -> None:
     """List what ``check`` will flag on the imported items: the source's own defects.
 
-    Planned files are audited in a scratch folder laid out like the vault, so
-    the findings name the paths the files will have; unchanged items are
-    audited where they are.
+    Each item file gets ``check``'s item rules and napkin tier. After a write the
+    files are audited where they now are; a dry run writes its planned files to
+    a scratch folder laid out like the vault, so the findings name the paths the
+    files would have (rules read a file again to find a finding's line).
     """
     import tempfile
 
+    audited = [
+        outcome.path
+        for outcome in report.outcomes
+        if outcome.path is not None and outcome.action is not ItemAction.SKIPPED
+    ]
+    if written:
+        report.defects.extend(_audit_written_in_parallel(root, audited, progress))
+        progress(AUDITING, len(audited), len(audited))
+        return
+    napkin = _napkin_hook()
     with tempfile.TemporaryDirectory(prefix="sysdrill-import-check-") as scratch:
         scratch_root = Path(scratch)
-        for outcome in report.outcomes:
-            if outcome.path is None or outcome.action is ItemAction.SKIPPED:
-                continue
-            text = plan.files.get(outcome.path)
-            if text is not None:
-                target = scratch_root / outcome.path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-                report.defects.extend(_audit(target, scratch_root))
-            elif (root / outcome.path).is_file():
-                report.defects.extend(_audit(root / outcome.path, root))
+        folders: set[str] = set()
+        for done, rel in enumerate(audited):
+            progress(AUDITING, done, len(audited))
+            text = plan.files.get(rel)
+            if text is None:
+                if not (root / rel).is_file():
+                    continue
+                loaded = load_item_file(root / rel, root)
+            else:
+                path = scratch_root / rel
+                vault_writer.write_scratch_file(path, text, folders)
+                loaded = read_item_file(path, rel, text.encode("utf-8"))
+            report.defects.extend(_rendered(loaded, napkin))
+        progress(AUDITING, len(audited), len(audited))
 
 
 def _saved_mapping_text(
@@ -452,6 +574,7 @@ def import_source(
     field_map: Mapping[str, FieldRole] | None = None,
     with_scheduling: bool = False,
     now: datetime,
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Import a source into a vault: every file written, or none.
 
@@ -472,6 +595,9 @@ def import_source(
             into :attr:`ImportReport.scheduling` (by item id), for the study
             layer to seed (``sysdrill.app.anki_history``).
         now: Current time (UTC), stamped as ``created_at``/``updated_at``.
+        progress: Called as ``progress(stage, done, total)`` while items are
+            prepared, written and audited (:data:`PREPARING`, :data:`WRITING`,
+            :data:`AUDITING`); the audit of a real import runs on the written files.
 
     Returns:
         What was added, updated, left unchanged and skipped, with notes.
@@ -521,7 +647,15 @@ def import_source(
                 rel,
             )
         )
-    plan = _plan_items(parsed, index, report, deck=deck_name, forced_deck=forced_deck, now=now)
+    plan = _plan_items(
+        parsed,
+        index,
+        report,
+        deck=deck_name,
+        forced_deck=forced_deck,
+        now=now,
+        progress=progress or _no_progress,
+    )
     if plan.errors:
         shown = "; ".join(plan.errors[:3])
         more = f" (and {len(plan.errors) - 3} more)" if len(plan.errors) > 3 else ""
@@ -543,8 +677,9 @@ def import_source(
             plan.files[rel] = content
         if remark is not None:
             report.notes.append(ImportNote(remark, rel))
-    if audit:
-        _defects(report, plan, into)
+    report_progress = progress or _no_progress
+    if audit and dry_run:
+        _defects(report, plan, into, written=False, progress=report_progress)
     for outcome in report.outcomes:
         history = parsed.scheduling.get(outcome.key)
         if history is not None and outcome.id and outcome.action is not ItemAction.SKIPPED:
@@ -556,8 +691,15 @@ def import_source(
     }
     if not dry_run:
         files: dict[str, str | bytes] = {**plan.files, **media}
-        vault_writer.write_files(into, files, create_root=report.created_vault)
+        vault_writer.write_files(
+            into,
+            files,
+            create_root=report.created_vault,
+            progress=lambda done, total: report_progress(WRITING, done, total),
+        )
         report.written = list(files)
         if report.created_vault:
             (into / "questions").mkdir(parents=True, exist_ok=True)
+        if audit:
+            _defects(report, plan, into, written=True, progress=report_progress)
     return report

@@ -10,7 +10,7 @@ their sessions (see ``app/plans.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -25,6 +25,7 @@ __all__ = [
     "ActivePlan",
     "PlanProgress",
     "order_plan_items",
+    "teaching_rank",
     "plan_progress",
     "scheduled_new_items",
     "teaching_order",
@@ -130,6 +131,44 @@ def topic_depths(prerequisites: Mapping[str, Iterable[str]]) -> dict[str, int]:
     return depths
 
 
+def teaching_rank(
+    prerequisites: Mapping[str, Iterable[str]],
+    *,
+    order: PlanOrder = PlanOrder.PREREQUISITES,
+    weakest_topics: Sequence[str] = (),
+) -> Callable[[str | None, str | None], int]:
+    """The sort key of :func:`teaching_order`, from an item's topic and level alone.
+
+    Callers holding only an index of items (not the items) sort by it the same way;
+    a stable sort keeps vault order among equal keys.
+    """
+    depths = topic_depths(prerequisites)
+    unknown_depth = max(depths.values(), default=0) + 1
+    weak_rank = {topic: rank for rank, topic in enumerate(weakest_topics)}
+    levels = len(Level) + 1  # level_rank: 0 for L1 .. len(Level) for no level
+    by_depth_first = order is PlanOrder.PREREQUISITES
+    depth_span = unknown_depth + 1
+    topic_rank: dict[str | None, int] = {}
+
+    def rank_of(topic: str | None) -> int:
+        depth = depths.get(topic or "", unknown_depth)
+        return weak_rank.get(topic or "", len(weak_rank)) * depth_span + depth
+
+    def key(topic: str | None, level: str | None) -> int:
+        # One integer per item (a vault may hold 100,000): weakness, then the two
+        # criteria in the order asked.
+        rank = topic_rank.get(topic)
+        if rank is None:
+            rank = topic_rank[topic] = rank_of(topic)
+        weak, depth = divmod(rank, depth_span)
+        position = level_rank(None if level is None else Level(level))
+        if by_depth_first:
+            return (weak * depth_span + depth) * levels + position
+        return (weak * levels + position) * depth_span + depth
+
+    return key
+
+
 def teaching_order(
     items: Sequence[Item],
     prerequisites: Mapping[str, Iterable[str]],
@@ -150,31 +189,8 @@ def teaching_order(
         weakest_topics: Topics to put first, weakest first (a plan's adaptive option);
             the rest of the order holds within each.
     """
-    depths = topic_depths(prerequisites)
-    unknown_depth = max(depths.values(), default=0) + 1
-    weak_rank = {topic: rank for rank, topic in enumerate(weakest_topics)}
-    levels = len(Level) + 1  # level_rank: 0 for L1 .. len(Level) for no level
-    by_depth_first = order is PlanOrder.PREREQUISITES
-    depth_span = unknown_depth + 1
-    topic_rank: dict[str | None, int] = {}
-
-    def rank_of(topic: str | None) -> int:
-        depth = depths.get(topic or "", unknown_depth)
-        return weak_rank.get(topic or "", len(weak_rank)) * depth_span + depth
-
-    def key(item: Item) -> int:
-        # One integer per item (a vault may hold 100,000): weakness, then the two
-        # criteria in the order asked; sorted() is stable, so vault order breaks ties.
-        rank = topic_rank.get(item.topic)
-        if rank is None:
-            rank = topic_rank[item.topic] = rank_of(item.topic)
-        weak, depth = divmod(rank, depth_span)
-        level = level_rank(item.level)
-        if by_depth_first:
-            return (weak * depth_span + depth) * levels + level
-        return (weak * levels + level) * depth_span + depth
-
-    return sorted(items, key=key)
+    key = teaching_rank(prerequisites, order=order, weakest_topics=weakest_topics)
+    return sorted(items, key=lambda item: key(item.topic, item.level))
 
 
 def order_plan_items(
