@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -158,3 +159,17 @@ def hostile_client(
     app = make_app(tmp_path_factory.mktemp("hostile-web"), vault=hostile_vault)
     with with_csrf(TestClient(app, raise_server_exceptions=False)) as found:
         yield found
+
+
+def from_address(app: Any, host: str) -> Any:
+    """``app`` as if every request came from ``host`` (a proxy, or another machine).
+
+    TestClient's own ``client=`` argument is newer than our Starlette floor.
+    """
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = {**scope, "client": (host, 40000)}
+        await app(scope, receive, send)
+
+    return wrapped

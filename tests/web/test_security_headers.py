@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
-from tests.web.conftest import make_app
+from tests.web.conftest import from_address, make_app
 
 from sysdrill.web.security import (
     CONTENT_SECURITY_POLICY,
@@ -183,7 +183,7 @@ def test_forwarded_scheme_and_address_are_trusted_only_from_the_proxy(
     tmp_path: Path, behind_proxy: bool, address: str, trusted: bool
 ) -> None:
     app = _proxied_app(tmp_path / "web", behind_proxy=behind_proxy)
-    with TestClient(app, client=(address, 40000)) as client:
+    with TestClient(from_address(app, address)) as client:
         cookie = _issued_cookie(client, **FORWARDED)
         seen = client.get("/api/whoami", headers=FORWARDED).json()
     assert ("secure" in _cookie_flags(cookie)) is trusted

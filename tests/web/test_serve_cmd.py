@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.web.conftest import from_address
 
 from sysdrill.cli import serve_cmd
 
@@ -37,7 +38,7 @@ def test_serve_behind_proxy_trusts_the_proxys_scheme(
     monkeypatch.setattr(serve_cmd, "_run_server", lambda app, **_: served.update(app=app))
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     assert run_cli("serve", "--db", db_url, "--behind-proxy").exit_code == 0
-    with TestClient(served["app"], client=("127.0.0.1", 40000)) as client:
+    with TestClient(from_address(served["app"], "127.0.0.1")) as client:
         answer = client.get("/api/csrf", headers={"X-Forwarded-Proto": "https"})
     assert "Secure" in answer.headers["set-cookie"]
 
