@@ -46,26 +46,10 @@ def _require_browser() -> Any:
     return sync_playwright
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A uvicorn server in a thread, serving a writable copy of the sample vault."""
+def serve_in_thread(app: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a thread on a free port; yield its URL, then stop it."""
     import uvicorn
 
-    _require_browser()
-    root = tmp_path_factory.mktemp("e2e")
-    vault = root / "vault"
-    shutil.copytree(sample_vault_path(), vault)
-    (vault / "questions" / "cloud" / "cloud-0199.yaml").write_text(HOSTILE_ITEM, "utf-8")
-    (vault / "visuals" / "cloud").mkdir(parents=True)
-    (vault / "visuals" / "cloud" / "hostile.svg").write_text(HOSTILE_SVG, "utf-8")
-    app = make_app(root / "web", vault=vault)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -77,6 +61,28 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A uvicorn server in a thread, serving a writable copy of the sample vault."""
+
+    _require_browser()
+    root = tmp_path_factory.mktemp("e2e")
+    vault = root / "vault"
+    shutil.copytree(sample_vault_path(), vault)
+    (vault / "questions" / "cloud" / "cloud-0199.yaml").write_text(HOSTILE_ITEM, "utf-8")
+    (vault / "visuals" / "cloud").mkdir(parents=True)
+    (vault / "visuals" / "cloud" / "hostile.svg").write_text(HOSTILE_SVG, "utf-8")
+    app = make_app(root / "web", vault=vault)
+    yield from serve_in_thread(app)
 
 
 @pytest.fixture(scope="module")

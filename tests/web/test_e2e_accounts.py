@@ -7,14 +7,18 @@ not found for them.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from tests.web.conftest import make_app
-from tests.web.test_e2e import _answer_with_keys, _free_port, _press_button, _require_browser, _shot
+from tests.web.test_e2e import (
+    _answer_with_keys,
+    _press_button,
+    _require_browser,
+    _shot,
+    serve_in_thread,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -24,21 +28,10 @@ PASSWORD = "correct horse battery"
 @pytest.fixture(scope="module")
 def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A multi-user server (uvicorn in a thread) over the sample vault."""
-    import uvicorn
 
     _require_browser()
     app = make_app(tmp_path_factory.mktemp("e2e-accounts") / "web", multi_user=True)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            pytest.fail("the server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    yield from serve_in_thread(app)
 
 
 @pytest.fixture(scope="module")
