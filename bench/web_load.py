@@ -4,9 +4,10 @@ Starts the real server (``python -m sysdrill serve --workers N``) on 127.0.0.1 a
 free port, first on PostgreSQL with 2 workers (a throwaway cluster started here, as
 ``scripts/start-test-postgres`` does, on its own port; or ``--postgres-url``), then,
 for comparison, on a SQLite file with 1 worker. For each it drives ``--users``
-simulated learners (asyncio + httpx) for ``--seconds``: each starts a practice
-session of 20 items, then answers and rates in a loop through the JSON API, and
-starts another session when one ends. It prints throughput (reviews acknowledged
+simulated learners for ``--seconds`` (asyncio, one kept-alive connection each,
+``bench/lean_http.py``): each starts a practice session of 20 items, then
+answers and rates in a loop through the JSON API, and starts another session
+when one ends. It prints throughput (reviews acknowledged
 per second), p50/p99 latency of every request, and errors; then reads the reviews
 stored in the database and matches every acknowledged review to a stored one
 (same item, written between the request and its answer): none may be missing.
@@ -15,16 +16,21 @@ stored in the database and matches every acknowledged review to a stored one
 requests cut by the kill are counted apart (they were never acknowledged), and
 the match shows that no acknowledged review was lost.
 
-Single-user servers (the default until accounts land) share one learner among
-the simulated users, so the run raises that learner's daily limits first, gives
-each simulated user its own track and topic (:func:`vault_shares`), and serves a
-vault big enough that practice never runs dry (``--items``, a synthetic vault
-from ``bench/synthetic_vault.py``). With ``--multi-user`` each simulated
-user signs up first (:func:`sign_in`). Targets on a 2-core machine: >= 300
-reviews/s, p99 <= 100 ms, zero errors, zero lost.
+The server runs in multi-user mode: the simulated learners' accounts are
+created before the clock starts (sign-up is not what is measured), and each
+learner logs in when it arrives; they arrive one by one over the first
+``--ramp`` seconds. ``--single-user`` serves without accounts instead: the
+simulated users then share the one local learner, so the run gives each its
+own track and topic (:func:`vault_shares`) and raises that learner's daily
+limits. The vault is big enough that practice never runs dry (``--items``, a
+synthetic vault from ``bench/synthetic_vault.py``). The report gives latency
+per kind of request and the CPU time the server, PostgreSQL and the load
+generator used, since all three share the machine's cores. Targets on a
+2-core machine: >= 300 reviews/s, p99 <= 100 ms, zero errors, zero lost.
 
 Run: .venv/bin/python bench/web_load.py [--seconds 60] [--users 50] [--kill-worker]
      [--only postgresql|sqlite] [--postgres-url URL] [--items N] [--vault DIR]
+     [--single-user] [--ramp SECONDS]
 """
 
 from __future__ import annotations
@@ -36,7 +42,6 @@ import random
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,6 +57,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from lean_http import Broken, LeanClient  # noqa: E402
 from synthetic_vault import generate_vault  # noqa: E402
 
 TARGET_REVIEWS_PER_S = 300.0
@@ -151,7 +157,8 @@ def running_server(
             if server.poll() is not None:
                 raise SystemExit(f"the server stopped: see {log.name}")
             try:
-                if httpx.get(f"{url}/api/settings", timeout=60).status_code == 200:
+                # A public route: multi-user servers answer 401 elsewhere until login.
+                if httpx.get(f"{url}/api/csrf", timeout=60).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -181,43 +188,27 @@ def worker_pids(server: subprocess.Popen[str]) -> list[int]:
 # -- the simulated learners -------------------------------------------------------------------
 
 
-_CSRF_COOKIE = "sysdrill_csrf"
-_issued: dict[int, tuple[str | None, str]] = {}
-"""Per client: the CSRF cookie a token was issued for, and the token."""
+def _password(n: int) -> str:
+    return f"load-test-password-{n}"
 
 
-async def csrf_headers(client: httpx.AsyncClient) -> dict[str, str]:
-    """The ``X-CSRF-Token`` header every write needs, as an API client sends it.
-
-    A token is fetched from ``GET /api/csrf`` once, and again only when the
-    client's CSRF cookie changed (signing up or in gives the browser a new one).
-    """
-    cookie = client.cookies.get(_CSRF_COOKIE)
-    issued = _issued.get(id(client))
-    if issued is None or issued[0] != cookie:
-        answer = await client.get("/api/csrf")
-        answer.raise_for_status()
-        issued = (client.cookies.get(_CSRF_COOKIE), str(answer.json()["csrf_token"]))
-        _issued[id(client)] = issued
-    return {"X-CSRF-Token": issued[1]}
-
-
-async def sign_in(client: httpx.AsyncClient, n: int, *, multi_user: bool) -> None:
-    """Make ``client`` the simulated learner number ``n``.
-
-    Single user: nothing to do, every client studies as the local learner.
-    Multi-user: sign up as ``learner-n`` through the JSON API (the session
-    cookie stays in ``client``).
-    """
-    if not multi_user:
-        return
-    answer = await client.post(
-        "/api/signup",
-        json={"name": f"learner-{n}", "password": f"load-test-password-{n}"},
-        headers=await csrf_headers(client),
+async def sign_up(client: LeanClient, n: int) -> None:
+    """Create the account of simulated learner ``n`` (``learner-n``) and lift its limits."""
+    answer = await client.request(
+        "POST", "/api/signup", {"name": f"learner-{n}", "password": _password(n)}
     )
-    if answer.status_code >= 400:
-        raise SystemExit(f"signing up learner-{n} failed: {answer.status_code} {answer.text}")
+    if answer.status >= 400:
+        raise SystemExit(f"signing up learner-{n} failed: {answer.status} {answer.text}")
+    await lift_daily_limits(client)
+
+
+async def log_in(client: LeanClient, n: int) -> None:
+    """Log simulated learner ``n`` in (its session cookie stays in ``client``)."""
+    answer = await client.request(
+        "POST", "/api/login", {"name": f"learner-{n}", "password": _password(n)}
+    )
+    if answer.status >= 400:
+        raise Cut(f"login {answer.status}: {answer.text[:200]}", refused=True)
 
 
 def vault_shares(base_url: str, count: int) -> list[dict[str, str]]:
@@ -246,21 +237,21 @@ def vault_shares(base_url: str, count: int) -> list[dict[str, str]]:
     return [dict(zip(names, largest[n % len(largest)], strict=False)) for n in range(count)]
 
 
-async def lift_daily_limits(client: httpx.AsyncClient) -> None:
+async def lift_daily_limits(client: LeanClient) -> None:
     """Let practice introduce new items all run long (the defaults stop at 20 a day)."""
-    answer = await client.put(
-        "/api/settings",
-        json={"new_per_day": "1000000", "reviews_per_day": "1000000"},
-        headers=await csrf_headers(client),
+    answer = await client.request(
+        "PUT", "/api/settings", {"new_per_day": "1000000", "reviews_per_day": "1000000"}
     )
-    answer.raise_for_status()
+    if answer.status != 200:
+        raise SystemExit(f"lifting the daily limits failed: {answer.status} {answer.text}")
 
 
 @dataclass
 class Tally:
     """What the simulated learners saw."""
 
-    latencies_s: list[float] = field(default_factory=list)
+    latencies_s: dict[str, list[float]] = field(default_factory=dict)
+    """Per kind of request (``login``, ``start``, ``answer``, ``rate``...)."""
     acknowledged: list[tuple[str, float, float]] = field(default_factory=list)
     """(item id, sent at, answered at) of every move the server said it recorded."""
     errors: dict[str, int] = field(default_factory=dict)
@@ -272,6 +263,9 @@ class Tally:
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
 
+    def latency(self, kind: str, seconds: float) -> None:
+        self.latencies_s.setdefault(kind, []).append(seconds)
+
 
 class Cut(Exception):
     """A request that failed: its connection broke, or the server refused it."""
@@ -282,17 +276,17 @@ class Cut(Exception):
 
 
 async def _call(
-    client: httpx.AsyncClient, tally: Tally, method: str, url: str, body: Any = None
+    client: LeanClient, tally: Tally, kind: str, method: str, url: str, body: Any = None
 ) -> tuple[dict[str, Any], float, float]:
     sent = time.time()
     start = time.perf_counter()
     try:
-        answer = await client.request(method, url, json=body, headers=await csrf_headers(client))
-    except httpx.TransportError as exc:
-        raise Cut(f"{type(exc).__name__}: {exc}", refused=False) from exc
-    tally.latencies_s.append(time.perf_counter() - start)
-    if answer.status_code != 200:
-        what = f"{method} {url.rsplit('/', 1)[-1]}: {answer.status_code}"
+        answer = await client.request(method, url, body)
+    except Broken as exc:
+        raise Cut(str(exc), refused=False) from exc
+    tally.latency(kind, time.perf_counter() - start)
+    if answer.status != 200:
+        what = f"{method} {kind}: {answer.status}"
         tally.error(what)
         tally.samples.setdefault(what, answer.text[:300])
         raise Cut(answer.text[:200], refused=True)
@@ -301,7 +295,7 @@ async def _call(
 
 
 async def learner(
-    base_url: str,
+    address: tuple[str, int],
     n: int,
     tally: Tally,
     stop_at: float,
@@ -310,19 +304,25 @@ async def learner(
     multi_user: bool,
     kill: asyncio.Event,
 ) -> None:
-    """One simulated learner: practice sessions, answered and rated, until ``stop_at``."""
+    """One simulated learner: log in, then answer and rate practice sessions until ``stop_at``."""
     rng = random.Random(n)
-    limits = httpx.Limits(max_connections=1)
-    async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
-        await sign_in(client, n, multi_user=multi_user)
+    client = LeanClient(*address)
+    try:
         if multi_user:
-            await lift_daily_limits(client)
+            start = time.perf_counter()
+            try:
+                await log_in(client, n)
+            except Broken as exc:
+                raise SystemExit(f"learner-{n} could not log in: {exc}") from exc
+            tally.latency("login", time.perf_counter() - start)
         state: dict[str, Any] | None = None
         while time.monotonic() < stop_at:
             try:
                 if state is None or state["phase"] == "done":
                     body = {"kind": "practice", "limit": SESSION_ITEMS, **share}
-                    state, _, _ = await _call(client, tally, "POST", "/api/study/sessions", body)
+                    state, _, _ = await _call(
+                        client, tally, "start", "POST", "/api/study/sessions", body
+                    )
                     if state["session_id"] is None:
                         tally.empty_sessions += 1
                         tally.samples.setdefault(f"empty {share}", state["empty_message"])
@@ -340,16 +340,18 @@ async def learner(
                     tally.samples.setdefault("connection", str(cut))
                 # Where the session stands after a cut request is unknown: ask again.
                 state = await _reread(client, tally, state)
+    finally:
+        await client.close()
 
 
 async def _reread(
-    client: httpx.AsyncClient, tally: Tally, state: dict[str, Any] | None
+    client: LeanClient, tally: Tally, state: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     if state is None or state.get("session_id") is None:
         return None
     for _ in range(50):
         try:
-            found, _, _ = await _call(client, tally, "GET", _api(state))
+            found, _, _ = await _call(client, tally, "reread", "GET", _api(state))
             return found
         except Cut:
             await asyncio.sleep(0.1)
@@ -361,35 +363,51 @@ def _api(state: dict[str, Any]) -> str:
 
 
 async def _move(
-    client: httpx.AsyncClient, tally: Tally, state: dict[str, Any], rng: random.Random
+    client: LeanClient, tally: Tally, state: dict[str, Any], rng: random.Random
 ) -> dict[str, Any]:
     """Make the move the session waits for; note the review when the server recorded one."""
     phase = state["phase"]
     item = state["item"] or {}
     if phase == "answer":
         text = ANSWERS.get(item.get("mode") or "", f"an answer of learner {rng.random():.6f}")
-        after, sent, answered = await _call(
-            client, tally, "POST", f"{_api(state)}/answer", {"text": text}
-        )
+        body: dict[str, Any] = {"text": text}
     elif phase == "rate":
-        rating = rng.choice(("again", "hard", "good", "good", "easy"))
-        after, sent, answered = await _call(
-            client, tally, "POST", f"{_api(state)}/rate", {"rating": rating}
-        )
+        body = {"rating": rng.choice(("again", "hard", "good", "good", "easy"))}
     elif phase == "rubric":
-        after, sent, answered = await _call(
-            client, tally, "POST", f"{_api(state)}/rubric", {"covered": [0]}
-        )
+        body = {"covered": [0]}
     elif phase == "chain":
-        after, _, _ = await _call(client, tally, "POST", f"{_api(state)}/chain", {"accept": False})
+        after, _, _ = await _call(
+            client, tally, "chain", "POST", f"{_api(state)}/chain", {"accept": False}
+        )
         return after
     else:
         tally.error(f"unexpected phase {phase}")
         return {**state, "phase": "done"}
+    after, sent, answered = await _call(
+        client, tally, phase, "POST", f"{_api(state)}/{phase}", body
+    )
     # An item is behind the learner once its review is written (never skipped here).
     if after["done"] > state["done"]:
         tally.acknowledged.append((item["item_id"], sent, answered))
     return after
+
+
+async def prepare(address: tuple[str, int], *, users: int, multi_user: bool) -> None:
+    """Before the clock: create the learners' accounts (or lift the one learner's limits)."""
+    if not multi_user:
+        client = LeanClient(*address)
+        await lift_daily_limits(client)
+        await client.close()
+        return
+    gate = asyncio.Semaphore(4)
+
+    async def one(n: int) -> None:
+        async with gate:
+            client = LeanClient(*address, timeout_s=120)
+            await sign_up(client, n)
+            await client.close()
+
+    await asyncio.gather(*(one(n) for n in range(users)))
 
 
 async def drive(
@@ -397,17 +415,21 @@ async def drive(
     *,
     users: int,
     seconds: float,
+    ramp_s: float,
     multi_user: bool,
     kill_after_s: float | None,
     server: subprocess.Popen[str],
 ) -> tuple[Tally, float]:
-    """Run ``users`` learners for ``seconds``; returns the tally and the time taken."""
+    """Run ``users`` learners for ``seconds``; returns the tally and the time taken.
+
+    The learners arrive one by one over the first ``ramp_s`` seconds, as a
+    class does, rather than all logging in within the same millisecond.
+    """
     tally = Tally()
     kill = asyncio.Event()
-    if not multi_user:
-        # The one shared learner's limits, lifted before anyone starts a session.
-        async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
-            await lift_daily_limits(client)
+    host, port = base_url.removeprefix("http://").rsplit(":", 1)
+    address = (host, int(port))
+    await prepare(address, users=users, multi_user=multi_user)
     start = time.monotonic()
     stop_at = start + seconds
 
@@ -419,15 +441,47 @@ async def drive(
         os.kill(victim, signal.SIGKILL)
         print(f"  killed worker {victim} after {kill_after_s:.0f} s")
 
+    async def arrive(n: int, share: dict[str, str]) -> None:
+        await asyncio.sleep(ramp_s * n / max(users, 1))
+        await learner(address, n, tally, stop_at, share=share, multi_user=multi_user, kill=kill)
+
     shares = [{} for _ in range(users)] if multi_user else vault_shares(base_url, users)
-    tasks = [
-        learner(base_url, n, tally, stop_at, share=shares[n], multi_user=multi_user, kill=kill)
-        for n in range(users)
-    ]
+    tasks = [arrive(n, shares[n]) for n in range(users)]
     if kill_after_s is not None:
         tasks.append(killer())
     await asyncio.gather(*tasks)
     return tally, time.monotonic() - start
+
+
+# -- where the CPU went ---------------------------------------------------------------------
+
+
+def cpu_by_role(server: subprocess.Popen[str]) -> dict[str, float]:
+    """CPU seconds used so far by the server's processes, PostgreSQL's and this load generator.
+
+    Read from /proc (Linux): the three share the machine's cores, so the split
+    shows how much of it the load generator takes from the server.
+    """
+    tick = os.sysconf("SC_CLK_TCK")
+    server_pids = {server.pid, *worker_pids(server)}
+    found = {"server": 0.0, "postgresql": 0.0, "load generator": 0.0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            comm = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        used = (int(fields[11]) + int(fields[12])) / tick
+        pid = int(entry.name)
+        if pid in server_pids:
+            found["server"] += used
+        elif pid == os.getpid():
+            found["load generator"] += used
+        elif comm == "postgres":
+            found["postgresql"] += used
+    return found
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -454,11 +508,23 @@ def unmatched(
     return missing
 
 
-def report(name: str, tally: Tally, elapsed_s: float, stored: list[tuple[str, datetime]]) -> None:
+def _percentile(ordered: list[float], fraction: float) -> float:
+    """The ``fraction`` percentile of sorted seconds, in milliseconds (nearest rank)."""
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] * 1000
+
+
+def report(
+    name: str,
+    tally: Tally,
+    elapsed_s: float,
+    stored: list[tuple[str, datetime]],
+    cpu_s: dict[str, float],
+) -> None:
     """Print one run's figures and verdicts."""
-    ordered = sorted(tally.latencies_s)
-    p50 = statistics.median(ordered) * 1000 if ordered else float("nan")
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))] * 1000
+    ordered = sorted(s for kind in tally.latencies_s.values() for s in kind)
+    p50, p99 = _percentile(ordered, 0.5), _percentile(ordered, 0.99)
     reviews = len(tally.acknowledged)
     rate = reviews / elapsed_s
     missing = unmatched(tally.acknowledged, stored)
@@ -468,9 +534,15 @@ def report(name: str, tally: Tally, elapsed_s: float, stored: list[tuple[str, da
     verdict = "meets" if rate >= TARGET_REVIEWS_PER_S else "misses"
     print(f"  throughput {rate:6.1f} reviews/s ({verdict} >= {TARGET_REVIEWS_PER_S:.0f})")
     print(
-        f"  latency p50 {p50:6.1f} ms  p99 {p99:6.1f} ms "
+        f"  latency of every request p50 {p50:6.1f} ms  p99 {p99:6.1f} ms "
         f"({'meets' if p99 <= TARGET_P99_MS else 'misses'} p99 <= {TARGET_P99_MS:.0f} ms)"
     )
+    for kind, seconds in sorted(tally.latencies_s.items()):
+        each = sorted(seconds)
+        print(
+            f"    {kind:<7} {len(each):6d} requests  p50 {_percentile(each, 0.5):6.1f} ms  "
+            f"p99 {_percentile(each, 0.99):6.1f} ms  max {each[-1] * 1000:6.1f} ms"
+        )
     print(f"  errors {errors} {dict(sorted(tally.errors.items())) if errors else ''}".rstrip())
     for what, sample in sorted(tally.samples.items()):
         print(f"    {what}: {sample}")
@@ -482,30 +554,59 @@ def report(name: str, tally: Tally, elapsed_s: float, stored: list[tuple[str, da
         f"  reviews stored {len(stored)}; acknowledged {reviews}; "
         f"acknowledged but not stored (lost) {len(missing)}"
     )
+    spent = ", ".join(f"{role} {used:.1f} s" for role, used in cpu_s.items())
+    print(f"  CPU during the run ({os.cpu_count()} cores x {elapsed_s:.0f} s): {spent}")
+    if ordered:
+        per_request = sum(cpu_s.values()) / len(ordered) * 1000
+        print(f"  CPU per request, all processes: {per_request:.2f} ms")
+
+
+def warm_up(address: tuple[str, int], *, workers: int, multi_user: bool) -> None:
+    """Have every worker load the vault (its first request does): not what is measured."""
+
+    async def visit() -> None:
+        client = LeanClient(*address, timeout_s=120)
+        if multi_user:
+            answer = await client.request(
+                "POST", "/api/signup", {"name": "warm-up", "password": _password(-1)}
+            )
+            if answer.status >= 400:
+                raise SystemExit(f"signing up warm-up failed: {answer.status} {answer.text}")
+        for _ in range(8 * workers):
+            answer = await client.request("GET", "/api/dashboard")
+            if answer.status != 200:
+                raise SystemExit(f"warming up failed: {answer.status} {answer.text[:200]}")
+        await client.close()
+
+    asyncio.run(visit())
 
 
 def run_one(
     name: str, db_url: str, *, workers: int, vault: Path, scratch: Path, args: argparse.Namespace
 ) -> None:
     """Serve, load, report: one database and worker count."""
+    multi_user = not args.single_user
     with running_server(
-        db_url, workers=workers, vault=vault, scratch=scratch, multi_user=args.multi_user
+        db_url, workers=workers, vault=vault, scratch=scratch, multi_user=multi_user
     ) as (url, server):
-        # Every worker loads the vault on its first request: not what is measured.
-        for _ in range(8 * workers):
-            httpx.get(f"{url}/api/dashboard", timeout=120).raise_for_status()
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        warm_up((host, int(port)), workers=workers, multi_user=multi_user)
         kill_after = args.seconds / 2 if args.kill_worker and workers > 1 else None
+        before = cpu_by_role(server)
         tally, elapsed = asyncio.run(
             drive(
                 url,
                 users=args.users,
                 seconds=args.seconds,
-                multi_user=args.multi_user,
+                ramp_s=args.ramp,
+                multi_user=multi_user,
                 kill_after_s=kill_after,
                 server=server,
             )
         )
-    report(name, tally, elapsed, stored_reviews(db_url))
+        after = cpu_by_role(server)
+    cpu_s = {role: max(0.0, after[role] - before[role]) for role in after}
+    report(name, tally, elapsed, stored_reviews(db_url), cpu_s)
 
 
 def main() -> None:
@@ -515,7 +616,12 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=50, help="simulated learners at once")
     parser.add_argument("--workers", type=int, default=2, help="workers on PostgreSQL")
     parser.add_argument("--kill-worker", action="store_true", help="kill a worker half-way")
-    parser.add_argument("--multi-user", action="store_true", help="sign up each learner")
+    parser.add_argument(
+        "--single-user",
+        action="store_true",
+        help="serve without accounts: every simulated learner studies as the one local learner",
+    )
+    parser.add_argument("--ramp", type=float, default=5.0, help="seconds over which users arrive")
     parser.add_argument("--only", choices=("postgresql", "sqlite"), help="run one database")
     parser.add_argument("--postgres-url", help="use this (empty) database instead of a new one")
     parser.add_argument("--postgres-port", type=int, default=55460, help="port of the new one")

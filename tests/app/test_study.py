@@ -27,7 +27,12 @@ def test_database_url_variable_wins_over_data_dir(tmp_path, monkeypatch):
 
 
 def test_open_study_closes_the_store_when_the_user_cannot_be_opened(tmp_path, monkeypatch):
+    # The user is looked up on first use; opening a loaded vault uses it at once
+    # (its earlier state is claimed), so a failure there must not leak the store.
+    from sysdrill.app.study_vault import open_study_vault
     from sysdrill.storage import sql_store
+
+    vault = open_study_vault(cache_dir=tmp_path / "cache")
 
     closed = []
     original = sql_store.SqlStudyStore.close
@@ -42,7 +47,7 @@ def test_open_study_closes_the_store_when_the_user_cannot_be_opened(tmp_path, mo
     monkeypatch.setattr(sql_store.SqlStudyStore, "close", recording_close)
     monkeypatch.setattr(sql_store.SqlStudyStore, "ensure_user", failing_ensure_user)
     with pytest.raises(SchedulingError, match="boom"):
-        open_study(f"sqlite:///{tmp_path / 'x.db'}", vault=None, upgrade=True)
+        open_study(f"sqlite:///{tmp_path / 'x.db'}", vault=vault, upgrade=True)
     assert closed == [True]
 
 

@@ -287,3 +287,26 @@ def test_stores_opened_and_closed_from_threads_share_and_release_one_engine(sql_
     assert engines_seen == {id(holder.engine)}
     assert settings == {f"k{n}": n for n in range(8)}
     assert sql_url not in engines._ENGINES
+
+
+@pytest.mark.postgres
+def test_a_pooled_connection_dropped_while_idle_is_replaced(postgres_url, monkeypatch):
+    from sysdrill.storage import engine as engine_module
+    from sysdrill.storage.engine import upgrade_database
+
+    upgrade_database(postgres_url)
+    store = SqlStudyStore(postgres_url)
+    try:
+        user = store.ensure_user("local", now=datetime(2026, 11, 25, tzinfo=UTC))
+        with store.engine.connect() as conn:
+            pid = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+        # The database drops the pooled connection (a restart, a firewall's timeout).
+        admin = sa.create_engine(postgres_url)
+        with admin.begin() as conn:
+            conn.execute(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        admin.dispose()
+        monkeypatch.setattr(engine_module, "PING_AFTER_IDLE_S", 0.0)
+        # Tested before use, found dead and replaced: the read works.
+        assert store.ensure_user("local", now=datetime(2026, 11, 25, tzinfo=UTC)) == user
+    finally:
+        store.close()

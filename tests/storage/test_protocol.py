@@ -362,3 +362,42 @@ def test_moving_vault_state_never_merges_into_a_vault_with_state(store):
     assert not store.move_vault_state(user_id, source=VaultId("old"), target=VaultId("new"))
     assert [c.item_id for c in store.iter_cards(old)] == ["q"]
     assert [c.item_id for c in store.iter_cards(new)] == ["r"]
+
+
+def test_unit_of_work_commits_every_write_together(make_store):
+    store = make_store()
+    user = scope_of(store.ensure_user("local", now=T0))
+    with store.unit_of_work():
+        store.record_review(user, card("q-1"), review("q-1", T0))
+        store.record_review(user, card("q-2"), review("q-2", T0 + timedelta(seconds=1)))
+        # Reads inside the unit see its own writes.
+        assert store.get_card(user, "q-1") == card("q-1")
+    again = make_store()
+    assert [r.item_id for r in again.iter_reviews(user)] == ["q-1", "q-2"]
+    assert again.get_card(user, "q-2") == card("q-2")
+
+
+def test_unit_of_work_that_raises_writes_nothing(make_store):
+    store = make_store()
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-0"), review("q-0", T0))
+    with pytest.raises(RuntimeError, match="halfway"), store.unit_of_work():
+        store.record_review(user, card("q-1"), review("q-1", T0 + timedelta(seconds=1)))
+        store.put_settings(user.user_id, {"desired_retention": 0.85})
+        raise RuntimeError("the move failed halfway")
+    again = make_store()
+    assert [r.item_id for r in again.iter_reviews(user)] == ["q-0"]
+    assert again.get_card(user, "q-1") is None
+    assert "desired_retention" not in again.get_settings(user.user_id)
+    # The day's counts hold the one review that committed.
+    assert sum(day.reviews for day in again.daily_stats(user)) == 1
+
+
+def test_reviews_of_one_day_add_up_in_its_counts(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    for n in range(3):
+        at = T0 + timedelta(minutes=n)
+        store.record_review(user, card(f"q-{n}"), review(f"q-{n}", at))
+    store.record_review(user, card("q-0"), review("q-0", T0 + timedelta(days=1)))
+    days = {day.day: day.reviews for day in store.daily_stats(user)}
+    assert days == {T0.date(): 3, T0.date() + timedelta(days=1): 1}

@@ -142,7 +142,6 @@ class _MoveRecorder:
             due = self.move.get("due")
             return None if due is None else datetime.fromisoformat(due)
         assert result.rating is not None and result.graded_by is not None
-        before = self.study.store.get_card(self.study.scope, result.item.id)
         outcome = self.study.record_review(
             result.item.id,
             rating=result.rating,
@@ -153,6 +152,7 @@ class _MoveRecorder:
             session_id=self.session_id,
         )
         self.move["review_id"] = outcome.review_id
+        before = outcome.card_before
         self.move["card_before"] = None if before is None else _card_to_dict(before)
         self.move["due"] = outcome.due.isoformat()
         return outcome.due
@@ -188,6 +188,12 @@ class LiveSession(Session):
             chains=vault.chain_index,
         )
         self._move_clock.fixed = None
+
+    def rebind(self, study: StudyService, *, clock: Clock) -> None:
+        """Make the next moves through ``study`` and ``clock`` (a machine kept between requests)."""
+        self._study = study
+        self._moves_recorder.study = study
+        self._move_clock.live = clock
 
     def use_clock(self, clock: Clock) -> None:
         """Read the time of the moves from now on from ``clock`` (an interactive driver's)."""

@@ -27,6 +27,7 @@ from sysdrill.study.plans import (
     teaching_order,
 )
 from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.user_state import SessionId
 
 __all__ = [
@@ -180,7 +181,12 @@ def practice_items(study: StudyService, vault: StudyVault, *, now: datetime) -> 
     active = active_plan(study)
     plan = None if active is None else {p.name: p for p in list_plans(vault)}.get(active.name)
     if active is None or plan is None:
-        return teaching_order(vault.items, load_prerequisites(vault.root))
+        # The same for every learner of a loaded vault: worked out once.
+        return memo_for_list(
+            vault.items,
+            "teaching order",
+            lambda: tuple(teaching_order(vault.items, load_prerequisites(vault.root))),
+        )
     moment = require_utc(now)
     seen = _seen(study)
     ordered = _ordered(study, vault, plan, active, moment)

@@ -18,11 +18,13 @@ Sessions with nothing to ask are not saved: the view then has no
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import replace
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from sysdrill.app import session_cache
 from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
 from sysdrill.app.session_plans import StartOptions, assemble_plan
 from sysdrill.app.session_views import (
@@ -162,6 +164,32 @@ def _feedback(session: Session, given: Feedback | None) -> FeedbackView | None:
     )
 
 
+# -- one move, one transaction --------------------------------------------------------------
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_transaction(
+    use_case: Callable[Concatenate[StudyService, _P], _R],
+) -> Callable[Concatenate[StudyService, _P], _R]:
+    """Run a use case in one unit of work of the learner's store.
+
+    Reading the session, writing the review and saving the move then commit
+    together on one connection, or not at all: a move that fails halfway (a
+    worker killed, a conflict with another request on the same session) leaves
+    neither a review without its move nor a move without its review.
+    """
+
+    @functools.wraps(use_case)
+    def run(study: StudyService, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        # The session's machine is kept for the next move only once this one committed.
+        with session_cache.after_commit(), study.store.unit_of_work():
+            return use_case(study, *args, **kwargs)
+
+    return run
+
+
 # -- loading ---------------------------------------------------------------------------
 
 
@@ -175,7 +203,12 @@ def _load(
             "in progress with list_sessions()."
         )
     moment = require_utc(now)
-    live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
+    live = session_cache.take(study, vault, saved)
+    if live is None:
+        live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
+    else:
+        live.rebind(study, clock=lambda: moment)
+    session_cache.keep(study, vault, live)
     return saved, live
 
 
@@ -186,6 +219,7 @@ def _after(live: Any, *, now: datetime, feedback: FeedbackView | None = None) ->
 # -- the use cases -----------------------------------------------------------------------
 
 
+@_one_transaction
 def start_session(
     study: StudyService, vault: StudyVault, options: StartOptions, *, now: datetime
 ) -> SessionView:
@@ -215,9 +249,11 @@ def start_session(
     plan, started_with = with_template_draws(plan, options.to_dict(), seed)
     saved = save_new(study, plan, started_with=started_with, now=moment)
     live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
+    session_cache.keep(study, vault, live)
     return replace(_after(live, now=moment), note=note)
 
 
+@_one_transaction
 def current_prompt(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
 ) -> SessionView:
@@ -231,6 +267,7 @@ def current_prompt(
     return _after(live, now=now)
 
 
+@_one_transaction
 def answer(
     study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
 ) -> SessionView:
@@ -248,6 +285,7 @@ def answer(
     return _after(live, now=now, feedback=_feedback(live, given))
 
 
+@_one_transaction
 def answer_part(
     study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
 ) -> SessionView:
@@ -268,6 +306,7 @@ def answer_part(
     return _after(live, now=now, feedback=feedback)
 
 
+@_one_transaction
 def rate(
     study: StudyService,
     vault: StudyVault,
@@ -288,6 +327,7 @@ def rate(
     return _after(live, now=now)
 
 
+@_one_transaction
 def score_rubric(
     study: StudyService,
     vault: StudyVault,
@@ -307,6 +347,7 @@ def score_rubric(
     return _after(live, now=now)
 
 
+@_one_transaction
 def follow_chain(
     study: StudyService, vault: StudyVault, session_id: int, accept: bool, *, now: datetime
 ) -> SessionView:
@@ -321,6 +362,7 @@ def follow_chain(
     return _after(live, now=now)
 
 
+@_one_transaction
 def skip(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> SessionView:
     """Leave the current item without a review (or decline a chain offer).
 
@@ -333,6 +375,7 @@ def skip(study: StudyService, vault: StudyVault, session_id: int, *, now: dateti
     return _after(live, now=now)
 
 
+@_one_transaction
 def undo_last_rating(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
 ) -> SessionView:
@@ -375,6 +418,7 @@ def undo_last_rating(
     return _after(live, now=now)
 
 
+@_one_transaction
 def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> ReportView:
     """End a session: items not reached are reported so, the score is stored.
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sysdrill.content.vault_identity import STARTER_VAULT_ID, VaultIdentity
 from sysdrill.storage.location import default_database_url, study_database_url
 from sysdrill.study.service import StudyService
-from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, VaultId
+from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, UserId, VaultId
 
 if TYPE_CHECKING:
     from sysdrill.app.study_vault import StudyVault
@@ -99,6 +99,7 @@ def open_study(
     *,
     vault: StudyVault | VaultIdentity | None,
     user: str = "local",
+    user_id: int | None = None,
     upgrade: bool = False,
 ) -> StudyService:
     """Open the study database and return a service for one user and one vault.
@@ -114,6 +115,8 @@ def open_study(
             use of the learner's own settings only, which opens under the starter
             vault's name.
         user: Learner name; the single ``local`` user unless told otherwise.
+        user_id: The learner's database id, when known (a logged-in account's):
+            saves looking it up.
         upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
     Returns:
@@ -135,7 +138,8 @@ def open_study(
     else:
         vault_id = vault.vault_id
     try:
-        study = StudyService(store, user=user, vault_id=vault_id)
+        known = None if user_id is None else UserId(user_id)
+        study = StudyService(store, user=user, user_id=known, vault_id=vault_id)
         if vault is not None and not isinstance(vault, VaultIdentity):
             claim_earlier_state(study, vault)
         return study

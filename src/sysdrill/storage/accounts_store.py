@@ -28,6 +28,7 @@ from sysdrill.storage.engine import (
     safe_url,
 )
 from sysdrill.storage.translate import translate_errors
+from sysdrill.storage.unit_of_work import read_connection
 
 __all__ = ["AccountRow", "AccountStore"]
 
@@ -53,6 +54,13 @@ _ACCOUNT_QUERY = sa.select(
     t.accounts.c.disabled,
     t.accounts.c.created_at,
 ).join_from(t.accounts, t.users, t.accounts.c.user_id == t.users.c.id)
+# Asked on every request of a logged-in learner: built once.
+_ACCOUNT_FOR_SESSION = (
+    _ACCOUNT_QUERY.join(t.login_sessions, t.login_sessions.c.user_id == t.accounts.c.user_id)
+    .where(t.login_sessions.c.token_sha256 == sa.bindparam("b_token"))
+    .where(t.login_sessions.c.expires_at > sa.bindparam("b_now", type_=t.UtcDateTime))
+    .where(t.accounts.c.disabled.is_(False))
+)
 
 
 def _row(row: Any) -> AccountRow:
@@ -107,7 +115,7 @@ class AccountStore:
 
     @contextmanager
     def _read(self, doing: str) -> Iterator[Connection]:
-        with translate_errors(doing), self._engine.connect() as conn:
+        with translate_errors(doing), read_connection(self._engine) as conn:
             yield conn
 
     # -- accounts --------------------------------------------------------------
@@ -193,16 +201,9 @@ class AccountStore:
 
     def account_for_session(self, token_sha256: str, *, now: datetime) -> AccountRow | None:
         """The enabled account logged in with this token, if the session has not expired."""
-        query = (
-            _ACCOUNT_QUERY.join(
-                t.login_sessions, t.login_sessions.c.user_id == t.accounts.c.user_id
-            )
-            .where(t.login_sessions.c.token_sha256 == token_sha256)
-            .where(t.login_sessions.c.expires_at > now)
-            .where(t.accounts.c.disabled.is_(False))
-        )
+        params = {"b_token": token_sha256, "b_now": now}
         with self._read("reading a login session") as conn:
-            row = conn.execute(query).first()
+            row = conn.execute(_ACCOUNT_FOR_SESSION, params).first()
         return None if row is None else _row(row)
 
     def delete_login_session(self, token_sha256: str) -> None:

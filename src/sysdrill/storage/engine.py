@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -219,13 +220,38 @@ def create_study_engine(url: str) -> Engine:
                     "PostgreSQL needs its driver, which is an optional extra: "
                     "pip install 'sysdrill[postgres]'."
                 )
-            engine = sa.create_engine(parsed, pool_pre_ping=True)
+            engine = sa.create_engine(parsed)
+            _ping_after_idle(engine)
         else:
             raise StorageUnavailable(
                 f"Unsupported database {parsed.get_backend_name()!r} in {safe_url(url)}. "
                 "Use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB."
             )
     return engine
+
+
+PING_AFTER_IDLE_S = 10.0
+"""A pooled server connection idle this long is tested before it is used again."""
+
+
+def _ping_after_idle(engine: Engine) -> None:
+    # A connection that sat in the pool may have been dropped (the database
+    # restarted, a firewall timed it out): test it before use, and let the pool
+    # open a new one if it is dead. A busy server's connections are never idle
+    # that long, and testing at every checkout cost a round trip per query.
+    @sa.event.listens_for(engine, "checkin")
+    def _idle_from(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @sa.event.listens_for(engine, "checkout")
+    def _test_if_idle(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_S:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as exc:
+            raise sa.exc.DisconnectionError(str(exc)) from exc
 
 
 def _make_sqlite_transactional(engine: Engine) -> None:

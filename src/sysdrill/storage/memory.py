@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -37,6 +38,28 @@ class MemoryStudyStore:
         self._active: dict[SessionId, tuple[StudyScope, SavedSession]] = {}
         self._next_review_id = 1
         self._closed = False
+
+    @contextmanager
+    def unit_of_work(self) -> Iterator[None]:
+        """Make the calls in the block all-or-nothing: a raise puts every dict back."""
+        self._check()
+        kept = copy.deepcopy(
+            (self._users, self._cards, self._reviews, self._settings, self._sessions, self._active)
+        )
+        next_review_id = self._next_review_id
+        try:
+            yield
+        except BaseException:
+            (
+                self._users,
+                self._cards,
+                self._reviews,
+                self._settings,
+                self._sessions,
+                self._active,
+            ) = kept
+            self._next_review_id = next_review_id
+            raise
 
     def _check(self) -> None:
         if self._closed:

@@ -7,12 +7,11 @@ live here, beside :mod:`sysdrill.storage.sql_store` which runs them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.dialects import postgresql, sqlite
 
 from sysdrill.storage import schema as t
 from sysdrill.study.card_state import CardRecord, CardState
@@ -23,17 +22,20 @@ __all__ = [
     "BUMP_DAY",
     "CARD_COLUMNS",
     "DUE_CARDS",
+    "GET_ACTIVE_SESSION",
     "GET_CARD",
-    "INSERT_CARD",
+    "GET_SETTINGS",
     "INSERT_DAY",
     "INSERT_REVIEW",
-    "UPDATE_CARD",
+    "SAVE_ACTIVE_SESSION",
+    "UPSERT_CARD",
+    "UPSERT_DAY",
+    "USER_ID",
     "card_record",
     "card_row",
     "of_scope",
     "scope_params",
     "session_record",
-    "update_or_insert",
     "utc",
 ]
 
@@ -130,12 +132,6 @@ DUE_CARDS = (
     .offset(sa.bindparam("b_offset", type_=sa.Integer()))
     .limit(sa.bindparam("b_limit", type_=sa.Integer()))
 )
-UPDATE_CARD = t.cards.update().where(
-    t.cards.c.user_id == sa.bindparam("b_user_id"),
-    t.cards.c.vault_id == sa.bindparam("b_vault_id"),
-    t.cards.c.item_id == sa.bindparam("b_item_id"),
-)
-INSERT_CARD = t.cards.insert()
 INSERT_REVIEW = t.reviews.insert()
 BUMP_DAY = (
     t.review_days.update()
@@ -154,24 +150,47 @@ BUMP_DAY = (
 INSERT_DAY = t.review_days.insert()
 
 
-def update_or_insert(
-    conn: Connection,
-    update: Any,
-    update_params: Mapping[str, Any],
-    insert: Any,
-    row: Mapping[str, Any],
-) -> None:
-    """Update a row, or insert it when there is none yet.
+def _upserts(
+    table: sa.Table, keys: tuple[str, ...], *, add: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``INSERT ... ON CONFLICT DO UPDATE`` of ``table`` for each dialect, by dialect name.
 
-    Two workers may both find no row and both insert: SQLite's write lock
-    serialises them, PostgreSQL does not, so the second insert fails on the key
-    and the row the first one inserted is updated instead.
+    One statement, where an update then an insert in a savepoint took up to four
+    round trips (and a first review is a new card). Columns in ``add`` are
+    counters: the new row's values are added to the stored ones; the others replace.
     """
-    if conn.execute(update, update_params).rowcount:
-        return
-    try:
-        with conn.begin_nested():
-            conn.execute(insert, row)
-    except sa.exc.IntegrityError:
-        if conn.execute(update, update_params).rowcount == 0:
-            raise
+    found: dict[str, Any] = {}
+    for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert)):
+        statement = insert(table)
+        new = statement.excluded
+        changes = {
+            column.name: (table.c[column.name] + new[column.name])
+            if column.name in add
+            else new[column.name]
+            for column in table.c
+            if column.name not in keys
+        }
+        found[name] = statement.on_conflict_do_update(index_elements=list(keys), set_=changes)
+    return found
+
+
+UPSERT_CARD = _upserts(t.cards, ("user_id", "vault_id", "item_id"))
+"""Write a card (insert or replace), by dialect name."""
+UPSERT_DAY = _upserts(t.review_days, ("user_id", "vault_id", "day"), add=DAY_COUNTERS)
+"""Add a review to its day's counts (insert or add), by dialect name."""
+# Those of every web move too (reading the learner, the settings, the session).
+USER_ID = sa.select(t.users.c.id).where(t.users.c.name == sa.bindparam("b_name"))
+GET_SETTINGS = sa.select(t.settings.c.key, t.settings.c.value_json).where(
+    t.settings.c.user_id == sa.bindparam("b_user_id")
+)
+GET_ACTIVE_SESSION = sa.select(t.active_sessions).where(
+    t.active_sessions.c.session_id == sa.bindparam("b_session_id"),
+    t.active_sessions.c.user_id == sa.bindparam("b_user_id"),
+    t.active_sessions.c.vault_id == sa.bindparam("b_vault_id"),
+)
+SAVE_ACTIVE_SESSION = t.active_sessions.update().where(
+    t.active_sessions.c.session_id == sa.bindparam("b_session_id"),
+    t.active_sessions.c.user_id == sa.bindparam("b_user_id"),
+    t.active_sessions.c.vault_id == sa.bindparam("b_vault_id"),
+    t.active_sessions.c.revision == sa.bindparam("b_revision"),
+)

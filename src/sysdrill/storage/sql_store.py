@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -24,7 +23,6 @@ from sysdrill.storage import schema as t
 from sysdrill.storage.engine import (
     HEAD_REVISION,
     MIGRATIONS_DIR,
-    WRITE_OPTION,
     acquire_engine,
     check_schema,
     create_study_engine,
@@ -37,20 +35,24 @@ from sysdrill.storage.sql_rows import (
     BUMP_DAY,
     CARD_COLUMNS,
     DUE_CARDS,
+    GET_ACTIVE_SESSION,
     GET_CARD,
-    INSERT_CARD,
+    GET_SETTINGS,
     INSERT_DAY,
     INSERT_REVIEW,
-    UPDATE_CARD,
+    SAVE_ACTIVE_SESSION,
+    UPSERT_CARD,
+    UPSERT_DAY,
+    USER_ID,
     card_record,
     card_row,
     of_scope,
     scope_params,
     session_record,
-    update_or_insert,
     utc,
 )
 from sysdrill.storage.translate import translate_errors
+from sysdrill.storage.unit_of_work import ConnectionHolder, engine_memo
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
@@ -66,7 +68,7 @@ from sysdrill.study.user_state import (
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
 
-class SqlStudyStore:
+class SqlStudyStore(ConnectionHolder):
     """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy."""
 
     def __init__(self, url: str, *, migrate_schema: bool = False) -> None:
@@ -86,7 +88,7 @@ class SqlStudyStore:
         self.url = safe_url(url)
         self._url = url
         self._engine = acquire_engine(url)
-        self._settings_ids: dict[str, int] = {}
+        self._settings_ids = engine_memo(self._engine)
         self._closed = False
         try:
             if migrate_schema and schema_revision(self._engine) != HEAD_REVISION:
@@ -95,14 +97,6 @@ class SqlStudyStore:
         except BaseException:
             self.close()
             raise
-
-    @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        """A connection in a write transaction, committed on leaving the block."""
-        with self._engine.connect() as conn:
-            conn.execution_options(**{WRITE_OPTION: True})
-            with conn.begin():
-                yield conn
 
     @property
     def engine(self) -> Engine:
@@ -120,8 +114,8 @@ class SqlStudyStore:
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""
         query = sa.select(t.users.c.id).where(t.users.c.name == name)
-        with translate_errors(f"opening user {name!r}"), self._engine.connect() as conn:
-            known = conn.execute(query).scalar()
+        with translate_errors(f"opening user {name!r}"), self._read() as conn:
+            known = conn.execute(USER_ID, {"b_name": name}).scalar()
         if known is not None:
             # Opening a known learner reads only: no write lock, no row written.
             return UserId(int(known))
@@ -136,7 +130,7 @@ class SqlStudyStore:
         except StorageConflict:
             # Another connection created the user first (PostgreSQL does not
             # serialise the two inserts as SQLite's write lock does): use theirs.
-            with translate_errors(f"opening user {name!r}"), self._engine.connect() as conn:
+            with translate_errors(f"opening user {name!r}"), self._read() as conn:
                 created = conn.execute(query).scalar()
             if created is None:
                 raise
@@ -150,7 +144,7 @@ class SqlStudyStore:
             sa.select(sa.literal(1)).where(of_scope(table, old)).limit(1)
             for table in (t.cards, t.reviews, t.sessions)
         ]
-        with translate_errors("opening the vault's study state"), self._engine.connect() as conn:
+        with translate_errors("opening the vault's study state"), self._read() as conn:
             if all(conn.execute(query).first() is None for query in held):
                 return False
         with translate_errors("opening the vault's study state"), self._write() as conn:
@@ -168,14 +162,14 @@ class SqlStudyStore:
     def get_card(self, scope: StudyScope, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None."""
         params = {"b_user_id": scope.user_id, "b_vault_id": scope.vault_id, "b_item_id": item_id}
-        with translate_errors("reading a card"), self._engine.connect() as conn:
+        with translate_errors("reading a card"), self._read() as conn:
             row = conn.execute(GET_CARD, params).first()
         return None if row is None else card_record(row)
 
     def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user in the vault, in item-id order."""
         query = sa.select(*CARD_COLUMNS).where(of_scope(t.cards, scope)).order_by(t.cards.c.item_id)
-        with translate_errors("reading cards"), self._engine.connect() as conn:
+        with translate_errors("reading cards"), self._read() as conn:
             rows = conn.execute(query).all()
         return iter([card_record(row) for row in rows])
 
@@ -184,7 +178,7 @@ class SqlStudyStore:
         query = sa.select(t.cards.c.item_id).where(
             of_scope(t.cards, scope), t.cards.c.state != int(CardState.NEW)
         )
-        with translate_errors("reading cards"), self._engine.connect() as conn:
+        with translate_errors("reading cards"), self._read() as conn:
             return set(conn.execute(query).scalars())
 
     def due_cards(
@@ -192,7 +186,7 @@ class SqlStudyStore:
     ) -> list[CardRecord]:
         """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
         params = {"b_due_by": due_by, "b_offset": offset, "b_limit": limit, **scope_params(scope)}
-        with translate_errors("finding due cards"), self._engine.connect() as conn:
+        with translate_errors("finding due cards"), self._read() as conn:
             return [card_record(row) for row in conn.execute(DUE_CARDS, params)]
 
     def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
@@ -217,7 +211,7 @@ class SqlStudyStore:
                 0,
             ),
         ).where(of_scope(t.reviews, scope), r.reviewed_at >= since)
-        with translate_errors("counting today's reviews"), self._engine.connect() as conn:
+        with translate_errors("counting today's reviews"), self._read() as conn:
             row = conn.execute(query).one()
         return int(row[0]), int(row[1])
 
@@ -270,19 +264,13 @@ class SqlStudyStore:
         }
 
     def _upsert_card(self, conn: Connection, scope: StudyScope, card: CardRecord) -> None:
-        values = card_row(scope, card)
-        params = {k: v for k, v in values.items() if k not in ("user_id", "vault_id", "item_id")}
-        params.update(scope_params(scope), b_item_id=card.item_id)
-        update_or_insert(conn, UPDATE_CARD, params, INSERT_CARD, values)
+        conn.execute(UPSERT_CARD[conn.dialect.name], card_row(scope, card))
 
     @staticmethod
     def _bump_day(conn: Connection, scope: StudyScope, review: ReviewRecord) -> None:
-        counts = day_counts(review)
         day = review.reviewed_at.astimezone(UTC).date()
-        params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
-        params.update(scope_params(scope), b_day=day)
-        row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day, **counts}
-        update_or_insert(conn, BUMP_DAY, params, INSERT_DAY, row)
+        row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day}
+        conn.execute(UPSERT_DAY[conn.dialect.name], {**row, **day_counts(review)})
 
     def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
@@ -317,7 +305,7 @@ class SqlStudyStore:
             .where(of_scope(t.reviews, scope))
             .order_by(r.id)
         )
-        with translate_errors("reading the review log"), self._engine.connect() as conn:
+        with translate_errors("reading the review log"), self._read() as conn:
             rows = conn.execute(query).all()
         parsed: dict[str, dict[str, Any]] = {}
         for row in rows:
@@ -346,7 +334,7 @@ class SqlStudyStore:
             .where(of_scope(t.review_days, scope))
             .order_by(t.review_days.c.day)
         )
-        with translate_errors("summarising the review log"), self._engine.connect() as conn:
+        with translate_errors("summarising the review log"), self._read() as conn:
             rows = conn.execute(query).all()
         return [DailyReviewStats(row[0], *(int(value) for value in row[1:])) for row in rows]
 
@@ -354,11 +342,9 @@ class SqlStudyStore:
 
     def get_settings(self, user_id: UserId) -> dict[str, Any]:
         """Return the stored settings by key."""
-        query = sa.select(t.settings.c.key, t.settings.c.value_json).where(
-            t.settings.c.user_id == user_id
-        )
-        with translate_errors("reading settings"), self._engine.connect() as conn:
-            return {row.key: json.loads(row.value_json) for row in conn.execute(query)}
+        with translate_errors("reading settings"), self._read() as conn:
+            rows = conn.execute(GET_SETTINGS, {"b_user_id": user_id})
+            return {row.key: json.loads(row.value_json) for row in rows}
 
     def put_settings(self, user_id: UserId, values: Mapping[str, Any]) -> None:
         """Store ``values`` by key in one transaction."""
@@ -415,7 +401,7 @@ class SqlStudyStore:
     def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
         """Return the user's sessions of the vault, oldest first."""
         query = sa.select(t.sessions).where(of_scope(t.sessions, scope)).order_by(t.sessions.c.id)
-        with translate_errors("reading sessions"), self._engine.connect() as conn:
+        with translate_errors("reading sessions"), self._read() as conn:
             return [session_record(row) for row in conn.execute(query)]
 
     def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
@@ -491,13 +477,13 @@ class SqlStudyStore:
                     return
             else:
                 updated = conn.execute(
-                    t.active_sessions.update()
-                    .where(
-                        a.session_id == session.session_id,
-                        of_scope(t.active_sessions, scope),
-                        a.revision == session.revision - 1,
-                    )
-                    .values(**values)
+                    SAVE_ACTIVE_SESSION,
+                    {
+                        **values,
+                        **scope_params(scope),
+                        "b_session_id": session.session_id,
+                        "b_revision": session.revision - 1,
+                    },
                 )
                 if updated.rowcount == 1:
                     return
@@ -522,12 +508,9 @@ class SqlStudyStore:
 
     def get_active_session(self, scope: StudyScope, session_id: int) -> SavedSession | None:
         """Return the user's session in progress with that id, or None."""
-        a = t.active_sessions.c
-        query = sa.select(t.active_sessions).where(
-            a.session_id == session_id, of_scope(t.active_sessions, scope)
-        )
-        with translate_errors("reading a session in progress"), self._engine.connect() as conn:
-            row = conn.execute(query).first()
+        params = {"b_session_id": session_id, **scope_params(scope)}
+        with translate_errors("reading a session in progress"), self._read() as conn:
+            row = conn.execute(GET_ACTIVE_SESSION, params).first()
         return None if row is None else self._saved(row)
 
     def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
@@ -538,7 +521,7 @@ class SqlStudyStore:
             .where(of_scope(t.active_sessions, scope))
             .order_by(a.updated_at.desc(), a.session_id.desc())
         )
-        with translate_errors("reading sessions in progress"), self._engine.connect() as conn:
+        with translate_errors("reading sessions in progress"), self._read() as conn:
             return [self._saved(row) for row in conn.execute(query)]
 
     def delete_active_session(self, scope: StudyScope, session_id: int) -> None:

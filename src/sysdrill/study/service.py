@@ -40,6 +40,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.scheduler import new_card, review_card
+from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
 from sysdrill.study.user_state import SessionId, SessionRecord, StudyScope, UserId, VaultId
@@ -83,6 +84,8 @@ class ReviewOutcome:
     """When the item is due next (UTC)."""
     interval_days: float
     """Time from this review to the next due, in days (fractions for learning steps)."""
+    card_before: CardRecord | None = None
+    """The item's card before the review; None when it had none (undo deletes the card)."""
 
 
 class StudyService:
@@ -94,6 +97,7 @@ class StudyService:
         *,
         vault_id: VaultId,
         user: str = "local",
+        user_id: UserId | None = None,
         now: datetime | None = None,
     ):
         """Bind the service to ``store``, user ``user`` (created on first use) and a vault.
@@ -103,21 +107,22 @@ class StudyService:
             vault_id: Identity of the vault studied (``app.study_vault`` finds it);
                 cards, reviews and sessions are kept per vault, settings per user.
             user: Learner name.
+            user_id: The learner's database id when the caller already knows it
+                (a logged-in account's); looked up by name, creating the user, otherwise.
             now: Creation time recorded for a new user (UTC); the current time when None.
         """
         self._store = store
         self.user = user
-        created = require_utc(now) if now is not None else datetime.now(UTC)
-        self._user_id: UserId = store.ensure_user(user, now=created)
-        self._scope = StudyScope(self._user_id, vault_id)
-        self._settings = StudySettings.from_mapping(store.get_settings(self._user_id))
+        self._created = require_utc(now) if now is not None else datetime.now(UTC)
+        self._vault_id = vault_id
+        # Looked up on first use, so a service opened for one move asks the
+        # database inside that move's unit of work (one connection, one transaction).
+        self._scope_found = None if user_id is None else StudyScope(user_id, vault_id)
+        self._settings_found: StudySettings | None = None
         # Item ids that already have a card: choosing new items must not ask the
         # database about each of thousands of items.
         self._known: set[str] | None = None
         self._today: tuple[date, int, int] | None = None
-        self._pool_cache: (
-            tuple[Sequence[Item], ItemFilter, int, Item | None, Item | None, dict[str, Item]] | None
-        ) = None
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -143,18 +148,21 @@ class StudyService:
 
     @property
     def user_id(self) -> UserId:
-        """Database id of the learner."""
-        return self._user_id
+        """Database id of the learner (the user is created on first use)."""
+        return self.scope.user_id
 
     @property
     def vault_id(self) -> VaultId:
         """Identity of the vault whose study state this service reads and writes."""
-        return self._scope.vault_id
+        return self._vault_id
 
     @property
     def scope(self) -> StudyScope:
         """The learner and the vault: the key of the cards, reviews and sessions."""
-        return self._scope
+        if self._scope_found is None:
+            user_id = self._store.ensure_user(self.user, now=self._created)
+            self._scope_found = StudyScope(user_id, self._vault_id)
+        return self._scope_found
 
     def adopt_state(self, source: VaultId) -> bool:
         """Take over the study state kept under vault ``source``, if this vault has none.
@@ -165,9 +173,7 @@ class StudyService:
         Returns:
             Whether any state moved.
         """
-        moved = self._store.move_vault_state(
-            self._user_id, source=source, target=self._scope.vault_id
-        )
+        moved = self._store.move_vault_state(self.user_id, source=source, target=self._vault_id)
         if moved:
             self._reload()
         return moved
@@ -177,7 +183,11 @@ class StudyService:
     @property
     def settings(self) -> StudySettings:
         """The learner's settings in force."""
-        return self._settings
+        if self._settings_found is None:
+            self._settings_found = StudySettings.from_mapping(
+                self._store.get_settings(self.user_id)
+            )
+        return self._settings_found
 
     def update_settings(self, **changes: Any) -> StudySettings:
         """Validate and store changed settings (keyword per field of StudySettings).
@@ -185,10 +195,10 @@ class StudyService:
         Raises:
             SchedulingError: If a value is out of range; nothing is stored then.
         """
-        updated = self._settings.with_changes(**changes)
+        updated = self.settings.with_changes(**changes)
         mapping = updated.to_mapping()
-        self._store.put_settings(self._user_id, {key: mapping[key] for key in changes})
-        self._settings = updated
+        self._store.put_settings(self.user_id, {key: mapping[key] for key in changes})
+        self._settings_found = updated
         return updated
 
     def set_setting(self, key: str, value: str) -> StudySettings:
@@ -200,18 +210,18 @@ class StudyService:
         from sysdrill.study.settings import parse_setting
 
         parsed = parse_setting(key, value)
-        mapping = self._settings.to_mapping()
+        mapping = self.settings.to_mapping()
         mapping[key] = parsed
         updated = StudySettings.from_mapping(mapping)
-        self._store.put_settings(self._user_id, {key: updated.to_mapping()[key]})
-        self._settings = updated
+        self._store.put_settings(self.user_id, {key: updated.to_mapping()[key]})
+        self._settings_found = updated
         return updated
 
     # -- choosing items --------------------------------------------------------
 
     def _known_ids(self) -> set[str]:
         if self._known is None:
-            self._known = self._store.studied_item_ids(self._scope)
+            self._known = self._store.studied_item_ids(self.scope)
         return self._known
 
     def _today_counts(self, moment: datetime) -> tuple[int, int]:
@@ -219,34 +229,24 @@ class StudyService:
         # another process's reviews today are seen from the next UTC day on.
         day = utc_day(moment)
         if self._today is None or self._today[0] != day:
-            new, learned = self._store.count_reviews_since(self._scope, day_start(day))
+            new, learned = self._store.count_reviews_since(self.scope, day_start(day))
             self._today = (day, new, learned)
         return self._today[1], self._today[2]
 
-    def _pool(self, items: Sequence[Item], chosen: ItemFilter) -> dict[str, Item]:
+    @staticmethod
+    def _pool(items: Sequence[Item], chosen: ItemFilter) -> dict[str, Item]:
         # Sessions call next_items again and again with the same vault list;
-        # filtering ten thousand items each time would dominate the cost.
-        cached = self._pool_cache
-        if (
-            cached is not None
-            and cached[0] is items
-            and cached[1] == chosen
-            and cached[2] == len(items)
-            and (not items or (cached[3] is items[0] and cached[4] is items[-1]))
-        ):
-            return cached[5]
-        if chosen.is_empty:
-            pool: dict[str, Item] = {item.id: item for item in items}
-        else:
-            pool = {item.id: item for item in items if chosen.matches(item)}
-        first = items[0] if items else None
-        last = items[-1] if items else None
-        self._pool_cache = (items, chosen, len(items), first, last, pool)
-        return pool
+        # indexing ten thousand items each time would dominate the cost.
+        def index() -> dict[str, Item]:
+            if chosen.is_empty:
+                return {item.id: item for item in items}
+            return {item.id: item for item in items if chosen.matches(item)}
+
+        return memo_for_list(items, ("index", chosen), index)
 
     def card_state(self, item_id: str) -> CardRecord:
         """Return the item's card; a NEW, never-seen card when it was never reviewed."""
-        return self._store.get_card(self._scope, item_id) or new_card(item_id)
+        return self._store.get_card(self.scope, item_id) or new_card(item_id)
 
     def next_items(
         self,
@@ -278,9 +278,9 @@ class StudyService:
         if limit <= 0 or not by_id:
             return []
         new_done, reviews_done = self._today_counts(moment)
-        reviews_left = max(0, self._settings.reviews_per_day - reviews_done)
+        reviews_left = max(0, self.settings.reviews_per_day - reviews_done)
         due_by = moment
-        eve = deadline_eve(self._settings, now=moment)
+        eve = deadline_eve(self.settings, now=moment)
         if eve is not None and moment >= eve:
             # Deadline mode: on the eve of the interview every studied item not
             # yet seen today comes up, whatever its due date.
@@ -289,7 +289,7 @@ class StudyService:
         offset = 0
         page = limit * 2 + 8
         while len(picked) < limit:
-            cards = self._store.due_cards(self._scope, due_by=due_by, offset=offset, limit=page)
+            cards = self._store.due_cards(self.scope, due_by=due_by, offset=offset, limit=page)
             for card in cards:
                 item = by_id.get(card.item_id)
                 if item is None:
@@ -309,7 +309,7 @@ class StudyService:
             offset += page
             # Skipping (other filters, the review limit reached): read further ahead.
             page = min(page * 4, 4096)
-        new_left = max(0, self._settings.new_per_day - new_done)
+        new_left = max(0, self.settings.new_per_day - new_done)
         if len(picked) < limit and new_left > 0:
             known = self._known_ids()
             for item in by_id.values():
@@ -359,8 +359,9 @@ class StudyService:
         if duration_ms < 0:
             raise SchedulingError(f"duration_ms must be 0 or more, got {duration_ms}.")
         rating = Rating(rating)
-        before = self.card_state(item_id)
-        after = review_card(before, rating, now=moment, settings=self._settings)
+        found = self._store.get_card(self.scope, item_id)
+        before = found or new_card(item_id)
+        after = review_card(before, rating, now=moment, settings=self.settings)
         interval_before: float | None = None
         if before.due is not None and before.last_review is not None:
             interval_before = (before.due - before.last_review) / timedelta(days=1)
@@ -375,10 +376,10 @@ class StudyService:
             state_before=before.state,
             interval_before_days=interval_before,
             first_of_day=first_of_day,
-            settings=self._settings.to_mapping(),
+            settings=self.settings.to_mapping(),
             session_id=session_id,
         )
-        review_id = self._store.record_review(self._scope, after, review)
+        review_id = self._store.record_review(self.scope, after, review)
         if self._known is not None:
             self._known.add(item_id)
         if self._today is not None and self._today[0] == utc_day(moment):
@@ -398,6 +399,7 @@ class StudyService:
             previous_state=before.state,
             due=after.due,
             interval_days=(after.due - moment) / timedelta(days=1),
+            card_before=found,
         )
 
     def undo_review(self, review_id: int, *, card: CardRecord | None) -> None:
@@ -410,7 +412,7 @@ class StudyService:
         Raises:
             StorageError: If the learner has no review with that id.
         """
-        self._store.undo_review(self._scope, review_id, card=card)
+        self._store.undo_review(self.scope, review_id, card=card)
         # Today's counts and the known ids may have changed: read them afresh.
         self._known = None
         self._today = None
@@ -431,7 +433,7 @@ class StudyService:
             The id to pass to :meth:`record_review` and :meth:`finish_session`.
         """
         record = SessionRecord(kind=kind, started_at=require_utc(now), meta=dict(meta or {}))
-        return self._store.start_session(self._scope, record)
+        return self._store.start_session(self.scope, record)
 
     def finish_session(
         self, session_id: SessionId, *, now: datetime, summary: Mapping[str, Any] | None = None
@@ -441,7 +443,7 @@ class StudyService:
 
     def sessions(self) -> list[SessionRecord]:
         """Return the learner's sessions, oldest first."""
-        return self._store.list_sessions(self._scope)
+        return self._store.list_sessions(self.scope)
 
     # -- reports ---------------------------------------------------------------
 
@@ -454,7 +456,7 @@ class StudyService:
         """
         from sysdrill.study.progress import build_progress
 
-        return build_progress(self._store, self._scope, items, now=now, settings=self._settings)
+        return build_progress(self._store, self.scope, items, now=now, settings=self.settings)
 
     def deadline_workload(
         self, items: Sequence[Item], *, now: datetime, filters: ItemFilter | None = None
@@ -468,10 +470,10 @@ class StudyService:
 
         chosen = ItemFilter() if filters is None else filters
         wanted = {item.id for item in items if chosen.matches(item)}
-        cards = [card for card in self._store.iter_cards(self._scope) if card.item_id in wanted]
+        cards = [card for card in self._store.iter_cards(self.scope) if card.item_id in wanted]
         seen = {card.item_id for card in cards if card.state is not CardState.NEW}
         unseen = sum(1 for item_id in wanted if item_id not in seen)
-        return expected_workload(cards, unseen=unseen, settings=self._settings, now=now)
+        return expected_workload(cards, unseen=unseen, settings=self.settings, now=now)
 
     def export_state(self, *, now: datetime) -> dict[str, Any]:
         """Return all of the learner's state as one JSON-ready mapping (lossless).
@@ -481,7 +483,7 @@ class StudyService:
         """
         from sysdrill.study.state_io import export_user_state
 
-        return export_user_state(self._store, self._scope, user=self.user, now=now)
+        return export_user_state(self._store, self.scope, user=self.user, now=now)
 
     def import_state(
         self, data: Mapping[str, Any], *, replace: bool = False, into_vault: bool = False
@@ -505,7 +507,7 @@ class StudyService:
         from sysdrill.study.state_io import import_user_state
 
         count = import_user_state(
-            self._store, self._scope, data, replace=replace, into_vault=into_vault
+            self._store, self.scope, data, replace=replace, into_vault=into_vault
         )
         self._reload()
         return count
@@ -525,7 +527,7 @@ class StudyService:
         from sysdrill.study.staffml_progress import import_staffml_progress
 
         count = import_staffml_progress(
-            self._store, self._scope, data, now=now, settings=self._settings, replace=replace
+            self._store, self.scope, data, now=now, settings=self.settings, replace=replace
         )
         self._reload()
         return count
@@ -538,11 +540,11 @@ class StudyService:
         """
         from sysdrill.study.optimizer import fit_parameters
 
-        result = fit_parameters(self._store, self._scope)
+        result = fit_parameters(self._store, self.scope)
         self.update_settings(fsrs_parameters=result.parameters)
         return result
 
     def _reload(self) -> None:
         self._known = None
         self._today = None
-        self._settings = StudySettings.from_mapping(self._store.get_settings(self._user_id))
+        self._settings_found = None

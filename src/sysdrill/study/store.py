@@ -15,6 +15,7 @@ Every method that writes commits before it returns; a failure raises a
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -42,6 +43,16 @@ class StudyStore(Protocol):
     Sessions in progress (:class:`~sysdrill.study.sessions.saved.SavedSession`)
     are kept beside the history of sessions, one row each until they finish.
     """
+
+    def unit_of_work(self) -> AbstractContextManager[None]:
+        """A block whose calls are one transaction: all written, or none if it raises.
+
+        A learner's move (read the session, record the review, save the session)
+        runs in one, so a move that fails halfway leaves nothing behind. Methods
+        called inside still say "commits before it returns" of themselves: their
+        writes commit when the block ends.
+        """
+        ...
 
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""

@@ -87,6 +87,13 @@ def create_app(
         environment = templates().env
         for name in environment.list_templates(extensions=["html"]):
             environment.get_template(name)
+        import os
+
+        import anyio.to_thread
+
+        anyio.to_thread.current_default_thread_limiter().total_tokens = int(
+            os.environ.get("SYSDRILL_THREADS", "40")
+        )
         # One engine (pool, checked schema, compiled statements) for the process's life.
         with context.database_held():
             yield

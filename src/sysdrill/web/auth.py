@@ -107,8 +107,11 @@ def current_account(request: Request) -> Account | None:
     return account
 
 
-def require_login(request: Request) -> None:
+async def require_login(request: Request) -> None:
     """Dependency of every route: refuse anonymous requests to private routes.
+
+    A coroutine, run on the event loop: its one indexed read of the login costs
+    less than handing every request to a worker thread and back.
 
     Raises:
         NotLoggedIn: In multi-user mode, for a private route without a valid login.
@@ -122,7 +125,7 @@ def require_login(request: Request) -> None:
         raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
 
 
-def require_admin(request: Request) -> None:
+async def require_admin(request: Request) -> None:
     """Dependency of the admins' routes (imports, users, problem reports).
 
     Raises:
@@ -153,9 +156,21 @@ def request_user(request: Request) -> str:
     return account.name
 
 
-def current_study(request: Request) -> StudyService:
-    """Open the study service of the request's user in the served vault (a ``with`` block)."""
+def current_study(request: Request, *, claim: bool = True) -> StudyService:
+    """Open the study service of the request's user in the served vault (a ``with`` block).
+
+    ``claim=False`` for a move in a session in progress: the vault's earlier state
+    (:func:`sysdrill.app.study.claim_earlier_state`) was claimed when the session
+    started, so the move skips asking again.
+    """
     from sysdrill.app.study import open_study
 
     context = web_context(request)
-    return open_study(context.db_url, vault=context.load_vault(), user=request_user(request))
+    vault = context.load_vault()
+    account = current_account(request)
+    return open_study(
+        context.db_url,
+        vault=vault if claim else vault.identity,
+        user=request_user(request),
+        user_id=None if account is None else account.user_id,
+    )

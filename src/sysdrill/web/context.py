@@ -13,13 +13,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.vault import VaultCache
 
-__all__ = ["SETTLE_HEAP_MIN_ITEMS", "WebContext", "web_context"]
+__all__ = ["SETTLE_HEAP_MIN_ITEMS", "Context", "WebContext", "web_context"]
 
 SETTLE_HEAP_MIN_ITEMS = 2_000
 """Vaults from this many items up are moved out of the garbage collector's sight once loaded."""
@@ -121,6 +122,16 @@ def _settle_heap() -> None:
 
 
 def web_context(request: Request) -> WebContext:
-    """FastAPI dependency: the context of the app serving ``request``."""
+    """The context of the app serving ``request``."""
     context: WebContext = request.app.state.sysdrill
     return context
+
+
+async def _context_of(request: Request) -> WebContext:
+    # A coroutine: FastAPI runs a plain function dependency in its thread pool,
+    # a hand-off per request for what is one attribute read.
+    return web_context(request)
+
+
+Context = Annotated[WebContext, Depends(_context_of)]
+"""A route's parameter type for the app's context (``context: Context``)."""

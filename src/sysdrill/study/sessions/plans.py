@@ -14,6 +14,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.sessions.chains import ChainIndex, chain_items
 from sysdrill.study.sessions.engine import SessionKind, SessionPlan
 from sysdrill.study.sessions.new_items import NewItemAllowance, hold_back_new
+from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.sessions.selection import daily_items, deck_items, filter_items, studyable
 
 __all__ = [
@@ -104,7 +105,12 @@ def practice_plan(
     Raises:
         DeckNotFound: If the filter names an unknown deck.
     """
-    pool = filter_items(items, decks, item_filter)
+    pool = memo_for_list(
+        items,
+        ("practice pool", item_filter),
+        lambda: tuple(filter_items(items, decks, item_filter)),
+        pins=(decks,),
+    )
     chosen = study.next_items(pool, now=now, limit=limit)
     # One card read per item: the limits and the title both ask which items are new.
     new_ids = {item.id for item in chosen if study.card_state(item.id).never_seen}

@@ -34,7 +34,7 @@ from sysdrill.web.auth import (
     session_token,
     set_session_cookie,
 )
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.csrf import renew_csrf_cookie
 from sysdrill.web.errors import status_for
 from sysdrill.web.templating import render_page
@@ -42,7 +42,6 @@ from sysdrill.web.templating import render_page
 __all__ = ["router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 ADMIN = [Depends(require_admin)]
 _SINGLE_USER = (
     "This server runs without accounts (single-user mode); "

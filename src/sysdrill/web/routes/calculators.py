@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
@@ -19,14 +19,12 @@ from sysdrill.errors import HardwareNotFound, UsageError
 from sysdrill.napkin.calculators.spec import Calculator, CalculatorResult, Fill, Kind
 from sysdrill.web.calc_charts import memory_bars, roofline_plot
 from sysdrill.web.charts import svg_data_uri
-from sysdrill.web.context import WebContext, web_context
 from sysdrill.web.item_view import claim_rows
 from sysdrill.web.templating import render_page
 
 __all__ = ["CalculatorIn", "NapkinIn", "router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 
 FEATURED = ("roofline", "training-memory", "ring-allreduce", "tree-allreduce")
 """Calculators the index page puts first."""

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sysdrill.web.auth import current_study
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.templating import render_page
 
 __all__ = ["dashboard_data", "router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 
 
 def dashboard_data(request: Request, context: WebContext) -> dict[str, Any]:

@@ -9,9 +9,7 @@ slipped in cannot run as a page.
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse
 
@@ -21,12 +19,11 @@ from sysdrill.content.media import (
     media_type_of_name,
     sniff_media_type,
 )
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context
 
 __all__ = ["router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 
 _HEADERS = {
     "X-Content-Type-Options": "nosniff",

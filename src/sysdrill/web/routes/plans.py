@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import current_study
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.templating import render_page
 
 __all__ = ["plans_view", "router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 
 
 class StartPlanBody(BaseModel):

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sysdrill.study.progress import ProgressReport
 from sysdrill.web.auth import current_study
 from sysdrill.web.charts import render_chart
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.templating import render_page
 
 __all__ = ["learner_progress", "router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 ChartName = Literal["coverage", "reviews", "retention", "forecast"]
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import request_user, require_admin
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.problem_reports import MESSAGE_LIMIT_CHARS, add_report, list_reports
 from sysdrill.web.routes.vault import find_item
 from sysdrill.web.templating import render_page
@@ -19,7 +19,6 @@ __all__ = ["ReportIn", "router"]
 router = APIRouter()
 # Reports name their senders: only admins (the vault's authors) read them.
 ADMIN = [Depends(require_admin)]
-Context = Annotated[WebContext, Depends(web_context)]
 
 
 class ReportIn(BaseModel):

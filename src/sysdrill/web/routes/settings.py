@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import current_study
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.csrf import FIELD_NAME
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 
 
 def _shown(value: Any) -> str:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from starlette.responses import RedirectResponse, Response
 
@@ -31,13 +31,12 @@ from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
 from sysdrill.web.auth import current_study
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 
 _RATINGS = (
     ("again", "Again", "1"),
@@ -60,9 +59,11 @@ def _vault(request: Request, context: WebContext) -> StudyVault:
 
 
 @contextmanager
-def _open(request: Request, context: WebContext) -> Iterator[tuple[StudyService, StudyVault]]:
+def _open(
+    request: Request, context: WebContext, *, claim: bool = True
+) -> Iterator[tuple[StudyService, StudyVault]]:
     vault = _vault(request, context)
-    with current_study(request) as study:
+    with current_study(request, claim=claim) as study:
         yield study, vault
 
 
@@ -72,14 +73,14 @@ Move = Callable[[StudyService, StudyVault, datetime], Any]
 
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
     """Make ``move``, then show the session again (post, redirect, get)."""
-    with _open(request, context) as (study, vault):
+    with _open(request, context, claim=False) as (study, vault):
         move(study, vault, context.now())
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
 
 
 def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
     """Make ``move`` and return its view as JSON."""
-    with _open(request, context) as (study, vault):
+    with _open(request, context, claim=False) as (study, vault):
         found: dict[str, Any] = move(study, vault, context.now()).to_dict()
     return found
 

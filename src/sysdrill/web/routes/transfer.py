@@ -15,7 +15,7 @@ from sysdrill.content.enums import Level, Status, Track
 from sysdrill.interop.import_report import ImportReport
 from sysdrill.web.auth import require_admin
 from sysdrill.web.browse import choice
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.templating import render_page
 from sysdrill.web.uploads import discard_upload, stage_upload, staged_upload
 
@@ -24,7 +24,6 @@ __all__ = ["EXPORT_SUFFIXES", "router"]
 router = APIRouter()
 # Importing changes the vault every learner studies: admins only (multi-user mode).
 ADMIN = [Depends(require_admin)]
-Context = Annotated[WebContext, Depends(web_context)]
 Text = Annotated[str | None, Query()]
 
 EXPORT_SUFFIXES: dict[str, str] = {

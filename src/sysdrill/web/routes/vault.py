@@ -15,7 +15,7 @@ from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
 from sysdrill.web.auth import current_study
 from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_facets
-from sysdrill.web.context import WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
 from sysdrill.web.templating import render_page
@@ -23,7 +23,6 @@ from sysdrill.web.templating import render_page
 __all__ = ["browse_params", "find_item", "router"]
 
 router = APIRouter()
-Context = Annotated[WebContext, Depends(web_context)]
 Limit = Annotated[int, Query(ge=1, le=1000, description="Most items listed.")]
 Text = Annotated[str | None, Query()]
 
