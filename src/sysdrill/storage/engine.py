@@ -30,6 +30,8 @@ from sysdrill.storage.translate import translate_errors
 __all__ = [
     "HEAD_REVISION",
     "MIGRATIONS_DIR",
+    "PING_AFTER_IDLE_S",
+    "POOL_SIZE",
     "REVISIONS",
     "WRITE_OPTION",
     "acquire_engine",
@@ -220,7 +222,9 @@ def create_study_engine(url: str) -> Engine:
                     "PostgreSQL needs its driver, which is an optional extra: "
                     "pip install 'sysdrill[postgres]'."
                 )
-            engine = sa.create_engine(parsed)
+            engine = sa.create_engine(
+                parsed, pool_size=POOL_SIZE, max_overflow=POOL_SIZE // 2
+            )
             _ping_after_idle(engine)
         else:
             raise StorageUnavailable(
@@ -230,6 +234,8 @@ def create_study_engine(url: str) -> Engine:
     return engine
 
 
+POOL_SIZE = 16
+"""Connections a process keeps open to a database server (half as many more at a peak)."""
 PING_AFTER_IDLE_S = 10.0
 """A pooled server connection idle this long is tested before it is used again."""
 

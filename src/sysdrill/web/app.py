@@ -87,13 +87,13 @@ def create_app(
         environment = templates().env
         for name in environment.list_templates(extensions=["html"]):
             environment.get_template(name)
-        import os
-
         import anyio.to_thread
 
-        anyio.to_thread.current_default_thread_limiter().total_tokens = int(
-            os.environ.get("SYSDRILL_THREADS", "40")
-        )
+        from sysdrill.storage.engine import POOL_SIZE
+
+        # No more requests at work at once than the pool has connections: a move
+        # holds one for its transaction, and one process runs one thread at a time.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = POOL_SIZE
         # One engine (pool, checked schema, compiled statements) for the process's life.
         with context.database_held():
             yield
