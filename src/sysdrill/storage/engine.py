@@ -55,6 +55,7 @@ REVISIONS = (
     "0004_accounts",
     "0005_server_secrets",
     "0006_vault_keyed_state",
+    "0007_personal_decks",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

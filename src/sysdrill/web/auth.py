@@ -156,6 +156,8 @@ def request_user(request: Request) -> str:
 def current_study(request: Request) -> StudyService:
     """Open the study service of the request's user in the served vault (a ``with`` block)."""
     from sysdrill.app.study import open_study
+    from sysdrill.web.studied_vault import studied_vault
 
     context = web_context(request)
-    return open_study(context.db_url, vault=context.load_vault(), user=request_user(request))
+    user = request_user(request)
+    return open_study(context.db_url, vault=studied_vault(request, user=user), user=user)
