@@ -97,6 +97,9 @@ def test_the_owner_practises_a_personal_deck_and_nobody_else_sees_it(
     assert rated.status_code == 200, rated.text
     assert "HBM-PERSONAL" in ann.get(f"/items/{FIRST}").text
     assert ann.get("/api/items", params={"deck": "gpu"}).json()["total"] == 2
+    ann_total = ann.get("/api/dashboard").json()["items_total"]
+    assert ann_total == bob.get("/api/dashboard").json()["items_total"] + 2
+    assert ann.get("/api/progress").json()["items_total"] == ann_total
     # Bob sees none of it: not the item, not the deck, not a session over it.
     assert bob.get(f"/items/{FIRST}").status_code == 404
     assert bob.get(f"/api/items/{FIRST}").status_code == 404
