@@ -88,8 +88,13 @@ def test_a_reloaded_shared_vault_is_merged_again(
     cache = PersonalVaultCache()
     first = cache.studied_vault(shared, db_url=db_url, user="ann")
     reloaded = open_study_vault(sample_vault_path(), cache_dir=tmp_path / "cache")
+    _import(cards, db_url, shared, "bob")
+    cache.studied_vault(shared, db_url=db_url, user="bob")
+    assert len(cache) == 2
     again = cache.studied_vault(reloaded, db_url=db_url, user="ann")
     assert again is not first and again.items[0] is reloaded.items[0]
+    # Bob's merge of the old vault is dropped with it.
+    assert len(cache) == 1
 
 
 def test_a_personal_item_whose_id_the_shared_vault_gained_is_left_out(

@@ -81,6 +81,7 @@ class PersonalVaultCache:
         """Keep at most ``max_learners`` merged vaults."""
         self._max = max_learners
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._shared: StudyVault | None = None
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -109,6 +110,8 @@ class PersonalVaultCache:
             deck_names=tuple(deck.name for deck in decks),
         )
         with self._lock:
+            if shared is not self._shared:
+                return entry.merged  # reloaded meanwhile: serve it, keep nothing old
             self._entries[user] = entry
             self._entries.move_to_end(user)
             while len(self._entries) > self._max:
@@ -125,6 +128,11 @@ class PersonalVaultCache:
 
     def _held(self, user: str, version: int, shared: StudyVault) -> _Entry | None:
         with self._lock:
+            if shared is not self._shared:
+                # The shared vault was reloaded: drop every merge of the old one at
+                # once, rather than keep old vaults alive until each learner returns.
+                self._entries.clear()
+                self._shared = shared
             entry = self._entries.get(user)
             if entry is None or entry.version != version or entry.shared is not shared:
                 return None
