@@ -29,3 +29,22 @@ def vault() -> StudyVault:
 @pytest.fixture
 def study() -> StudyService:
     return StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=START)
+
+
+@pytest.fixture
+def personal_db_url(tmp_path: Path) -> str:
+    """A migrated SQLite study database (the personal deck tests)."""
+    from sysdrill.storage.engine import upgrade_database
+
+    url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    upgrade_database(url)
+    return url
+
+
+@pytest.fixture
+def sample_shared(tmp_path: Path) -> StudyVault:
+    """The bundled sample vault, as the shared vault of a multi-user server."""
+    from sysdrill.app.study_vault import open_study_vault
+    from sysdrill.content.sample import sample_vault_path
+
+    return open_study_vault(sample_vault_path(), cache_dir=tmp_path / "cache")

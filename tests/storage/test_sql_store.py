@@ -139,7 +139,9 @@ def _write_racing_another_worker(store, insert, row, write):
     writer = threading.Thread(target=lambda: outcome.append(write()))
     writer.start()
     waiting = sa.text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
-    with store.engine.connect() as watch:
+    # Autocommit: each poll is its own transaction, so it sees a fresh pg_stat_activity
+    # (inside one transaction PostgreSQL keeps the first snapshot, and the loop spun).
+    with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as watch:
         while watch.execute(waiting).scalar() == 0 and writer.is_alive():
             pass  # the writer now waits on the key for the other worker
     other_transaction.commit()

@@ -34,7 +34,9 @@ PASSWORD = "correct horse battery"
 B_ANSWER = "B-SECRET-ANSWER-31337"
 B_REPORT = "B-SECRET-REPORT-4242"
 B_DEADLINE = "2031-07-19"
-B_MARKERS = (B_ANSWER, B_REPORT, B_DEADLINE, B_NAME)
+B_CARD = "B-SECRET-CARD-9731"
+B_DECK = "bravo-private"
+B_MARKERS = (B_ANSWER, B_REPORT, B_DEADLINE, B_NAME, B_CARD)
 """Strings only B's data holds: none may appear in a response to A."""
 
 FORM: dict[str, str] = {
@@ -75,6 +77,9 @@ STUDY_TABLES = (
     schema.active_sessions,
     schema.review_days,
     schema.accounts,
+    schema.personal_decks,
+    schema.personal_items,
+    schema.personal_deck_versions,
 )
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
@@ -154,7 +159,22 @@ def _b_studies(bob: TestClient) -> dict[str, Any]:
     report = {"kind": "typo", "message": B_REPORT}
     assert bob.post("/api/items/cloud-0103/reports", json=report).status_code == 201
     assert bob.put("/api/settings", json={"deadline": B_DEADLINE}).status_code == 200
-    return {"session_id": (done, open_quiz), "name": B_NAME}
+    cards = f"Front,Back\n{B_CARD} what?,an answer\n".encode()
+    deck = bob.post(
+        "/api/personal-decks",
+        files={"source": ("cards.csv", cards, "text/csv")},
+        data={"title": B_DECK},
+    )
+    assert deck.status_code == 201, deck.text
+    assert deck.json()["renamed"] == {}
+    personal_item = "global-flashcard-0001"
+    assert B_CARD in bob.get(f"/api/items/{personal_item}").text
+    return {
+        "session_id": (done, open_quiz),
+        "name": B_NAME,
+        "deck": B_DECK,
+        "personal_item": personal_item,
+    }
 
 
 def _snapshot(db_url: str, name: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -187,9 +207,16 @@ def _urls(path: str, b_ids: dict[str, Any]) -> list[str]:
     """The path with B's ids in it (one URL per B session), or plain values elsewhere."""
     if "session_id" in path:
         return [path.replace("{session_id}", str(s)) for s in b_ids["session_id"]]
+    if "{item_id}" in path and "personal_item" in b_ids:
+        # B's reviewed item of the shared vault, and B's personal item.
+        shared_only = {k: v for k, v in b_ids.items() if k != "personal_item"}
+        items = (b_ids["item_id"], b_ids["personal_item"])
+        return [url for i in items for url in _urls(path, {**shared_only, "item_id": i})]
     values = {"item_id": b_ids["item_id"], "file_name": "x.svg"}
     if path.startswith("/admin/") or path.startswith("/api/admin/"):
         values["name"] = b_ids["name"]
+    elif "decks" in path:
+        values["name"] = b_ids.get("deck", B_DECK)
     elif "charts" in path:
         values["name"] = "coverage"
     else:
@@ -227,6 +254,7 @@ def test_a_learner_cannot_read_or_change_another_learners_data(
     assert alice.post("/api/signup", json={"name": A_NAME, "password": PASSWORD}).status_code == 201
     before = _snapshot(db_url, B_NAME)
     assert before["reviews"] and before["active_sessions"] and before["settings"]
+    assert before["personal_decks"] and before["personal_items"]
     walked = 0
     for method, path in _routes(app):
         for url in _urls(path, b_ids):
@@ -239,13 +267,20 @@ def test_a_learner_cannot_read_or_change_another_learners_data(
                 assert marker not in response.headers.get("location", ""), where
             if "{session_id}" in path or path.startswith(("/admin/", "/api/admin/")):
                 assert 400 <= response.status_code < 500, where
+            if "decks/{name}" in path:
+                assert response.status_code == 404, where
             _keep_logged_in(alice, A_NAME)
     assert walked >= len(_routes(app))
+    # A cannot practise B's personal deck either.
+    practice = alice.post("/api/study/sessions", json={"kind": "practice", "deck": B_DECK})
+    assert B_CARD not in practice.text
     assert _snapshot(db_url, B_NAME) == before
     # B still sees all of it.
     assert B_ANSWER in bob.get(f"/sessions/{b_ids['session_id'][1]}").text
     settings = {s["key"]: s["shown"] for s in bob.get("/api/settings").json()["settings"]}
     assert settings["deadline"] == B_DEADLINE
+    assert [d["name"] for d in bob.get("/api/personal-decks").json()["decks"]] == [B_DECK]
+    assert B_CARD in bob.get(f"/items/{b_ids['personal_item']}").text
 
 
 def test_anonymous_requests_to_private_routes_go_to_the_login_page_or_get_401(

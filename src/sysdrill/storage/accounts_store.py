@@ -9,26 +9,15 @@ live in :mod:`sysdrill.app.accounts`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
 
 from sysdrill.errors import AccountExists, StorageConflict
 from sysdrill.storage import schema as t
-from sysdrill.storage.engine import (
-    WRITE_OPTION,
-    acquire_engine,
-    check_schema,
-    release_engine,
-    safe_url,
-)
-from sysdrill.storage.translate import translate_errors
-from sysdrill.storage.unit_of_work import read_connection
+from sysdrill.storage.engine_store import EngineStore
 
 __all__ = ["AccountRow", "AccountStore"]
 
@@ -74,49 +63,8 @@ def _row(row: Any) -> AccountRow:
     )
 
 
-class AccountStore:
+class AccountStore(EngineStore):
     """Account rows over the process's engine for one database URL."""
-
-    def __init__(self, url: str) -> None:
-        """Open the database at ``url`` (it must be migrated: ``sysdrill db upgrade``).
-
-        Raises:
-            StorageUnavailable: If the database cannot be opened.
-            MigrationError: If the schema is behind or newer than this sysdrill.
-        """
-        self.url = safe_url(url)
-        self._url = url
-        self._engine = acquire_engine(url)
-        self._closed = False
-        try:
-            check_schema(self._engine, url)
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self) -> None:
-        """Release the engine."""
-        if not self._closed:
-            self._closed = True
-            release_engine(self._url, self._engine)
-
-    def __enter__(self) -> AccountStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @contextmanager
-    def _write(self, doing: str) -> Iterator[Connection]:
-        with translate_errors(doing), self._engine.connect() as conn:
-            conn.execution_options(**{WRITE_OPTION: True})
-            with conn.begin():
-                yield conn
-
-    @contextmanager
-    def _read(self, doing: str) -> Iterator[Connection]:
-        with translate_errors(doing), read_connection(self._engine) as conn:
-            yield conn
 
     # -- accounts --------------------------------------------------------------
 

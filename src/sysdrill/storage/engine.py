@@ -58,6 +58,7 @@ REVISIONS = (
     "0004_accounts",
     "0005_server_secrets",
     "0006_vault_keyed_state",
+    "0007_personal_decks",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]
@@ -222,9 +223,7 @@ def create_study_engine(url: str) -> Engine:
                     "PostgreSQL needs its driver, which is an optional extra: "
                     "pip install 'sysdrill[postgres]'."
                 )
-            engine = sa.create_engine(
-                parsed, pool_size=POOL_SIZE, max_overflow=POOL_SIZE // 2
-            )
+            engine = sa.create_engine(parsed, pool_size=POOL_SIZE, max_overflow=POOL_SIZE // 2)
             _ping_after_idle(engine)
         else:
             raise StorageUnavailable(

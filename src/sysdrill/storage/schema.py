@@ -23,6 +23,9 @@ __all__ = [
     "login_failures",
     "login_sessions",
     "metadata",
+    "personal_deck_versions",
+    "personal_decks",
+    "personal_items",
     "review_days",
     "reviews",
     "scheduler_settings",
@@ -246,3 +249,42 @@ server_secrets = sa.Table(
     sa.Column("created_at", UtcDateTime, nullable=False),
 )
 """Secrets generated once per database, so every worker on it signs alike (CSRF key)."""
+
+personal_decks = sa.Table(
+    "personal_decks",
+    metadata,
+    sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("title", sa.String(300), nullable=False),
+    sa.Column("source_name", sa.String(300), nullable=False),
+    sa.Column("format", sa.String(40), nullable=False),
+    sa.Column("item_count", sa.Integer(), nullable=False),
+    sa.Column("imported_at", UtcDateTime, nullable=False),
+    sa.UniqueConstraint("user_id", "name", name="uq_personal_decks_user_name"),
+)
+"""Decks a learner imported for themselves (multi-user web app); only they see them."""
+
+personal_items = sa.Table(
+    "personal_items",
+    metadata,
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("item_id", sa.String(300), primary_key=True),
+    sa.Column("deck_id", sa.Integer(), sa.ForeignKey("personal_decks.id"), nullable=False),
+    sa.Column("position", sa.Integer(), nullable=False),
+    sa.Column("item_json", sa.Text(), nullable=False),
+    sa.Index("ix_personal_items_deck_id", "deck_id"),
+)
+"""The items of personal decks, as validated item mappings in JSON (one id per learner)."""
+
+personal_deck_versions = sa.Table(
+    "personal_deck_versions",
+    metadata,
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("version", sa.Integer(), nullable=False),
+)
+"""A counter per learner, raised by every import or deletion of a personal deck.
+
+Each worker caches a learner's merged vault under this number, so a change made
+through any worker is seen by all of them at their next request.
+"""

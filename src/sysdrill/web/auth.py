@@ -164,13 +164,15 @@ def current_study(request: Request, *, claim: bool = True) -> StudyService:
     started, so the move skips asking again.
     """
     from sysdrill.app.study import open_study
+    from sysdrill.web.studied_vault import studied_vault
 
     context = web_context(request)
-    vault = context.load_vault()
+    user = request_user(request)
+    vault = studied_vault(request, user=user)
     account = current_account(request)
     return open_study(
         context.db_url,
         vault=vault if claim else vault.identity,
-        user=request_user(request),
+        user=user,
         user_id=None if account is None else account.user_id,
     )

@@ -17,6 +17,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from sysdrill.app.personal_vault import PersonalVaultCache
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.vault import VaultCache
 
@@ -40,6 +41,8 @@ class WebContext:
             otherwise every request is the single ``local`` learner.
         vaults: The loaded and compiled vault, kept between requests until its
             files change (shared by every page; safe under threads).
+        personal: Learners' merged vaults (shared vault plus personal decks),
+            multi-user mode only (``app/personal_vault.py``).
     """
 
     vault: Path
@@ -49,11 +52,13 @@ class WebContext:
     clock: Callable[[], datetime]
     multi_user: bool = False
     vaults: VaultCache = field(init=False, repr=False)
+    personal: PersonalVaultCache = field(init=False, repr=False)
     _settled: list[StudyVault | None] = field(init=False, repr=False)
     _settle_lock: threading.Lock = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "vaults", VaultCache(cache_dir=self.cache_dir))
+        object.__setattr__(self, "personal", PersonalVaultCache())
         object.__setattr__(self, "_settled", [None])
         object.__setattr__(self, "_settle_lock", threading.Lock())
 

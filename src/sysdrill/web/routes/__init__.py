@@ -20,5 +20,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.plans",
     "sysdrill.web.routes.media",
     "sysdrill.web.routes.account",
+    "sysdrill.web.routes.personal",
 )
 """Router modules; one that does not exist yet (a page in progress) is left out."""

@@ -7,8 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from sysdrill.web.auth import current_study
+from sysdrill.web.auth import current_study, request_user
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.studied_vault import studied_vault
 from sysdrill.web.templating import render_page
 
 __all__ = ["dashboard_data", "router"]
@@ -21,7 +22,7 @@ def dashboard_data(request: Request, context: WebContext) -> dict[str, Any]:
     from sysdrill.app.progress import progress_summary
     from sysdrill.app.sessions import list_sessions
 
-    vault = context.load_vault()
+    vault = studied_vault(request, user=request_user(request))
     now = context.now()
     with current_study(request) as study:
         report = progress_summary(study, vault, now=now)

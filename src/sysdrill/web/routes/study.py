@@ -30,8 +30,9 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
-from sysdrill.web.auth import current_study
+from sysdrill.web.auth import current_study, request_user
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.studied_vault import personal_deck_names, studied_vault
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
@@ -54,8 +55,8 @@ _CONFIDENCE = (
 
 
 def _vault(request: Request, context: WebContext) -> StudyVault:
-    """The served vault, kept loaded by the app instance until its files change."""
-    return context.load_vault()
+    """The served vault (with the learner's personal decks), kept loaded by the app instance."""
+    return studied_vault(request, user=request_user(request))
 
 
 @contextmanager
@@ -148,6 +149,8 @@ def _start_context(context: WebContext, study: StudyService, vault: StudyVault) 
 def _start_page(request: Request, context: WebContext, only: str | None) -> Response:
     with _open(request, context) as (study, vault):
         values = _start_context(context, study, vault)
+    # The learner's personal decks after the shared ones (multi-user mode).
+    values["decks"] = [*values["decks"], *personal_deck_names(request, vault, user=study.user)]
     return render_page(request, "study/start.html", {**values, "only": only})
 
 

@@ -13,11 +13,12 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
-from sysdrill.web.auth import current_study
+from sysdrill.web.auth import current_study, request_user
 from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
+from sysdrill.web.studied_vault import personal_deck_names, studied_vault
 from sysdrill.web.templating import render_page
 
 __all__ = ["browse_params", "find_item", "router"]
@@ -53,11 +54,16 @@ def find_item(vault: StudyVault, item_id: str) -> Item:
     raise QuestionNotFound(f"no item with id '{item_id}'{hint}")
 
 
+def _learners_vault(request: Request) -> StudyVault:
+    """The shared vault with the learner's personal decks (multi-user mode)."""
+    return studied_vault(request, user=request_user(request))
+
+
 def _browse(
-    context: WebContext, limit: int, given: dict[str, str | None]
+    request: Request, context: WebContext, limit: int, given: dict[str, str | None]
 ) -> tuple[BrowseFilters, BrowseResult]:
     filters = BrowseFilters.parse(**given)
-    vault = context.load_vault()
+    vault = _learners_vault(request)
     compiled = note = None
     if filters.q:
         try:
@@ -68,6 +74,9 @@ def _browse(
     facets = context.vaults.derived(
         context.vault, "browse-facets", lambda v: browse_facets(v.items, v.decks)
     )
+    own = personal_deck_names(request, vault, user=request_user(request))
+    if own:
+        facets = {**facets, "deck": sorted({*facets["deck"], *own})}
     return filters, browse(
         filters,
         items=vault.items,
@@ -104,7 +113,7 @@ Filters = Annotated[dict[str, str | None], Depends(browse_params)]
 @router.get("/vault", include_in_schema=False)
 def vault_page(request: Request, context: Context, given: Filters, limit: Limit = 200) -> Response:
     """The vault browser page."""
-    filters, result = _browse(context, limit, given)
+    filters, result = _browse(request, context, limit, given)
     return render_page(
         request,
         "vault.html",
@@ -113,14 +122,16 @@ def vault_page(request: Request, context: Context, given: Filters, limit: Limit 
 
 
 @router.get("/api/items", tags=["vault"])
-def items_api(context: Context, given: Filters, limit: Limit = 200) -> dict[str, Any]:
+def items_api(
+    request: Request, context: Context, given: Filters, limit: Limit = 200
+) -> dict[str, Any]:
     """Items passing the filters; with ``q``, ranked by full-text relevance."""
-    filters, result = _browse(context, limit, given)
+    filters, result = _browse(request, context, limit, given)
     return {"filters": filters.to_dict(), **result.to_dict()}
 
 
-def _item_view(context: WebContext, item_id: str) -> ItemView:
-    vault = context.load_vault()
+def _item_view(request: Request, context: WebContext, item_id: str) -> ItemView:
+    vault = _learners_vault(request)
     # A parametric item is shown with its example draw, never its raw {placeholders};
     # practice draws fresh numbers each session.
     item = shown_item(find_item(vault, item_id))
@@ -130,14 +141,14 @@ def _item_view(context: WebContext, item_id: str) -> ItemView:
 @router.get("/items/{item_id}", include_in_schema=False)
 def item_page(request: Request, context: Context, item_id: str, reported: bool = False) -> Response:
     """The item page: scenario, question, options, reveal, checked napkin math, chains."""
-    view = _item_view(context, item_id)
+    view = _item_view(request, context, item_id)
     return render_page(request, "item.html", {"v": view, "reported": reported})
 
 
 @router.get("/api/items/{item_id}", tags=["vault"])
-def item_api(context: Context, item_id: str) -> dict[str, Any]:
+def item_api(request: Request, context: Context, item_id: str) -> dict[str, Any]:
     """One item with its checked napkin-math claims and its chains."""
-    return _item_view(context, item_id).to_dict()
+    return _item_view(request, context, item_id).to_dict()
 
 
 def _explore(request: Request, context: WebContext) -> list[dict[str, Any]]:

@@ -1,0 +1,226 @@
+"""Personal decks: a learner imports a file into a deck only they see (multi-user server).
+
+The shared vault is the admin's and read-only to learners. A learner's personal
+decks are kept in the study database (:mod:`sysdrill.storage.personal_store`),
+never in the vault folder, so every worker serves them.
+
+An import reads the file with the vault importer itself (every format
+``sysdrill import`` reads, with its archive safety limits), into a scratch vault
+folder that is thrown away: the items are validated there exactly as an admin's
+import would be, then stored in the database in one transaction. Nothing is
+stored if anything fails.
+
+Item ids: the importer gives ids from the item's track and kind
+(``global-flashcard-0001``), which the shared vault may already use. An item
+whose id is taken (by the shared vault or by another of the learner's decks)
+is renamed to the first free ``<id>-p<n>`` (``-p1``, ``-p2``...) and the import
+reports each renaming; refusing would turn away most Anki decks. If the shared
+vault later gains an id a personal item has, the shared item wins and the
+personal one is left out until the deck is imported again
+(:mod:`sysdrill.app.personal_vault`).
+
+Deleting a deck deletes its items; their study state (cards, reviews) is kept,
+so importing the deck again continues where the learner stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sysdrill.app.study_vault import StudyVault
+from sysdrill.errors import DeckNotFound, HostileInput, ImportFailed, StorageConflict
+from sysdrill.storage.location import study_database_url
+from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore
+
+__all__ = [
+    "MAX_DECKS_PER_LEARNER",
+    "MAX_DECK_ITEMS",
+    "PersonalDeck",
+    "PersonalImport",
+    "delete_personal_deck",
+    "import_personal_deck",
+    "list_personal_decks",
+]
+
+MAX_DECK_ITEMS = 5_000
+"""Most items one personal deck may hold (the upload itself is limited as an admin's is)."""
+MAX_DECKS_PER_LEARNER = 50
+"""Most personal decks one learner may keep."""
+_RENAME_MARK = "-p"
+
+
+PersonalDeck = PersonalDeckRow
+"""One of a learner's personal decks: name (as sessions' ``deck=`` uses it), title,
+source file, format, item count and import time (UTC)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PersonalImport:
+    """What importing a personal deck stored."""
+
+    deck: PersonalDeck
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Items whose id was taken: the importer's id -> the id stored."""
+    skipped: list[str] = field(default_factory=list)
+    """Parts of the source the importer skipped, with the reason."""
+    notes: list[str] = field(default_factory=list)
+    """Remarks: media left out, the importer's notes."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {
+            "deck": self.deck.to_dict(),
+            "renamed": dict(self.renamed),
+            "skipped": list(self.skipped),
+            "notes": list(self.notes),
+        }
+
+
+def list_personal_decks(db_url: str | None, *, user: str) -> list[PersonalDeck]:
+    """The personal decks of ``user``, by name."""
+    with PersonalDeckStore(study_database_url(db_url)) as store:
+        return store.list_decks(user)
+
+
+def delete_personal_deck(db_url: str | None, *, user: str, name: str) -> None:
+    """Delete the personal deck ``name`` of ``user`` (its study state is kept).
+
+    Raises:
+        DeckNotFound: If ``user`` has no personal deck of that name (another
+            learner's deck of that name is never touched).
+    """
+    with PersonalDeckStore(study_database_url(db_url)) as store:
+        if not store.delete_deck(user, name):
+            raise DeckNotFound(
+                f"You have no personal deck named {name!r}; GET /api/personal-decks lists yours."
+            )
+
+
+def _shared_deck_names(shared: StudyVault) -> set[str]:
+    return {deck.name for deck in shared.decks} | {i.deck for i in shared.items if i.deck}
+
+
+def _free_id(item_id: str, taken: set[str]) -> str:
+    number = 1
+    while f"{item_id}{_RENAME_MARK}{number}" in taken:
+        number += 1
+    return f"{item_id}{_RENAME_MARK}{number}"
+
+
+def _stored_items(
+    raws: Iterable[dict[str, Any]], taken: set[str]
+) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """Each item's final id and JSON, renaming the ids in ``taken`` (which grows)."""
+    stored: list[tuple[str, str]] = []
+    renamed: dict[str, str] = {}
+    for raw in raws:
+        item_id = str(raw["id"])
+        if item_id in taken:
+            renamed[item_id] = _free_id(item_id, taken)
+            raw = {**raw, "id": renamed[item_id]}
+        taken.add(str(raw["id"]))
+        stored.append((str(raw["id"]), json.dumps(raw, ensure_ascii=False, default=str)))
+    return stored, renamed
+
+
+def import_personal_deck(
+    source: Path,
+    *,
+    db_url: str | None,
+    user: str,
+    shared: StudyVault,
+    title: str | None = None,
+    format: str = "auto",
+    now: datetime,
+) -> PersonalImport:
+    """Import ``source`` into a new personal deck of ``user``: all of it, or nothing.
+
+    Args:
+        source: The uploaded file (any format ``sysdrill import`` reads).
+        db_url: The study database URL (None for the default one).
+        user: The learner.
+        shared: The shared vault (its ids and deck names are taken).
+        title: The deck's title; the file's name (without suffix) when blank.
+        format: A format name, or ``auto`` to detect it.
+        now: The import time (UTC).
+
+    Raises:
+        ImportFailed: If the file cannot be read, holds nothing to import, or the
+            deck name is taken (by the shared vault or another of the learner's decks).
+        HostileInput: If the file or the deck is too large, or an archive lies.
+        ContentInvalid: If an item does not validate.
+        UsageError: If ``format`` is unknown.
+    """
+    from sysdrill.app.interop import import_items
+    from sysdrill.content.loader import load_vault
+
+    deck_title = (title or "").strip() or source.stem or "imported"
+    with tempfile.TemporaryDirectory(prefix="sysdrill-personal-") as scratch:
+        # A throwaway vault: the importer validates and lays out items as for the
+        # shared vault, and nothing of it outlives this call.
+        into = Path(scratch) / "vault"
+        report = import_items(
+            source, into=into, format=format, deck=deck_title, audit=False, now=now
+        )
+        loaded = load_vault(into)
+        raws = [dict(f.raw) for f in loaded.files if f.item is not None]
+        if len(raws) != len(loaded.files):
+            raise ImportFailed(
+                f"{len(loaded.files) - len(raws)} imported item(s) do not load; "
+                "fix the source, nothing was stored"
+            )
+        media = [path for path in report.written if path.startswith("media/")]
+    name = report.deck or deck_title
+    if not raws:
+        raise ImportFailed(f"nothing to import from '{source.name}'; check the file")
+    if len(raws) > MAX_DECK_ITEMS:
+        raise HostileInput(
+            f"the deck has {len(raws)} items; a personal deck holds at most {MAX_DECK_ITEMS}, "
+            "so split the file"
+        )
+    if name in _shared_deck_names(shared):
+        raise ImportFailed(
+            f"the shared vault already has a deck named {name!r}; choose another deck title"
+        )
+    url = study_database_url(db_url)
+    with PersonalDeckStore(url) as store:
+        existing = store.list_decks(user)
+        if any(deck.name == name for deck in existing):
+            raise ImportFailed(
+                f"you already have a personal deck named {name!r}; delete it first "
+                "or choose another deck title"
+            )
+        if len(existing) >= MAX_DECKS_PER_LEARNER:
+            raise ImportFailed(
+                f"you have {len(existing)} personal decks, the most one learner may keep; "
+                "delete one first"
+            )
+        taken = set(shared.by_id) | store.item_ids(user)
+        items, renamed = _stored_items(raws, taken)
+        row = PersonalDeckRow(
+            name=name,
+            title=deck_title,
+            source_name=source.name,
+            format=report.format,
+            item_count=len(items),
+            imported_at=now,
+        )
+        try:
+            store.add_deck(user, row, items, now=now)
+        except StorageConflict as exc:
+            # Two imports of one learner at once: the database's keys decided.
+            raise ImportFailed(
+                f"another import of yours stored a deck named {name!r} or the same item ids "
+                "just now; list your decks and try again"
+            ) from exc
+    notes = [note.message for note in report.notes if not note.skipped]
+    if media:
+        notes.append(f"{len(media)} media file(s) of the source are not kept in personal decks")
+    skipped = [f"{outcome.key}: {outcome.reason}" for outcome in report.outcomes if outcome.reason]
+    return PersonalImport(deck=row, renamed=renamed, skipped=skipped, notes=notes)

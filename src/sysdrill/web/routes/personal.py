@@ -1,0 +1,160 @@
+"""My decks: a learner's personal decks (upload, list, delete) and their JSON twin.
+
+Multi-user mode only: the admin's import (``/import``) changes the shared vault,
+which learners only read; a learner imports a file into a deck of their own,
+kept in the database (``app/personal_decks.py``), that only they study and see.
+In single-user mode personal decks are off, as the one learner imports into the
+vault itself: the page sends them to ``/import``, the list is empty with
+``"enabled": false``, and an upload or deletion answers 403.
+
+An upload is imported in the request that brings it (no preview step), so no
+worker keeps it beyond that request.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from sysdrill.app.personal_decks import (
+    MAX_DECK_ITEMS,
+    MAX_DECKS_PER_LEARNER,
+    PersonalImport,
+    delete_personal_deck,
+    import_personal_deck,
+    list_personal_decks,
+)
+from sysdrill.errors import NotPermitted
+from sysdrill.web.auth import request_user
+from sysdrill.web.context import Context, WebContext, web_context
+from sysdrill.web.templating import render_page
+from sysdrill.web.uploads import UPLOAD_LIMIT_BYTES, discard_upload, stage_upload
+
+__all__ = ["router"]
+
+
+def _require_multi_user(request: Request) -> None:
+    """Dependency: personal decks exist on multi-user servers only.
+
+    Raises:
+        NotPermitted: In single-user mode.
+    """
+    if not web_context(request).multi_user:
+        raise NotPermitted(
+            "Personal decks are for multi-user servers; in single-user mode import "
+            "into your vault at /import."
+        )
+
+
+router = APIRouter()
+MULTI_USER = [Depends(_require_multi_user)]
+Upload = Annotated[UploadFile, File()]
+TitleField = Annotated[str, Form()]
+FormatField = Annotated[str, Form()]
+
+
+def _formats() -> list[str]:
+    from sysdrill.interop.formats import FORMAT_NAMES
+
+    return ["auto", *FORMAT_NAMES]
+
+
+def _import(
+    request: Request, context: WebContext, source: UploadFile, title: str, format: str
+) -> PersonalImport:
+    """Stage the upload (size-limited), import it into a new personal deck, drop the file."""
+    token, path = stage_upload(context.data_dir, source.filename, source.file)
+    try:
+        return import_personal_deck(
+            path,
+            db_url=context.db_url,
+            user=request_user(request),
+            shared=context.load_vault(),
+            title=title or Path(source.filename or "").stem,
+            format=format,
+            now=context.now(),
+        )
+    finally:
+        discard_upload(context.data_dir, token)
+
+
+def _page(
+    request: Request, context: WebContext, imported: PersonalImport | None = None
+) -> Response:
+    decks = list_personal_decks(context.db_url, user=request_user(request))
+    return render_page(
+        request,
+        "my_decks.html",
+        {
+            "decks": decks,
+            "imported": imported,
+            "formats": _formats(),
+            "limits": {
+                "upload_mib": UPLOAD_LIMIT_BYTES // (1024 * 1024),
+                "items": MAX_DECK_ITEMS,
+                "decks": MAX_DECKS_PER_LEARNER,
+            },
+        },
+    )
+
+
+@router.get("/my-decks", include_in_schema=False)
+def my_decks_page(request: Request, context: Context) -> Response:
+    """Your personal decks, with the form that imports another (single-user: ``/import``)."""
+    if not context.multi_user:
+        return RedirectResponse("/import", status_code=303)
+    return _page(request, context)
+
+
+@router.post("/my-decks", dependencies=MULTI_USER, include_in_schema=False)
+def import_form(
+    request: Request,
+    context: Context,
+    source: Upload,
+    title: TitleField = "",
+    format: FormatField = "auto",
+) -> Response:
+    """Import the uploaded file into a new personal deck, then list your decks."""
+    imported = _import(request, context, source, title, format)
+    return _page(request, context, imported)
+
+
+@router.post("/my-decks/{name}/delete", dependencies=MULTI_USER, include_in_schema=False)
+def delete_form(request: Request, context: Context, name: str) -> Response:
+    """Delete one of your personal decks (your study state of its items is kept)."""
+    delete_personal_deck(context.db_url, user=request_user(request), name=name)
+    return RedirectResponse("/my-decks", status_code=303)
+
+
+@router.get("/api/personal-decks", tags=["personal decks"])
+def decks_api(request: Request, context: Context) -> dict[str, Any]:
+    """Your personal decks, by name (``enabled`` is false in single-user mode)."""
+    if not context.multi_user:
+        return {"enabled": False, "decks": []}
+    decks = list_personal_decks(context.db_url, user=request_user(request))
+    return {"enabled": True, "decks": [deck.to_dict() for deck in decks]}
+
+
+@router.post(
+    "/api/personal-decks", status_code=201, dependencies=MULTI_USER, tags=["personal decks"]
+)
+def import_api(
+    request: Request,
+    context: Context,
+    source: Upload,
+    title: TitleField = "",
+    format: FormatField = "auto",
+) -> Response:
+    """Import a file (any import format) into a new personal deck only you see."""
+    imported = _import(request, context, source, title, format)
+    return JSONResponse(imported.to_dict(), status_code=201)
+
+
+@router.delete("/api/personal-decks/{name}", dependencies=MULTI_USER, tags=["personal decks"])
+def delete_api(request: Request, context: Context, name: str) -> dict[str, Any]:
+    """Delete one of your personal decks (your study state of its items is kept)."""
+    delete_personal_deck(context.db_url, user=request_user(request), name=name)
+    return {"deleted": name}
