@@ -139,3 +139,27 @@ def test_threads_asking_at_once_all_get_the_learners_items(
     for thread in threads:
         thread.join()
     assert found == [MINE] * 6
+
+
+def test_the_deck_version_read_with_the_login_spares_a_query(
+    db_url: str, shared: StudyVault, cards: Path
+) -> None:
+    from sysdrill.app.accounts import open_accounts
+
+    with open_accounts(db_url) as accounts:
+        accounts.add("ann", "a long enough password", now=NOW)
+        login = accounts.login("ann", "a long enough password", address="10.0.0.1", now=NOW)
+        before = accounts.account_for_token(login.token, now=NOW)
+        _import(cards, db_url, shared, "ann")
+        after = accounts.account_for_token(login.token, now=NOW)
+    assert before is not None and before.deck_version == 0
+    assert after is not None and after.deck_version == 1
+    cache = PersonalVaultCache()
+    # Version 0: the shared vault, without opening the database at all.
+    unreachable = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+    assert cache.studied_vault(shared, db_url=unreachable, user="ann", version=0) is shared
+    merged = cache.studied_vault(shared, db_url=db_url, user="ann", version=after.deck_version)
+    assert [i.id for i in merged.items][-2:] == MINE
+    # Kept under that version: served again without the database.
+    again = cache.studied_vault(shared, db_url=unreachable, user="ann", version=1)
+    assert again is merged

@@ -207,6 +207,9 @@ class Account:
     disabled: bool
     created_at: datetime
     """When the account was created (UTC)."""
+    deck_version: int = 0
+    """The personal deck version read with the login (0: no personal decks); only
+    lookups by login token fill it in."""
 
     @property
     def is_admin(self) -> bool:
@@ -231,6 +234,7 @@ class Account:
             role=Role(row.role),
             disabled=row.disabled,
             created_at=row.created_at,
+            deck_version=row.deck_version,
         )
 
 

@@ -87,15 +87,36 @@ class PersonalVaultCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def studied_vault(self, shared: StudyVault, *, db_url: str | None, user: str) -> StudyVault:
+    def studied_vault(
+        self,
+        shared: StudyVault,
+        *,
+        db_url: str | None,
+        user: str,
+        version: int | None = None,
+    ) -> StudyVault:
         """What ``user`` studies: ``shared`` itself, or it merged with their decks.
+
+        Args:
+            shared: The vault every learner shares.
+            db_url: The study database.
+            user: The learner.
+            version: Their deck version when the caller read it already (with the
+                login); read here otherwise.
 
         Raises:
             StorageError: If the database cannot be read.
         """
+        if version == 0:
+            return shared
+        if version is not None:
+            held = self._held(user, version, shared)
+            if held is not None:
+                return held.merged
         url = study_database_url(db_url)
         with PersonalDeckStore(url) as store:
-            version = store.deck_version(user)
+            if version is None:
+                version = store.deck_version(user)
             if version == 0:
                 return shared
             held = self._held(user, version, shared)

@@ -33,6 +33,8 @@ class AccountRow:
     disabled: bool
     created_at: datetime
     """When the account was created (UTC)."""
+    deck_version: int = 0
+    """The learner's personal deck version (0: none), read with the login."""
 
 
 _ACCOUNT_QUERY = sa.select(
@@ -43,9 +45,17 @@ _ACCOUNT_QUERY = sa.select(
     t.accounts.c.disabled,
     t.accounts.c.created_at,
 ).join_from(t.accounts, t.users, t.accounts.c.user_id == t.users.c.id)
-# Asked on every request of a logged-in learner: built once.
+# Asked on every request of a logged-in learner: built once. It brings the
+# learner's personal deck version along, which every such request needs next.
 _ACCOUNT_FOR_SESSION = (
-    _ACCOUNT_QUERY.join(t.login_sessions, t.login_sessions.c.user_id == t.accounts.c.user_id)
+    _ACCOUNT_QUERY.add_columns(
+        sa.func.coalesce(t.personal_deck_versions.c.version, 0).label("deck_version")
+    )
+    .join(t.login_sessions, t.login_sessions.c.user_id == t.accounts.c.user_id)
+    .outerjoin(
+        t.personal_deck_versions,
+        t.personal_deck_versions.c.user_id == t.accounts.c.user_id,
+    )
     .where(t.login_sessions.c.token_sha256 == sa.bindparam("b_token"))
     .where(t.login_sessions.c.expires_at > sa.bindparam("b_now", type_=t.UtcDateTime))
     .where(t.accounts.c.disabled.is_(False))
@@ -60,6 +70,7 @@ def _row(row: Any) -> AccountRow:
         role=str(row.role),
         disabled=bool(row.disabled),
         created_at=row.created_at,
+        deck_version=int(getattr(row, "deck_version", 0) or 0),
     )
 
 

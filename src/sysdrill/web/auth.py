@@ -23,8 +23,10 @@ from sysdrill.app.accounts import Account, LoginSession, open_accounts
 from sysdrill.errors import NotLoggedIn, NotPermitted
 from sysdrill.web.context import web_context
 from sysdrill.web.security import set_cookie
+from sysdrill.web.studied_vault import studied_vault
 
 if TYPE_CHECKING:
+    from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.service import StudyService
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "client_address",
     "current_account",
     "current_study",
+    "learner_vault",
     "request_user",
     "require_admin",
     "require_login",
@@ -156,6 +159,19 @@ def request_user(request: Request) -> str:
     return account.name
 
 
+def learner_vault(request: Request) -> StudyVault:
+    """The vault the request's learner studies: the shared one with their personal decks.
+
+    Their personal deck version came with the login's lookup: no second query.
+    """
+    account = current_account(request)
+    return studied_vault(
+        request,
+        user=request_user(request),
+        deck_version=None if account is None else account.deck_version,
+    )
+
+
 def current_study(request: Request, *, claim: bool = True) -> StudyService:
     """Open the study service of the request's user in the served vault (a ``with`` block).
 
@@ -164,11 +180,10 @@ def current_study(request: Request, *, claim: bool = True) -> StudyService:
     started, so the move skips asking again.
     """
     from sysdrill.app.study import open_study
-    from sysdrill.web.studied_vault import studied_vault
 
     context = web_context(request)
     user = request_user(request)
-    vault = studied_vault(request, user=user)
+    vault = learner_vault(request)
     account = current_account(request)
     return open_study(
         context.db_url,

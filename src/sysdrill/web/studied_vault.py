@@ -16,12 +16,13 @@ from sysdrill.web.context import web_context
 __all__ = ["personal_deck_names", "studied_vault"]
 
 
-def studied_vault(request: Request, *, user: str) -> StudyVault:
+def studied_vault(request: Request, *, user: str, deck_version: int | None) -> StudyVault:
     """The vault of the request's learner ``user`` (looked up once per request).
 
-    ``user`` is :func:`sysdrill.web.auth.request_user` (passed in: ``auth`` opens
-    the study service with this vault). A learner without personal decks gets the
-    shared vault object itself, after one indexed read of their deck version.
+    Routes ask :func:`sysdrill.web.auth.learner_vault`, which passes ``user``
+    (:func:`sysdrill.web.auth.request_user`) and ``deck_version`` (read with the
+    login; None to read it here). A learner without personal decks gets the
+    shared vault object itself (their deck version came with the login).
     """
     found = getattr(request.state, "studied_vault", None)
     if isinstance(found, StudyVault):
@@ -29,7 +30,9 @@ def studied_vault(request: Request, *, user: str) -> StudyVault:
     context = web_context(request)
     vault = context.load_vault()
     if context.multi_user:
-        vault = context.personal.studied_vault(vault, db_url=context.db_url, user=user)
+        vault = context.personal.studied_vault(
+            vault, db_url=context.db_url, user=user, version=deck_version
+        )
     request.state.studied_vault = vault
     return vault
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 __all__ = ["ROUTER_MODULES"]
 
 ROUTER_MODULES: tuple[str, ...] = (
+    # Routes are matched in this order, and a busy server's requests are mostly
+    # moves in study sessions: their routes first.
+    "sysdrill.web.routes.study",
     "sysdrill.web.routes.dashboard",
     "sysdrill.web.routes.vault",
     "sysdrill.web.routes.progress",
@@ -16,7 +19,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.transfer",
     "sysdrill.web.routes.settings",
     "sysdrill.web.routes.reports",
-    "sysdrill.web.routes.study",
     "sysdrill.web.routes.plans",
     "sysdrill.web.routes.media",
     "sysdrill.web.routes.account",

@@ -7,9 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from sysdrill.web.auth import current_study, request_user
+from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.context import Context, WebContext
-from sysdrill.web.studied_vault import studied_vault
 from sysdrill.web.templating import render_page
 
 __all__ = ["dashboard_data", "router"]
@@ -22,7 +21,7 @@ def dashboard_data(request: Request, context: WebContext) -> dict[str, Any]:
     from sysdrill.app.progress import progress_summary
     from sysdrill.app.sessions import list_sessions
 
-    vault = studied_vault(request, user=request_user(request))
+    vault = learner_vault(request)
     now = context.now()
     with current_study(request) as study:
         report = progress_summary(study, vault, now=now)

@@ -8,10 +8,9 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from sysdrill.study.progress import ProgressReport
-from sysdrill.web.auth import current_study, request_user
+from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.charts import render_chart
 from sysdrill.web.context import Context, WebContext
-from sysdrill.web.studied_vault import studied_vault
 from sysdrill.web.templating import render_page
 
 __all__ = ["learner_progress", "router"]
@@ -22,7 +21,7 @@ ChartName = Literal["coverage", "reviews", "retention", "forecast"]
 
 def learner_progress(request: Request, context: WebContext) -> ProgressReport:
     """The learner's progress over the served vault."""
-    items = studied_vault(request, user=request_user(request)).items
+    items = learner_vault(request).items
     with current_study(request) as study:
         return study.progress(items, now=context.now())
 

@@ -30,9 +30,9 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
-from sysdrill.web.auth import current_study, request_user
+from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.context import Context, WebContext
-from sysdrill.web.studied_vault import personal_deck_names, studied_vault
+from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
@@ -56,7 +56,7 @@ _CONFIDENCE = (
 
 def _vault(request: Request, context: WebContext) -> StudyVault:
     """The served vault (with the learner's personal decks), kept loaded by the app instance."""
-    return studied_vault(request, user=request_user(request))
+    return learner_vault(request)
 
 
 @contextmanager

@@ -13,12 +13,12 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
-from sysdrill.web.auth import current_study, request_user
+from sysdrill.web.auth import current_study, learner_vault, request_user
 from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
-from sysdrill.web.studied_vault import personal_deck_names, studied_vault
+from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
 
 __all__ = ["browse_params", "find_item", "router"]
@@ -56,7 +56,7 @@ def find_item(vault: StudyVault, item_id: str) -> Item:
 
 def _learners_vault(request: Request) -> StudyVault:
     """The shared vault with the learner's personal decks (multi-user mode)."""
-    return studied_vault(request, user=request_user(request))
+    return learner_vault(request)
 
 
 def _browse(
