@@ -30,7 +30,7 @@ generator used, since all three share the machine's cores. Targets on a
 
 Run: .venv/bin/python bench/web_load.py [--seconds 60] [--users 50] [--kill-worker]
      [--only postgresql|sqlite] [--postgres-url URL] [--items N] [--vault DIR]
-     [--single-user] [--ramp SECONDS]
+     [--single-user] [--ramp SECONDS] [--threads N]
 """
 
 from __future__ import annotations
@@ -114,6 +114,16 @@ def _free_port() -> int:
         return port
 
 
+def sa_port(db_url: str) -> int | None:
+    """The port of a PostgreSQL URL (5432 when it names none); None for SQLite."""
+    import sqlalchemy as sa
+
+    url = sa.make_url(db_url)
+    if url.get_backend_name() != "postgresql":
+        return None
+    return url.port or 5432
+
+
 def stored_reviews(db_url: str) -> list[tuple[str, datetime]]:
     """Every review in the study database: (item id, reviewed at, UTC)."""
     import sqlalchemy as sa
@@ -134,13 +144,13 @@ def stored_reviews(db_url: str) -> list[tuple[str, datetime]]:
 
 @contextmanager
 def running_server(
-    db_url: str, *, workers: int, vault: Path, scratch: Path, multi_user: bool
+    db_url: str, *, workers: int, threads: int, vault: Path, scratch: Path, multi_user: bool
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``sysdrill serve`` on a free port until the block ends; yields its URL and process."""
     scratch.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     command = [sys.executable, "-m", "sysdrill", "serve", "--port", str(port), "--db", db_url]
-    command += ["--workers", str(workers), "--vault", str(vault)]
+    command += ["--workers", str(workers), "--vault", str(vault), "--threads", str(threads)]
     if multi_user:
         command.append("--multi-user")
     environ = {
@@ -456,31 +466,49 @@ async def drive(
 # -- where the CPU went ---------------------------------------------------------------------
 
 
-def cpu_by_role(server: subprocess.Popen[str]) -> dict[str, float]:
-    """CPU seconds used so far by the server's processes, PostgreSQL's and this load generator.
+def cpu_by_role(server: subprocess.Popen[str], pg_port: int | None) -> dict[str, float]:
+    """CPU seconds used so far by the server's processes, its PostgreSQL's and this load generator.
 
     Read from /proc (Linux): the three share the machine's cores, so the split
-    shows how much of it the load generator takes from the server.
+    shows how much of it the load generator takes from the server. PostgreSQL's
+    share is its postmaster on ``pg_port`` and every backend of it, those that
+    ended included (counted in the postmaster's children's time).
     """
     tick = os.sysconf("SC_CLK_TCK")
     server_pids = {server.pid, *worker_pids(server)}
-    found = {"server": 0.0, "postgresql": 0.0, "load generator": 0.0}
+    found = {"server": 0.0, "load generator": 0.0}
+    stats: dict[int, tuple[int, list[str]]] = {}
+    postmaster = None
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            comm = (entry / "comm").read_text().strip()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        used = (int(fields[11]) + int(fields[12])) / tick
         pid = int(entry.name)
+        stats[pid] = (int(fields[1]), fields)
+        used = (int(fields[11]) + int(fields[12])) / tick
         if pid in server_pids:
             found["server"] += used
         elif pid == os.getpid():
             found["load generator"] += used
-        elif comm == "postgres":
-            found["postgresql"] += used
+        elif (
+            pg_port is not None
+            and command[0].endswith(b"/postgres")
+            and str(pg_port).encode() in command
+        ):
+            postmaster = pid
+    if postmaster is not None:
+        own = stats[postmaster][1]
+        total = sum(int(own[i]) for i in (11, 12, 13, 14))
+        total += sum(
+            int(fields[11]) + int(fields[12])
+            for parent, fields in stats.values()
+            if parent == postmaster
+        )
+        found["postgresql"] = total / tick
     return found
 
 
@@ -587,12 +615,18 @@ def run_one(
     """Serve, load, report: one database and worker count."""
     multi_user = not args.single_user
     with running_server(
-        db_url, workers=workers, vault=vault, scratch=scratch, multi_user=multi_user
+        db_url,
+        workers=workers,
+        threads=args.threads,
+        vault=vault,
+        scratch=scratch,
+        multi_user=multi_user,
     ) as (url, server):
         host, port = url.removeprefix("http://").rsplit(":", 1)
         warm_up((host, int(port)), workers=workers, multi_user=multi_user)
         kill_after = args.seconds / 2 if args.kill_worker and workers > 1 else None
-        before = cpu_by_role(server)
+        pg_port = sa_port(db_url)
+        before = cpu_by_role(server, pg_port)
         tally, elapsed = asyncio.run(
             drive(
                 url,
@@ -604,8 +638,8 @@ def run_one(
                 server=server,
             )
         )
-        after = cpu_by_role(server)
-    cpu_s = {role: max(0.0, after[role] - before[role]) for role in after}
+        after = cpu_by_role(server, pg_port)
+    cpu_s = {role: max(0.0, after[role] - before.get(role, 0.0)) for role in after}
     report(name, tally, elapsed, stored_reviews(db_url), cpu_s)
 
 
@@ -615,6 +649,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of each run")
     parser.add_argument("--users", type=int, default=50, help="simulated learners at once")
     parser.add_argument("--workers", type=int, default=2, help="workers on PostgreSQL")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (--threads)")
     parser.add_argument("--kill-worker", action="store_true", help="kill a worker half-way")
     parser.add_argument(
         "--single-user",

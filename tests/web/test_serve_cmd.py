@@ -25,7 +25,7 @@ def test_serve_upgrades_the_database_prints_the_url_and_serves(
     result = run_cli("serve", "--port", "8123", "--db", db_url)
     assert result.exit_code == 0, result.stderr
     assert "http://127.0.0.1:8123/" in result.stdout
-    assert f"database: {db_url}; 1 worker; single user" in result.stdout
+    assert f"database: {db_url}; 1 worker of 4 threads; single user" in result.stdout
     assert (served["host"], served["port"], served["workers"]) == ("127.0.0.1", 8123, 1)
     with TestClient(served["app"]) as client:
         assert client.get("/api/dashboard").json()["items_total"] > 0
@@ -100,15 +100,18 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
 
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     vault = sample_vault_path()
-    result = run_cli("serve", "--workers", "3", "--db", db_url, "--vault", str(vault))
+    result = run_cli(
+        "serve", "--workers", "3", "--threads", "4", "--db", db_url, "--vault", str(vault)
+    )
     assert result.exit_code == 0, result.stderr
-    assert f"database: {db_url}; 3 workers; single user" in result.stdout
+    assert f"database: {db_url}; 3 workers of 4 threads; single user" in result.stdout
     assert served["app"] == "sysdrill.web.serving:app_from_environment"
     assert served["workers"] == 3
     assert served["environ"] == {
         "SYSDRILL_DATABASE_URL": db_url,
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
+        "SYSDRILL_THREADS": "4",
         "SYSDRILL_VAULT": str(vault.resolve()),
     }
 
@@ -143,6 +146,16 @@ def test_serve_refuses_sqlite_for_several_users_on_several_workers(
     assert not (tmp_path / "study.sqlite3").exists()
 
 
+@pytest.mark.parametrize("threads", ["0", "17", "many"])
+def test_serve_refuses_a_thread_count_out_of_range_as_a_usage_error(
+    run_cli: Any, served: dict[str, Any], threads: str
+) -> None:
+    result = run_cli("serve", "--threads", threads)
+    assert result.exit_code == 2
+    assert "--threads" in result.stderr
+    assert served == {}
+
+
 @pytest.mark.parametrize("workers", ["0", "-1", "two"])
 def test_serve_refuses_a_worker_count_below_one_as_a_usage_error(
     run_cli: Any, served: dict[str, Any], workers: str
@@ -161,7 +174,12 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
     built: dict[str, Any] = {}
 
     def create_app(
-        *, vault: Any, db_url: str, multi_user: bool = False, behind_proxy: bool = False
+        *,
+        vault: Any,
+        db_url: str,
+        multi_user: bool = False,
+        behind_proxy: bool = False,
+        threads: int = 4,
     ) -> str:
         built.update(vault=vault, db_url=db_url, multi_user=multi_user)
         return "the app"
@@ -170,7 +188,7 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     result = run_cli("serve", "--multi-user", "--db", db_url)
     assert result.exit_code == 0, result.stderr
-    assert f"database: {db_url}; 1 worker; multi-user" in result.stdout
+    assert f"database: {db_url}; 1 worker of 4 threads; multi-user" in result.stdout
     assert built == {"vault": None, "db_url": db_url, "multi_user": True}
     assert served["app"] == "the app"
     assert served["environ"]["SYSDRILL_MULTI_USER"] == "1"
@@ -195,5 +213,6 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_DATABASE_URL": db_url,
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
+        "SYSDRILL_THREADS": "4",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }

@@ -17,7 +17,10 @@ from sysdrill.web.serving import ServerSettings, app_from_environment, refuse_un
 
 def test_settings_survive_the_trip_through_the_environment(tmp_path: Path) -> None:
     settings = ServerSettings(
-        db_url="postgresql+psycopg://learner@db/sysdrill", vault=tmp_path, multi_user=True
+        db_url="postgresql+psycopg://learner@db/sysdrill",
+        vault=tmp_path,
+        multi_user=True,
+        threads=3,
     )
     assert ServerSettings.from_environment(settings.to_environment()) == settings
 
@@ -40,6 +43,20 @@ def test_the_multi_user_flag_reads_yes_and_no_words(flag: str, multi_user: bool)
 def test_an_unreadable_multi_user_flag_names_the_values_it_takes() -> None:
     environ = {"SYSDRILL_DATABASE_URL": "sqlite:///s.sqlite3", "SYSDRILL_MULTI_USER": "maybe"}
     with pytest.raises(UsageError, match=r"SYSDRILL_MULTI_USER='maybe' is neither yes nor no"):
+        ServerSettings.from_environment(environ)
+
+
+def test_threads_come_from_the_environment_and_default_to_four() -> None:
+    environ = {"SYSDRILL_DATABASE_URL": "sqlite:///s.sqlite3"}
+    assert ServerSettings.from_environment(environ).threads == 4
+    environ["SYSDRILL_THREADS"] = "6"
+    assert ServerSettings.from_environment(environ).threads == 6
+
+
+@pytest.mark.parametrize("threads", ["0", "17", "lots"])
+def test_an_unreadable_thread_count_names_the_range_it_takes(threads: str) -> None:
+    environ = {"SYSDRILL_DATABASE_URL": "sqlite:///s.sqlite3", "SYSDRILL_THREADS": threads}
+    with pytest.raises(UsageError, match=r"set a whole number from 1 to 16"):
         ServerSettings.from_environment(environ)
 
 
@@ -96,7 +113,12 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
     built: dict[str, Any] = {}
 
     def create_app(
-        *, vault: Any, db_url: str, multi_user: bool = False, behind_proxy: bool = False
+        *,
+        vault: Any,
+        db_url: str,
+        multi_user: bool = False,
+        behind_proxy: bool = False,
+        threads: int = 4,
     ) -> str:
         built.update(vault=vault, db_url=db_url, multi_user=multi_user, behind_proxy=behind_proxy)
         return "the app"

@@ -98,6 +98,17 @@ def serve(
             "(PostgreSQL for several users).",
         ),
     ] = 1,
+    threads: Annotated[
+        int,
+        typer.Option(
+            "--threads",
+            min=1,
+            max=16,
+            envvar="SYSDRILL_THREADS",
+            help="Requests each worker works on at once; more only help while requests "
+            "wait for a database far away on the network.",
+        ),
+    ] = 4,
     multi_user: Annotated[
         bool,
         typer.Option(
@@ -135,6 +146,7 @@ def serve(
         vault=vault,
         multi_user=multi_user,
         behind_proxy=behind_proxy,
+        threads=threads,
     )
     refuse_unsafe_setup(settings, workers=workers)
     upgrade_study_database(settings.db_url)
@@ -146,7 +158,10 @@ def serve(
     typer.echo(f"sysdrill is serving on {address} (Ctrl-C stops it)")
     mode = "multi-user" if multi_user else "single user"
     noun = "worker" if workers == 1 else "workers"
-    typer.echo(f"database: {safe_url(settings.db_url)}; {workers} {noun}; {mode}")
+    each = "thread" if threads == 1 else "threads"
+    typer.echo(
+        f"database: {safe_url(settings.db_url)}; {workers} {noun} of {threads} {each}; {mode}"
+    )
     if open_browser:
         import webbrowser
 

@@ -234,7 +234,8 @@ def create_study_engine(url: str) -> Engine:
 
 
 POOL_SIZE = 16
-"""Connections a process keeps open to a database server (half as many more at a peak)."""
+"""Connections a process keeps open to a database server at most (half as many more at a
+peak); opened as needed, so a web worker with N threads opens about N + 1."""
 PING_AFTER_IDLE_S = 10.0
 """A pooled server connection idle this long is tested before it is used again."""
 

@@ -43,6 +43,7 @@ def create_app(
     clock: Callable[[], datetime] = _utc_now,
     multi_user: bool = False,
     behind_proxy: bool = False,
+    threads: int = 4,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
 
@@ -59,6 +60,10 @@ def create_app(
         behind_proxy: Trust the ``X-Forwarded-Proto`` and ``X-Forwarded-For`` headers
             of a reverse proxy on this host (TLS there: cookies get Secure; the
             client address is the forwarded one). Off, they are ignored.
+        threads: Requests worked on at once (the routes that read the database run
+            in a thread each). A process runs one thread at a time, so more only
+            helps while requests wait for the database; a few keep one slow request
+            (an export, a login's password hash) from holding up the others.
 
     Returns:
         The ASGI application.
@@ -89,11 +94,7 @@ def create_app(
             environment.get_template(name)
         import anyio.to_thread
 
-        from sysdrill.storage.engine import POOL_SIZE
-
-        # No more requests at work at once than the pool has connections: a move
-        # holds one for its transaction, and one process runs one thread at a time.
-        anyio.to_thread.current_default_thread_limiter().total_tokens = POOL_SIZE
+        anyio.to_thread.current_default_thread_limiter().total_tokens = threads
         # One engine (pool, checked schema, compiled statements) for the process's life.
         with context.database_held():
             yield

@@ -47,6 +47,10 @@ ENV_MULTI_USER = "SYSDRILL_MULTI_USER"
 """``1`` for accounts and per-user data; ``0`` or unset for the single local learner."""
 ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
 """``1`` to trust a reverse proxy's forwarded headers (``--behind-proxy``)."""
+ENV_THREADS = "SYSDRILL_THREADS"
+"""Requests each worker works on at once (``--threads``); 4 when unset."""
+MAX_THREADS = 16
+"""The most threads a worker may run (its connection pool holds that many and more)."""
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
@@ -61,12 +65,14 @@ class ServerSettings:
         vault: Vault folder; None for the bundled starter vault.
         multi_user: Accounts and per-user data instead of one local learner.
         behind_proxy: Trust a reverse proxy's forwarded headers (TLS at the proxy).
+        threads: Requests each worker process works on at once.
     """
 
     db_url: str
     vault: Path | None = None
     multi_user: bool = False
     behind_proxy: bool = False
+    threads: int = 4
 
     def to_environment(self) -> dict[str, str]:
         """The settings as the environment variables :meth:`from_environment` reads."""
@@ -74,6 +80,7 @@ class ServerSettings:
             ENV_DATABASE_URL: self.db_url,
             ENV_MULTI_USER: "1" if self.multi_user else "0",
             ENV_BEHIND_PROXY: "1" if self.behind_proxy else "0",
+            ENV_THREADS: str(self.threads),
         }
         if self.vault is not None:
             found[ENV_VAULT] = str(self.vault.resolve())
@@ -88,7 +95,7 @@ class ServerSettings:
 
         Raises:
             UsageError: If ``$SYSDRILL_MULTI_USER`` or ``$SYSDRILL_BEHIND_PROXY`` is not
-                a yes/no value.
+                a yes/no value, or ``$SYSDRILL_THREADS`` not a whole number from 1 to 16.
             StorageUnavailable: If the database URL names an in-memory database.
         """
         from sysdrill.storage.location import study_database_url
@@ -99,7 +106,18 @@ class ServerSettings:
             vault=Path(vault).expanduser() if vault else None,
             multi_user=_flag(environ, ENV_MULTI_USER, "1 for accounts or 0 for one learner"),
             behind_proxy=_flag(environ, ENV_BEHIND_PROXY, "1 behind a TLS proxy, else 0"),
+            threads=_threads(environ),
         )
+
+
+def _threads(environ: Mapping[str, str]) -> int:
+    text = environ.get(ENV_THREADS, "").strip() or "4"
+    if not text.isdigit() or not 1 <= int(text) <= MAX_THREADS:
+        raise UsageError(
+            f"{ENV_THREADS}={environ[ENV_THREADS]!r} is not a thread count; "
+            f"set a whole number from 1 to {MAX_THREADS}."
+        )
+    return int(text)
 
 
 def _flag(environ: Mapping[str, str], name: str, meaning: str) -> bool:
@@ -139,6 +157,7 @@ def create_served_app(settings: ServerSettings) -> FastAPI:
         db_url=settings.db_url,
         multi_user=settings.multi_user,
         behind_proxy=settings.behind_proxy,
+        threads=settings.threads,
     )
 
 
