@@ -37,11 +37,13 @@ def _scope_with(store, cards: list[CardRecord], *, vault: VaultId = VAULT) -> St
 
 def test_seen_cards_give_each_reviewed_card_as_numbers_to_the_microsecond(store):
     last = datetime(2026, 10, 31, 23, 59, 59, 999999, tzinfo=UTC)
+    long_ago = datetime(1969, 12, 31, 23, 59, 58, 500000, tzinfo=UTC)
     scope = _scope_with(
         store,
         [
             _card("a", last_review=last, lapses=2),
             _card("b", state=CardState.LEARNING, stability_days=None, last_review=None),
+            _card("c", last_review=long_ago, lapses=0),
             _card("never", state=CardState.NEW, due=None, last_review=None, never_seen=True),
         ],
     )
@@ -51,6 +53,7 @@ def test_seen_cards_give_each_reviewed_card_as_numbers_to_the_microsecond(store)
     assert seen == [
         ("a", int(CardState.REVIEW), 12.5, epoch_us(last), 2),
         ("b", int(CardState.LEARNING), None, None, 1),
+        ("c", int(CardState.REVIEW), 12.5, -1_500_000, 0),
     ]
     assert epoch_us(last) == 1_793_491_199_999_999
 

@@ -90,14 +90,16 @@ def _of_scope_scanned(scope: StudyScope) -> sa.ColumnElement[bool]:
 
 
 # SQLite stores these columns as text, "YYYY-MM-DD HH:MM:SS.ffffff" (schema.UtcDateTime).
-# The seconds come from the text before the fraction: strftime would round the
-# fraction to milliseconds first, and could carry it into the next second.
+# The whole seconds come from the text before the fraction (SQLite's date functions
+# would round the fraction to milliseconds first, and could carry it into the next
+# second), through julianday, whose error is far below the half second rounded off;
+# the microseconds come from the text as they are.
 @compiles(epoch_us, "sqlite")
 def _epoch_us_sqlite(element: epoch_us, compiler: SQLCompiler, **kw: Any) -> str:
     text = _column(element, compiler, **kw)
     return (
-        f"(CAST(strftime('%s', substr({text}, 1, 19)) AS INTEGER) * 1000000"
-        f" + CAST(substr({text}, 21, 6) AS INTEGER))"
+        f"(CAST(round((julianday(substr({text}, 1, 19)) - 2440587.5) * 86400) AS INTEGER)"
+        f" * 1000000 + CAST(substr({text}, 21, 6) AS INTEGER))"
     )
 
 
