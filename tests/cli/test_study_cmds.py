@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from sysdrill.app.study import open_study
+from sysdrill.study.optimizer import MIN_CROSS_DAY_REVIEWS
 from sysdrill.study.service import GradedBy, Rating
 
 
@@ -348,3 +350,103 @@ def test_a_db_url_that_cannot_keep_or_reach_data_is_one_error_line(run_cli, url,
 
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [message]
+
+
+EPOCHS = 4
+"""Epochs of the stand-in optimizer."""
+
+
+@pytest.fixture
+def long_history(db_url: str) -> str:
+    """One item reviewed once a day, enough days for a fit."""
+    start = datetime.now(UTC) - timedelta(days=MIN_CROSS_DAY_REVIEWS + 2)
+    from sysdrill.app.study_vault import open_study_vault
+
+    with open_study(db_url, vault=open_study_vault(None)) as study:
+        for day in range(MIN_CROSS_DAY_REVIEWS + 1):
+            study.record_review(
+                "gpu-0001",
+                rating=Rating.GOOD,
+                graded_by=GradedBy.SELF,
+                now=start + timedelta(days=day),
+            )
+    return db_url
+
+
+@pytest.fixture
+def stand_in_optimizer(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """fsrs's optimizer without PyTorch: one loss per epoch, the defaults as the fit."""
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+    from tests.study.test_optimizer import stand_in_optimizer
+
+    fitted = [round(p, 4) for p in DEFAULT_PARAMETERS]
+    monkeypatch.setitem(sys.modules, "fsrs.optimizer", stand_in_optimizer(EPOCHS, fitted))
+    return fitted
+
+
+def test_optimize_on_a_terminal_shows_the_log_and_epoch_bars(
+    run_cli, long_history: str, stand_in_optimizer: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+
+    result = run_cli("optimize", "--db", long_history)
+
+    assert result.exit_code == 0, result.stderr
+    assert "Reading the review log" in result.stderr
+    reviews = MIN_CROSS_DAY_REVIEWS + 1
+    assert f"{reviews}/{reviews}" in result.stderr
+    assert "Fitting FSRS parameters" in result.stderr
+    assert f"{EPOCHS}/{EPOCHS}" in result.stderr
+    assert result.stdout == (
+        f"Fitted FSRS parameters to {MIN_CROSS_DAY_REVIEWS} reviews and saved them; "
+        "reset with `sysdrill settings set fsrs_parameters none`.\n"
+    )
+    shown = json.loads(run_cli("settings", "show", "--json", "--db", long_history).stdout)
+    assert shown["fsrs_parameters"] == stand_in_optimizer
+
+
+def test_optimize_quiet_prints_nothing_and_saves_the_fit(
+    run_cli, long_history: str, stand_in_optimizer: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+
+    result = run_cli("optimize", "--db", long_history, "--quiet")
+
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    shown = json.loads(run_cli("settings", "show", "--json", "--db", long_history).stdout)
+    assert shown["fsrs_parameters"] == stand_in_optimizer
+
+
+def test_optimize_off_a_terminal_prints_only_the_result(
+    run_cli, long_history: str, stand_in_optimizer: list[float]
+) -> None:
+    result = run_cli("optimize", "--db", long_history)
+
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout.startswith(f"Fitted FSRS parameters to {MIN_CROSS_DAY_REVIEWS} reviews")
+
+
+def test_optimize_quiet_with_nothing_to_fit_is_one_error_line(run_cli, db_url: str) -> None:
+    result = run_cli("optimize", "--db", db_url, "-q")
+
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith(
+        "Error: History too short to fit parameters: 0 reviews on a later day"
+    )
+    assert result.stderr.count("\n") == 1
+
+
+def test_optimize_without_the_extra_names_the_install_command(
+    run_cli, long_history: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "fsrs.optimizer", None)
+
+    result = run_cli("optimize", "--db", long_history, "--quiet")
+
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: The optimizer is not installed. "
+        "Install it with: pip install 'sysdrill[optimizer]'.\n"
+    )

@@ -5,6 +5,7 @@ import math
 import os
 import random
 import sys
+import types
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,7 +13,14 @@ import pytest
 from sysdrill.errors import SchedulingError
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.card_state import CardRecord, CardState
-from sysdrill.study.optimizer import MIN_CROSS_DAY_REVIEWS, cross_day_reviews, fit_parameters
+from sysdrill.study.optimizer import (
+    FITTING,
+    MIN_CROSS_DAY_REVIEWS,
+    READING_LOG,
+    FitResult,
+    cross_day_reviews,
+    fit_parameters,
+)
 from sysdrill.study.review_log import ReviewRecord
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -141,3 +149,48 @@ def test_fit_moves_parameters_towards_the_learners_history():
         assert low <= value <= high
     # The point of a fit: it predicts this learner's recalls better than the defaults.
     assert _log_loss(fit.parameters, store, user) < _log_loss(DEFAULT_PARAMETERS, store, user)
+
+
+def stand_in_optimizer(epochs: int, fitted: list[float]) -> types.ModuleType:
+    """A ``fsrs.optimizer`` that runs like the real one (a loss per epoch) without PyTorch."""
+    module = types.ModuleType("fsrs.optimizer")
+    module.num_epochs = epochs  # type: ignore[attr-defined]
+
+    class Optimizer:
+        def __init__(self, review_logs) -> None:
+            self.review_logs = review_logs
+
+        def _compute_batch_loss(self, *, parameters) -> float:
+            return 0.25
+
+        def compute_optimal_parameters(self, verbose: bool = False) -> list[float]:
+            for _ in range(epochs):
+                self._compute_batch_loss(parameters=fitted)
+            return fitted
+
+    module.Optimizer = Optimizer  # type: ignore[attr-defined]
+    return module
+
+
+def test_fit_reports_the_log_read_then_each_epoch(monkeypatch):
+    monkeypatch.setitem(sys.modules, "fsrs.optimizer", stand_in_optimizer(3, [0.5] * 21))
+    store, user = _store_with(MIN_CROSS_DAY_REVIEWS)
+    seen: list[tuple[str, int, int]] = []
+
+    fit = fit_parameters(store, user, progress=lambda *entry: seen.append(entry))
+
+    reviews = MIN_CROSS_DAY_REVIEWS + 1  # the first review of the item counts as read
+    assert [e for e in seen if e[0] == READING_LOG] == [
+        (READING_LOG, n, reviews) for n in range(1, reviews + 1)
+    ]
+    assert [e for e in seen if e[0] == FITTING] == [(FITTING, n, 3) for n in range(4)]
+    assert seen.index((READING_LOG, reviews, reviews)) < seen.index((FITTING, 0, 3))
+    assert fit == FitResult(parameters=(0.5,) * 21, reviews_used=MIN_CROSS_DAY_REVIEWS)
+
+
+def test_short_history_reports_no_progress():
+    store, user = _store_with(10)
+    seen: list[tuple[str, int, int]] = []
+    with pytest.raises(SchedulingError, match="History too short"):
+        fit_parameters(store, user, progress=lambda *entry: seen.append(entry))
+    assert seen == []

@@ -98,6 +98,7 @@ def export_items(
     now: datetime,
     cache_dir: Path | None,
     scheduling: Mapping[str, AnkiCardHistory] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> ExportReport:
     """Write the vault's valid items passing ``filters`` to ``out`` in ``format``.
 
@@ -105,7 +106,8 @@ def export_items(
     the template as written, so it imports back as a template.
 
     ``scheduling`` (``.apkg`` only) carries the learner's card states and reviews by
-    item id, so Anki continues where they stopped.
+    item id, so Anki continues where they stopped. ``progress(stage, done, total)``
+    hears the reading of the vault and the writing of the file, item by item.
 
     Raises:
         ExportFailed: If the file cannot be written.
@@ -123,6 +125,7 @@ def export_items(
         cache_dir=cache_dir,
         scheduling=scheduling,
         present=shown_item,
+        progress=progress,
     )
 
 

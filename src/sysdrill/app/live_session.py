@@ -33,6 +33,7 @@ from sysdrill.study.sessions.engine import (
     SessionKind,
     SessionPlan,
 )
+from sysdrill.study.sessions.new_items import ChainNewLimit
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import SessionId
 
@@ -49,6 +50,7 @@ def plan_options(plan: SessionPlan, started_with: dict[str, Any]) -> dict[str, A
         "rubric_scoring": plan.rubric_scoring,
         "graded_by": None if plan.graded_by is None else plan.graded_by.value,
         "offer_chain": plan.offer_chain,
+        "chain_new_limit": None if plan.chain_new_limit is None else plan.chain_new_limit.to_dict(),
         "repeat_again": plan.repeat_again,
         "warmup_ids": sorted(plan.warmup_ids),
         "meta": dict(plan.meta),
@@ -71,6 +73,7 @@ def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionPlan:
     options = saved.options
     limit = options.get("time_limit_seconds")
     graded_by = options.get("graded_by")
+    chain_limit = options.get("chain_new_limit")
     return SessionPlan(
         kind=SessionKind(saved.kind),
         title=str(options.get("title", saved.kind)),
@@ -79,6 +82,7 @@ def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionPlan:
         rubric_scoring=bool(options.get("rubric_scoring", False)),
         graded_by=None if graded_by is None else GradedBy(graded_by),
         offer_chain=bool(options.get("offer_chain", False)),
+        chain_new_limit=None if chain_limit is None else ChainNewLimit.from_dict(chain_limit),
         repeat_again=bool(options.get("repeat_again", False)),
         warmup_ids=frozenset(options.get("warmup_ids", ())),
         meta={str(k): str(v) for k, v in dict(options.get("meta", {})).items()},

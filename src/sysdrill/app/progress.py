@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sysdrill.app.study_vault import StudyVault
+from sysdrill.study.optimizer import FitResult
 from sysdrill.study.progress import ProgressReport, ProgressSummary
 from sysdrill.study.service import StudyService
 from sysdrill.study.settings import SETTING_DOCS
@@ -15,6 +17,7 @@ __all__ = [
     "SettingView",
     "SettingsView",
     "WorkloadDay",
+    "fit_parameters",
     "get_settings",
     "progress_summary",
     "progress",
@@ -129,3 +132,19 @@ def set_setting(study: StudyService, key: str, value: str) -> SettingView:
     """
     stored = study.set_setting(key, value).to_mapping()[key]
     return SettingView(key, stored, SETTING_DOCS[key])
+
+
+def fit_parameters(
+    study: StudyService, *, progress: Callable[[str, int, int], None] | None = None
+) -> FitResult:
+    """Fit FSRS parameters to the learner's review log in this vault and store them.
+
+    Args:
+        study: The learner's study service.
+        progress: Called as ``progress(stage, done, total)`` while the log is read
+            and the parameters trained (see :mod:`sysdrill.study.optimizer`).
+
+    Raises:
+        SchedulingError: If the history is too short or the optimizer extra is missing.
+    """
+    return study.optimize(progress=progress)

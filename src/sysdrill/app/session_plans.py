@@ -115,6 +115,7 @@ def assemble_plan(
             now=moment,
             limit=options.limit,
             new_items=allowance,
+            chains=vault.chain_index,
         )
     elif kind is SessionKind.QUIZ:
         deck = options.item_filter.deck
@@ -143,6 +144,7 @@ def assemble_plan(
             item_filter=options.item_filter,
             now=moment,
             new_items=allowance,
+            chains=vault.chain_index,
         )
     held = allowance.held_note(int(plan.meta.get(NEW_HELD_KEY, "0")))
     if not plan.items:

@@ -18,6 +18,7 @@ from sysdrill.content.enums import Level, Status, Track
 if TYPE_CHECKING:
     from sysdrill.interop.export import ExportFilters, ExportReport
 
+from sysdrill.cli.console import QuietOption
 from sysdrill.cli.import_cmd import SchedulingDbOption
 
 __all__ = ["EXPORT_FORMATS", "SUFFIX_FORMATS", "register", "render_report"]
@@ -212,6 +213,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         db: SchedulingDbOption = None,
+        quiet: QuietOption = False,
     ) -> None:
         """Export a vault to Anki (.apkg or text), CSV, StaffML JSON or Markdown.
 
@@ -256,16 +258,21 @@ def register(app: typer.Typer) -> None:
                 "(> deck.apkg) or give --out deck.apkg",
                 param_hint="--out",
             )
+        from sysdrill.cli.console import progress_display
+
         with tempfile.TemporaryDirectory(prefix="sysdrill-export-") as staging:
-            report = export_items(
-                vault,
-                format=format,
-                out=Path(staging) / f"export.{format}" if to_stdout else out,
-                filters=filters,
-                now=datetime.now(UTC),
-                cache_dir=None if no_cache else default_cache_dir(),
-                scheduling=scheduling,
-            )
+            # The bars go to standard error, so `--out -` keeps standard output clean.
+            with progress_display(quiet=quiet) as progress:
+                report = export_items(
+                    vault,
+                    format=format,
+                    out=Path(staging) / f"export.{format}" if to_stdout else out,
+                    filters=filters,
+                    now=datetime.now(UTC),
+                    cache_dir=None if no_cache else default_cache_dir(),
+                    scheduling=scheduling,
+                    progress=progress,
+                )
             if to_stdout:
                 # The file goes to standard output; the summary to standard error.
                 typer.echo(report.out.read_bytes(), nl=False)
@@ -275,6 +282,8 @@ def register(app: typer.Typer) -> None:
                 json.dumps(summary.to_dict(), indent=2),
                 err=to_stdout,
             )
+            return
+        if quiet:
             return
         if to_stdout:
             report = dataclasses.replace(report, out=out)

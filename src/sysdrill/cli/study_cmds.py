@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from sysdrill.cli.console import QuietOption
+
 if TYPE_CHECKING:
     from sysdrill.app.progress import WorkloadDay
     from sysdrill.app.study_vault import StudyVault
@@ -308,12 +310,26 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{key} = {json.dumps(updated.value)}")
 
     @app.command("optimize")
-    def optimize_cmd(db: DbOption = None, vault: StateVaultOption = None) -> None:
-        """Fit FSRS parameters to your review history in a vault (needs the optimizer extra)."""
-        from sysdrill.app.study import open_cli_study
+    def optimize_cmd(
+        db: DbOption = None, vault: StateVaultOption = None, quiet: QuietOption = False
+    ) -> None:
+        """Fit FSRS parameters to your review history in a vault (needs the optimizer extra).
 
-        with open_cli_study(db, vault=_vault(vault)) as study:
-            result = study.optimize()
+        A progress bar follows the reading of the log and each training epoch on a
+        terminal; --quiet prints nothing but errors.
+        """
+        from sysdrill.app.progress import fit_parameters
+        from sysdrill.app.study import open_cli_study
+        from sysdrill.cli.console import progress_display
+
+        # Five epochs are worth a bar: each can take minutes on a long log.
+        with (
+            open_cli_study(db, vault=_vault(vault)) as study,
+            progress_display(quiet=quiet, min_steps=1) as progress,
+        ):
+            result = fit_parameters(study, progress=progress)
+        if quiet:
+            return
         typer.echo(
             f"Fitted FSRS parameters to {result.reviews_used} reviews and saved them; "
             "reset with `sysdrill settings set fsrs_parameters none`."

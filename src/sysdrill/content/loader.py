@@ -17,7 +17,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISDIR
@@ -433,7 +433,11 @@ def load_shared_files(vault: Vault) -> None:
 
 
 def load_vault(
-    root: Path, *, paths: Iterable[Path] | None = None, cache_dir: Path | None = None
+    root: Path,
+    *,
+    paths: Iterable[Path] | None = None,
+    cache_dir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Vault:
     """Load every item file and the shared files of a vault.
 
@@ -442,6 +446,7 @@ def load_vault(
         paths: Item files to load instead of scanning ``questions/``.
         cache_dir: Folder for the load cache; files unchanged in size, mtime and
             digest since the last load with the same folder are not parsed again.
+        progress: Called as ``progress(done, total)`` after each item file is read.
 
     Returns:
         The loaded vault; problems are findings on it, never exceptions.
@@ -452,11 +457,14 @@ def load_vault(
     check_vault_root(root)
     vault = Vault(root=root)
     cache = VaultCache(cache_dir, root, salt=PARSER) if cache_dir is not None else None
-    for path, rel in list_item_files(root, paths):
+    listed = list_item_files(root, paths)
+    for done, (path, rel) in enumerate(listed, start=1):
         if cache is None:
             vault.files.append(read_item_file(path, rel))
         else:
             vault.files.append(_cached_item_file(path, rel, cache))
+        if progress is not None:
+            progress(done, len(listed))
     load_shared_files(vault)
     if cache is not None and paths is None:
         cache.save()

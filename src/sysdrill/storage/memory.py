@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sysdrill.errors import StorageConflict, StorageError
+from sysdrill.study.card_figures import DAY_US, SeenCard, epoch_us
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
@@ -106,6 +107,32 @@ class MemoryStudyStore:
         self._check()
         cards = self._cards.get(scope, {}).values()
         return {card.item_id for card in cards if card.state is not CardState.NEW}
+
+    def seen_cards(self, scope: StudyScope) -> list[SeenCard]:
+        """Every card reviewed at least once, as plain numbers (any order)."""
+        self._check()
+        return [
+            (
+                card.item_id,
+                int(card.state),
+                card.stability_days,
+                None if card.last_review is None else epoch_us(card.last_review),
+                card.lapses,
+            )
+            for card in self._cards.get(scope, {}).values()
+            if not card.never_seen
+        ]
+
+    def due_days(self, scope: StudyScope, *, before: datetime) -> dict[int, int]:
+        """Cards past the NEW state falling due before ``before``, counted by due day."""
+        self._check()
+        counts: dict[int, int] = {}
+        for card in self._cards.get(scope, {}).values():
+            if card.state is CardState.NEW or card.due is None or card.due >= before:
+                continue
+            day = epoch_us(card.due) // DAY_US
+            counts[day] = counts.get(day, 0) + 1
+        return counts
 
     def due_cards(
         self, scope: StudyScope, *, due_by: datetime, offset: int, limit: int

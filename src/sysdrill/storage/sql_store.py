@@ -31,6 +31,7 @@ from sysdrill.storage.engine import (
     safe_url,
     schema_revision,
 )
+from sysdrill.storage.progress_queries import ProgressQueries
 from sysdrill.storage.sql_rows import (
     BUMP_DAY,
     CARD_COLUMNS,
@@ -68,8 +69,8 @@ from sysdrill.study.user_state import (
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
 
-class SqlStudyStore(ConnectionHolder):
-    """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy."""
+class SqlStudyStore(ConnectionHolder, ProgressQueries):
+    """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy (progress queries mixed in)."""
 
     def __init__(self, url: str, *, migrate_schema: bool = False) -> None:
         """Open the database at ``url`` on the process's engine for it.

@@ -20,14 +20,17 @@ Definitions (also in docs/study.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 from sysdrill.content.models import Item
-from sysdrill.study.card_state import CardRecord, CardState
-from sysdrill.study.clock import require_utc
+from sysdrill.study.card_figures import DAY_US, SeenCard, epoch_day, epoch_us
+from sysdrill.study.card_state import CardState
+from sysdrill.study.clock import day_start, require_utc
 from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
@@ -161,23 +164,60 @@ class ProgressSummary:
     deadline: date | None = None
 
 
-def _is_mastered(card: CardRecord) -> bool:
+_ITEM_FIELDS = attrgetter("competency_area", "track", "id", "topic")
+"""What the report reads of an item: its coverage cell, id and topic."""
+
+
+def _cell_order(cell: tuple[tuple[str | None, str | None], list[int]]) -> tuple[str, str]:
+    (area, track), _ = cell
+    return (area or _NO_VALUE, track or _NO_VALUE)
+
+
+_REVIEW = int(CardState.REVIEW)
+_NEW = int(CardState.NEW)
+
+
+def _is_mastered(card: SeenCard) -> bool:
+    stability_days = card[2]
     return (
-        card.state is CardState.REVIEW
-        and card.stability_days is not None
-        and card.stability_days >= MASTERED_STABILITY_DAYS
+        card[1] == _REVIEW
+        and stability_days is not None
+        and (stability_days >= MASTERED_STABILITY_DAYS)
     )
 
 
-def _forecast(cards: Iterable[CardRecord], today: date) -> list[DayCount]:
+def _forecast(store: StudyStore, scope: StudyScope, today: date) -> list[DayCount]:
+    """Reviews due on each of the next days; the store counts them by due day."""
     counts = [0] * FORECAST_DAYS
-    for card in cards:
-        if card.state is CardState.NEW or card.due is None:
-            continue
-        offset = max(0, (card.due.date() - today).days)
-        if offset < FORECAST_DAYS:
-            counts[offset] += 1
+    first = epoch_day(today)
+    end = day_start(today + timedelta(days=FORECAST_DAYS))
+    for day, count in store.due_days(scope, before=end).items():
+        counts[max(0, day - first)] += count
     return [DayCount(today + timedelta(days=i), count) for i, count in enumerate(counts)]
+
+
+class _Recall:
+    """FSRS's probability of recall of a seen card now, as ``fsrs.Scheduler`` computes it.
+
+    The same expression as ``Scheduler.get_card_retrievability`` (elapsed whole
+    days, the scheduler's decay and factor), without building an ``fsrs.Card``
+    per card; a test holds the two equal.
+    """
+
+    def __init__(self, parameters: Sequence[float], now: datetime) -> None:
+        self._decay = -parameters[20]
+        self._factor = 0.9 ** (1 / self._decay) - 1
+        self._now_us = epoch_us(now)
+
+    def __call__(
+        self, state: int, stability_days: float | None, last_review_us: int | None
+    ) -> float:
+        """The recall of a card with this state, stability and last review (epoch µs)."""
+        # A card back in the NEW state has no review for FSRS (a learning card).
+        if state == _NEW or last_review_us is None or stability_days is None:
+            return 0.0
+        elapsed_days = max(0, (self._now_us - last_review_us) // DAY_US)
+        return float((1 + self._factor * elapsed_days / stability_days) ** self._decay)
 
 
 def build_summary(
@@ -201,12 +241,12 @@ def build_summary(
         The same figures :func:`build_progress` reports under the same names.
     """
     today = require_utc(now).date()
-    cards = {card.item_id: card for card in store.iter_cards(scope)}
+    cards = {card[0]: card for card in store.seen_cards(scope)}
     stats = store.daily_stats(scope)
     seen = mastered = 0
     for item in items:
         card = cards.get(item.id)
-        if card is None or card.never_seen:
+        if card is None:
             continue
         seen += 1
         mastered += _is_mastered(card)
@@ -216,7 +256,7 @@ def build_summary(
         items_mastered=mastered,
         reviews_total=sum(s.reviews for s in stats),
         streak_days=_streak({s.day for s in stats}, today),
-        forecast=_forecast(cards.values(), today),
+        forecast=_forecast(store, scope, today),
         deadline=settings.deadline,
     )
 
@@ -259,37 +299,44 @@ def build_progress(
     """
     import fsrs
 
-    from sysdrill.study.scheduler import scheduler_for, to_fsrs_card
+    from sysdrill.study.scheduler import scheduler_for
 
     moment = require_utc(now)
     today = moment.date()
-    cards = {card.item_id: card for card in store.iter_cards(scope)}
+    cards = {card[0]: card for card in store.seen_cards(scope)}
     stats = store.daily_stats(scope)
     scheduler: fsrs.Scheduler = scheduler_for(settings.with_changes(deadline=None), now=moment)
+    recall_of = _Recall(scheduler.parameters, moment)
 
-    cells: dict[tuple[str, str], list[int]] = {}
+    # The loops below visit every item of the vault (100,000 in a large one), so
+    # the items' fields are read by attrgetter, in C, and nothing is built per item
+    # that the item does not need.
+    fields = list(map(_ITEM_FIELDS, items))
+    # Keyed by (area, track) as the items hold them (None for none): named when listed.
+    cells: dict[tuple[str | None, str | None], list[int]] = {
+        key: [count, 0, 0] for key, count in Counter(f[:2] for f in fields).items()
+    }
     topics: dict[str, list[float]] = {}
     seen = mastered = 0
-    for item in items:
-        # The enums are StrEnums: used as strings directly, without ``.value``.
-        area: str = item.competency_area or _NO_VALUE
-        track: str = item.track or _NO_VALUE
-        cell = cells.setdefault((area, track), [0, 0, 0])
-        cell[0] += 1
-        card = cards.get(item.id)
-        if card is None or card.never_seen:
+    find_card = cards.get
+    for area, track, item_id, topic in fields:
+        card = find_card(item_id)
+        if card is None:
             continue
+        cell = cells[area, track]
         seen += 1
         cell[1] += 1
+        _, state, stability_days, last_review_us, lapses = card
         if _is_mastered(card):
             mastered += 1
             cell[2] += 1
-        if item.topic:
-            recall = scheduler.get_card_retrievability(to_fsrs_card(card, now=moment), moment)
-            entry = topics.setdefault(item.topic, [0.0, 0.0, 0.0])
+        if topic:
+            entry = topics.get(topic)
+            if entry is None:
+                entry = topics[topic] = [0.0, 0.0, 0.0]
             entry[0] += 1
-            entry[1] += float(recall)
-            entry[2] += card.lapses
+            entry[1] += recall_of(state, stability_days, last_review_us)
+            entry[2] += lapses
 
     weakest = sorted(
         (
@@ -313,7 +360,8 @@ def build_progress(
         items_mastered=mastered,
         reviews_total=sum(s.reviews for s in stats),
         coverage=[
-            CoverageCell(area, track, n, s, m) for (area, track), (n, s, m) in sorted(cells.items())
+            CoverageCell(area or _NO_VALUE, track or _NO_VALUE, n, s, m)
+            for (area, track), (n, s, m) in sorted(cells.items(), key=_cell_order)
         ],
         retention_young=_retention(stats, mature=False),
         retention_mature=_retention(stats, mature=True),
@@ -326,7 +374,7 @@ def build_progress(
             for i in range(RECENT_DAYS)
         ],
         streak_days=_streak(set(by_day), today),
-        forecast=_forecast(cards.values(), today),
+        forecast=_forecast(store, scope, today),
         weakest_topics=weakest,
         deadline=settings.deadline,
         notes=notes,

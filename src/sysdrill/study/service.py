@@ -25,7 +25,7 @@ timezone-aware UTC datetime (a naive or non-UTC value raises SchedulingError).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from types import TracebackType
@@ -532,15 +532,18 @@ class StudyService:
         self._reload()
         return count
 
-    def optimize(self) -> FitResult:
+    def optimize(self, *, progress: Callable[[str, int, int], None] | None = None) -> FitResult:
         """Fit FSRS parameters to the learner's review log and store them as settings.
+
+        ``progress(stage, done, total)`` hears the fit's stages (see
+        :mod:`~sysdrill.study.optimizer`).
 
         Raises:
             SchedulingError: If the history is too short or the optimizer extra is missing.
         """
         from sysdrill.study.optimizer import fit_parameters
 
-        result = fit_parameters(self._store, self.scope)
+        result = fit_parameters(self._store, self.scope, progress=progress)
         self.update_settings(fsrs_parameters=result.parameters)
         return result
 

@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
+from sysdrill.study.card_figures import SeenCard
 from sysdrill.study.card_state import CardRecord
 from sysdrill.study.review_log import DailyReviewStats, ReviewRecord
 from sysdrill.study.sessions.saved import SavedSession
@@ -80,6 +81,21 @@ class StudyStore(Protocol):
 
     def studied_item_ids(self, scope: StudyScope) -> set[str]:
         """Return the ids of items whose card has left the NEW state."""
+        ...
+
+    def seen_cards(self, scope: StudyScope) -> list[SeenCard]:
+        """Every card reviewed at least once (``never_seen`` false), as plain numbers.
+
+        In any order; see :mod:`~sysdrill.study.card_figures` for the tuple.
+        """
+        ...
+
+    def due_days(self, scope: StudyScope, *, before: datetime) -> dict[int, int]:
+        """Cards past the NEW state with a due time before ``before``, counted by due day.
+
+        Returns:
+            Count of cards by the UTC day they are due, in days since 1970-01-01.
+        """
         ...
 
     def due_cards(

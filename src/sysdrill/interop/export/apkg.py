@@ -44,6 +44,7 @@ from sysdrill.interop.export.anki_schedule import card_ord, write_scheduling
 from sysdrill.interop.export.cards import (
     ExportedItem,
     FieldRenderer,
+    ItemsWritten,
     anki_deck_name,
     anki_tags,
     back_markdown,
@@ -243,6 +244,7 @@ def write_apkg(
     *,
     vault: Path | None = None,
     scheduling: Mapping[str, AnkiCardHistory] | None = None,
+    progress: ItemsWritten | None = None,
 ) -> list[str]:
     """Write the items as an Anki package at ``path``.
 
@@ -255,6 +257,8 @@ def write_apkg(
             whose item files date the notes.
         scheduling: Study history by item id, written into the cards and review
             log (:mod:`~sysdrill.interop.export.anki_schedule`).
+        progress: Called with the number of items made into notes so far (the
+            package is written after the last one).
 
     Returns:
         The Anki deck names written, sorted.
@@ -270,6 +274,7 @@ def write_apkg(
     slots: dict[tuple[str, int], str] = {}
     """Item id of each card, by (note GUID, card ordinal)."""
     fallback = int(now.timestamp())
+    done = 0
     for note in linked.values():
         name, tags = linked_deck_and_tags(note)
         if name not in decks:
@@ -282,6 +287,9 @@ def write_apkg(
         decks[name].add_note(
             genanki.Note(model=linked_model(note, _CSS), fields=fields, tags=tags, guid=note.guid)
         )
+        done += len(note.items)
+        if progress is not None:
+            progress(done)
     for exported in items:
         item = exported.item
         if item.note_link is not None:
@@ -301,6 +309,9 @@ def write_apkg(
                 guid=guid,
             )
         )
+        done += 1
+        if progress is not None:
+            progress(done)
     package = genanki.Package([decks[name] for name in sorted(decks)])
     timestamp = now.timestamp()
     with tempfile.TemporaryDirectory(prefix="sysdrill-apkg-") as folder:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "ANKI_ROOT_DECK",
     "ExportedItem",
     "FieldRenderer",
+    "ItemsWritten",
     "anki_deck_name",
     "anki_tags",
     "back_markdown",
@@ -31,6 +33,9 @@ __all__ = [
 
 ANKI_ROOT_DECK = "sysdrill"
 """Top-level Anki deck every exported deck sits under."""
+
+ItemsWritten = Callable[[int], None]
+"""A writer's progress callback: called with the number of items written so far."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,15 +22,23 @@ from sysdrill.content.models import Item
 from sysdrill.errors import ExportFailed
 from sysdrill.files import replace_atomically
 from sysdrill.interop.anki_scheduling import AnkiCardHistory
-from sysdrill.interop.export.cards import ExportedItem
+from sysdrill.interop.export.cards import ExportedItem, ItemsWritten
 
 __all__ = [
+    "READING",
+    "WRITING",
     "ExportFilters",
     "ExportFormat",
     "ExportReport",
+    "check_writable",
     "export_vault",
     "write_atomically",
 ]
+
+READING = "Reading items"
+"""The stage an export reports while it loads the vault, one step per item file."""
+WRITING = "Writing the export"
+"""The stage an export reports while it writes the file, one step per exported item."""
 
 
 class ExportFormat(StrEnum):
@@ -132,20 +140,23 @@ def _writer(
     vault: Path,
     scheduling: Mapping[str, AnkiCardHistory] | None,
     used_media: set[str],
+    progress: ItemsWritten,
 ) -> Writer:
     if fmt == ExportFormat.APKG:
         from sysdrill.interop.export.apkg import write_apkg
 
-        return functools.partial(write_apkg, vault=vault, scheduling=scheduling)
+        return functools.partial(write_apkg, vault=vault, scheduling=scheduling, progress=progress)
     from sysdrill.interop.export import text_formats
 
     writers: dict[ExportFormat, Writer] = {
         ExportFormat.ANKI_TEXT: functools.partial(
-            text_formats.write_anki_text, used_media=used_media
+            text_formats.write_anki_text, used_media=used_media, progress=progress
         ),
-        ExportFormat.CSV: text_formats.write_csv,
-        ExportFormat.STAFFML_JSON: text_formats.write_staffml_json,
-        ExportFormat.MARKDOWN: text_formats.write_markdown,
+        ExportFormat.CSV: functools.partial(text_formats.write_csv, progress=progress),
+        ExportFormat.STAFFML_JSON: functools.partial(
+            text_formats.write_staffml_json, progress=progress
+        ),
+        ExportFormat.MARKDOWN: functools.partial(text_formats.write_markdown, progress=progress),
     }
     return writers[fmt]
 
@@ -156,6 +167,21 @@ def write_atomically(out: Path, write: Callable[[Path], None]) -> None:
     Raises:
         ExportFailed: If the folder is missing or the file cannot be written;
             the temporary file is removed and ``out`` is left as it was.
+    """
+    check_writable(out)
+    try:
+        replace_atomically(out, write)
+    except OSError as exc:
+        raise ExportFailed(
+            f"cannot write '{out}': {exc.strerror or exc}; check the space and permissions"
+        ) from exc
+
+
+def check_writable(out: Path) -> None:
+    """Fail early if ``out`` names a folder, or a file in a folder that is missing or read-only.
+
+    Raises:
+        ExportFailed: Naming the problem and the fix.
     """
     folder = out.parent
     if not folder.is_dir():
@@ -168,12 +194,10 @@ def write_atomically(out: Path, write: Callable[[Path], None]) -> None:
         raise ExportFailed(
             f"cannot write in '{folder}': Permission denied; choose a folder you can write to"
         )
-    try:
-        replace_atomically(out, write)
-    except OSError as exc:
-        raise ExportFailed(
-            f"cannot write '{out}': {exc.strerror or exc}; check the space and permissions"
-        ) from exc
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """The progress callback of a caller that shows none."""
 
 
 def _check_now(now: datetime) -> None:
@@ -191,6 +215,7 @@ def export_vault(
     cache_dir: Path | None = None,
     scheduling: Mapping[str, AnkiCardHistory] | None = None,
     present: Callable[[Item], Item] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> ExportReport:
     """Export the vault's valid items that pass the filters into one file.
 
@@ -207,6 +232,9 @@ def export_vault(
         present: How an item reads on a card (the app shows a parametric item with
             one draw of its numbers); formats that keep the mapping (JSON) write the
             file as it is.
+        progress: Called as ``progress(stage, done, total)`` while the vault is
+            read (:data:`READING`, per item file) and the file written
+            (:data:`WRITING`, per exported item).
 
     Returns:
         What was written, with the files skipped because they do not validate.
@@ -221,7 +249,14 @@ def export_vault(
     _check_now(now)
     fmt = ExportFormat(format)
     filters = filters or ExportFilters()
-    loaded = load_vault(vault, cache_dir=cache_dir)
+    # A wrong --out fails before a large vault is read, not after.
+    check_writable(out)
+    report_progress = progress or _no_progress
+    loaded = load_vault(
+        vault,
+        cache_dir=cache_dir,
+        progress=lambda done, total: report_progress(READING, done, total),
+    )
     report = ExportReport(format=fmt, out=out)
     titles = {deck.name: deck.title or deck.name for deck in loaded.decks}
     listed_in: dict[str, str] = {}
@@ -257,8 +292,12 @@ def export_vault(
     decks: list[str] = []
     used_media: set[str] = set()
 
+    def written(done: int) -> None:
+        report_progress(WRITING, done, len(chosen))
+
     def write(path: Path) -> None:
-        writer = _writer(fmt, vault, scheduling, used_media)
+        written(0)
+        writer = _writer(fmt, vault, scheduling, used_media, written)
         decks.extend(writer(chosen, path, now.astimezone(UTC)))
 
     write_atomically(out, write)

@@ -19,6 +19,7 @@ from sysdrill.interop.export.apkg import note_guid
 from sysdrill.interop.export.cards import (
     ExportedItem,
     FieldRenderer,
+    ItemsWritten,
     anki_deck_name,
     anki_tags,
     back_markdown,
@@ -65,6 +66,7 @@ def write_anki_text(
     now: datetime,
     *,
     used_media: set[str] | None = None,
+    progress: ItemsWritten | None = None,
 ) -> list[str]:
     """Write Anki "Notes in Plain Text" (tab-separated, HTML fields, GUID column).
 
@@ -80,6 +82,7 @@ def write_anki_text(
         now: Unused (the format has no timestamps).
         used_media: Collects the names of the vault's media files the fields
             refer to, for the caller to copy beside the file.
+        progress: Called with the number of rows written so far.
     """
     del now  # the format has no timestamps
     render = FieldRenderer()
@@ -95,7 +98,7 @@ def write_anki_text(
         # reads it, and a subdeck met first makes it create the tree again and again.
         # The sort is stable, so items keep their order within a deck.
         named.sort(key=lambda pair: pair[0].split("::"))
-        for deck, exported in named:
+        for done, (deck, exported) in enumerate(named, start=1):
             item = exported.item
             decks.add(deck)
             writer.writerow(
@@ -107,16 +110,23 @@ def write_anki_text(
                     flatten_media(render(back_markdown(item)), used),
                 ]
             )
+            if progress is not None:
+                progress(done)
     return sorted(decks)
 
 
-def write_csv(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
-    """Write a CSV with :data:`CSV_COLUMNS`; ``sysdrill import`` reads it back."""
+def write_csv(
+    items: list[ExportedItem], path: Path, now: datetime, *, progress: ItemsWritten | None = None
+) -> list[str]:
+    """Write a CSV with :data:`CSV_COLUMNS`; ``sysdrill import`` reads it back.
+
+    ``progress`` is called with the number of rows written so far.
+    """
     del now
     with path.open("w", encoding="utf-8", newline="") as sink:
         writer = csv.writer(sink, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
-        for exported in items:
+        for done, exported in enumerate(items, start=1):
             item = exported.item
             writer.writerow(
                 [
@@ -132,6 +142,8 @@ def write_csv(items: list[ExportedItem], path: Path, now: datetime) -> list[str]
                     item.status.value,
                 ]
             )
+            if progress is not None:
+                progress(done)
     return _vault_decks(items)
 
 
@@ -142,8 +154,13 @@ def _json_value(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
 
 
-def write_staffml_json(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
-    """Write a ``corpus.json`` array: each item's mapping exactly as its YAML file holds it."""
+def write_staffml_json(
+    items: list[ExportedItem], path: Path, now: datetime, *, progress: ItemsWritten | None = None
+) -> list[str]:
+    """Write a ``corpus.json`` array: each item's mapping exactly as its YAML file holds it.
+
+    The array is written in one call, so ``progress`` hears only its end.
+    """
     del now
     with path.open("w", encoding="utf-8", newline="\n") as sink:
         json.dump(
@@ -154,6 +171,8 @@ def write_staffml_json(items: list[ExportedItem], path: Path, now: datetime) -> 
             default=_json_value,
         )
         sink.write("\n")
+    if progress is not None:
+        progress(len(items))
     return _vault_decks(items)
 
 
@@ -162,11 +181,13 @@ def _guard_markers(text: str) -> str:
     return _MARKER_LINE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", demote_headings(text))
 
 
-def write_markdown(items: list[ExportedItem], path: Path, now: datetime) -> list[str]:
+def write_markdown(
+    items: list[ExportedItem], path: Path, now: datetime, *, progress: ItemsWritten | None = None
+) -> list[str]:
     """Write Markdown ``Q:``/``A:`` pairs grouped under deck (or track and level) headings.
 
     Each question is preceded by an ``<!-- id: ... -->`` comment, so importing
-    the file again keeps the ids.
+    the file again keeps the ids. ``progress`` is called with the items written so far.
     """
     del now
     groups: dict[str, list[ExportedItem]] = {}
@@ -179,6 +200,7 @@ def write_markdown(items: list[ExportedItem], path: Path, now: datetime) -> list
         )
         groups.setdefault(group or "Other", []).append(exported)
     single = len(groups) == 1
+    done = 0
     with path.open("w", encoding="utf-8", newline="\n") as sink:
         for name, members in sorted(groups.items()):
             sink.write(f"# {name}\n\n" if single else f"## {name}\n\n")
@@ -187,4 +209,7 @@ def write_markdown(items: list[ExportedItem], path: Path, now: datetime) -> list
                 sink.write(f"<!-- id: {item.id} -->\n")
                 sink.write(f"Q: {_guard_markers(front_markdown(item))}\n\n")
                 sink.write(f"A: {_guard_markers(back_markdown(item, placeholder=False))}\n\n")
+                done += 1
+                if progress is not None:
+                    progress(done)
     return _vault_decks(items)

@@ -47,6 +47,12 @@ class ChainIndex:
         hint = f" Known chains: {known}." if known else " This vault has no chains."
         raise ChainNotFound(f"No chain with id {chain_id!r}.{hint}")
 
+    def member_ids(self) -> frozenset[str]:
+        """Ids of the studyable items that belong to a chain (those an offer can name)."""
+        return frozenset(
+            item_id for chain in self._chains for item_id in chain.items if item_id in self._items
+        )
+
     def next_after(self, item_id: str) -> ChainStep | None:
         """The next studyable item after ``item_id`` in the first chain holding it.
 

@@ -38,6 +38,7 @@ from sysdrill.study.grading import (
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.answer_math import claim_lines
 from sysdrill.study.sessions.chains import ChainIndex, ChainStep
+from sysdrill.study.sessions.new_items import ChainNewLimit
 from sysdrill.study.sessions.parts import (
     describe_parts,
     grade_part,
@@ -179,6 +180,8 @@ class SessionPlan:
     """Recorded for every item instead of the answer's own grading (gauntlets)."""
     offer_chain: bool = False
     """Offer the next item of a chain after answering a chain member."""
+    chain_new_limit: ChainNewLimit | None = None
+    """The new items chain offers may add (None: no limit)."""
     repeat_again: bool = False
     """Ask items rated Again once more at the end of the session."""
     warmup_ids: frozenset[str] = frozenset()
@@ -317,10 +320,15 @@ class Session:
             step = self._chains.next_after(result.item.id)
             upcoming = self.queue[self.index + 1] if self.index + 1 < len(self.queue) else None
             answered = {r.item.id for r in self.results}
+            limit = self.plan.chain_new_limit
             if (
                 step is not None
                 and step.item.id not in answered
                 and (upcoming is None or upcoming.id != step.item.id)
+                and (
+                    limit is None
+                    or limit.may_offer(step.item.id, queue=self.queue, planned=self.plan.items)
+                )
             ):
                 self.chain_offer = step
                 self.phase = Phase.CHAIN

@@ -4,14 +4,18 @@ A new item is one the learner has never reviewed. ``new_per_day`` (a setting) ca
 how many a UTC day introduces, across every session of that day, counted from the
 review log; ``--new N`` caps one session further. Reviews of items already seen are
 not limited here (``reviews_per_day`` is applied where due items are chosen).
+
+A "next in chain" offer can bring in an item the plan did not hold; when that item
+is new, it spends the same allowance (:class:`ChainNewLimit`): once the plan's new
+items and the new items taken from chains reach it, a new next item is not offered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sysdrill.content.models import Item
 from sysdrill.study.clock import day_start, require_utc, utc_day
@@ -21,7 +25,13 @@ if TYPE_CHECKING:
     from sysdrill.study.store import StudyStore
     from sysdrill.study.user_state import StudyScope
 
-__all__ = ["NewItemAllowance", "hold_back_new", "new_item_allowance"]
+__all__ = [
+    "ChainNewLimit",
+    "NewItemAllowance",
+    "chain_new_limit",
+    "hold_back_new",
+    "new_item_allowance",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +122,63 @@ def new_item_allowance(
     since = day_start(utc_day(require_utc(now)))
     done, _ = store.count_reviews_since(scope, since)
     return NewItemAllowance(per_day=per_day, done_today=done, session_cap=session_cap)
+
+
+@dataclass(frozen=True, slots=True)
+class ChainNewLimit:
+    """How many new items "next in chain" offers may add to a session.
+
+    Fixed when the session is planned and saved with it, so a session rebuilt
+    from its moves makes the same offers.
+    """
+
+    new_ids: frozenset[str]
+    """Chain members that were new (never reviewed) when the session was planned."""
+    extra: int
+    """New items the offers may add: the session's allowance less the plan's new items."""
+
+    def may_offer(self, item_id: str, *, queue: Sequence[Item], planned: Sequence[Item]) -> bool:
+        """Whether offering ``item_id`` next keeps the session within its new-item allowance.
+
+        Args:
+            item_id: The chain's next item.
+            queue: The session's items so far (the plan's and those taken from chains).
+            planned: The items the session was planned with.
+        """
+        if item_id not in self.new_ids:
+            return True
+        queued = {item.id for item in queue}
+        if item_id in queued:
+            return True  # taking it only moves it forward: no new item is added
+        taken = len(queued.difference(item.id for item in planned) & self.new_ids)
+        return taken < self.extra
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (stored with a session in progress)."""
+        return {"new_ids": sorted(self.new_ids), "extra": self.extra}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChainNewLimit:
+        """Rebuild a limit stored by :meth:`to_dict`."""
+        return cls(frozenset(str(i) for i in data.get("new_ids", ())), int(data.get("extra", 0)))
+
+
+def chain_new_limit(
+    members: Iterable[str],
+    *,
+    is_new: Callable[[str], bool],
+    allowance: NewItemAllowance,
+    planned_new: int,
+) -> ChainNewLimit:
+    """The limit on new items chain offers may add to a session.
+
+    Args:
+        members: Ids of the items that belong to a chain.
+        is_new: Whether an item id was never reviewed.
+        allowance: The session's new-item allowance.
+        planned_new: New items the plan already holds.
+    """
+    return ChainNewLimit(
+        new_ids=frozenset(item_id for item_id in members if is_new(item_id)),
+        extra=max(0, allowance.for_session - planned_new),
+    )

@@ -13,7 +13,12 @@ from sysdrill.study.clock import utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.sessions.chains import ChainIndex, chain_items
 from sysdrill.study.sessions.engine import SessionKind, SessionPlan
-from sysdrill.study.sessions.new_items import NewItemAllowance, hold_back_new
+from sysdrill.study.sessions.new_items import (
+    ChainNewLimit,
+    NewItemAllowance,
+    chain_new_limit,
+    hold_back_new,
+)
 from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.sessions.selection import daily_items, deck_items, filter_items, studyable
 
@@ -85,6 +90,23 @@ def _new_checker(study: ItemChooser) -> Callable[[Item], bool]:
     return lambda item: study.card_state(item.id).never_seen
 
 
+def _chain_limit(
+    study: ItemChooser,
+    chains: ChainIndex | None,
+    new_items: NewItemAllowance | None,
+    planned_new: int,
+) -> ChainNewLimit | None:
+    """What "next in chain" offers may add within the new-item limits (None: no limits)."""
+    if chains is None or new_items is None:
+        return None
+    return chain_new_limit(
+        chains.member_ids(),
+        is_new=lambda item_id: study.card_state(item_id).never_seen,
+        allowance=new_items,
+        planned_new=planned_new,
+    )
+
+
 def practice_plan(
     study: ItemChooser,
     items: Sequence[Item],
@@ -94,13 +116,15 @@ def practice_plan(
     now: datetime,
     limit: int = DEFAULT_PRACTICE_LIMIT,
     new_items: NewItemAllowance | None = None,
+    chains: ChainIndex | None = None,
 ) -> SessionPlan:
     """Due reviews first, then new items within the daily limits, up to ``limit``.
 
     Items rated Again come back once at the end of the session, and after a
     chain member the next item of its chain is offered. New items come in the
     order of ``items``; ``new_items`` caps them (the session's ``--new``) and
-    puts the new items left today in the title.
+    puts the new items left today in the title. With ``chains`` too, a chain's
+    next item that is new is offered only while the allowance has room for it.
 
     Raises:
         DeckNotFound: If the filter names an unknown deck.
@@ -129,6 +153,7 @@ def practice_plan(
         title=f"Practice: {len(chosen)} items ({len(chosen) - new} due, {new} new{left})",
         items=tuple(chosen),
         offer_chain=True,
+        chain_new_limit=_chain_limit(study, chains, new_items, new),
         repeat_again=True,
         meta=meta,
     )
@@ -192,11 +217,13 @@ def daily_plan(
     item_filter: ItemFilter,
     now: datetime,
     new_items: NewItemAllowance | None = None,
+    chains: ChainIndex | None = None,
 ) -> tuple[SessionPlan, list[Item]]:
     """Today's three items, less those already reviewed today.
 
     With ``new_items``, new items of the set past the allowance are left out
-    (counted in the meta's :data:`NEW_HELD_KEY`).
+    (counted in the meta's :data:`NEW_HELD_KEY`), and with ``chains`` too, a
+    chain's next item that is new is offered only while the allowance has room.
 
     Returns:
         The plan of the items still to do, and the whole daily set (to show
@@ -215,14 +242,16 @@ def daily_plan(
             todo.append(item)
     done = len(daily) - len(todo)
     meta = {"day": today.isoformat(), **filter_meta(item_filter)}
+    is_new = _new_checker(study)
     if new_items is not None:
-        todo, held = hold_back_new(todo, is_new=_new_checker(study), allowed=new_items.for_session)
+        todo, held = hold_back_new(todo, is_new=is_new, allowed=new_items.for_session)
         meta[NEW_HELD_KEY] = str(held)
     plan = SessionPlan(
         kind=SessionKind.DAILY,
         title=f"Daily {today.isoformat()}: {done} of {len(daily)} done",
         items=tuple(todo),
         offer_chain=True,
+        chain_new_limit=_chain_limit(study, chains, new_items, sum(map(is_new, todo))),
         meta=meta,
     )
     return plan, daily

@@ -114,6 +114,9 @@ def _options(form: dict[str, str]) -> app.StartOptions:
         raise UsageError(f"limit must be a whole number of 1 or more, got {limit_text!r}.")
     if seed_text and not seed_text.lstrip("-").isdigit():
         raise UsageError(f"seed must be a whole number, got {seed_text!r}.")
+    new_text = form.get("new", "").strip()
+    if new_text and not (new_text.isascii() and new_text.isdigit()):
+        raise UsageError(f"new must be a whole number of 0 or more, got {new_text!r}.")
     return app.StartOptions(
         kind=kind,
         item_filter=item_filter,
@@ -121,6 +124,7 @@ def _options(form: dict[str, str]) -> app.StartOptions:
         gauntlet_format=_enum(GauntletFormat, form.get("format") or "quick", "gauntlet format"),
         seed=int(seed_text) if seed_text else None,
         chain_id=form.get("chain") or None,
+        new_limit=int(new_text) if new_text else None,
     )
 
 
@@ -331,6 +335,8 @@ class StartBody(BaseModel):
     format: str = "quick"
     seed: int | None = None
     chain: str | None = None
+    new: int | None = Field(default=None, ge=0)
+    """New items this session at most (practice, quiz, daily); None: the day's limit."""
 
 
 class TextBody(BaseModel):

@@ -1,0 +1,168 @@
+"""The progress report's two queries: seen cards as plain numbers, due dates counted by day.
+
+The database does the date arithmetic, so no datetime is built in Python for the
+100,000 cards of a large vault. Its dialects spell it differently, so the two
+expressions below compile to SQLite's or PostgreSQL's own form; each gives the
+exact value Python would (see :mod:`sysdrill.study.card_figures`):
+
+- :class:`epoch_us`: whole microseconds since the Unix epoch of a UTC timestamp;
+- :class:`epoch_day`: days since 1970-01-01 of a UTC timestamp's date.
+
+Rows are read from the driver's cursor: every column is an int, a float or a
+string, which need no conversion, and SQLAlchemy's row objects would cost as much
+as the query.
+
+On SQLite both queries read the table from end to end (:class:`_unindexed`): a
+learner's cards are most of a study database, and reaching them through the
+primary-key or due index costs one lookup per card, several times the scan.
+PostgreSQL, which may serve many learners, keeps its planner's choice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
+
+from sysdrill.storage import schema as t
+from sysdrill.storage.translate import translate_errors
+from sysdrill.study.card_figures import SeenCard
+from sysdrill.study.card_state import CardState
+from sysdrill.study.user_state import StudyScope
+
+__all__ = ["ProgressQueries", "epoch_day", "epoch_us"]
+
+
+class epoch_us(FunctionElement[int]):  # noqa: N801 - named like the SQL functions it stands for
+    """Whole microseconds since the Unix epoch of a UTC timestamp column."""
+
+    type = sa.BigInteger()
+    name = "epoch_us"
+    inherit_cache = True
+
+
+class epoch_day(FunctionElement[int]):  # noqa: N801
+    """Days since 1970-01-01 of the UTC date of a timestamp column."""
+
+    type = sa.BigInteger()
+    name = "epoch_day"
+    inherit_cache = True
+
+
+class _unindexed(FunctionElement[Any]):  # noqa: N801
+    """A column as it is, except that SQLite may not use an index for it (``+column``)."""
+
+    name = "unindexed"
+    inherit_cache = True
+
+    def __init__(self, column: sa.ColumnElement[Any]) -> None:
+        super().__init__(column)
+        self.type = column.type
+
+
+def _column(element: FunctionElement[Any], compiler: SQLCompiler, **kw: Any) -> str:
+    (column,) = element.clauses
+    return str(compiler.process(column, **kw))
+
+
+@compiles(_unindexed)
+def _unindexed_default(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    return _column(element, compiler, **kw)
+
+
+@compiles(_unindexed, "sqlite")
+def _unindexed_sqlite(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    # SQLite's unary plus leaves any value as it is and hides the column from the planner.
+    return "+" + _column(element, compiler, **kw)
+
+
+def _of_scope_scanned(scope: StudyScope) -> sa.ColumnElement[bool]:
+    """The cards of ``scope``, found by a scan on SQLite (see the module's docstring)."""
+    return sa.and_(
+        _unindexed(t.cards.c.user_id) == scope.user_id,
+        _unindexed(t.cards.c.vault_id) == scope.vault_id,
+    )
+
+
+# SQLite stores these columns as text, "YYYY-MM-DD HH:MM:SS.ffffff" (schema.UtcDateTime).
+# The whole seconds come from the text before the fraction (SQLite's date functions
+# would round the fraction to milliseconds first, and could carry it into the next
+# second), through julianday, whose error is far below the half second rounded off;
+# the microseconds come from the text as they are.
+@compiles(epoch_us, "sqlite")
+def _epoch_us_sqlite(element: epoch_us, compiler: SQLCompiler, **kw: Any) -> str:
+    text = _column(element, compiler, **kw)
+    return (
+        f"(CAST(round((julianday(substr({text}, 1, 19)) - 2440587.5) * 86400) AS INTEGER)"
+        f" * 1000000 + CAST(substr({text}, 21, 6) AS INTEGER))"
+    )
+
+
+@compiles(epoch_day, "sqlite")
+def _epoch_day_sqlite(element: epoch_day, compiler: SQLCompiler, **kw: Any) -> str:
+    # A date's Julian day number ends in .5 exactly, so the difference is whole.
+    text = _column(element, compiler, **kw)
+    return f"CAST(julianday(substr({text}, 1, 10)) - 2440587.5 AS INTEGER)"
+
+
+# PostgreSQL: the whole seconds and the microseconds within the second are each
+# exact, whether EXTRACT answers in numeric (PostgreSQL 14+) or double precision.
+@compiles(epoch_us, "postgresql")
+def _epoch_us_postgresql(element: epoch_us, compiler: SQLCompiler, **kw: Any) -> str:
+    stamp = _column(element, compiler, **kw)
+    return (
+        f"(CAST(EXTRACT(EPOCH FROM date_trunc('second', {stamp})) AS BIGINT) * 1000000"
+        f" + mod(CAST(EXTRACT(MICROSECONDS FROM {stamp}) AS BIGINT), 1000000))"
+    )
+
+
+@compiles(epoch_day, "postgresql")
+def _epoch_day_postgresql(element: epoch_day, compiler: SQLCompiler, **kw: Any) -> str:
+    stamp = _column(element, compiler, **kw)
+    return f"(CAST(({stamp} AT TIME ZONE 'UTC') AS DATE) - DATE '1970-01-01')"
+
+
+_c = t.cards.c
+
+
+class ProgressQueries:
+    """The progress report's queries, mixed into the SQL study store."""
+
+    _engine: Engine
+
+    def seen_cards(self, scope: StudyScope) -> list[SeenCard]:
+        """Every card of the scope reviewed at least once, as plain numbers (any order)."""
+        query = sa.select(
+            _c.item_id, _c.state, _c.stability_days, epoch_us(_c.last_review), _c.lapses
+        ).where(_of_scope_scanned(scope), _c.never_seen.is_(False))
+        with translate_errors("reading cards"), self._engine.connect() as conn:
+            result = conn.execute(query)
+            try:
+                return cast("list[SeenCard]", result.cursor.fetchall())
+            finally:
+                result.close()
+
+    def due_days(self, scope: StudyScope, *, before: datetime) -> dict[int, int]:
+        """Cards past the NEW state falling due before ``before``, counted by due day.
+
+        Returns:
+            Count of cards by the UTC day they are due, in days since 1970-01-01.
+        """
+        day = epoch_day(_c.due)
+        query = (
+            sa.select(day, sa.func.count())
+            .where(
+                _of_scope_scanned(scope),
+                _c.state != int(CardState.NEW),
+                _c.due.is_not(None),
+                _unindexed(_c.due) < before,
+            )
+            .group_by(day)
+        )
+        with translate_errors("counting due cards"), self._engine.connect() as conn:
+            return {int(due_day): int(count) for due_day, count in conn.execute(query)}
