@@ -58,7 +58,13 @@ def _reference_figures(store, scope, items, *, now, settings) -> dict[str, objec
             mastered += 1
             cell[2] += 1
         if item.topic:
-            recall = scheduler.get_card_retrievability(to_fsrs_card(card, now=now), now)
+            # A card with no stability or no review is recalled with probability 0; FSRS
+            # 6.3.0 divides by the missing stability instead (6.3.1 returns 0).
+            recall = (
+                0.0
+                if card.stability_days is None or card.last_review is None
+                else scheduler.get_card_retrievability(to_fsrs_card(card, now=now), now)
+            )
             entry = topics.setdefault(item.topic, [0.0, 0.0, 0.0])
             entry[0] += 1
             entry[1] += float(recall)

@@ -254,10 +254,13 @@ def _ping_after_idle(engine: Engine) -> None:
         since = record.info.get("idle_since")
         if since is None or time.monotonic() - since < PING_AFTER_IDLE_S:
             return
+        # SQLAlchemy 2.0.0 answers False for a dead connection; later releases raise.
         try:
-            engine.dialect.do_ping(dbapi_connection)
+            alive = engine.dialect.do_ping(dbapi_connection)
         except engine.dialect.loaded_dbapi.Error as exc:
             raise sa.exc.DisconnectionError(str(exc)) from exc
+        if not alive:
+            raise sa.exc.DisconnectionError("the pooled connection was closed by the server")
 
 
 def _make_sqlite_transactional(engine: Engine) -> None:
