@@ -248,6 +248,14 @@ class StudyService:
         """Return the item's card; a NEW, never-seen card when it was never reviewed."""
         return self._store.get_card(self.scope, item_id) or new_card(item_id)
 
+    def is_new(self, item_id: str) -> bool:
+        """Whether the item was never reviewed: it has no card, or its card is still NEW.
+
+        Read once per service from the learner's studied ids (not a query per item):
+        session plans ask it of every member of every chain.
+        """
+        return item_id not in self._known_ids()
+
     def next_items(
         self,
         items: Sequence[Item],

@@ -71,6 +71,10 @@ class ItemChooser(Protocol):
         """The item's card (a never-seen card when it was never reviewed)."""
         ...
 
+    def is_new(self, item_id: str) -> bool:
+        """Whether the item was never reviewed (new to the learner)."""
+        ...
+
 
 def filter_meta(item_filter: ItemFilter) -> dict[str, str]:
     """The filter's criteria that are set, as strings (stored with the session)."""
@@ -87,7 +91,7 @@ def filter_meta(item_filter: ItemFilter) -> dict[str, str]:
 
 
 def _new_checker(study: ItemChooser) -> Callable[[Item], bool]:
-    return lambda item: study.card_state(item.id).never_seen
+    return lambda item: study.is_new(item.id)
 
 
 def _chain_limit(
@@ -101,7 +105,7 @@ def _chain_limit(
         return None
     return chain_new_limit(
         chains.member_ids(),
-        is_new=lambda item_id: study.card_state(item_id).never_seen,
+        is_new=study.is_new,
         allowance=new_items,
         planned_new=planned_new,
     )
@@ -137,7 +141,7 @@ def practice_plan(
     )
     chosen = study.next_items(pool, now=now, limit=limit)
     # One card read per item: the limits and the title both ask which items are new.
-    new_ids = {item.id for item in chosen if study.card_state(item.id).never_seen}
+    new_ids = {item.id for item in chosen if study.is_new(item.id)}
     meta = filter_meta(item_filter)
     left = ""
     if new_items is not None:
