@@ -88,3 +88,12 @@ def test_the_starter_exercise_grades_its_worded_numeric_parts(run_cli):
     assert "(a) right: Correct: 48.8 hours (expected 48.8 hours)." in out
     assert "(b) right: Correct: 4,560 s (expected 4,600 s)." in out
     assert "Rate your recall" in out  # (c) is compared by the learner, who rates the item
+
+
+def test_practice_reads_a_numeric_answer_typed_as_a_sentence(run_cli, tmp_path):
+    assert run_cli("init", str(tmp_path / "v")).exit_code == 0
+    result = run_cli(
+        "practice", "--vault", str(tmp_path / "v"), input="-\ngood\n14 billion bytes.\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "> 14 billion bytes.\nCorrect: 14 GB (expected 14 GB)." in result.stdout
