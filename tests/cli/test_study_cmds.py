@@ -342,8 +342,19 @@ def test_settings_set_reads_a_negative_value_as_a_value_and_rejects_it(
             "(invalid literal for int() with base 10: 'abc'). Use sqlite:///PATH or "
             "postgresql+psycopg://USER@HOST:PORT/DB with a numeric port.",
         ),
+        (
+            "postgresql+psycopg://me:hunter2@localhost:99999/db",
+            "Error: Cannot use the database URL postgresql+psycopg://me:***@localhost:99999/db: "
+            "port 99999 is out of range. Give a port from 1 to 65535 (PostgreSQL's is 5432), "
+            "or leave it out.",
+        ),
+        (
+            "/srv/study.db",
+            "Error: '/srv/study.db' is not a database URL; for a SQLite file write "
+            "sqlite:////srv/study.db, or postgresql+psycopg://USER@HOST:PORT/DB for PostgreSQL.",
+        ),
     ],
-    ids=["sqlite-no-file", "sqlite-memory", "port-not-a-number"],
+    ids=["sqlite-no-file", "sqlite-memory", "port-not-a-number", "port-out-of-range", "a-path"],
 )
 def test_a_db_url_that_cannot_keep_or_reach_data_is_one_error_line(run_cli, url, message):
     result = run_cli("progress", "--db", url)
