@@ -184,6 +184,21 @@ def test_workload_on_a_deadline_today_or_past_says_so(run_cli, db_url):
         assert result.stderr.endswith("`sysdrill settings set deadline none`.\n")
 
 
+def test_settings_set_deadline_today_or_past_stores_it_with_a_note(run_cli, db_url):
+    today = datetime.now(UTC).date()
+    result = run_cli("settings", "set", "deadline", today.isoformat(), "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f'deadline = "{today.isoformat()}"',
+        f"Note: The deadline {today.isoformat()} is today: no days are left to plan. Set the "
+        "next one with `sysdrill settings set deadline YYYY-MM-DD`, or turn deadline mode off "
+        "with `sysdrill settings set deadline none`.",
+    ]
+    later = (today + timedelta(days=9)).isoformat()
+    result = run_cli("settings", "set", "deadline", later, "--db", db_url)
+    assert result.stdout == f'deadline = "{later}"\n'
+
+
 def test_workload_is_the_same_for_the_same_state_and_day(run_cli, db_url):
     deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
     assert run_cli("settings", "set", "deadline", deadline, "--db", db_url).exit_code == 0
@@ -195,6 +210,18 @@ def test_workload_is_the_same_for_the_same_state_and_day(run_cli, db_url):
     again = run_cli("workload", "--json", "--db", db_url)
     assert first.exit_code == 0, first.stderr
     assert first.stdout == again.stdout
+
+
+def test_workload_today_counts_the_new_items_the_banner_says_are_left(run_cli, db_url):
+    deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    assert run_cli("settings", "set", "deadline", deadline, "--db", db_url).exit_code == 0
+    assert run_cli("settings", "set", "new_per_day", "5", "--db", db_url).exit_code == 0
+    done = run_cli("practice", "--db", db_url, "--limit", "2", input="good\nn\ngood\nn\n")
+    assert done.exit_code == 0, done.stderr
+    banner = run_cli("practice", "--db", db_url, input="quit\n").stdout.splitlines()[0]
+    assert banner.endswith("3 new; 0 more new today)"), banner
+    days = json.loads(run_cli("workload", "--json", "--db", db_url).stdout)
+    assert [day["new_items"] for day in days[:2]] == [3, 5]
 
 
 def test_workload_with_deadline_lists_each_day(run_cli, db_url):
