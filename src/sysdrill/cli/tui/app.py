@@ -43,7 +43,7 @@ from sysdrill.study.sessions.report import (
     recorded_line,
     report_lines,
 )
-from sysdrill.study.sessions.text import keep_line_breaks, readable_math
+from sysdrill.study.sessions.text import keep_line_breaks, plain_title, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
 __all__ = ["RATING_KEYS", "SUBMIT_KEYS", "StudyApp"]
@@ -214,7 +214,7 @@ class StudyApp(App[list[str]]):
             offer = session.chain_offer
             text += (
                 f"\nNext in chain '{offer.chain.title or offer.chain.id}': "
-                f"{offer.item.title or offer.item.id}. Take it? (y/n)"
+                f"{plain_title(offer.item)}. Take it? (y/n)"
             )
         feedback.update(text.strip())
         answer.display = state == "input"
