@@ -70,6 +70,8 @@ _HINTS: dict[str, str] = {
     "continue": "space / Enter next   q quit",
     "done": "q / Enter / Esc close",
 }
+_UNDO_STATES = ("choice", "reveal", "rate", "rubric", "chain")
+"""Where ``u`` takes back the last rating (a typed answer box takes it as a letter)."""
 
 
 class StudyApp(App[list[str]]):
@@ -229,9 +231,10 @@ class StudyApp(App[list[str]]):
             self.set_focus(None)
         last = len(session.rubric.points) if session.rubric else 0
         options = len(session.current.details.options or []) if session.current else 0
-        hint.update(
-            _HINTS[state].format(last=last if state == "rubric" else option_label(options - 1))
-        )
+        text = _HINTS[state].format(last=last if state == "rubric" else option_label(options - 1))
+        if state in _UNDO_STATES and self.undo is not None and self.session.answered:
+            text = text.replace("   q quit", "   u undo   q quit")
+        hint.update(text)
 
     def refresh_timer(self) -> None:
         """Update the countdown and end the session if time ran out."""
