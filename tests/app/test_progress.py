@@ -49,7 +49,7 @@ def test_settings_are_listed_in_order_and_set_as_typed(study):
     shown = get_settings(study)
     assert shown.settings[0].key == "desired_retention"
     assert shown.values()["desired_retention"] == 0.9
-    changed = set_setting(study, "learning_steps_minutes", "1,10")
+    changed = set_setting(study, "learning_steps_minutes", "1,10", now=T0)
     assert (changed.value, changed.shown) == ([1.0, 10.0], "1,10")
     assert get_settings(study).to_dict()["settings"][0] == {
         "key": "desired_retention",
@@ -58,11 +58,21 @@ def test_settings_are_listed_in_order_and_set_as_typed(study):
     }
 
 
+def test_a_deadline_set_for_today_or_before_comes_with_a_note(study):
+    today = T0.date().isoformat()
+    assert set_setting(study, "deadline", today, now=T0).note == (
+        f"The deadline {today} is today: no days are left to plan. Set the next one with "
+        "`sysdrill settings set deadline YYYY-MM-DD`, or turn deadline mode off with "
+        "`sysdrill settings set deadline none`."
+    )
+    assert set_setting(study, "deadline", "2026-12-24", now=T0).note is None
+
+
 def test_workload_lists_each_day_until_the_deadline(study):
-    set_setting(study, "deadline", "2026-11-24")
+    set_setting(study, "deadline", "2026-11-24", now=T0)
     days = workload(study, open_study_vault(), now=T0)
     assert [d.day for d in days][0] == "2026-11-21"
     assert days[0].to_dict()["new_items"] >= 1
-    set_setting(study, "deadline", "none")
+    set_setting(study, "deadline", "none", now=T0)
     with pytest.raises(SchedulingError):
         workload(study, open_study_vault(), now=T0)

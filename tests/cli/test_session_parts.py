@@ -76,3 +76,24 @@ def test_napkin_math_in_a_typed_answer_is_marked_before_the_rating(run_cli):
     assert out.index("Your math: 16 * 4 = 64: right.") > marked
     assert out.index("Rate your recall") > marked
     assert _reviews(VAULT)[0][1] is Rating.GOOD
+
+
+def test_the_starter_exercise_grades_its_worded_numeric_parts(run_cli):
+    result = run_cli(
+        "quiz", "sample-exercises", input="lots\n~48.8 hours\n76 min\nhalf an interval\ngood\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Could not read 'lots' as a number; type a value such as '48.8 hours'." in out
+    assert "(a) right: Correct: 48.8 hours (expected 48.8 hours)." in out
+    assert "(b) right: Correct: 4,560 s (expected 4,600 s)." in out
+    assert "Rate your recall" in out  # (c) is compared by the learner, who rates the item
+
+
+def test_practice_reads_a_numeric_answer_typed_as_a_sentence(run_cli, tmp_path):
+    assert run_cli("init", str(tmp_path / "v")).exit_code == 0
+    result = run_cli(
+        "practice", "--vault", str(tmp_path / "v"), input="-\ngood\n14 billion bytes.\n"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "> 14 billion bytes.\nCorrect: 14 GB (expected 14 GB)." in result.stdout

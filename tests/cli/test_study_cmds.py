@@ -184,6 +184,21 @@ def test_workload_on_a_deadline_today_or_past_says_so(run_cli, db_url):
         assert result.stderr.endswith("`sysdrill settings set deadline none`.\n")
 
 
+def test_settings_set_deadline_today_or_past_stores_it_with_a_note(run_cli, db_url):
+    today = datetime.now(UTC).date()
+    result = run_cli("settings", "set", "deadline", today.isoformat(), "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f'deadline = "{today.isoformat()}"',
+        f"Note: The deadline {today.isoformat()} is today: no days are left to plan. Set the "
+        "next one with `sysdrill settings set deadline YYYY-MM-DD`, or turn deadline mode off "
+        "with `sysdrill settings set deadline none`.",
+    ]
+    later = (today + timedelta(days=9)).isoformat()
+    result = run_cli("settings", "set", "deadline", later, "--db", db_url)
+    assert result.stdout == f'deadline = "{later}"\n'
+
+
 def test_workload_is_the_same_for_the_same_state_and_day(run_cli, db_url):
     deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
     assert run_cli("settings", "set", "deadline", deadline, "--db", db_url).exit_code == 0
@@ -195,6 +210,18 @@ def test_workload_is_the_same_for_the_same_state_and_day(run_cli, db_url):
     again = run_cli("workload", "--json", "--db", db_url)
     assert first.exit_code == 0, first.stderr
     assert first.stdout == again.stdout
+
+
+def test_workload_today_counts_the_new_items_the_banner_says_are_left(run_cli, db_url):
+    deadline = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    assert run_cli("settings", "set", "deadline", deadline, "--db", db_url).exit_code == 0
+    assert run_cli("settings", "set", "new_per_day", "5", "--db", db_url).exit_code == 0
+    done = run_cli("practice", "--db", db_url, "--limit", "2", input="good\nn\ngood\nn\n")
+    assert done.exit_code == 0, done.stderr
+    banner = run_cli("practice", "--db", db_url, input="quit\n").stdout.splitlines()[0]
+    assert banner.endswith("3 new; 0 more new today)"), banner
+    days = json.loads(run_cli("workload", "--json", "--db", db_url).stdout)
+    assert [day["new_items"] for day in days[:2]] == [3, 5]
 
 
 def test_workload_with_deadline_lists_each_day(run_cli, db_url):
@@ -342,8 +369,19 @@ def test_settings_set_reads_a_negative_value_as_a_value_and_rejects_it(
             "(invalid literal for int() with base 10: 'abc'). Use sqlite:///PATH or "
             "postgresql+psycopg://USER@HOST:PORT/DB with a numeric port.",
         ),
+        (
+            "postgresql+psycopg://me:hunter2@localhost:99999/db",
+            "Error: Cannot use the database URL postgresql+psycopg://me:***@localhost:99999/db: "
+            "port 99999 is out of range. Give a port from 1 to 65535 (PostgreSQL's is 5432), "
+            "or leave it out.",
+        ),
+        (
+            "/srv/study.db",
+            "Error: '/srv/study.db' is not a database URL; for a SQLite file write "
+            "sqlite:////srv/study.db, or postgresql+psycopg://USER@HOST:PORT/DB for PostgreSQL.",
+        ),
     ],
-    ids=["sqlite-no-file", "sqlite-memory", "port-not-a-number"],
+    ids=["sqlite-no-file", "sqlite-memory", "port-not-a-number", "port-out-of-range", "a-path"],
 )
 def test_a_db_url_that_cannot_keep_or_reach_data_is_one_error_line(run_cli, url, message):
     result = run_cli("progress", "--db", url)

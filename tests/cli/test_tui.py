@@ -355,7 +355,9 @@ def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
 
     def runner(app):
         async def script(pilot):
+            seen["hint_before"] = _text(app, "#hint")
             await pilot.press("space", "1")
+            seen["hint_after"] = _text(app, "#hint")
             await pilot.press("u")
             seen["note"] = _text(app, "#feedback")
             seen["item"] = _markdown(app)
@@ -368,6 +370,8 @@ def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
     with open_study(f"sqlite:///{tmp_path / 'study.db'}", vault=vault, upgrade=True) as study:
         run_tui(study, vault, options, clock=_Clock(), runner=runner)
         reviews = [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.scope)]
+    assert "u undo" not in seen["hint_before"]
+    assert seen["hint_after"].endswith("   s skip   u undo   q quit")
     assert seen["note"] == "Took back the last rating; the item is asked again."
     assert seen["item"].startswith("## fc-1")
     assert reviews == [("fc-1", Rating.EASY)]

@@ -236,3 +236,56 @@ def test_stats_of_missing_vault_is_an_error(run_cli, tmp_path: Path) -> None:
 def test_search_command_never_tracebacks(run_cli, query: str) -> None:
     result = run_cli("search", "--", query) if query.startswith("-") else run_cli("search", query)
     assert result.exit_code == 0, result.stderr
+
+
+_MARKED_UP_ITEM = r"""schema_version: '1.0'
+id: cloud-my-0003
+format: quiz
+track: cloud
+level: L2
+zone: fluency
+topic: data-parallelism
+competency_area: parallelism
+bloom_level: apply
+phase: training
+title: Ring **all-reduce** time with $\bar{t}$
+question: |
+  With `code`, $\min(a, b)$ and \bar{t} = 5 us:
+
+  | GPUs | Bandwidth |
+  |------|-----------|
+  | 8    | 50 GB/s   |
+
+  How long does $2\frac{N-1}{N} \times M$ take?
+details:
+  realistic_solution: '**Answer:** $35\ \text{ms}$.'
+status: published
+provenance: human
+answer_value: 35
+answer_unit: ms
+"""
+
+
+def _marked_up_vault(run_cli, tmp_path: Path) -> Path:
+    vault = tmp_path / "v"
+    assert run_cli("init", str(vault)).exit_code == 0
+    (vault / "questions" / "cloud-my-0003.yaml").write_text(_MARKED_UP_ITEM, encoding="utf-8")
+    return vault
+
+
+def test_show_and_practice_render_markdown_and_latex_readably(run_cli, tmp_path: Path) -> None:
+    vault = _marked_up_vault(run_cli, tmp_path)
+    shown = run_cli("show", "cloud-my-0003", "--vault", str(vault))
+    practised = run_cli(
+        "practice", "--vault", str(vault), "--level", "L2", "--topic", "data-parallelism",
+        "--limit", "3", input="skip\n10 ms\n",
+    )  # fmt: skip
+    for result in (shown, practised):
+        assert result.exit_code == 0, result.stderr
+        out = result.stdout
+        assert "Ring all-reduce time with t̅" in out
+        assert "min(a, b)" in out and "2(N-1)/N × M" in out and "t̅ = 5 us" in out
+        assert "│ 8    │ 50 GB/s   │" in out
+        for raw in ("**", "\\min", "\\bar", "\\frac", "$", "`", "|---"):
+            assert raw not in out, raw
+    assert " 2. Ring all-reduce time with t̅: wrong, rated Again" in practised.stdout

@@ -101,6 +101,15 @@ def test_hedged_and_abbreviated_answers_read_as_the_same_quantity(typed):
     assert grade.correct is True
 
 
+@pytest.mark.parametrize(
+    "typed",
+    ["14 GB.", "~ 14 GB.", "about 14 GB!", "14 000 MB", "14\u202f000 MB", "14 billion bytes"],
+)
+def test_a_full_stop_spaced_digits_and_counts_in_words_read_as_typed(typed):
+    grade = grade_numeric_answer(typed, expected_value=14, expected_unit="GB", tolerance=0.05)
+    assert grade.correct is True, grade.message
+
+
 def test_a_bare_thousands_multiplier_scales_a_plain_number():
     grade = grade_numeric_answer("2.1k", expected_value=2100, expected_unit="", tolerance=0.01)
     assert (grade.correct, grade.given_value) == (True, 2100.0)

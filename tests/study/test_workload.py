@@ -48,3 +48,11 @@ def test_workload_brings_far_items_back_on_the_eve():
 def test_workload_without_deadline_names_the_fix():
     with pytest.raises(SchedulingError, match="settings set deadline YYYY-MM-DD"):
         expected_workload([], unseen=0, settings=StudySettings(), now=T0)
+
+
+def test_new_items_already_introduced_today_spend_todays_allowance():
+    settings = with_deadline(5, new_per_day=10)
+    workload = expected_workload([], unseen=25, settings=settings, now=T0, introduced_today=7)
+    assert [w.new_items for w in workload] == [3, 10, 10, 2, 0]
+    spent = expected_workload([], unseen=5, settings=settings, now=T0, introduced_today=12)
+    assert [w.new_items for w in spent] == [0, 5, 0, 0, 0]

@@ -86,6 +86,8 @@ class SettingView:
     key: str
     value: Any
     meaning: str
+    note: str | None = None
+    """A word on the value stored, such as a deadline that leaves no days to plan."""
 
     @property
     def shown(self) -> str:
@@ -124,14 +126,30 @@ def get_settings(study: StudyService) -> SettingsView:
     )
 
 
-def set_setting(study: StudyService, key: str, value: str) -> SettingView:
+def set_setting(study: StudyService, key: str, value: str, *, now: datetime) -> SettingView:
     """Parse ``value`` as typed by the learner, validate it and store it under ``key``.
+
+    A deadline today or past is stored (deadline mode then has no days to plan)
+    with a note saying so and naming the fix, as ``practice --deadline`` gives.
+
+    Args:
+        study: The learner's study service.
+        key: The setting's name.
+        value: The value as typed.
+        now: Current time (UTC), to tell a deadline already come.
 
     Raises:
         SchedulingError: For an unknown key or a value out of range (nothing stored).
     """
-    stored = study.set_setting(key, value).to_mapping()[key]
-    return SettingView(key, stored, SETTING_DOCS[key])
+    from sysdrill.study.deadline import days_left
+    from sysdrill.study.workload import no_days_left
+
+    settings = study.set_setting(key, value)
+    note = None
+    if key == "deadline" and settings.deadline is not None:
+        if days_left(settings, now=now) is None:
+            note = no_days_left(settings.deadline, today=now.date())
+    return SettingView(key, settings.to_mapping()[key], SETTING_DOCS[key], note)
 
 
 def fit_parameters(

@@ -306,8 +306,10 @@ def register(app: typer.Typer) -> None:
         from sysdrill.app.study import open_cli_study
 
         with open_cli_study(db, vault=None) as study:
-            updated = set_setting(study, key, value)
+            updated = set_setting(study, key, value, now=_now())
         typer.echo(f"{key} = {json.dumps(updated.value)}")
+        if updated.note:
+            typer.echo(f"Note: {updated.note}")
 
     @app.command("optimize")
     def optimize_cmd(

@@ -242,12 +242,14 @@ def _render_item(console: Console, shown: ShownItem) -> None:
     from rich.markup import escape
     from rich.rule import Rule
 
+    from sysdrill.study.sessions.text import plain_text, terminal_markup_text
     from sysdrill.study.sessions.view import answer_sections, item_view
 
     record = shown.record
     item = shown.shown
     view = item_view(item)
-    console.print(Rule(f"[bold]{escape(item.id)}[/bold]  {escape(item.title or '')}"))
+    title = plain_text(item.title) if item.title else ""
+    console.print(Rule(f"[bold]{escape(item.id)}[/bold]  {escape(title)}"))
     console.print("  ".join(f"[dim]{name}[/dim] {escape(value)}" for name, value in view.facts))
     if shown.draw_values is not None:
         console.print(
@@ -261,7 +263,8 @@ def _render_item(console: Console, shown: ShownItem) -> None:
             console.print(f"[bold underline]{heading}[/bold underline]")
             # Line by line, bold kept: the markers and napkin lines are line-oriented,
             # which Markdown rendering would reflow into one paragraph.
-            console.print(_MARKED.sub(r"[bold]\1[/bold]", escape(text.strip())))
+            readable = escape(terminal_markup_text(text))
+            console.print(_MARKED.sub(r"[bold]\1[/bold]", readable))
 
     section("Scenario", view.scenario)
     section("Question", item.question)
@@ -270,7 +273,7 @@ def _render_item(console: Console, shown: ShownItem) -> None:
         console.print("[bold underline]Options[/bold underline]")
         for index, option in enumerate(view.options):
             mark = " [green](correct)[/green]" if index == view.correct_index else ""
-            console.print(f"  {chr(65 + index)}. {escape(option)}{mark}")
+            console.print(f"  {chr(65 + index)}. {escape(plain_text(option))}{mark}")
     for part in view.parts:
         answer = f"\n**Answer:** {part.answer}" if part.answer else ""
         section(f"Part {part.label}", part.text + answer)

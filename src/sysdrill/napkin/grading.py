@@ -18,15 +18,26 @@ _HEDGE = re.compile(
 _THOUSANDS = re.compile(r"^([-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kKMG])$")
 """A number with a bare multiplier, "128 k" or "1.2M": thousands of the unit's base."""
 _MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+_SPACED_THOUSANDS = re.compile(r"^([-+~≈]?\s*\d{1,3})((?:[ \u00a0\u202f]\d{3})+)(?!\d)")
+"""Digits grouped by spaces, "14 000 MB" (thin and no-break spaces too)."""
+_NUMBER_WORDS = {"thousand": "e3", "million": "e6", "billion": "e9", "trillion": "e12"}
+_NUMBER_WORD = re.compile(r"(\d)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
+"""A count in words after a number, "14 billion bytes"."""
 
 
 def _read_given(given: str, unit_text: str) -> float:
-    """Read a typed answer in ``unit_text``; hedges and bare multipliers are allowed.
+    """Read a typed answer in ``unit_text``, as people type it.
+
+    Hedges ("about"), bare multipliers ("128 k"), a closing full stop, digits
+    grouped by spaces ("14 000 MB") and counts in words ("14 billion bytes") are
+    allowed.
 
     Raises:
         NapkinError: If the text is no quantity, or not in the unit's dimension.
     """
-    text = _HEDGE.sub("", given.strip())
+    text = _HEDGE.sub("", given.strip()).rstrip(" .!;,")
+    text = _SPACED_THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\s", "", m.group(2)), text)
+    text = _NUMBER_WORD.sub(lambda m: m.group(1) + _NUMBER_WORDS[m.group(2).lower()], text)
     bare = _THOUSANDS.match(text)
     if bare is not None:
         number = float(bare.group(1).replace(",", "")) * _MULTIPLIERS[bare.group(2)]

@@ -196,6 +196,11 @@ def create_study_engine(url: str) -> Engine:
                 f"Cannot read the database URL {safe_url(url)} ({exc}). "
                 "Use sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB with a numeric port."
             ) from exc
+        if parsed.port is not None and not 0 < parsed.port < 65536:
+            raise StorageUnavailable(
+                f"Cannot use the database URL {safe_url(url)}: port {parsed.port} is out of "
+                "range. Give a port from 1 to 65535 (PostgreSQL's is 5432), or leave it out."
+            )
         if parsed.get_backend_name() == "sqlite":
             database = parsed.database
             if database and database != ":memory:" and not database.startswith("file:"):

@@ -39,10 +39,18 @@ def study_database_url(given: str | None) -> str:
     command ends.
 
     Raises:
-        StorageUnavailable: If the URL names an in-memory SQLite database.
+        StorageUnavailable: If the URL names an in-memory SQLite database, or is
+            a bare path instead of a URL.
     """
     url = given or default_database_url()
-    scheme, _, rest = url.partition("://")
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        # A bare path is the usual slip: name the URL that opens that file.
+        raise StorageUnavailable(
+            f"{url!r} is not a database URL; for a SQLite file write "
+            f"sqlite:///{Path(url).expanduser().absolute()}, "
+            "or postgresql+psycopg://USER@HOST:PORT/DB for PostgreSQL."
+        )
     if scheme.split("+")[0] == "sqlite" and rest.split("?")[0] in ("", "/", "/:memory:"):
         raise StorageUnavailable(
             f"{url} keeps nothing after the command ends; "

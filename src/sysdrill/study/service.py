@@ -481,7 +481,17 @@ class StudyService:
         cards = [card for card in self._store.iter_cards(self.scope) if card.item_id in wanted]
         seen = {card.item_id for card in cards if card.state is not CardState.NEW}
         unseen = sum(1 for item_id in wanted if item_id not in seen)
-        return expected_workload(cards, unseen=unseen, settings=self.settings, now=now)
+        # Today's new items already seen spend today's allowance, as practice counts them.
+        introduced_today, _ = self._store.count_reviews_since(
+            self.scope, day_start(utc_day(require_utc(now)))
+        )
+        return expected_workload(
+            cards,
+            unseen=unseen,
+            settings=self.settings,
+            now=now,
+            introduced_today=introduced_today,
+        )
 
     def export_state(self, *, now: datetime) -> dict[str, Any]:
         """Return all of the learner's state as one JSON-ready mapping (lossless).

@@ -20,7 +20,7 @@ from sysdrill.study.ratings import Rating
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
 
-__all__ = ["DayWorkload", "expected_workload"]
+__all__ = ["DayWorkload", "expected_workload", "no_days_left"]
 
 _MAX_SIMULATED_REVIEWS = 200
 """Guard against a pathological loop per card in the workload simulation."""
@@ -60,8 +60,8 @@ def _simulate(
         moment = current.due
 
 
-def _no_days_left(deadline: date | None, *, today: date) -> str:
-    """Why there is no workload to plan, and what to do."""
+def no_days_left(deadline: date | None, *, today: date) -> str:
+    """Why there is no workload to plan (no deadline, or one today or past), and what to do."""
     fix = "Set the next one with `sysdrill settings set deadline YYYY-MM-DD`"
     off = "or turn deadline mode off with `sysdrill settings set deadline none`."
     if deadline is None:
@@ -78,7 +78,12 @@ def _no_days_left(deadline: date | None, *, today: date) -> str:
 
 
 def expected_workload(
-    cards: Sequence[CardRecord], *, unseen: int, settings: StudySettings, now: datetime
+    cards: Sequence[CardRecord],
+    *,
+    unseen: int,
+    settings: StudySettings,
+    now: datetime,
+    introduced_today: int = 0,
 ) -> list[DayWorkload]:
     """Expected reviews and new items per UTC day from today to the eve of the deadline.
 
@@ -87,6 +92,8 @@ def expected_workload(
         unseen: Items in scope never studied, introduced at ``new_per_day``.
         settings: Settings with a deadline.
         now: Current time (UTC); today's overdue items count today.
+        introduced_today: New items already introduced today, which today's
+            ``new_per_day`` allowance has spent (as practice's banner counts them).
 
     Returns:
         One entry per day from today to the day before the deadline.
@@ -96,7 +103,7 @@ def expected_workload(
     """
     moment = require_utc(now)
     if days_left(settings, now=moment) is None:
-        raise SchedulingError(_no_days_left(settings.deadline, today=moment.date()))
+        raise SchedulingError(no_days_left(settings.deadline, today=moment.date()))
     assert settings.deadline is not None
     deadline = settings.deadline
     # Fuzz draws random intervals: without it the same state and date give the same plan.
@@ -111,7 +118,11 @@ def expected_workload(
     remaining = unseen
     day = moment.date()
     while day < deadline and remaining > 0 and settings.new_per_day > 0:
-        batch = min(settings.new_per_day, remaining)
+        spent = introduced_today if day == moment.date() else 0
+        batch = min(max(0, settings.new_per_day - spent), remaining)
+        if batch == 0:
+            day += timedelta(days=1)
+            continue
         new_counts[day] = batch
         start = moment if day == moment.date() else day_start(day) + timedelta(hours=9)
         one: dict[date, int] = {}

@@ -111,3 +111,40 @@ def test_an_unreadable_part_answer_is_refused_and_nothing_is_recorded():
     assert (session.part_answers, recorder.results) == ([], [])
     session.answer_part("128 KiB")
     assert session.part_answers == ["128 KiB"]
+
+
+def _part(answer: str):
+    from sysdrill.content.models import Part
+
+    return Part(label="(a)", text="How much?", answer=answer)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("About 48.8 hours, the per-GPU figure divided by the number of GPUs.", (48.8, "hours")),
+        ("About 4,600 s, a little over 76 minutes.", (4600.0, "s")),
+        ("2 * 32 * 8 * 128 * 2 B = 131,072 B, that is 128 KiB.", (131072.0, "B")),
+        ("sqrt(2 * 30 * 21600) = 1138 s, about 19 minutes.", (1138.0, "s")),
+        ("(48 GB - 16 GB - 4 GB) / (1500 * 131072 B) = 142.4, so about 142.", (142.4, "")),
+        ("1536 / (96 * 4) = 4 accumulation steps.", (4.0, "")),
+        ("(520 - 430) / 3 = 30 ms per doubling.", (30.0, "ms")),
+    ],
+)
+def test_a_worded_result_restating_one_quantity_is_graded(answer, expected):
+    assert part_expected(_part(answer)) == PartExpected(*expected)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It is below FP16's smallest value, about 6e-8, and becomes zero.",
+        "About 23 ms on one node at 200 GB/s; about 114 ms at 64 GPUs.",
+        "The bubble halves to 45 ms, so about 285 ms.",
+        "No: it adds only (430 - 400) / 3 = 10 ms each, so the cost rises.",
+        "5 * 1.28e6 / 8192 = 781.25 steps of warmup and 90 * 1.28e6 / 8192 = 14062.5 in all.",
+        "About half an interval, 38 minutes, plus the time to restart and reload.",
+    ],
+)
+def test_a_part_without_one_clear_result_is_left_to_the_learner(answer):
+    assert part_expected(_part(answer)) is None

@@ -43,7 +43,7 @@ from sysdrill.study.sessions.report import (
     recorded_line,
     report_lines,
 )
-from sysdrill.study.sessions.text import keep_line_breaks, readable_math
+from sysdrill.study.sessions.text import keep_line_breaks, plain_title, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
 __all__ = ["RATING_KEYS", "SUBMIT_KEYS", "StudyApp"]
@@ -70,6 +70,8 @@ _HINTS: dict[str, str] = {
     "continue": "space / Enter next   q quit",
     "done": "q / Enter / Esc close",
 }
+_UNDO_STATES = ("choice", "reveal", "rate", "rubric", "chain")
+"""Where ``u`` takes back the last rating (a typed answer box takes it as a letter)."""
 
 
 class StudyApp(App[list[str]]):
@@ -214,7 +216,7 @@ class StudyApp(App[list[str]]):
             offer = session.chain_offer
             text += (
                 f"\nNext in chain '{offer.chain.title or offer.chain.id}': "
-                f"{offer.item.title or offer.item.id}. Take it? (y/n)"
+                f"{plain_title(offer.item)}. Take it? (y/n)"
             )
         feedback.update(text.strip())
         answer.display = state == "input"
@@ -229,9 +231,10 @@ class StudyApp(App[list[str]]):
             self.set_focus(None)
         last = len(session.rubric.points) if session.rubric else 0
         options = len(session.current.details.options or []) if session.current else 0
-        hint.update(
-            _HINTS[state].format(last=last if state == "rubric" else option_label(options - 1))
-        )
+        text = _HINTS[state].format(last=last if state == "rubric" else option_label(options - 1))
+        if state in _UNDO_STATES and self.undo is not None and self.session.answered:
+            text = text.replace("   q quit", "   u undo   q quit")
+        hint.update(text)
 
     def refresh_timer(self) -> None:
         """Update the countdown and end the session if time ran out."""

@@ -33,7 +33,7 @@ from sysdrill.study.sessions.report import (
     recorded_line,
     report_lines,
 )
-from sysdrill.study.sessions.text import plain_text
+from sysdrill.study.sessions.text import plain_text, plain_title
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
 __all__ = ["RATING_PROMPT", "Undo", "Write", "run_scripted"]
@@ -48,7 +48,7 @@ def _show_item(session: Session, write: Write) -> None:
     item = session.current
     assert item is not None
     view = item_view(item)
-    header = f"[{session.position}/{session.total}] {view.heading} ({view.meta})"
+    header = f"[{session.position}/{session.total}] {plain_text(view.heading)} ({view.meta})"
     if session.is_warmup:
         header += " - warm-up"
     write("")
@@ -120,7 +120,7 @@ def _show_chain_offer(session: Session, write: Write) -> None:
     offer = session.chain_offer
     assert offer is not None
     title = offer.chain.title or offer.chain.id
-    write(f"Next in chain '{title}': {offer.item.title or offer.item.id}. Take it? (y/n):")
+    write(f"Next in chain '{title}': {plain_title(offer.item)}. Take it? (y/n):")
 
 
 def _step(session: Session, phase: Phase, line: str, write: Write) -> None:

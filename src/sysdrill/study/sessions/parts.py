@@ -1,8 +1,11 @@
 """The parts of an exercise, (a), (b), (c): one answer each, numeric parts graded.
 
 A part whose reference answer ends in one quantity (``... = 52.5%``,
-``16 bytes per parameter: 20.8 GB.``) is graded like a numeric item, within
-the item's tolerance; any other part is compared by the learner. The item is
+``16 bytes per parameter: 20.8 GB.``), or whose result (after the last ``=``,
+else the whole answer) opens with one quantity that every other figure in it
+restates (``About 4,600 s, a little over 76 minutes.``, ``= 131,072 B, that
+is 128 KiB.``), is graded like a numeric item, within the item's tolerance;
+any other part is compared by the learner. The item is
 rated from its parts: when every part is graded, all right is Good, at least
 half right is Hard and fewer is Again; otherwise the learner rates it with
 each graded part marked right or wrong in front of them.
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 
 from sysdrill.content.models import Item, Part
 from sysdrill.errors import NapkinError
+from sysdrill.napkin.units import Dims
 from sysdrill.study.grading import DEFAULT_NUMERIC_TOLERANCE
 from sysdrill.study.ratings import Rating
 
@@ -34,6 +38,14 @@ __all__ = [
 _NO_ANSWER = ("", "-")
 _NUMBER_UNIT = re.compile(r"^(\d[\d,]*\.?\d*(?:e[-+]?\d+)?)\s*([A-Za-z].*)$")
 _LEAD = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|~|≈)\s*", re.IGNORECASE)
+_MENTION = re.compile(
+    r"(?<![\w.$^/*+-])(\$)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?((?:e[-+]?\d+)?)(?![\d,]\d)\s*(%)?"
+)
+"""A figure in prose: ``$737,280``, ``4,600``, ``1.3e-3``, ``27 %``; not ``t-1`` or ``FP16``."""
+_WORD = re.compile(r"[A-Za-zµ][\w/^µ-]*")
+_YES_NO = re.compile(r"^(?:yes|no)\b", re.IGNORECASE)
+_RESTATED = 0.03
+"""How close figures must be to restate one quantity (``1138 s``, ``19 minutes``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +81,11 @@ def part_expected(part: Part) -> PartExpected | None:
     tail = re.split(r"=|:\s", part.answer.strip())[-1].strip().rstrip(".").strip()
     tail = _LEAD.sub("", tail)
     if not tail or not re.match(r"^[$\d.]", tail):
-        return None
+        return _restated_result(part.answer)
     try:
         value = read_quantity(tail)
     except NapkinError:
-        return None
+        return _restated_result(part.answer)
     if tail.endswith("%"):
         return PartExpected(float(value.v) * 100, "%")
     written = _NUMBER_UNIT.match(tail)
@@ -87,6 +99,69 @@ def part_expected(part: Part) -> PartExpected | None:
             return PartExpected(float(written.group(1).replace(",", "")), written.group(2))
     number, unit, _ = format_value(value)
     return PartExpected(number, unit)
+
+
+def _figure(number: float, text: str) -> tuple[PartExpected, float, Dims]:
+    """``number`` with the longest run of words opening ``text`` that reads as its unit.
+
+    Returns the figure as written, its value in base units and its dimensions; a
+    number followed by no unit (``4 accumulation steps``) is a plain number.
+    """
+    from sysdrill.napkin.quantity import read_quantity
+
+    words: list[str] = []
+    for token in re.split(r"[,;:()]|\.\s", text, maxsplit=1)[0].split()[:4]:
+        word = token.rstrip(".")
+        if not _WORD.fullmatch(word):
+            break
+        words.append(word)
+    for count in range(len(words), 0, -1):
+        unit = " ".join(words[:count])
+        try:
+            value = read_quantity(f"{number!r} {unit}")
+        except NapkinError:
+            continue
+        return PartExpected(number, unit), float(value.v), value.dims
+    return PartExpected(number, ""), number, ()
+
+
+def _mentions(text: str) -> list[tuple[PartExpected, float, Dims]]:
+    """Every figure in ``text``: as written, in base units, and its dimensions."""
+    found: list[tuple[PartExpected, float, Dims]] = []
+    for match in _MENTION.finditer(text):
+        dollar, whole, fraction, exponent, percent = match.groups()
+        number = float(whole.replace(",", "") + (fraction or "") + exponent)
+        if dollar:
+            found.append((PartExpected(number, "$"), number, (("currency", 1),)))
+        elif percent:
+            found.append((PartExpected(number, "%"), number / 100, ()))
+        else:
+            found.append(_figure(number, text[match.end() :]))
+    return found
+
+
+def _restated_result(answer: str) -> PartExpected | None:
+    """The quantity a worded result opens with, when every other figure in it restates it.
+
+    The result is the text after the last ``=``, else the whole answer; it must
+    open (after a hedge such as "About") with the figure, so that a figure met
+    in passing (``below FP16's smallest value, about 6e-8``) is never taken for
+    the answer. An answer with several results (``=`` more than once) or that
+    opens with yes or no is left to the learner.
+    """
+    if answer.count("=") > 1 or _YES_NO.match(answer):
+        return None  # several results, or a yes/no answer with a figure as its reason
+    result = _LEAD.sub("", answer.rsplit("=", 1)[-1].strip())
+    if not re.match(r"^\$?\d", result):
+        return None
+    mentions = _mentions(result)
+    if not mentions:
+        return None
+    first, base, dims = mentions[0]
+    for _, other, other_dims in mentions[1:]:
+        if other_dims != dims or abs(other - base) > _RESTATED * max(abs(base), 1e-300):
+            return None
+    return first
 
 
 def _tolerance(item: Item) -> float:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from sysdrill.study.sessions.engine import ItemResult, Outcome, Session, SessionKind
+from sysdrill.study.sessions.text import plain_title
 
 __all__ = [
     "SessionReport",
@@ -140,7 +141,7 @@ def recorded_line(result: ItemResult) -> str | None:
 
 
 def _result_line(number: int, result: ItemResult) -> str:
-    label = result.item.title or result.item.id
+    label = plain_title(result.item)
     tag = " (warm-up)" if result.warmup else ""
     if result.outcome is not Outcome.ANSWERED:
         return f"{number:>2}. {label}{tag}: {result.outcome.value.replace('-', ' ')}"

@@ -12,8 +12,16 @@ import re
 
 from sysdrill.content.latex_text import latex_to_text
 from sysdrill.content.media import name_media
+from sysdrill.content.models import Item
 
-__all__ = ["draw_tables", "keep_line_breaks", "plain_text", "readable_math"]
+__all__ = [
+    "draw_tables",
+    "keep_line_breaks",
+    "plain_text",
+    "plain_title",
+    "readable_math",
+    "terminal_markup_text",
+]
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(?!\s)([^$\n]+?)(?<!\s)\$", re.DOTALL)
 
@@ -63,6 +71,23 @@ def plain_text(markdown: str) -> str:
     """
     text = readable_math(name_media(markdown))
     text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _ITALIC.sub(lambda m: m.group(1), text)
+    text = _CODE.sub(lambda m: m.group(1), text)
+    return draw_tables(_HEADING.sub("", text)).strip()
+
+
+def plain_title(item: Item) -> str:
+    """The item's title for a plain terminal (Markdown and LaTeX made readable), else its id."""
+    return plain_text(item.title) if item.title else item.id
+
+
+def terminal_markup_text(markdown: str) -> str:
+    """Markdown made readable like :func:`plain_text`, but ``**bold**`` markers kept.
+
+    For a view that styles bold itself (``sysdrill show``): math, media, code,
+    italics, headings and tables are handled here, line by line as written.
+    """
+    text = readable_math(name_media(markdown))
     text = _ITALIC.sub(lambda m: m.group(1), text)
     text = _CODE.sub(lambda m: m.group(1), text)
     return draw_tables(_HEADING.sub("", text)).strip()
