@@ -32,3 +32,15 @@ def test_unknown_chain_names_the_known_ones(vault):
 def test_chain_items_in_chain_order(vault):
     chain = ChainIndex(vault.chains, vault.items).get("hbm-basics")
     assert [i.id for i in chain_items(chain, vault.items)] == ["c-l1-hbm", "c-l2-mc", "c-l3-num"]
+
+
+def test_offers_reach_every_later_member_from_a_chain_start(vault):
+    index = ChainIndex(vault.chains, vault.items)
+    assert index.reachable_from(["c-l1-hbm"]) == {"c-l2-mc", "c-l3-num"}
+    assert index.reachable_from(["c-l2-mc", "fc-1"]) == {"c-l3-num"}
+
+
+def test_offers_reach_nothing_from_items_outside_chains_or_at_their_end(vault):
+    index = ChainIndex(vault.chains, vault.items)
+    assert index.reachable_from(["fc-1", "c-l3-num"]) == frozenset()
+    assert index.reachable_from([]) == frozenset()

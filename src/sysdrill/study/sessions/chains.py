@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sysdrill.content.collections import Chain
@@ -47,11 +47,23 @@ class ChainIndex:
         hint = f" Known chains: {known}." if known else " This vault has no chains."
         raise ChainNotFound(f"No chain with id {chain_id!r}.{hint}")
 
-    def member_ids(self) -> frozenset[str]:
-        """Ids of the studyable items that belong to a chain (those an offer can name)."""
-        return frozenset(
-            item_id for chain in self._chains for item_id in chain.items if item_id in self._items
-        )
+    def reachable_from(self, item_ids: Iterable[str]) -> frozenset[str]:
+        """Ids a "next in chain" offer can name in a session of ``item_ids``.
+
+        An offer follows :meth:`next_after` from an item of the session, and an
+        accepted offer joins the session, so these are the items reached by
+        following it again and again (the starting ids only when an offer reaches
+        them too). A few dozen ids where the whole vault's chain members would be
+        thousands: a session keeps this set with it.
+        """
+        reached: set[str] = set()
+        frontier = list(dict.fromkeys(item_ids))
+        while frontier:
+            step = self.next_after(frontier.pop())
+            if step is not None and step.item.id not in reached:
+                reached.add(step.item.id)
+                frontier.append(step.item.id)
+        return frozenset(reached)
 
     def next_after(self, item_id: str) -> ChainStep | None:
         """The next studyable item after ``item_id`` in the first chain holding it.

@@ -98,13 +98,14 @@ def _chain_limit(
     study: ItemChooser,
     chains: ChainIndex | None,
     new_items: NewItemAllowance | None,
+    planned: Sequence[Item],
     planned_new: int,
 ) -> ChainNewLimit | None:
     """What "next in chain" offers may add within the new-item limits (None: no limits)."""
     if chains is None or new_items is None:
         return None
     return chain_new_limit(
-        chains.member_ids(),
+        chains.reachable_from(item.id for item in planned),
         is_new=study.is_new,
         allowance=new_items,
         planned_new=planned_new,
@@ -157,7 +158,7 @@ def practice_plan(
         title=f"Practice: {len(chosen)} items ({len(chosen) - new} due, {new} new{left})",
         items=tuple(chosen),
         offer_chain=True,
-        chain_new_limit=_chain_limit(study, chains, new_items, new),
+        chain_new_limit=_chain_limit(study, chains, new_items, chosen, new),
         repeat_again=True,
         meta=meta,
     )
@@ -255,7 +256,7 @@ def daily_plan(
         title=f"Daily {today.isoformat()}: {done} of {len(daily)} done",
         items=tuple(todo),
         offer_chain=True,
-        chain_new_limit=_chain_limit(study, chains, new_items, sum(map(is_new, todo))),
+        chain_new_limit=_chain_limit(study, chains, new_items, todo, sum(map(is_new, todo))),
         meta=meta,
     )
     return plan, daily
