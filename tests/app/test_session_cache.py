@@ -33,18 +33,32 @@ def test_a_committed_move_keeps_the_machine_at_the_saved_revision(study, vault):
     view = app.start_session(study, vault, DECK, now=T0)
     app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
     saved = _saved(study, view.session_id)
-    kept = session_cache.take(study, vault, saved)
+    kept = session_cache.take(study, vault, view.session_id)
     assert kept is not None
     assert kept.saved == saved
     # Taken out while in use: a second request on the session replays instead.
-    assert session_cache.take(study, vault, saved) is None
+    assert session_cache.take(study, vault, view.session_id) is None
 
 
-def test_a_kept_machine_is_not_used_for_another_revision(study, vault):
+def test_a_kept_machine_is_not_used_for_a_new_session_with_the_same_id(study, vault):
     view = app.start_session(study, vault, DECK, now=T0)
     app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
     saved = _saved(study, view.session_id)
-    assert session_cache.take(study, vault, replace(saved, revision=saved.revision + 1)) is None
+    # The session is gone and another took its id (SQLite reuses the highest id), at
+    # the same revision but a later start: its own moves count, not the kept ones.
+    study.store.delete_active_session(study.scope, view.session_id)
+    later = T0 + timedelta(minutes=1)
+    study.store.put_active_session(
+        study.scope, replace(saved, moves=(), position=0, revision=0, started_at=later)
+    )
+    skip = {"move": "skip", "value": None, "at": (later + timedelta(seconds=1)).isoformat()}
+    again = _saved(study, view.session_id)
+    study.store.put_active_session(
+        study.scope, replace(again, moves=(skip, skip), revision=saved.revision)
+    )
+    now = app.current_prompt(study, vault, view.session_id, now=later + timedelta(seconds=2))
+    # Two items skipped: the kept machine (one item rated) would be at fc-2.
+    assert now.item is not None and now.item.item_id == "fc-3"
 
 
 def test_a_move_made_by_another_worker_is_replayed_from_the_database(study, vault):
@@ -66,7 +80,7 @@ def test_a_failed_move_leaves_no_machine_and_the_next_move_works(study, vault):
     view = app.start_session(study, vault, DECK, now=T0)
     with pytest.raises(UsageError):
         app.answer(study, vault, view.session_id, "an answer to a flashcard", now=T0)
-    assert session_cache.take(study, vault, _saved(study, view.session_id)) is None
+    assert session_cache.take(study, vault, view.session_id) is None
     after = app.rate(study, vault, view.session_id, "easy", now=T0 + timedelta(seconds=3))
     assert after.item is not None and after.item.item_id == "fc-2"
     reviews = [(r.item_id, r.rating) for r in study.store.iter_reviews(study.scope)]
@@ -81,7 +95,7 @@ def test_machines_of_two_stores_never_mix(vault):
     two = app.start_session(second, vault, DECK, now=T0)
     assert one.session_id == two.session_id
     app.rate(first, vault, one.session_id, "good", now=T0 + timedelta(seconds=5))
-    assert session_cache.take(second, vault, _saved(first, one.session_id)) is None
+    assert session_cache.take(second, vault, one.session_id) is None
 
 
 def test_two_workers_rating_one_item_at_once_store_one_review(study, vault):

@@ -241,6 +241,19 @@ def test_active_session_is_saved_updated_and_read_back(make_store):
     assert make_store().get_active_session(user, session_id) == moved
 
 
+def test_active_session_stamp_is_its_revision_and_start_for_its_owner_only(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    other = scope_of(store.ensure_user("other", now=T0))
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    assert store.active_session_stamp(user, session_id) is None
+    store.put_active_session(user, _saved(session_id))
+    store.put_active_session(user, _saved(session_id, revision=1, position=1))
+    assert store.active_session_stamp(user, session_id) == (1, T0)
+    assert store.active_session_stamp(other, session_id) is None
+    store.delete_active_session(user, session_id)
+    assert store.active_session_stamp(user, session_id) is None
+
+
 def test_stale_active_session_save_is_refused(store):
     from sysdrill.errors import StorageConflict
 

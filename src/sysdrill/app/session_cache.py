@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from sysdrill.app.live_session import LiveSession
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import StudyScope
 
 __all__ = ["KEPT_SESSIONS", "after_commit", "keep", "take"]
@@ -58,20 +57,22 @@ def _database(study: StudyService) -> object:
     return getattr(study.store, "engine", study.store)
 
 
-def take(study: StudyService, vault: StudyVault, saved: SavedSession) -> LiveSession | None:
-    """The kept machine of ``saved`` if it is at the saved revision, else None.
+def take(study: StudyService, vault: StudyVault, session_id: int) -> LiveSession | None:
+    """The machine kept of the session for this database and vault, else None.
 
     The machine is taken out (a concurrent request on the same session replays).
+    The caller uses it only if the database still holds the session at
+    ``live.saved.revision`` (started at ``live.saved.started_at``): revisions go
+    up by one per committed move, so an equal revision means equal moves.
     """
-    slot = (study.scope, int(saved.session_id))
+    slot = (study.scope, int(session_id))
     with _lock:
         kept = _kept.pop(slot, None)
     if (
         kept is None
-        or kept.revision != saved.revision
+        or kept.revision != kept.live.saved.revision
         or kept.vault is not vault
         or kept.database is not _database(study)
-        or kept.live.saved != saved
     ):
         return None
     return kept.live

@@ -196,20 +196,25 @@ def _one_transaction(
 def _load(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
 ) -> tuple[SavedSession, LiveSession]:
-    saved = study.store.get_active_session(study.scope, session_id)
-    if saved is None:
-        raise SessionNotFound(
-            f"No session {session_id} in progress. Start one, or see the sessions "
-            "in progress with list_sessions()."
-        )
     moment = require_utc(now)
-    live = session_cache.take(study, vault, saved)
-    if live is None:
-        live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
-    else:
+    live = session_cache.take(study, vault, session_id)
+    # A session id may be used again once its session is deleted (SQLite reuses the
+    # highest): the start time tells the two apart where the revision cannot.
+    if live is not None and study.store.active_session_stamp(study.scope, session_id) == (
+        live.saved.revision,
+        live.saved.started_at,
+    ):
         live.rebind(study, clock=lambda: moment)
+    else:
+        saved = study.store.get_active_session(study.scope, session_id)
+        if saved is None:
+            raise SessionNotFound(
+                f"No session {session_id} in progress. Start one, or see the sessions "
+                "in progress with list_sessions()."
+            )
+        live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
     session_cache.keep(study, vault, live)
-    return saved, live
+    return live.saved, live
 
 
 def _after(live: Any, *, now: datetime, feedback: FeedbackView | None = None) -> SessionView:

@@ -254,6 +254,13 @@ class MemoryStudyStore:
         stored = self._active.get(SessionId(session_id))
         return stored[1] if stored is not None and stored[0] == scope else None
 
+    def active_session_stamp(
+        self, scope: StudyScope, session_id: int
+    ) -> tuple[int, datetime] | None:
+        """Return (revision, started at) of the user's session in progress, or None."""
+        found = self.get_active_session(scope, session_id)
+        return None if found is None else (found.revision, found.started_at)
+
     def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
         """Return the user's sessions in progress, the most recently moved first."""
         self._check()

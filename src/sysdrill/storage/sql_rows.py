@@ -22,6 +22,7 @@ __all__ = [
     "BUMP_DAY",
     "CARD_COLUMNS",
     "DUE_CARDS",
+    "ACTIVE_SESSION_STAMP",
     "GET_ACTIVE_SESSION",
     "GET_CARD",
     "GET_SETTINGS",
@@ -183,14 +184,15 @@ USER_ID = sa.select(t.users.c.id).where(t.users.c.name == sa.bindparam("b_name")
 GET_SETTINGS = sa.select(t.settings.c.key, t.settings.c.value_json).where(
     t.settings.c.user_id == sa.bindparam("b_user_id")
 )
-GET_ACTIVE_SESSION = sa.select(t.active_sessions).where(
+_THE_ACTIVE_SESSION = (
     t.active_sessions.c.session_id == sa.bindparam("b_session_id"),
     t.active_sessions.c.user_id == sa.bindparam("b_user_id"),
     t.active_sessions.c.vault_id == sa.bindparam("b_vault_id"),
 )
+GET_ACTIVE_SESSION = sa.select(t.active_sessions).where(*_THE_ACTIVE_SESSION)
+ACTIVE_SESSION_STAMP = sa.select(
+    t.active_sessions.c.revision, t.active_sessions.c.started_at
+).where(*_THE_ACTIVE_SESSION)
 SAVE_ACTIVE_SESSION = t.active_sessions.update().where(
-    t.active_sessions.c.session_id == sa.bindparam("b_session_id"),
-    t.active_sessions.c.user_id == sa.bindparam("b_user_id"),
-    t.active_sessions.c.vault_id == sa.bindparam("b_vault_id"),
-    t.active_sessions.c.revision == sa.bindparam("b_revision"),
+    *_THE_ACTIVE_SESSION, t.active_sessions.c.revision == sa.bindparam("b_revision")
 )

@@ -33,6 +33,7 @@ from sysdrill.storage.engine import (
 )
 from sysdrill.storage.progress_queries import ProgressQueries
 from sysdrill.storage.sql_rows import (
+    ACTIVE_SESSION_STAMP,
     BUMP_DAY,
     CARD_COLUMNS,
     DUE_CARDS,
@@ -513,6 +514,19 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         with translate_errors("reading a session in progress"), self._read() as conn:
             row = conn.execute(GET_ACTIVE_SESSION, params).first()
         return None if row is None else self._saved(row)
+
+    def active_session_stamp(
+        self, scope: StudyScope, session_id: int
+    ) -> tuple[int, datetime] | None:
+        """Return (revision, started at) of the user's session in progress, or None."""
+        params = {"b_session_id": session_id, **scope_params(scope)}
+        with translate_errors("reading a session in progress"), self._read() as conn:
+            row = conn.execute(ACTIVE_SESSION_STAMP, params).first()
+        if row is None:
+            return None
+        started_at = utc(row.started_at)
+        assert started_at is not None
+        return int(row.revision), started_at
 
     def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
         """Return the user's sessions in progress, the most recently moved first."""

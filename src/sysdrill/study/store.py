@@ -183,6 +183,16 @@ class StudyStore(Protocol):
         """Return the user's session in progress with that id, or None."""
         ...
 
+    def active_session_stamp(
+        self, scope: StudyScope, session_id: int
+    ) -> tuple[int, datetime] | None:
+        """Return (revision, started at) of the user's session in progress, or None.
+
+        What a worker holding the session's machine reads to know it is current:
+        two small columns instead of the session's moves.
+        """
+        ...
+
     def list_active_sessions(self, scope: StudyScope) -> list[SavedSession]:
         """Return the user's sessions in progress, the most recently moved first."""
         ...
