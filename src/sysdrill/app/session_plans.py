@@ -100,8 +100,7 @@ def assemble_plan(
     note: str | None = None
     kind = options.kind
     allowance = new_item_allowance(
-        study.store,
-        study.scope,
+        study,
         per_day=study.settings.new_per_day,
         now=moment,
         session_cap=options.new_limit,

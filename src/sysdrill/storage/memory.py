@@ -215,10 +215,18 @@ class MemoryStudyStore:
         merged = {**session.meta, **copy.deepcopy(dict(meta))}
         self._sessions[session_id] = (scope, replace(session, ended_at=ended_at, meta=merged))
 
-    def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
-        """Return the user's sessions, oldest first."""
+    def list_sessions(
+        self, scope: StudyScope, *, kind: str | None = None, open_only: bool = False
+    ) -> list[SessionRecord]:
+        """Return the user's sessions, oldest first (of ``kind``, open only)."""
         self._check()
-        return [s for key, (owner, s) in sorted(self._sessions.items()) if owner == scope]
+        return [
+            s
+            for key, (owner, s) in sorted(self._sessions.items())
+            if owner == scope
+            and (kind is None or s.kind == kind)
+            and not (open_only and s.ended_at is not None)
+        ]
 
     def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
         """Delete one review and put the card as it was before it."""

@@ -26,6 +26,7 @@ __all__ = [
     "GET_ACTIVE_SESSION",
     "GET_CARD",
     "GET_SETTINGS",
+    "INSERT_ACTIVE_SESSION",
     "INSERT_DAY",
     "INSERT_REVIEW",
     "SAVE_ACTIVE_SESSION",
@@ -175,6 +176,15 @@ def _upserts(
     return found
 
 
+INSERT_ACTIVE_SESSION = {
+    name: insert(t.active_sessions)
+    .on_conflict_do_nothing(index_elements=["session_id"])
+    .returning(t.active_sessions.c.session_id)
+    for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
+}
+"""Save a new session in progress unless its id is taken (no row back: a conflict), by dialect.
+
+Its id comes back: the drivers' row counts of ``ON CONFLICT DO NOTHING`` differ."""
 UPSERT_CARD = _upserts(t.cards, ("user_id", "vault_id", "item_id"))
 """Write a card (insert or replace), by dialect name."""
 UPSERT_DAY = _upserts(t.review_days, ("user_id", "vault_id", "day"), add=DAY_COUNTERS)

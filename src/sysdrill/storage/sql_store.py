@@ -40,6 +40,7 @@ from sysdrill.storage.sql_rows import (
     GET_ACTIVE_SESSION,
     GET_CARD,
     GET_SETTINGS,
+    INSERT_ACTIVE_SESSION,
     INSERT_DAY,
     INSERT_REVIEW,
     SAVE_ACTIVE_SESSION,
@@ -400,9 +401,16 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
                 .values(ended_at=ended_at, meta_json=json.dumps(merged, sort_keys=True))
             )
 
-    def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
-        """Return the user's sessions of the vault, oldest first."""
-        query = sa.select(t.sessions).where(of_scope(t.sessions, scope)).order_by(t.sessions.c.id)
+    def list_sessions(
+        self, scope: StudyScope, *, kind: str | None = None, open_only: bool = False
+    ) -> list[SessionRecord]:
+        """Return the user's sessions of the vault, oldest first (of ``kind``, open only)."""
+        s = t.sessions.c
+        query = sa.select(t.sessions).where(of_scope(t.sessions, scope)).order_by(s.id)
+        if kind is not None:
+            query = query.where(s.kind == kind)
+        if open_only:
+            query = query.where(s.ended_at.is_(None))
         with translate_errors("reading sessions"), self._read() as conn:
             return [session_record(row) for row in conn.execute(query)]
 
@@ -451,7 +459,6 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
 
     def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
         """Insert or update a session in progress, refusing a stale revision."""
-        a = t.active_sessions.c
         values = {
             "kind": session.kind,
             "options_json": json.dumps(session.options, sort_keys=True),
@@ -464,18 +471,14 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         }
         with translate_errors("saving a session in progress"), self._write() as conn:
             if session.revision == 0:
-                exists = conn.execute(
-                    sa.select(a.session_id).where(a.session_id == session.session_id)
-                ).first()
-                if exists is None:
-                    conn.execute(
-                        t.active_sessions.insert().values(
-                            session_id=session.session_id,
-                            user_id=scope.user_id,
-                            vault_id=scope.vault_id,
-                            **values,
-                        )
-                    )
+                row = {
+                    "session_id": session.session_id,
+                    "user_id": scope.user_id,
+                    "vault_id": scope.vault_id,
+                    **values,
+                }
+                inserted = conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row)
+                if inserted.first() is not None:
                     return
             else:
                 updated = conn.execute(

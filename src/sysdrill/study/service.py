@@ -248,6 +248,10 @@ class StudyService:
         """Return the item's card; a NEW, never-seen card when it was never reviewed."""
         return self._store.get_card(self.scope, item_id) or new_card(item_id)
 
+    def new_items_today(self, now: datetime) -> int:
+        """Items of this vault met for the first time on ``now``'s UTC day (from the log)."""
+        return self._today_counts(require_utc(now))[0]
+
     def is_new(self, item_id: str) -> bool:
         """Whether the item was never reviewed: it has no card, or its card is still NEW.
 
@@ -449,9 +453,9 @@ class StudyService:
         """Record the end of a session and merge ``summary`` (e.g. score) into its metadata."""
         self._store.finish_session(session_id, ended_at=require_utc(now), meta=dict(summary or {}))
 
-    def sessions(self) -> list[SessionRecord]:
-        """Return the learner's sessions, oldest first."""
-        return self._store.list_sessions(self.scope)
+    def sessions(self, *, kind: str | None = None, open_only: bool = False) -> list[SessionRecord]:
+        """Return the learner's sessions, oldest first (of ``kind``; unended if ``open_only``)."""
+        return self._store.list_sessions(self.scope, kind=kind, open_only=open_only)
 
     # -- reports ---------------------------------------------------------------
 

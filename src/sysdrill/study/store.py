@@ -149,8 +149,16 @@ class StudyStore(Protocol):
         """Mark a session ended and merge ``meta`` into its metadata."""
         ...
 
-    def list_sessions(self, scope: StudyScope) -> list[SessionRecord]:
-        """Return the user's sessions, oldest first."""
+    def list_sessions(
+        self, scope: StudyScope, *, kind: str | None = None, open_only: bool = False
+    ) -> list[SessionRecord]:
+        """Return the user's sessions, oldest first.
+
+        Args:
+            scope: The user and the vault.
+            kind: Only sessions of this kind (``practice``, ``plan``...); None for all.
+            open_only: Only sessions not ended.
+        """
         ...
 
     def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:

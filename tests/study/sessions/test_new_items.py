@@ -59,7 +59,7 @@ def test_allowance_counts_new_items_of_the_utc_day_only() -> None:
     # A second review of an item met today is not a new item again.
     later = T0 + timedelta(minutes=20)
     study.record_review("b", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=later)
-    allowance = new_item_allowance(study.store, study.scope, per_day=5, now=later)
+    allowance = new_item_allowance(study, per_day=5, now=later)
     assert (allowance.done_today, allowance.left_today) == (1, 4)
 
 
@@ -97,9 +97,7 @@ def test_chain_limit_spends_what_the_plan_left_of_the_allowance() -> None:
 
 
 def _practice(vault, study: StudyService, *, limit: int) -> Session:
-    allowance = new_item_allowance(
-        study.store, study.scope, per_day=study.settings.new_per_day, now=T0
-    )
+    allowance = new_item_allowance(study, per_day=study.settings.new_per_day, now=T0)
     chains = ChainIndex(vault.chains, vault.items)
     plan = practice_plan(
         study,

@@ -15,19 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sysdrill.content.models import Item
-from sysdrill.study.clock import day_start, require_utc, utc_day
-
-if TYPE_CHECKING:
-    # Only a type: the store module imports this package (saved sessions).
-    from sysdrill.study.store import StudyStore
-    from sysdrill.study.user_state import StudyScope
+from sysdrill.study.clock import require_utc
 
 __all__ = [
     "ChainNewLimit",
     "NewItemAllowance",
+    "NewItemCounter",
     "chain_new_limit",
     "hold_back_new",
     "new_item_allowance",
@@ -102,9 +98,16 @@ def hold_back_new(
     return kept, held
 
 
+class NewItemCounter(Protocol):
+    """What counts today's new items (``StudyService`` does, from the vault's review log)."""
+
+    def new_items_today(self, now: datetime) -> int:
+        """Items met for the first time on ``now``'s UTC day."""
+        ...
+
+
 def new_item_allowance(
-    store: StudyStore,
-    scope: StudyScope,
+    counter: NewItemCounter,
     *,
     per_day: int,
     now: datetime,
@@ -113,14 +116,12 @@ def new_item_allowance(
     """The allowance on ``now``'s UTC day, counting today's new items in the review log.
 
     Args:
-        store: The learner's study store.
-        scope: The learner and the vault studied (the count is of that vault's log).
+        counter: The learner's study service in the vault studied.
         per_day: The ``new_per_day`` setting.
         now: Current time (UTC).
         session_cap: The session's own limit (``--new N``), or None.
     """
-    since = day_start(utc_day(require_utc(now)))
-    done, _ = store.count_reviews_since(scope, since)
+    done = counter.new_items_today(require_utc(now))
     return NewItemAllowance(per_day=per_day, done_today=done, session_cap=session_cap)
 
 
