@@ -362,20 +362,45 @@ def _print_split(name: str, score: SplitScore, *, verbose: bool) -> None:
     print()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--verbose", "-v", action="store_true", help="list misclassified lines")
+def main_over_splits(
+    argv: Sequence[str] | None,
+    *,
+    description: str,
+    splits: Mapping[str, Path],
+    score_split: Callable[[Path], Any],
+    print_split: Callable[[str, Any, argparse.Namespace], None],
+    flags: Sequence[tuple[str, str, str]] = (),
+) -> int:
+    """Score each split asked for (``--split``, all by default) and print it, or JSON.
+
+    Shared by the accuracy scripts; ``flags`` are extra ``(long, short, help)`` switches
+    that ``print_split`` reads from the parsed arguments.
+    """
+    parser = argparse.ArgumentParser(description=description)
+    for long, short, help_text in flags:
+        parser.add_argument(long, short, action="store_true", help=help_text)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--split", choices=sorted(SPLITS), action="append")
+    parser.add_argument("--split", choices=sorted(splits), action="append")
     args = parser.parse_args(argv)
-    scores = {name: score_split(SPLITS[name]) for name in args.split or SPLITS}
+    scores = {name: score_split(splits[name]) for name in args.split or splits}
     if args.json:
         json.dump({name: s.to_dict() for name, s in scores.items()}, sys.stdout, indent=2)
         print()
         return 0
     for name, split_score in scores.items():
-        _print_split(name, split_score, verbose=args.verbose)
+        print_split(name, split_score, args)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return main_over_splits(
+        argv,
+        description=__doc__.split("\n\n")[0],
+        splits=SPLITS,
+        score_split=score_split,
+        print_split=lambda name, score, args: _print_split(name, score, verbose=args.verbose),
+        flags=[("--verbose", "-v", "list misclassified lines")],
+    )
 
 
 if __name__ == "__main__":

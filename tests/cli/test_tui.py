@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Markdown, Static, TextArea
 
+from sysdrill.app.study import open_study
 from sysdrill.cli.tui import StudyApp, run_tui
 from sysdrill.content.loader import load_vault
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.chains import ChainIndex
 from sysdrill.study.sessions.engine import Phase, Session, SessionKind, SessionPlan
 
-VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault")
+VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
+VAULT = load_vault(VAULT_DIR)
 ITEMS = {item.id: item for item in VAULT.items}
 PARTS_VAULT = load_vault(Path(__file__).resolve().parents[1] / "study" / "sessions" / "parts_vault")
 ITEMS.update({item.id: item for item in PARTS_VAULT.items})
@@ -265,11 +269,12 @@ def test_run_tui_records_the_session_even_when_the_app_is_left_early(tmp_path):
     vault = StudyVault.of(VAULT)
     options = StartOptions(SessionKind.CHAIN, chain_id="hbm-basics")
     with open_study(f"sqlite:///{tmp_path / 'study.db'}", vault=vault, upgrade=True) as study:
-        lines = run_tui(study, vault, options, clock=_Clock(), runner=runner)
+        run = run_tui(study, vault, options, clock=_Clock(), runner=runner)
         reviews = list(study.store.iter_reviews(study.scope))
         sessions = study.sessions()
         in_progress = study.store.list_active_sessions(study.scope)
-    assert lines[0] == "Chain: HBM from recall to analysis (3 items): finished"
+    assert run.lines[0] == "Chain: HBM from recall to analysis (3 items): finished"
+    assert not run.interrupted
     assert [(r.item_id, Rating(r.rating), r.answer) for r in reviews] == [
         ("c-l1-hbm", Rating.GOOD, "80")
     ]
@@ -287,8 +292,8 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
     options = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
     with open_study(f"sqlite:///{tmp_path / 'study.db'}", vault=vault, upgrade=True) as study:
         study.update_settings(new_per_day=0)
-        lines = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
-    assert lines == [
+        run = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
+    assert run.lines == [
         "Nothing to practise now: no item is due and no new item is allowed "
         "(new_per_day is 0, 0 new today). Come back tomorrow, or raise the limit: "
         "sysdrill settings set new_per_day N."
@@ -333,6 +338,58 @@ def test_ctrl_c_leaves_at_once_with_the_reviews_kept():
     lines = _drive(app, script)
     assert [r.rating for r in recorder.results] == [Rating.GOOD]
     assert lines is not None and "Items: 1 answered, 1 not reached" in lines
+    assert app.interrupted
+
+
+def test_q_twice_ends_the_session_without_an_interruption():
+    session, _ = _session("fc-1", "fc-2")
+    app = StudyApp(session)
+
+    async def script(pilot):
+        await pilot.press("q", "q")
+
+    _drive(app, script)
+    assert not app.interrupted
+
+
+class _Terminal(io.StringIO):
+    """Standard input as on a terminal, so the command opens the interface."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ctrl_c_in_a_session_command_prints_the_report_and_exits_130(monkeypatch, tmp_path, capsys):
+    import sysdrill.cli.tui as tui
+    from sysdrill.app.study_vault import open_study_vault
+    from sysdrill.cli.app import main
+
+    def ctrl_c_after_one_rating(app):
+        async def script(pilot):
+            await pilot.press("space", "4")
+            await pilot.press("ctrl+c")
+
+        _drive(app, script)
+
+    real_run_tui = tui.run_tui
+    monkeypatch.setattr(
+        tui,
+        "run_tui",
+        lambda *args, **kw: real_run_tui(*args, **kw, runner=ctrl_c_after_one_rating),
+    )
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "userdata"))
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
+    db = f"sqlite:///{tmp_path / 'study.db'}"
+    assert main(["db", "upgrade", "--db", db]) == 0
+    capsys.readouterr()
+    code = main(["practice", "--vault", str(VAULT_DIR), "--deck", "dp-cards", "--db", db])
+    out = capsys.readouterr().out
+    assert code == 130
+    assert "Items: 1 answered, 2 not reached" in out
+    with open_study(db, vault=open_study_vault(VAULT_DIR)) as study:
+        assert [r.item_id for r in study.store.iter_reviews(study.scope)] == ["fc-1"]
+        assert study.store.list_active_sessions(study.scope) == []
 
 
 def test_tables_and_latex_are_readable_in_plain_output():

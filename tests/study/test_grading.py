@@ -10,6 +10,7 @@ from sysdrill.study.grading import (
     grade_multiple_choice,
     grade_numeric,
     grading_mode,
+    is_no_answer,
     option_index,
     self_grade,
 )
@@ -169,3 +170,20 @@ def test_grade_answer_dispatches_by_item_kind(choice, numeric, make_item):
 def test_blank_answer_to_an_automatic_item_is_wrong(choice):
     result = grade_answer(choice, "  ")
     assert (result.correct, result.message, result.correct_index) == (False, "No answer given.", 0)
+
+
+@pytest.mark.parametrize("typed", ["", "-", "idk", "IDK.", "no idea", "I don’t know", "dunno"])
+def test_no_idea_answers_are_no_answer(typed):
+    assert is_no_answer(typed)
+
+
+@pytest.mark.parametrize("typed", ["?", "7 GB", "none of them", "lots"])
+def test_other_answers_are_answers(typed):
+    assert not is_no_answer(typed)
+
+
+def test_numeric_no_idea_is_graded_wrong_with_the_expected_value(make_item):
+    item = make_item("n", format="numeric", question="?", answer_value=2.0, answer_unit="s")
+    result = grade_numeric(item, "idk")
+    assert (result.correct, result.given_value) == (False, None)
+    assert result.message == "No answer given. Expected 2 s (within 5%)."

@@ -156,8 +156,11 @@ def _run(
     if answers is None and sys.stdin.isatty():
         from sysdrill.cli.tui import run_tui
 
-        for line in run_tui(study, loaded, options, clock=_clock):
+        run = run_tui(study, loaded, options, clock=_clock)
+        for line in run.lines:
             typer.echo(line)
+        if run.interrupted:
+            raise typer.Exit(130)  # Ctrl+C: saved and reported, but interrupted (README)
         return
     started = start_session(study, loaded, options, now=_clock())
     if started.note:

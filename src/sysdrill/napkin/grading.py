@@ -2,61 +2,25 @@
 
 from __future__ import annotations
 
-import re
-
 from sysdrill.errors import NapkinError, UnitMismatch
+from sysdrill.napkin.answers import read_answer
 from sysdrill.napkin.expression import parse_unit
-from sysdrill.napkin.quantity import format_number, read_in_unit, read_quantity
+from sysdrill.napkin.quantity import format_number
 from sysdrill.napkin.results import NumericGrade
 
 __all__ = ["example_answer", "grade_numeric_answer", "unreadable_answer"]
-
-_HEDGE = re.compile(
-    r"^(?:about|around|roughly|approximately|approx\.?|circa|ca\.)\s+", re.IGNORECASE
-)
-"""Words people put before an estimate ("about 128 KiB"); the number is read alone."""
-_THOUSANDS = re.compile(r"^([-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([kKMG])$")
-"""A number with a bare multiplier, "128 k" or "1.2M": thousands of the unit's base."""
-_MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-_SPACED_THOUSANDS = re.compile(r"^([-+~≈]?\s*\d{1,3})((?:[ \u00a0\u202f]\d{3})+)(?!\d)")
-"""Digits grouped by spaces, "14 000 MB" (thin and no-break spaces too)."""
-_NUMBER_WORDS = {"thousand": "e3", "million": "e6", "billion": "e9", "trillion": "e12"}
-_NUMBER_WORD = re.compile(r"(\d)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
-"""A count in words after a number, "14 billion bytes"."""
-
-
-def _read_given(given: str, unit_text: str) -> float:
-    """Read a typed answer in ``unit_text``, as people type it.
-
-    Hedges ("about"), bare multipliers ("128 k"), a closing full stop, digits
-    grouped by spaces ("14 000 MB") and counts in words ("14 billion bytes") are
-    allowed.
-
-    Raises:
-        NapkinError: If the text is no quantity, or not in the unit's dimension.
-    """
-    text = _HEDGE.sub("", given.strip()).rstrip(" .!;,")
-    text = _SPACED_THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\s", "", m.group(2)), text)
-    text = _NUMBER_WORD.sub(lambda m: m.group(1) + _NUMBER_WORDS[m.group(2).lower()], text)
-    bare = _THOUSANDS.match(text)
-    if bare is not None:
-        number = float(bare.group(1).replace(",", "")) * _MULTIPLIERS[bare.group(2)]
-        if not unit_text:
-            return number
-        # "128 k" against KiB is 128 thousand bytes: the multiplier scales the base unit.
-        one_unit = float(read_quantity(example_answer(1, unit_text)).v)
-        return number / one_unit
-    return read_in_unit(text, unit=unit_text, plain_in_unit=True)
 
 
 def unreadable_answer(given: str, *, expected_value: float, expected_unit: str) -> str | None:
     """Why ``given`` cannot be read as an answer in ``expected_unit``, or None if it can.
 
     A quantity in the wrong dimension is readable (it is graded wrong); text that
-    is no quantity at all gets the form to type, such as ``'128 KiB'``.
+    is no quantity at all (or gives no single value: a bound, two alternatives)
+    gets the form to type, such as ``'128 KiB'``. How answers are read:
+    :mod:`sysdrill.napkin.answers`.
     """
     try:
-        _read_given(given, expected_unit.strip())
+        read_answer(given, unit=expected_unit.strip(), expected_value=expected_value)
     except UnitMismatch:
         return None
     except NapkinError:
@@ -107,7 +71,7 @@ def grade_numeric_answer(
         parse_unit(unit_text)  # a content error, raised before the learner's answer is read
     shown_unit = f" {unit_text}" if unit_text else ""
     try:
-        value_in_unit = _read_given(given, unit_text)
+        low, high = read_answer(given, unit=unit_text, expected_value=expected_value)
     except UnitMismatch as exc:
         return NumericGrade(False, None, f"{exc}.")
     except NapkinError:
@@ -117,12 +81,18 @@ def grade_numeric_answer(
             f"Could not read {given.strip()!r} as a number; type a value such as "
             f"'{example_answer(expected_value, unit_text)}'.",
         )
+    value_in_unit = (low + high) / 2
     scale = max(abs(expected_value), 1e-300)
     # A relative 1e-9 on top of the tolerance absorbs unit-conversion rounding, so an
     # exact answer (tolerance 0) typed in another unit still counts.
-    correct = abs(value_in_unit - expected_value) <= (tolerance * (1 + 1e-9) + 1e-9) * scale
+    allowed = (tolerance * (1 + 1e-9) + 1e-9) * scale
     if expected_value == 0:
-        correct = abs(value_in_unit) <= tolerance
+        allowed = tolerance
+    # A range counts when its middle is within the tolerance and neither end is off by
+    # more than twice it: "14-15 GB" for 14 GB, not "10-20 GB".
+    correct = abs(value_in_unit - expected_value) <= allowed and all(
+        abs(end - expected_value) <= 2 * allowed for end in (low, high)
+    )
     expected_text = f"{format_number(expected_value)}{shown_unit}"
     if correct:
         message = f"Correct: {format_number(value_in_unit)}{shown_unit} (expected {expected_text})."

@@ -7,6 +7,7 @@ the answer. Automatic grades suggest a rating: Good when right, Again when wrong
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,12 +23,30 @@ __all__ = [
     "grade_multiple_choice",
     "grade_numeric",
     "grading_mode",
+    "is_no_answer",
     "option_index",
     "self_grade",
 ]
 
 DEFAULT_NUMERIC_TOLERANCE = DEFAULT_ANSWER_TOLERANCE
 """Relative tolerance (5 %) when a numeric item declares none (the content default)."""
+
+
+_GIVE_UP = frozenset(
+    {"-", "idk", "dunno", "no idea", "no clue", "don't know", "i don't know", "not sure", "pass"}
+)
+"""What learners type for "no idea" (``-`` in scripts); lower case, closing marks dropped."""
+
+
+def is_no_answer(text: str | None) -> bool:
+    """Whether ``text`` gives no answer: blank, ``-`` or "no idea" (``idk``, ``I don't know``).
+
+    Such an answer is graded wrong at once; it is never sent back as unreadable.
+    """
+    if text is None:
+        return True
+    cleaned = re.sub(r"[\s.!]+$", "", text.strip().lower().replace("\u2019", "'"))
+    return not cleaned or cleaned in _GIVE_UP
 
 
 class _NumericGrade(Protocol):
@@ -162,16 +181,21 @@ def grade_numeric(item: Item, answer: str, *, grader: NumericGrader | None = Non
         item.answer_tolerance if item.answer_tolerance is not None else DEFAULT_NUMERIC_TOLERANCE
     )
     model, mistake, napkin = _reveal(item)
-    try:
-        grade = grader(
-            answer,
-            expected_value=item.answer_value,
-            expected_unit=item.answer_unit or "",
-            tolerance=tolerance,
-        )
-        right, value, message = grade.correct, grade.given_value, grade.message
-    except NapkinError as exc:
-        right, value, message = False, None, str(exc)
+    right: bool
+    value: float | None
+    if is_no_answer(answer):
+        right, value, message = False, None, "No answer given."
+    else:
+        try:
+            grade = grader(
+                answer,
+                expected_value=item.answer_value,
+                expected_unit=item.answer_unit or "",
+                tolerance=tolerance,
+            )
+            right, value, message = grade.correct, grade.given_value, grade.message
+        except NapkinError as exc:
+            right, value, message = False, None, str(exc)
     unit = f" {item.answer_unit}" if item.answer_unit else ""
     if not right:
         # One wording for every wrong answer, ending with the right number; the

@@ -7,6 +7,7 @@ command that opens the interface.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sysdrill.cli.tui.app import StudyApp
@@ -17,7 +18,18 @@ if TYPE_CHECKING:
     from sysdrill.study.service import StudyService
     from sysdrill.study.sessions.engine import Clock, Session
 
-__all__ = ["StudyApp", "run_tui"]
+__all__ = ["StudyApp", "TuiRun", "run_tui"]
+
+
+@dataclass(frozen=True, slots=True)
+class TuiRun:
+    """What a session in the terminal interface came to."""
+
+    lines: list[str]
+    """What to print once the interface has closed: a note on the plan, then the
+    report (or why there was nothing to ask)."""
+    interrupted: bool = False
+    """Whether the learner left with Ctrl+C (the command exits 130 after printing)."""
 
 
 def run_tui(
@@ -27,7 +39,7 @@ def run_tui(
     *,
     clock: Clock,
     runner: Callable[[StudyApp], object] = StudyApp.run,
-) -> list[str]:
+) -> TuiRun:
     """Start a session and run it in the terminal interface; every move is saved.
 
     Args:
@@ -39,25 +51,25 @@ def run_tui(
             that drives it with Textual's pilot).
 
     Returns:
-        What to print once the interface has closed: a note on the plan, then
-        the report (or why there was nothing to ask).
+        The lines to print once the interface has closed, and whether the learner
+        left with Ctrl+C.
     """
     from sysdrill.app.sessions import drive_session, start_session, undo_in_driver
 
     started = start_session(study, vault, options, now=clock())
     lines = [f"Note: {started.note}."] if started.note else []
     if started.session_id is None:
-        return [*lines, started.empty_message or ""]
+        return TuiRun([*lines, started.empty_message or ""])
     session_id = started.session_id
 
     def undo() -> Session:
         return undo_in_driver(study, vault, session_id, clock=clock)
 
-    report = drive_session(
-        study,
-        vault,
-        session_id,
-        drive=lambda session: runner(StudyApp(session, undo=undo)),
-        clock=clock,
-    )
-    return [*lines, *report.lines]
+    apps: list[StudyApp] = []
+
+    def drive(session: Session) -> object:
+        apps.append(StudyApp(session, undo=undo))
+        return runner(apps[-1])
+
+    report = drive_session(study, vault, session_id, drive=drive, clock=clock)
+    return TuiRun([*lines, *report.lines], interrupted=any(app.interrupted for app in apps))

@@ -108,6 +108,8 @@ class StudyApp(App[list[str]]):
         self.note = ""
         self.quitting = False
         """Whether the learner pressed q once and must confirm."""
+        self.interrupted = False
+        """Whether the learner left with Ctrl+C (the command then exits 130)."""
         self.sub_title = session.plan.title
 
     def compose(self) -> ComposeResult:
@@ -412,6 +414,7 @@ class StudyApp(App[list[str]]):
 
     def action_leave(self) -> None:
         """Leave at once (Ctrl+C): every move is already saved; the session is finished."""
+        self.interrupted = True
         self.session.quit()
         self.exit(report_lines(build_report(self.session)))
 

@@ -34,6 +34,7 @@ from sysdrill.study.grading import (
     grade_multiple_choice,
     grade_numeric,
     grading_mode,
+    is_no_answer,
 )
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.answer_math import claim_lines
@@ -443,7 +444,7 @@ class Session:
     def _check_numeric(self, item: Item, text: str) -> None:
         from sysdrill.napkin.grading import unreadable_answer
 
-        if text.strip() in ("", "-") or item.answer_value is None:
+        if is_no_answer(text) or item.answer_value is None:
             return
         reason = unreadable_answer(
             text, expected_value=item.answer_value, expected_unit=item.answer_unit or ""

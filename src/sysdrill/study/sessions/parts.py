@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from sysdrill.content.models import Item, Part
 from sysdrill.errors import NapkinError
 from sysdrill.napkin.units import Dims
-from sysdrill.study.grading import DEFAULT_NUMERIC_TOLERANCE
+from sysdrill.study.grading import DEFAULT_NUMERIC_TOLERANCE, is_no_answer
 from sysdrill.study.ratings import Rating
 
 __all__ = [
@@ -35,9 +35,15 @@ __all__ = [
     "unreadable_part_answer",
 ]
 
-_NO_ANSWER = ("", "-")
 _NUMBER_UNIT = re.compile(r"^(\d[\d,]*\.?\d*(?:e[-+]?\d+)?)\s*([A-Za-z].*)$")
-_LEAD = re.compile(r"^(?:about|around|roughly|approximately|approx\.?|~|≈)\s*", re.IGNORECASE)
+_LEAD = re.compile(
+    r"^(?:about|around|roughly|approximately|approx\.?|nearly|almost|close\s+to|~|≈"
+    r"|(?:just|a\s+little|slightly)\s+(?:over|under|above|below|more\s+than|less\s+than))\s*",
+    re.IGNORECASE,
+)
+"""Hedges before a reference's figure ("Just under 2.6 TB."): the figure is the answer."""
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+"""A parenthesis in a reference explains its figure ("~14 GB (7B params × 2 bytes)")."""
 _MENTION = re.compile(
     r"(?<![\w.$^/*+-])(\$)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?((?:e[-+]?\d+)?)(?![\d,]\d)\s*(%)?"
 )
@@ -70,22 +76,25 @@ class PartGrade:
 def part_expected(part: Part) -> PartExpected | None:
     """The quantity ``part`` expects, when its reference answer ends in exactly one.
 
-    The text after the last ``=`` or ``:`` is read as one quantity; a percentage
+    The text after the last ``=``, ``≈`` or ``:`` (a parenthesis left out, hedges
+    such as "just under" too) is read as one quantity; a percentage
     is kept in percent so that ``52.5`` and ``52.5%`` both read as meant.
     """
+    from sysdrill.napkin.answers import typed_quantity_text
     from sysdrill.napkin.expression import parse_unit
     from sysdrill.napkin.quantity import format_value, read_quantity
 
     if not part.answer:
         return None
-    tail = re.split(r"=|:\s", part.answer.strip())[-1].strip().rstrip(".").strip()
-    tail = _LEAD.sub("", tail)
+    answer = _ASIDE.sub("", part.answer).strip() or part.answer
+    tail = re.split(r"=|≈|:\s", answer.strip())[-1].strip().rstrip(".").strip()
+    tail = typed_quantity_text(_LEAD.sub("", tail))
     if not tail or not re.match(r"^[$\d.]", tail):
-        return _restated_result(part.answer)
+        return _restated_result(answer)
     try:
         value = read_quantity(tail)
     except NapkinError:
-        return _restated_result(part.answer)
+        return _restated_result(answer)
     if tail.endswith("%"):
         return PartExpected(float(value.v) * 100, "%")
     written = _NUMBER_UNIT.match(tail)
@@ -143,7 +152,7 @@ def _mentions(text: str) -> list[tuple[PartExpected, float, Dims]]:
 def _restated_result(answer: str) -> PartExpected | None:
     """The quantity a worded result opens with, when every other figure in it restates it.
 
-    The result is the text after the last ``=``, else the whole answer; it must
+    The result is the text after the last ``=`` (or ``≈``), else the whole answer; it must
     open (after a hedge such as "About") with the figure, so that a figure met
     in passing (``below FP16's smallest value, about 6e-8``) is never taken for
     the answer. An answer with several results (``=`` more than once) or that
@@ -151,7 +160,7 @@ def _restated_result(answer: str) -> PartExpected | None:
     """
     if answer.count("=") > 1 or _YES_NO.match(answer):
         return None  # several results, or a yes/no answer with a figure as its reason
-    result = _LEAD.sub("", answer.rsplit("=", 1)[-1].strip())
+    result = _LEAD.sub("", re.split(r"=|≈", answer)[-1].strip())
     if not re.match(r"^\$?\d", result):
         return None
     mentions = _mentions(result)
@@ -172,12 +181,12 @@ def unreadable_part_answer(item: Item, index: int, text: str) -> str | None:
     """Why ``text`` cannot answer part ``index`` of ``item``, or None when it can.
 
     Only numeric parts reject an answer: one that is no quantity at all (``-``
-    for "no idea" is always accepted, and graded wrong).
+    and other "no idea" answers such as ``idk`` are always accepted, and graded wrong).
     """
     from sysdrill.napkin.grading import unreadable_answer
 
     parts = item.parts or ()
-    if not 0 <= index < len(parts) or text.strip() in _NO_ANSWER:
+    if not 0 <= index < len(parts) or is_no_answer(text):
         return None
     expected = part_expected(parts[index])
     if expected is None:
@@ -194,7 +203,7 @@ def grade_part(item: Item, index: int, text: str) -> PartGrade:
     expected = part_expected(part)
     if expected is None:
         return PartGrade(part.label, given, None, "compare with the reference answer")
-    if given in _NO_ANSWER:
+    if is_no_answer(given):
         return PartGrade(part.label, given, False, "no answer given")
     grade = grade_numeric_answer(
         given,
