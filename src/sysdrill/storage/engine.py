@@ -14,6 +14,7 @@ last store to close disposes of it.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -171,8 +172,9 @@ def upgrade_database(url: str) -> tuple[str | None, str]:
         release_engine(url, engine)
 
 
+@functools.lru_cache(maxsize=64)
 def safe_url(url: str) -> str:
-    """Return the URL with its password masked, for messages."""
+    """Return the URL with its password masked, for messages (kept: asked per request)."""
     try:
         return sa.make_url(url).render_as_string(hide_password=True)
     except (sa.exc.ArgumentError, ValueError):

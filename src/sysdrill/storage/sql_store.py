@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
@@ -69,6 +70,12 @@ from sysdrill.study.user_state import (
 )
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
+
+
+def _json_text(value: Any) -> str:
+    # A session in progress is written at every move, its moves growing: orjson
+    # writes them several times faster than json (keys sorted alike, no spaces).
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
 class SqlStudyStore(ConnectionHolder, ProgressQueries):
@@ -461,10 +468,10 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         """Insert or update a session in progress, refusing a stale revision."""
         values = {
             "kind": session.kind,
-            "options_json": json.dumps(session.options, sort_keys=True),
-            "item_ids_json": json.dumps(list(session.item_ids)),
+            "options_json": _json_text(session.options),
+            "item_ids_json": _json_text(session.item_ids),
             "position": session.position,
-            "moves_json": json.dumps(list(session.moves), sort_keys=True),
+            "moves_json": _json_text(session.moves),
             "revision": session.revision,
             "started_at": session.started_at,
             "updated_at": session.updated_at,
@@ -502,12 +509,12 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         return SavedSession(
             session_id=SessionId(row.session_id),
             kind=row.kind,
-            options=json.loads(row.options_json),
-            item_ids=tuple(json.loads(row.item_ids_json)),
+            options=orjson.loads(row.options_json),
+            item_ids=tuple(orjson.loads(row.item_ids_json)),
             started_at=utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
             updated_at=utc(row.updated_at) or datetime.min.replace(tzinfo=UTC),
             position=row.position,
-            moves=tuple(json.loads(row.moves_json)),
+            moves=tuple(orjson.loads(row.moves_json)),
             revision=row.revision,
         )
 

@@ -17,9 +17,10 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app import sessions as app
 from sysdrill.app.session_views import SessionView
@@ -87,7 +88,7 @@ def _json_of(request: Request, context: WebContext, move: Move) -> Response:
     """
     with _open(request, context, claim=False) as (study, vault):
         found: dict[str, Any] = move(study, vault, context.now()).to_dict()
-    return JSONResponse(found)
+    return Response(orjson.dumps(found), media_type="application/json")
 
 
 def _enum(kind: Any, value: str | None, name: str) -> Any:
