@@ -25,6 +25,7 @@ timezone-aware UTC datetime (a naive or non-UTC value raises SchedulingError).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -323,14 +324,11 @@ class StudyService:
             page = min(page * 4, 4096)
         new_left = max(0, self.settings.new_per_day - new_done)
         if len(picked) < limit and new_left > 0:
-            known = self._known_ids()
-            for item in by_id.values():
-                if item.id in known:
-                    continue
-                picked.append(item)
-                new_left -= 1
-                if len(picked) >= limit or new_left <= 0:
-                    break
+            # The first unknown ids in vault order, found at C speed: a learner far
+            # into a vault has thousands of known items before them.
+            fresh = itertools.filterfalse(self._known_ids().__contains__, by_id)
+            wanted = min(limit - len(picked), new_left)
+            picked.extend(by_id[item_id] for item_id in itertools.islice(fresh, wanted))
         return picked
 
     # -- recording -------------------------------------------------------------
