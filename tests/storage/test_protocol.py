@@ -112,7 +112,7 @@ def test_studied_item_ids_leave_out_new_cards(store):
     assert store.studied_item_ids(user) == {"seen"}
 
 
-def test_count_reviews_since_counts_new_and_learned_first_reviews(store):
+def test_count_reviews_on_counts_the_days_new_and_learned_first_reviews(store):
     user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("a"), review("a", T0, state_before=CardState.NEW))
     store.record_review(user, card("b"), review("b", T0))
@@ -121,7 +121,9 @@ def test_count_reviews_since_counts_new_and_learned_first_reviews(store):
         user, card("c"), review("c", T0, state_before=CardState.LEARNING, first_of_day=True)
     )
     store.record_review(user, card("d"), review("d", T0 - timedelta(days=2)))
-    assert store.count_reviews_since(user, T0 - timedelta(hours=1)) == (1, 1)
+    assert store.count_reviews_on(user, T0.date()) == (1, 1)
+    assert store.count_reviews_on(user, (T0 - timedelta(days=2)).date()) == (0, 1)
+    assert store.count_reviews_on(user, (T0 - timedelta(days=1)).date()) == (0, 0)
 
 
 def test_daily_stats_split_young_and_mature_first_reviews(store):
@@ -314,7 +316,7 @@ def test_undo_review_restores_card_log_and_day_counters(store):
     assert [r.item_id for r in store.iter_reviews(user)] == ["q1", "q2"]
     [day] = store.daily_stats(user)
     assert (day.reviews, day.new_items, day.duration_ms) == (2, 1, 8400)
-    assert store.count_reviews_since(user, T0) == (1, 1)
+    assert store.count_reviews_on(user, T0.date()) == (1, 1)
 
 
 def test_undo_of_unknown_review_raises_storage_error(store):
@@ -336,7 +338,7 @@ def test_two_vaults_with_one_item_id_keep_separate_state(store):
     assert list(store.iter_reviews(second)) == []
     assert store.studied_item_ids(second) == set()
     assert store.due_cards(second, due_by=T0 + timedelta(days=99), offset=0, limit=9) == []
-    assert store.count_reviews_since(second, T0) == (0, 0)
+    assert store.count_reviews_on(second, T0.date()) == (0, 0)
     assert store.daily_stats(second) == []
     assert store.list_sessions(second) == []
     assert store.list_active_sessions(second) == []

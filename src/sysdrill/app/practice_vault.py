@@ -50,7 +50,7 @@ from sysdrill.content.models import Item
 from sysdrill.content.plans import load_prerequisites
 from sysdrill.content.vault_identity import read_vault_identity
 from sysdrill.study.card_state import CardState
-from sysdrill.study.clock import day_start, utc_day
+from sysdrill.study.clock import utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.plans import teaching_rank
 from sysdrill.study.service import StudyService
@@ -228,7 +228,7 @@ def _candidates(
     """
     pool_ids = {row[_ID] for row in pool}
     settings = study.settings
-    new_done, reviews_done = study.store.count_reviews_since(study.scope, day_start(utc_day(now)))
+    new_done, reviews_done = study.store.count_reviews_on(study.scope, utc_day(now))
     reviews_left = max(0, settings.reviews_per_day - reviews_done)
     chosen: list[str] = []
     offset = 0

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sysdrill.errors import StorageConflict, StorageError
@@ -147,12 +147,12 @@ class MemoryStudyStore:
         due.sort(key=lambda card: (card.due or due_by, card.item_id))
         return due[offset : offset + limit]
 
-    def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
-        """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
+    def count_reviews_on(self, scope: StudyScope, day: date) -> tuple[int, int]:
+        """Return (new items reviewed, first-of-day reviews of learned items) on a UTC day."""
         self._check()
         new = learned = 0
         for review in self._reviews.get(scope, []):
-            if review.reviewed_at < since:
+            if review.reviewed_at.astimezone(UTC).date() != day:
                 continue
             if review.state_before is CardState.NEW:
                 new += 1

@@ -21,6 +21,7 @@ from sysdrill.study.user_state import SessionRecord, StudyScope
 __all__ = [
     "BUMP_DAY",
     "CARD_COLUMNS",
+    "DAY_REVIEW_COUNTS",
     "DUE_CARDS",
     "ACTIVE_SESSION_STAMP",
     "GET_ACTIVE_SESSION",
@@ -150,6 +151,14 @@ BUMP_DAY = (
     )
 )
 INSERT_DAY = t.review_days.insert()
+DAY_REVIEW_COUNTS = sa.select(
+    t.review_days.c.new_items, t.review_days.c.young_first + t.review_days.c.mature_first
+).where(
+    t.review_days.c.user_id == sa.bindparam("b_user_id"),
+    t.review_days.c.vault_id == sa.bindparam("b_vault_id"),
+    t.review_days.c.day == sa.bindparam("b_day"),
+)
+"""A day's new items and first reviews of learned items, from its counters."""
 
 
 def _upserts(

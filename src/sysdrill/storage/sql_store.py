@@ -37,6 +37,7 @@ from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
     BUMP_DAY,
     CARD_COLUMNS,
+    DAY_REVIEW_COUNTS,
     DUE_CARDS,
     GET_ACTIVE_SESSION,
     GET_CARD,
@@ -199,31 +200,15 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         with translate_errors("finding due cards"), self._read() as conn:
             return [card_record(row) for row in conn.execute(DUE_CARDS, params)]
 
-    def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
-        """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
-        r = t.reviews.c
-        query = sa.select(
-            sa.func.coalesce(
-                sa.func.sum(sa.case((r.state_before == int(CardState.NEW), 1), else_=0)), 0
-            ),
-            sa.func.coalesce(
-                sa.func.sum(
-                    sa.case(
-                        (
-                            sa.and_(
-                                r.state_before == int(CardState.REVIEW), r.first_of_day.is_(True)
-                            ),
-                            1,
-                        ),
-                        else_=0,
-                    )
-                ),
-                0,
-            ),
-        ).where(of_scope(t.reviews, scope), r.reviewed_at >= since)
-        with translate_errors("counting today's reviews"), self._read() as conn:
-            row = conn.execute(query).one()
-        return int(row[0]), int(row[1])
+    def count_reviews_on(self, scope: StudyScope, day: date) -> tuple[int, int]:
+        """Return (new items reviewed, first-of-day reviews of learned items) on a UTC day.
+
+        Read from the day's counters (one row), not by summing the day's reviews.
+        """
+        params = {"b_day": day, **scope_params(scope)}
+        with translate_errors("counting the day's reviews"), self._read() as conn:
+            row = conn.execute(DAY_REVIEW_COUNTS, params).first()
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     # -- reviews ---------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from sysdrill.content.models import Item
 from sysdrill.errors import SchedulingError
 from sysdrill.study.card_state import CardRecord, CardState
-from sysdrill.study.clock import day_start, require_utc, utc_day
+from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.deadline import deadline_eve
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
@@ -230,7 +230,7 @@ class StudyService:
         # another process's reviews today are seen from the next UTC day on.
         day = utc_day(moment)
         if self._today is None or self._today[0] != day:
-            new, learned = self._store.count_reviews_since(self.scope, day_start(day))
+            new, learned = self._store.count_reviews_on(self.scope, day)
             self._today = (day, new, learned)
         return self._today[1], self._today[2]
 
@@ -484,9 +484,7 @@ class StudyService:
         seen = {card.item_id for card in cards if card.state is not CardState.NEW}
         unseen = sum(1 for item_id in wanted if item_id not in seen)
         # Today's new items already seen spend today's allowance, as practice counts them.
-        introduced_today, _ = self._store.count_reviews_since(
-            self.scope, day_start(utc_day(require_utc(now)))
-        )
+        introduced_today, _ = self._store.count_reviews_on(self.scope, utc_day(require_utc(now)))
         return expected_workload(
             cards,
             unseen=unseen,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from sysdrill.study.card_figures import SeenCard
@@ -111,8 +111,8 @@ class StudyStore(Protocol):
         """
         ...
 
-    def count_reviews_since(self, scope: StudyScope, since: datetime) -> tuple[int, int]:
-        """Return (new items reviewed, first-of-day reviews of learned items) since ``since``."""
+    def count_reviews_on(self, scope: StudyScope, day: date) -> tuple[int, int]:
+        """Return (new items reviewed, first-of-day reviews of learned items) on a UTC day."""
         ...
 
     def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
