@@ -46,6 +46,7 @@ from sysdrill.storage.sql_rows import (
     INSERT_DAY,
     INSERT_REVIEW,
     SAVE_ACTIVE_SESSION,
+    STUDIED_IDS,
     UPSERT_CARD,
     UPSERT_DAY,
     USER_ID,
@@ -186,11 +187,11 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
 
     def studied_item_ids(self, scope: StudyScope) -> set[str]:
         """Return the ids of items whose card has left the NEW state."""
-        query = sa.select(t.cards.c.item_id).where(
-            of_scope(t.cards, scope), t.cards.c.state != int(CardState.NEW)
-        )
         with translate_errors("reading cards"), self._read() as conn:
-            return set(conn.execute(query).scalars())
+            found = conn.execute(STUDIED_IDS[conn.dialect.name], scope_params(scope)).scalar()
+        if found is None:
+            return set()
+        return set(orjson.loads(found) if isinstance(found, str | bytes) else found)
 
     def due_cards(
         self, scope: StudyScope, *, due_by: datetime, offset: int, limit: int
