@@ -37,6 +37,7 @@ from sysdrill.web.auth import (
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.csrf import renew_csrf_cookie
 from sysdrill.web.errors import status_for
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
@@ -285,6 +286,7 @@ def password_form(
 
 
 @router.get("/api/account", tags=["account"])
+@json_route()
 def account_api(request: Request, context: Context) -> dict[str, Any]:
     """The logged-in account (``local``, an admin, in single-user mode)."""
     if not context.multi_user:
@@ -293,6 +295,7 @@ def account_api(request: Request, context: Context) -> dict[str, Any]:
 
 
 @router.post("/api/account/password", tags=["account"])
+@json_route()
 def password_api(request: Request, context: Context, body: PasswordChange) -> dict[str, Any]:
     """Change one's password, giving the current one; other logins end."""
     _multi_user(context)
@@ -333,6 +336,7 @@ def users_page(request: Request, context: Context, saved: bool = False) -> Respo
 
 
 @router.get("/api/admin/users", tags=["admin"], dependencies=ADMIN)
+@json_route()
 def users_api(context: Context) -> dict[str, Any]:
     """Every account and the sign-up policy."""
     return _users_view(context)
@@ -364,6 +368,7 @@ def disabled_form(
 
 
 @router.post("/api/admin/users/{name}/disabled", tags=["admin"], dependencies=ADMIN)
+@json_route()
 def disabled_api(
     request: Request, context: Context, name: str, body: DisabledBody
 ) -> dict[str, Any]:
@@ -381,6 +386,7 @@ def role_form(
 
 
 @router.post("/api/admin/users/{name}/role", tags=["admin"], dependencies=ADMIN)
+@json_route()
 def role_api(request: Request, context: Context, name: str, body: RoleBody) -> dict[str, Any]:
     """Give an account the learner or admin role."""
     return _set_role(request, context, name, body.role).to_dict()
@@ -404,6 +410,7 @@ def signup_policy_form(
 
 
 @router.put("/api/admin/signup", tags=["admin"], dependencies=ADMIN)
+@json_route()
 def signup_policy_api(context: Context, body: SignupPolicyBody) -> dict[str, Any]:
     """Set who may sign up (``invite`` needs an invite code of 8 or more characters)."""
     return _set_signup(context, body.policy, body.invite_code)

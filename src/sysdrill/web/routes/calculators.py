@@ -20,6 +20,7 @@ from sysdrill.napkin.calculators.spec import Calculator, CalculatorResult, Fill,
 from sysdrill.web.calc_charts import memory_bars, roofline_plot
 from sysdrill.web.charts import svg_data_uri
 from sysdrill.web.item_view import claim_rows
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["CalculatorIn", "NapkinIn", "router"]
@@ -169,6 +170,7 @@ def napkin_check_form(
 
 
 @router.post("/api/napkin/check", tags=["calculators"])
+@json_route()
 def napkin_check_api(body: NapkinIn) -> dict[str, Any]:
     """Every ``=``/``≈``/``~`` claim of the text with its verdict and computed value."""
     from sysdrill.napkin import check_claims
@@ -207,6 +209,7 @@ def calculator_page(request: Request, name: str) -> Response:
 
 
 @router.get("/api/calculators", tags=["calculators"])
+@json_route()
 def calculators_api() -> dict[str, Any]:
     """Every calculator with its inputs, formula and source, and the hardware catalogue."""
     from sysdrill.napkin.calculators.registry import CALCULATORS
@@ -215,6 +218,7 @@ def calculators_api() -> dict[str, Any]:
 
 
 @router.post("/api/calculators/{name}", tags=["calculators"])
+@json_route()
 def calculator_api(name: str, body: CalculatorIn) -> dict[str, Any]:
     """Run one calculator; quantities come back as ``{"value", "unit"}``."""
     calc = _calculator(name)

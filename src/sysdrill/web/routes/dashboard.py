@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["dashboard_data", "router"]
@@ -57,6 +58,7 @@ def dashboard_page(request: Request, context: Context) -> Response:
 
 
 @router.get("/api/dashboard", tags=["dashboard"])
+@json_route()
 def dashboard_api(request: Request, context: Context) -> dict[str, Any]:
     """Due today, streak, forecast and the last session, as JSON."""
     return dashboard_data(request, context)

@@ -30,6 +30,7 @@ from sysdrill.app.personal_decks import (
 from sysdrill.errors import NotPermitted
 from sysdrill.web.auth import request_user
 from sysdrill.web.context import Context, WebContext, web_context
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 from sysdrill.web.uploads import UPLOAD_LIMIT_BYTES, discard_upload, stage_upload
 
@@ -130,6 +131,7 @@ def delete_form(request: Request, context: Context, name: str) -> Response:
 
 
 @router.get("/api/personal-decks", tags=["personal decks"])
+@json_route()
 def decks_api(request: Request, context: Context) -> dict[str, Any]:
     """Your personal decks, by name (``enabled`` is false in single-user mode)."""
     if not context.multi_user:
@@ -154,6 +156,7 @@ def import_api(
 
 
 @router.delete("/api/personal-decks/{name}", dependencies=MULTI_USER, tags=["personal decks"])
+@json_route()
 def delete_api(request: Request, context: Context, name: str) -> dict[str, Any]:
     """Delete one of your personal decks (your study state of its items is kept)."""
     delete_personal_deck(context.db_url, user=request_user(request), name=name)

@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from sysdrill.app.parallel_plan import ParallelPlanInput, plan_parallelism
 from sysdrill.errors import HardwareNotFound, UsageError
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
@@ -95,6 +96,7 @@ def planner_page(request: Request) -> Response:
 
 
 @router.post("/api/planner", tags=["calculators"])
+@json_route()
 def planner_api(body: dict[str, Any]) -> dict[str, Any]:
     """Plan a 3D-parallel training step: memory per GPU, step time, bubble, MFU, checkpoints.
 

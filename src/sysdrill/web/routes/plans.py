@@ -10,6 +10,7 @@ from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import current_study
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["plans_view", "router"]
@@ -89,18 +90,21 @@ def stop_form(request: Request, context: Context) -> Response:
 
 
 @router.get("/api/plans", tags=["plans"])
+@json_route()
 def plans_api(request: Request, context: Context) -> dict[str, Any]:
     """The vault's plans and progress through the active one (``active`` null when none)."""
     return plans_view(request, context)
 
 
 @router.post("/api/plans/start", tags=["plans"])
+@json_route()
 def start_api(request: Request, context: Context, body: StartPlanBody) -> dict[str, Any]:
     """Start a plan today; its last day becomes the deadline when none is set."""
     return _start(request, context, body.name, adaptive=body.adaptive)
 
 
 @router.post("/api/plans/stop", tags=["plans"])
+@json_route()
 def stop_api(request: Request, context: Context) -> dict[str, Any]:
     """Stop the active plan (reviews and the deadline stay)."""
     return _stop(request, context)

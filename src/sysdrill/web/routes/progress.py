@@ -11,6 +11,7 @@ from sysdrill.study.progress import ProgressReport
 from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.charts import render_chart
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["learner_progress", "router"]
@@ -41,6 +42,7 @@ def progress_chart(request: Request, context: Context, name: ChartName) -> Respo
 
 
 @router.get("/api/progress", tags=["progress"])
+@json_route()
 def progress_api(request: Request, context: Context) -> dict[str, Any]:
     """Coverage, true retention, reviews per day, streak, forecast and weak topics."""
     return learner_progress(request, context).to_dict()

@@ -10,6 +10,7 @@ from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import request_user, require_admin
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.json_api import json_route
 from sysdrill.web.problem_reports import MESSAGE_LIMIT_CHARS, add_report, list_reports
 from sysdrill.web.routes.vault import find_item
 from sysdrill.web.templating import render_page
@@ -57,6 +58,7 @@ def report_form(
 
 
 @router.post("/api/items/{item_id}/reports", tags=["reports"], status_code=201)
+@json_route(status_code=201)
 def report_api(
     request: Request, context: Context, item_id: str, report: ReportIn
 ) -> dict[str, Any]:
@@ -72,6 +74,7 @@ def reports_page(request: Request, context: Context) -> Response:
 
 
 @router.get("/api/reports", tags=["reports"], dependencies=ADMIN)
+@json_route()
 def reports_api(context: Context) -> dict[str, Any]:
     """Every problem report, newest first."""
     return {"reports": [r.to_dict() for r in list_reports(context.data_dir)]}

@@ -10,6 +10,7 @@ from starlette.responses import RedirectResponse, Response
 from sysdrill.web.auth import current_study
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.csrf import FIELD_NAME
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 
 __all__ = ["router"]
@@ -83,12 +84,14 @@ async def settings_form(request: Request, context: Context) -> Response:
 
 
 @router.get("/api/settings", tags=["settings"])
+@json_route()
 def settings_api(request: Request, context: Context) -> dict[str, Any]:
     """Every setting with its value and meaning."""
     return {"settings": _settings(request, context)}
 
 
 @router.put("/api/settings", tags=["settings"])
+@json_route()
 def settings_put_api(request: Request, context: Context, changes: dict[str, str]) -> dict[str, Any]:
     """Change settings, values as typed (``"0.85"``, ``"2027-01-15"``, ``"none"``)."""
     _update(request, context, changes)

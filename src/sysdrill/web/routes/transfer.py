@@ -16,6 +16,7 @@ from sysdrill.interop.import_report import ImportReport
 from sysdrill.web.auth import require_admin
 from sysdrill.web.browse import choice
 from sysdrill.web.context import Context, WebContext
+from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 from sysdrill.web.uploads import discard_upload, stage_upload, staged_upload
 
@@ -127,6 +128,7 @@ def import_confirm_page(
 
 
 @router.post("/api/import/preview", dependencies=ADMIN, tags=["import"])
+@json_route()
 def import_preview_api(
     context: Context, source: Upload, format: FormatField = "auto", deck: DeckField = ""
 ) -> dict[str, Any]:
@@ -135,6 +137,7 @@ def import_preview_api(
 
 
 @router.post("/api/import/confirm", dependencies=ADMIN, tags=["import"])
+@json_route()
 def import_confirm_api(
     context: Context, token: TokenField, format: FormatField = "auto", deck: DeckField = ""
 ) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_face
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
+from sysdrill.web.json_api import json_route
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
 
@@ -122,6 +123,7 @@ def vault_page(request: Request, context: Context, given: Filters, limit: Limit 
 
 
 @router.get("/api/items", tags=["vault"])
+@json_route()
 def items_api(
     request: Request, context: Context, given: Filters, limit: Limit = 200
 ) -> dict[str, Any]:
@@ -146,6 +148,7 @@ def item_page(request: Request, context: Context, item_id: str, reported: bool =
 
 
 @router.get("/api/items/{item_id}", tags=["vault"])
+@json_route()
 def item_api(request: Request, context: Context, item_id: str) -> dict[str, Any]:
     """One item with its checked napkin-math claims and its chains."""
     return _item_view(request, context, item_id).to_dict()
@@ -188,6 +191,7 @@ def explore_page(request: Request, context: Context) -> Response:
 
 
 @router.get("/api/explore", tags=["vault"])
+@json_route()
 def explore_api(request: Request, context: Context) -> dict[str, Any]:
     """The track > area > topic > level tree with item counts and coverage."""
     return {"tracks": _explore(request, context)}
