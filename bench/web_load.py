@@ -649,7 +649,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of each run")
     parser.add_argument("--users", type=int, default=50, help="simulated learners at once")
     parser.add_argument("--workers", type=int, default=2, help="workers on PostgreSQL")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker (--threads)")
+    parser.add_argument(
+        "--threads", type=int, default=2, help="threads per worker (--threads; the default)"
+    )
     parser.add_argument("--kill-worker", action="store_true", help="kill a worker half-way")
     parser.add_argument(
         "--single-user",

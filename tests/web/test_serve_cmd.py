@@ -25,7 +25,7 @@ def test_serve_upgrades_the_database_prints_the_url_and_serves(
     result = run_cli("serve", "--port", "8123", "--db", db_url)
     assert result.exit_code == 0, result.stderr
     assert "http://127.0.0.1:8123/" in result.stdout
-    assert f"database: {db_url}; 1 worker of 4 threads; single user" in result.stdout
+    assert f"database: {db_url}; 1 worker of 2 threads; single user" in result.stdout
     assert (served["host"], served["port"], served["workers"]) == ("127.0.0.1", 8123, 1)
     with TestClient(served["app"]) as client:
         assert client.get("/api/dashboard").json()["items_total"] > 0
@@ -179,7 +179,7 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
         db_url: str,
         multi_user: bool = False,
         behind_proxy: bool = False,
-        threads: int = 4,
+        threads: int = 2,
     ) -> str:
         built.update(vault=vault, db_url=db_url, multi_user=multi_user)
         return "the app"
@@ -188,7 +188,7 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     result = run_cli("serve", "--multi-user", "--db", db_url)
     assert result.exit_code == 0, result.stderr
-    assert f"database: {db_url}; 1 worker of 4 threads; multi-user" in result.stdout
+    assert f"database: {db_url}; 1 worker of 2 threads; multi-user" in result.stdout
     assert built == {"vault": None, "db_url": db_url, "multi_user": True}
     assert served["app"] == "the app"
     assert served["environ"]["SYSDRILL_MULTI_USER"] == "1"
@@ -213,6 +213,6 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_DATABASE_URL": db_url,
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
-        "SYSDRILL_THREADS": "4",
+        "SYSDRILL_THREADS": "2",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }

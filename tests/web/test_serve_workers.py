@@ -72,5 +72,5 @@ def test_serve_with_two_workers_runs_two_processes_that_answer_pages(tmp_path: P
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=60)
     assert f"sysdrill is serving on http://127.0.0.1:{port}/" in out
-    assert "; 2 workers of 4 threads; single user" in out
+    assert "; 2 workers of 2 threads; single user" in out
     assert server.returncode == 0, err

@@ -55,9 +55,9 @@ def test_an_unreadable_multi_user_flag_names_the_values_it_takes() -> None:
         ServerSettings.from_environment(environ)
 
 
-def test_threads_come_from_the_environment_and_default_to_four() -> None:
+def test_threads_come_from_the_environment_and_default_to_two() -> None:
     environ = {"SYSDRILL_DATABASE_URL": "sqlite:///s.sqlite3"}
-    assert ServerSettings.from_environment(environ).threads == 4
+    assert ServerSettings.from_environment(environ).threads == 2
     environ["SYSDRILL_THREADS"] = "6"
     assert ServerSettings.from_environment(environ).threads == 6
 

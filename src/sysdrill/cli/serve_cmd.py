@@ -111,7 +111,7 @@ def serve(
             help="Requests each worker works on at once; more only help while requests "
             "wait for a database far away on the network.",
         ),
-    ] = 4,
+    ] = 2,
     multi_user: Annotated[
         bool,
         typer.Option(

@@ -43,7 +43,7 @@ def create_app(
     clock: Callable[[], datetime] = _utc_now,
     multi_user: bool = False,
     behind_proxy: bool = False,
-    threads: int = 4,
+    threads: int = 2,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
 

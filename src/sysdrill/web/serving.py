@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APP_FACTORY",
+    "DEFAULT_THREADS",
     "GIL_SWITCH_INTERVAL_S",
     "ENV_DATABASE_URL",
     "ENV_MULTI_USER",
@@ -51,7 +52,11 @@ ENV_MULTI_USER = "SYSDRILL_MULTI_USER"
 ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
 """``1`` to trust a reverse proxy's forwarded headers (``--behind-proxy``)."""
 ENV_THREADS = "SYSDRILL_THREADS"
-"""Requests each worker works on at once (``--threads``); 4 when unset."""
+"""Requests each worker works on at once (``--threads``); :data:`DEFAULT_THREADS` when unset."""
+DEFAULT_THREADS = 2
+"""Threads a worker runs by default. A process runs Python in one thread at a time:
+past two, more threads only fight over it (on 2 cores with PostgreSQL beside the
+server, 4 threads gave 15-25 % fewer reviews a second than 2; docs/benchmarks.md)."""
 MAX_THREADS = 16
 """The most threads a worker may run (its connection pool holds that many and more)."""
 
@@ -75,7 +80,7 @@ class ServerSettings:
     vault: Path | None = None
     multi_user: bool = False
     behind_proxy: bool = False
-    threads: int = 4
+    threads: int = DEFAULT_THREADS
 
     def to_environment(self) -> dict[str, str]:
         """The settings as the environment variables :meth:`from_environment` reads."""
@@ -114,7 +119,7 @@ class ServerSettings:
 
 
 def _threads(environ: Mapping[str, str]) -> int:
-    text = environ.get(ENV_THREADS, "").strip() or "4"
+    text = environ.get(ENV_THREADS, "").strip() or str(DEFAULT_THREADS)
     if not text.isdigit() or not 1 <= int(text) <= MAX_THREADS:
         raise UsageError(
             f"{ENV_THREADS}={environ[ENV_THREADS]!r} is not a thread count; "
