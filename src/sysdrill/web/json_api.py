@@ -11,6 +11,7 @@ the annotation still documents the route in the OpenAPI schema.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
@@ -42,6 +43,9 @@ def json_route(
         def answer(*args: _P.args, **kwargs: _P.kwargs) -> Response:
             return json_answer(endpoint(*args, **kwargs), status_code=status_code)
 
+        # The route's annotations are strings (postponed evaluation) naming things of
+        # its own module; FastAPI before 0.116 would look them up in this module.
+        answer.__signature__ = inspect.signature(endpoint, eval_str=True)  # type: ignore[attr-defined]
         return answer
 
     return wrap
