@@ -85,9 +85,8 @@ def _find(vault: StudyVault, name: str) -> StudyPlan:
 def _active_record(study: StudyService) -> tuple[int, ActivePlan] | None:
     # Only the open plan sessions: a learner's practice sessions number in the hundreds.
     for record in reversed(study.sessions(kind=PLAN_SESSION_KIND, open_only=True)):
-        if record.kind == PLAN_SESSION_KIND and record.ended_at is None:
-            assert record.session_id is not None
-            return record.session_id, ActivePlan.from_meta(record.meta)
+        assert record.session_id is not None
+        return record.session_id, ActivePlan.from_meta(record.meta)
     return None
 
 

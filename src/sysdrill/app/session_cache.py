@@ -42,8 +42,8 @@ class _Kept:
     """The engine (or store) the session was saved through: a test's second database
     with the same ids must not match."""
     vault: StudyVault
-    revision: int
     live: LiveSession
+    """Not moved on while kept (taken out to be used): its saved revision is the kept one."""
 
 
 _kept: OrderedDict[tuple[StudyScope, int], _Kept] = OrderedDict()
@@ -68,12 +68,7 @@ def take(study: StudyService, vault: StudyVault, session_id: int) -> LiveSession
     slot = (study.scope, int(session_id))
     with _lock:
         kept = _kept.pop(slot, None)
-    if (
-        kept is None
-        or kept.revision != kept.live.saved.revision
-        or kept.vault is not vault
-        or kept.database is not _database(study)
-    ):
+    if kept is None or kept.vault is not vault or kept.database is not _database(study):
         return None
     return kept.live
 
@@ -91,7 +86,7 @@ def keep(study: StudyService, vault: StudyVault, live: LiveSession) -> None:
 
 def _put(study: StudyService, vault: StudyVault, live: LiveSession) -> None:
     slot = (study.scope, int(live.session_id))
-    kept = _Kept(_database(study), vault, live.saved.revision, live)
+    kept = _Kept(_database(study), vault, live)
     with _lock:
         _kept[slot] = kept
         _kept.move_to_end(slot)

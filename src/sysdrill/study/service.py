@@ -250,7 +250,7 @@ class StudyService:
         return self._store.get_card(self.scope, item_id) or new_card(item_id)
 
     def new_items_today(self, now: datetime) -> int:
-        """Items of this vault met for the first time on ``now``'s UTC day (from the log)."""
+        """Items of this vault met for the first time on ``now``'s UTC day (the day's counters)."""
         return self._today_counts(require_utc(now))[0]
 
     def is_new(self, item_id: str) -> bool:
@@ -484,13 +484,12 @@ class StudyService:
         seen = {card.item_id for card in cards if card.state is not CardState.NEW}
         unseen = sum(1 for item_id in wanted if item_id not in seen)
         # Today's new items already seen spend today's allowance, as practice counts them.
-        introduced_today, _ = self._store.count_reviews_on(self.scope, utc_day(require_utc(now)))
         return expected_workload(
             cards,
             unseen=unseen,
             settings=self.settings,
             now=now,
-            introduced_today=introduced_today,
+            introduced_today=self.new_items_today(now),
         )
 
     def export_state(self, *, now: datetime) -> dict[str, Any]:

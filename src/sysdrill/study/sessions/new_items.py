@@ -99,7 +99,7 @@ def hold_back_new(
 
 
 class NewItemCounter(Protocol):
-    """What counts today's new items (``StudyService`` does, from the vault's review log)."""
+    """What counts today's new items (``StudyService`` does, from the vault's day counters)."""
 
     def new_items_today(self, now: datetime) -> int:
         """Items met for the first time on ``now``'s UTC day."""
@@ -113,7 +113,7 @@ def new_item_allowance(
     now: datetime,
     session_cap: int | None = None,
 ) -> NewItemAllowance:
-    """The allowance on ``now``'s UTC day, counting today's new items in the review log.
+    """The allowance on ``now``'s UTC day, counting the new items already met today.
 
     Args:
         counter: The learner's study service in the vault studied.

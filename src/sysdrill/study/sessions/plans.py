@@ -141,7 +141,7 @@ def practice_plan(
         pins=(decks,),
     )
     chosen = study.next_items(pool, now=now, limit=limit)
-    # One card read per item: the limits and the title both ask which items are new.
+    # Asked once per item: the limits and the title both need which items are new.
     new_ids = {item.id for item in chosen if study.is_new(item.id)}
     meta = filter_meta(item_filter)
     left = ""
