@@ -115,3 +115,17 @@ def postgres_url() -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def migrated_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated study database: SQLite, and PostgreSQL when SYSDRILL_TEST_POSTGRES_URL is set."""
+    from sysdrill.storage.engine import upgrade_database
+
+    url = (
+        f"sqlite:///{tmp_path / 'study.sqlite3'}"
+        if request.param == "sqlite"
+        else str(request.getfixturevalue("postgres_url"))
+    )
+    upgrade_database(url)
+    return url

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -32,22 +31,14 @@ from sysdrill.errors import (
     UsageError,
 )
 from sysdrill.storage import schema
-from sysdrill.storage.engine import upgrade_database
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A migrated study database: SQLite, and PostgreSQL when SYSDRILL_TEST_POSTGRES_URL is set."""
-    url = (
-        f"sqlite:///{tmp_path / 'study.sqlite3'}"
-        if request.param == "sqlite"
-        else str(request.getfixturevalue("postgres_url"))
-    )
-    upgrade_database(url)
-    return url
+@pytest.fixture
+def db_url(migrated_db_url: str) -> str:
+    return migrated_db_url
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ from sysdrill.app import session_cache
 from sysdrill.app import sessions as app
 from sysdrill.app.live_session import restore_session
 from sysdrill.app.sessions import StartOptions
+from sysdrill.app.study import open_study
+from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import StorageConflict, UsageError
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
@@ -40,17 +43,21 @@ def test_a_committed_move_keeps_the_machine_at_the_saved_revision(study, vault):
     assert session_cache.take(study, vault, view.session_id) is None
 
 
+def _another_under_the_same_id(study: StudyService, saved, started_at: datetime) -> None:
+    study.store.delete_active_session(study.scope, saved.session_id)
+    study.store.put_active_session(
+        study.scope, replace(saved, moves=(), position=0, revision=0, started_at=started_at)
+    )
+
+
 def test_a_kept_machine_is_not_used_for_a_new_session_with_the_same_id(study, vault):
     view = app.start_session(study, vault, DECK, now=T0)
     app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
     saved = _saved(study, view.session_id)
     # The session is gone and another took its id (SQLite reuses the highest id), at
     # the same revision but a later start: its own moves count, not the kept ones.
-    study.store.delete_active_session(study.scope, view.session_id)
     later = T0 + timedelta(minutes=1)
-    study.store.put_active_session(
-        study.scope, replace(saved, moves=(), position=0, revision=0, started_at=later)
-    )
+    _another_under_the_same_id(study, saved, later)
     skip = {"move": "skip", "value": None, "at": (later + timedelta(seconds=1)).isoformat()}
     again = _saved(study, view.session_id)
     study.store.put_active_session(
@@ -111,3 +118,94 @@ def test_two_workers_rating_one_item_at_once_store_one_review(study, vault):
     # The loser's review went with its failed save.
     reviews = [(r.item_id, r.rating) for r in study.store.iter_reviews(study.scope)]
     assert reviews == [("fc-1", int(Rating.GOOD))]
+
+
+# -- a kept machine is trusted until its save says otherwise ------------------------------
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def any_study(request: pytest.FixtureRequest, tmp_path: Path, vault: StudyVault):
+    """The learner's study service on each kind of store (the save's check is SQL there)."""
+    if request.param == "memory":
+        yield StudyService(MemoryStudyStore(), vault_id=VaultId("test"), now=T0)
+        return
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+    with open_study(url, vault=vault, upgrade=True) as study:
+        yield study
+
+
+def _moved_elsewhere(study: StudyService, session_id: int, move: str, at: datetime) -> None:
+    """Another worker makes ``move`` on the session: this worker's kept machine does not know."""
+    saved = _saved(study, session_id)
+    made = {"move": move, "value": None, "at": at.isoformat()}
+    study.store.put_active_session(
+        study.scope, replace(saved, moves=(*saved.moves, made), revision=saved.revision + 1)
+    )
+
+
+def _reviews(study: StudyService) -> list[tuple[str, int]]:
+    return [(r.item_id, r.rating) for r in study.store.iter_reviews(study.scope)]
+
+
+def test_a_rating_on_a_machine_that_fell_behind_rates_the_item_the_database_asks(any_study, vault):
+    study = any_study
+    view = app.start_session(study, vault, DECK, now=T0)
+    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
+    _moved_elsewhere(study, view.session_id, "skip", T0 + timedelta(seconds=9))
+    # The kept machine waits on fc-2, the database on fc-3 (fc-2 was skipped), the last.
+    after = app.rate(study, vault, view.session_id, "easy", now=T0 + timedelta(seconds=12))
+    assert after.phase == "done"
+    # fc-2's review, written before the stale save failed, went with it.
+    assert _reviews(study) == [("fc-1", int(Rating.GOOD)), ("fc-3", int(Rating.EASY))]
+    assert _saved(study, view.session_id).revision == 3  # rate, skip, rate
+
+
+def test_a_move_the_database_refuses_is_refused_after_the_kept_machine_accepted_it(
+    any_study, vault
+):
+    study = any_study
+    view = app.start_session(study, vault, DECK, now=T0)
+    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
+    # Another worker ended the session: nothing waits for a rating any more.
+    _moved_elsewhere(study, view.session_id, "quit", T0 + timedelta(seconds=9))
+    with pytest.raises(UsageError):
+        app.rate(study, vault, view.session_id, "easy", now=T0 + timedelta(seconds=12))
+    assert _reviews(study) == [("fc-1", int(Rating.GOOD))]
+
+
+def test_a_move_on_a_kept_machine_of_a_session_whose_id_was_reused_moves_the_new_one(
+    any_study, vault
+):
+    study = any_study
+    view = app.start_session(study, vault, DECK, now=T0)
+    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
+    later = T0 + timedelta(minutes=1)
+    # Same id, same revision, a later start: only the start time tells them apart.
+    _another_under_the_same_id(study, _saved(study, view.session_id), later)
+    _moved_elsewhere(study, view.session_id, "skip", later)
+    after = app.rate(study, vault, view.session_id, "hard", now=later + timedelta(seconds=3))
+    assert after.item is not None and after.item.item_id == "fc-3"
+    assert _reviews(study)[-1] == ("fc-2", int(Rating.HARD))
+
+
+def test_a_move_on_a_current_kept_machine_does_not_read_the_session(any_study, vault):
+    study = any_study
+    view = app.start_session(study, vault, DECK, now=T0)
+    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5))
+    asked: list[int] = []
+    store = study.store
+    real = store.active_session_stamp
+
+    def stamp(scope, session_id):
+        asked.append(session_id)
+        return real(scope, session_id)
+
+    store.active_session_stamp = stamp  # type: ignore[method-assign]
+    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=8))
+    assert asked == []
+    # Showing the prompt saves nothing, so nothing would catch a machine behind: it asks.
+    app.current_prompt(study, vault, view.session_id, now=T0 + timedelta(seconds=9))
+    assert asked == [view.session_id]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -34,10 +35,16 @@ def test_init_never_overwrites_a_vault(run_cli, tmp_path):
 
 
 def test_shell_completion_script_is_printed_for_bash():
-    # Typer names the program from the process, so the installed command is run.
+    # Typer names the program from the process, so the installed command is run; it
+    # finds the shell among its parent processes, so bash runs it (a test run started
+    # in the background may have no shell above it).
     command = Path(sys.executable).parent / "sysdrill"
     result = subprocess.run(
-        [str(command), "--show-completion", "bash"], capture_output=True, text=True, check=False
+        # (two commands, so bash stays their parent instead of exec-ing the one).
+        ["bash", "-c", f"{shlex.quote(str(command))} --show-completion; exit $?"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert "_sysdrill_completion()" in result.stdout

@@ -23,7 +23,6 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from sysdrill.storage import schema
-from sysdrill.storage.engine import upgrade_database
 from sysdrill.web.app import create_app
 from sysdrill.web.auth import PUBLIC_PATHS
 
@@ -84,15 +83,9 @@ STUDY_TABLES = (
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    url = (
-        f"sqlite:///{tmp_path / 'study.sqlite3'}"
-        if request.param == "sqlite"
-        else str(request.getfixturevalue("postgres_url"))
-    )
-    upgrade_database(url)
-    return url
+@pytest.fixture
+def db_url(migrated_db_url: str) -> str:
+    return migrated_db_url
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -210,6 +210,9 @@ class Account:
     deck_version: int = 0
     """The personal deck version read with the login (0: no personal decks); only
     lookups by login token fill it in."""
+    settings_version: int | None = field(default=None, compare=False)
+    """The settings version read with the login; only lookups by login token fill it in
+    (a fact about the moment of the lookup, not the account: left out of comparisons)."""
 
     @property
     def is_admin(self) -> bool:
@@ -235,6 +238,7 @@ class Account:
             disabled=row.disabled,
             created_at=row.created_at,
             deck_version=row.deck_version,
+            settings_version=row.settings_version,
         )
 
 

@@ -18,14 +18,14 @@ Sessions with nothing to ask are not saved: the view then has no
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Collection
 from dataclasses import replace
 from datetime import date, datetime
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any
 
 from sysdrill.app import session_cache
-from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
+from sysdrill.app.live_session import card_from_dict, restore_session, save_new
+from sysdrill.app.session_moves import load_session, one_transaction
 from sysdrill.app.session_plans import StartOptions, assemble_plan
 from sysdrill.app.session_views import (
     ChainOfferView,
@@ -164,59 +164,6 @@ def _feedback(session: Session, given: Feedback | None) -> FeedbackView | None:
     )
 
 
-# -- one move, one transaction --------------------------------------------------------------
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _one_transaction(
-    use_case: Callable[Concatenate[StudyService, _P], _R],
-) -> Callable[Concatenate[StudyService, _P], _R]:
-    """Run a use case in one unit of work of the learner's store.
-
-    Reading the session, writing the review and saving the move then commit
-    together on one connection, or not at all: a move that fails halfway (a
-    worker killed, a conflict with another request on the same session) leaves
-    neither a review without its move nor a move without its review.
-    """
-
-    @functools.wraps(use_case)
-    def run(study: StudyService, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        # The session's machine is kept for the next move only once this one committed.
-        with session_cache.after_commit(), study.store.unit_of_work():
-            return use_case(study, *args, **kwargs)
-
-    return run
-
-
-# -- loading ---------------------------------------------------------------------------
-
-
-def _load(
-    study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
-) -> tuple[SavedSession, LiveSession]:
-    moment = require_utc(now)
-    live = session_cache.take(study, vault, session_id)
-    # A session id may be used again once its session is deleted (SQLite reuses the
-    # highest): the start time tells the two apart where the revision cannot.
-    if live is not None and study.store.active_session_stamp(study.scope, session_id) == (
-        live.saved.revision,
-        live.saved.started_at,
-    ):
-        live.rebind(study, clock=lambda: moment)
-    else:
-        saved = study.store.get_active_session(study.scope, session_id)
-        if saved is None:
-            raise SessionNotFound(
-                f"No session {session_id} in progress. Start one, or see the sessions "
-                "in progress with list_sessions()."
-            )
-        live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
-    session_cache.keep(study, vault, live)
-    return live.saved, live
-
-
 def _after(live: Any, *, now: datetime, feedback: FeedbackView | None = None) -> SessionView:
     return _view(live, live.saved, now=now, feedback=feedback, part_answers=live.part_answers)
 
@@ -224,7 +171,7 @@ def _after(live: Any, *, now: datetime, feedback: FeedbackView | None = None) ->
 # -- the use cases -----------------------------------------------------------------------
 
 
-@_one_transaction
+@one_transaction
 def start_session(
     study: StudyService, vault: StudyVault, options: StartOptions, *, now: datetime
 ) -> SessionView:
@@ -258,7 +205,7 @@ def start_session(
     return replace(_after(live, now=moment), note=note)
 
 
-@_one_transaction
+@one_transaction
 def current_prompt(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
 ) -> SessionView:
@@ -267,12 +214,12 @@ def current_prompt(
     Raises:
         SessionNotFound: If no session with that id is in progress.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now, verify=True)
     live.tick()
     return _after(live, now=now)
 
 
-@_one_transaction
+@one_transaction
 def answer(
     study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
 ) -> SessionView:
@@ -285,12 +232,12 @@ def answer(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session does not wait for an answer, or the option is unknown.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now)
     given = live.answer(text)
     return _after(live, now=now, feedback=_feedback(live, given))
 
 
-@_one_transaction
+@one_transaction
 def answer_part(
     study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
 ) -> SessionView:
@@ -300,7 +247,7 @@ def answer_part(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session does not wait for an answer or the item has no parts.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now)
     item = live.current
     if live.phase is not Phase.ANSWER or item is None or not item.parts:
         raise UsageError("The current item has no parts to answer one by one.")
@@ -311,7 +258,7 @@ def answer_part(
     return _after(live, now=now, feedback=feedback)
 
 
-@_one_transaction
+@one_transaction
 def rate(
     study: StudyService,
     vault: StudyVault,
@@ -327,12 +274,12 @@ def rate(
         UsageError: If no rating is awaited or the rating is unknown.
     """
     chosen = rating if isinstance(rating, Rating) else rating_from_text(rating)
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now)
     live.rate(chosen)
     return _after(live, now=now)
 
 
-@_one_transaction
+@one_transaction
 def score_rubric(
     study: StudyService,
     vault: StudyVault,
@@ -347,12 +294,12 @@ def score_rubric(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If no rubric is awaited.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now)
     live.score_rubric(covered)
     return _after(live, now=now)
 
 
-@_one_transaction
+@one_transaction
 def follow_chain(
     study: StudyService, vault: StudyVault, session_id: int, accept: bool, *, now: datetime
 ) -> SessionView:
@@ -362,12 +309,12 @@ def follow_chain(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If nothing is offered.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now)
     live.follow_chain(accept)
     return _after(live, now=now)
 
 
-@_one_transaction
+@one_transaction
 def skip(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> SessionView:
     """Leave the current item without a review (or decline a chain offer).
 
@@ -375,12 +322,12 @@ def skip(study: StudyService, vault: StudyVault, session_id: int, *, now: dateti
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session is over.
     """
-    _, live = _load(study, vault, session_id, now=now)
+    _, live = load_session(study, vault, session_id, now=now)
     live.skip()
     return _after(live, now=now)
 
 
-@_one_transaction
+@one_transaction
 def undo_last_rating(
     study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
 ) -> SessionView:
@@ -393,7 +340,7 @@ def undo_last_rating(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session has no review to take back.
     """
-    saved, _ = _load(study, vault, session_id, now=now)
+    saved, _ = load_session(study, vault, session_id, now=now)
     moves = list(saved.moves)
     last = max(
         (i for i, move in enumerate(moves) if move.get("review_id") is not None), default=None
@@ -423,7 +370,7 @@ def undo_last_rating(
     return _after(live, now=now)
 
 
-@_one_transaction
+@one_transaction
 def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> ReportView:
     """End a session: items not reached are reported so, the score is stored.
 
@@ -436,7 +383,7 @@ def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: date
         SessionNotFound: If no session with that id is in progress.
     """
     try:
-        _, live = _load(study, vault, session_id, now=now)
+        _, live = load_session(study, vault, session_id, now=now, verify=True)
     except ContentInvalid as exc:
         return _abandon(study, session_id, reason=str(exc), now=now)
     live.quit()
@@ -528,7 +475,7 @@ def drive_session(
     Raises:
         SessionNotFound: If no session with that id is in progress.
     """
-    _, live = _load(study, vault, session_id, now=clock())
+    _, live = load_session(study, vault, session_id, now=clock())
     live.use_clock(clock)
     try:
         drive(live)
@@ -594,6 +541,6 @@ def undo_in_driver(
         UsageError: If the session has no review to take back.
     """
     undo_last_rating(study, vault, session_id, now=clock())
-    _, live = _load(study, vault, session_id, now=clock())
+    _, live = load_session(study, vault, session_id, now=clock())
     live.use_clock(clock)
     return live

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sysdrill.app.settings_cache import keep_settings, kept_settings
 from sysdrill.content.vault_identity import STARTER_VAULT_ID, VaultIdentity
 from sysdrill.storage.location import default_database_url, study_database_url
 from sysdrill.study.service import StudyService
@@ -100,6 +101,7 @@ def open_study(
     vault: StudyVault | VaultIdentity | None,
     user: str = "local",
     user_id: int | None = None,
+    settings_version: int | None = None,
     upgrade: bool = False,
 ) -> StudyService:
     """Open the study database and return a service for one user and one vault.
@@ -117,6 +119,8 @@ def open_study(
         user: Learner name; the single ``local`` user unless told otherwise.
         user_id: The learner's database id, when known (a logged-in account's):
             saves looking it up.
+        settings_version: The learner's settings version, read with their login:
+            settings kept by this process at that version are used without a read.
         upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
     Returns:
@@ -139,7 +143,12 @@ def open_study(
         vault_id = vault.vault_id
     try:
         known = None if user_id is None else UserId(user_id)
-        study = StudyService(store, user=user, user_id=known, vault_id=vault_id)
+        kept = None
+        if known is not None and settings_version is not None:
+            kept = kept_settings(store.engine, known, settings_version)
+        study = StudyService(store, user=user, user_id=known, vault_id=vault_id, settings=kept)
+        if known is not None and settings_version is not None and kept is None:
+            keep_settings(store.engine, known, settings_version, study.settings)
         if vault is not None and not isinstance(vault, VaultIdentity):
             claim_earlier_state(study, vault)
         return study

@@ -35,6 +35,8 @@ class AccountRow:
     """When the account was created (UTC)."""
     deck_version: int = 0
     """The learner's personal deck version (0: none), read with the login."""
+    settings_version: int | None = None
+    """The learner's settings version, read with the login (None: not read)."""
 
 
 _ACCOUNT_QUERY = sa.select(
@@ -46,10 +48,11 @@ _ACCOUNT_QUERY = sa.select(
     t.accounts.c.created_at,
 ).join_from(t.accounts, t.users, t.accounts.c.user_id == t.users.c.id)
 # Asked on every request of a logged-in learner: built once. It brings the
-# learner's personal deck version along, which every such request needs next.
+# learner's personal deck and settings versions along, which such requests need next.
 _ACCOUNT_FOR_SESSION = (
     _ACCOUNT_QUERY.add_columns(
-        sa.func.coalesce(t.personal_deck_versions.c.version, 0).label("deck_version")
+        sa.func.coalesce(t.personal_deck_versions.c.version, 0).label("deck_version"),
+        t.users.c.settings_version,
     )
     .join(t.login_sessions, t.login_sessions.c.user_id == t.accounts.c.user_id)
     .outerjoin(
@@ -71,6 +74,7 @@ def _row(row: Any) -> AccountRow:
         disabled=bool(row.disabled),
         created_at=row.created_at,
         deck_version=int(getattr(row, "deck_version", 0) or 0),
+        settings_version=getattr(row, "settings_version", None),
     )
 
 

@@ -60,6 +60,7 @@ REVISIONS = (
     "0005_server_secrets",
     "0006_vault_keyed_state",
     "0007_personal_decks",
+    "0008_settings_version",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

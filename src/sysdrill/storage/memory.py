@@ -248,7 +248,8 @@ class MemoryStudyStore:
         stored = self._active.get(session.session_id)
         expected = None if stored is None else stored[1].revision + 1
         if (stored is None and session.revision != 0) or (
-            stored is not None and session.revision != expected
+            stored is not None
+            and (session.revision != expected or session.started_at != stored[1].started_at)
         ):
             raise StorageConflict(
                 f"Session {session.session_id} was moved on by another request; "

@@ -102,6 +102,8 @@ users = sa.Table(
     sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("created_at", UtcDateTime, nullable=False),
+    # Raised by every change of the user's settings (workers keep settings under it).
+    sa.Column("settings_version", sa.Integer(), nullable=False, server_default="0"),
 )
 
 accounts = sa.Table(

@@ -225,5 +225,11 @@ ACTIVE_SESSION_STAMP = sa.select(
     t.active_sessions.c.revision, t.active_sessions.c.started_at
 ).where(*_THE_ACTIVE_SESSION)
 SAVE_ACTIVE_SESSION = t.active_sessions.update().where(
-    *_THE_ACTIVE_SESSION, t.active_sessions.c.revision == sa.bindparam("b_revision")
+    *_THE_ACTIVE_SESSION,
+    t.active_sessions.c.revision == sa.bindparam("b_revision"),
+    t.active_sessions.c.started_at == sa.bindparam("b_started_at"),
 )
+"""Save a move: only a session's moves, position, revision and time change once it started.
+
+The revision and start time it was read at must still be stored: the update is what
+checks that no other request moved the session on (nor replaced it under a reused id)."""

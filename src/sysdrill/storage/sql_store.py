@@ -349,6 +349,8 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
 
     @staticmethod
     def _put_settings(conn: Connection, user_id: int, values: Mapping[str, Any]) -> None:
+        version = t.users.c.settings_version
+        conn.execute(t.users.update().where(t.users.c.id == user_id).values({version: version + 1}))
         for key, value in values.items():
             conn.execute(
                 t.settings.delete().where(t.settings.c.user_id == user_id, t.settings.c.key == key)
@@ -452,14 +454,10 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
 
     def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
         """Insert or update a session in progress, refusing a stale revision."""
-        values = {
-            "kind": session.kind,
-            "options_json": _json_text(session.options),
-            "item_ids_json": _json_text(session.item_ids),
+        moved = {
             "position": session.position,
             "moves_json": _json_text(session.moves),
             "revision": session.revision,
-            "started_at": session.started_at,
             "updated_at": session.updated_at,
         }
         with translate_errors("saving a session in progress"), self._write() as conn:
@@ -468,7 +466,11 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
                     "session_id": session.session_id,
                     "user_id": scope.user_id,
                     "vault_id": scope.vault_id,
-                    **values,
+                    "kind": session.kind,
+                    "options_json": _json_text(session.options),
+                    "item_ids_json": _json_text(session.item_ids),
+                    "started_at": session.started_at,
+                    **moved,
                 }
                 inserted = conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row)
                 if inserted.first() is not None:
@@ -477,10 +479,11 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
                 updated = conn.execute(
                     SAVE_ACTIVE_SESSION,
                     {
-                        **values,
+                        **moved,
                         **scope_params(scope),
                         "b_session_id": session.session_id,
                         "b_revision": session.revision - 1,
+                        "b_started_at": session.started_at,
                     },
                 )
                 if updated.rowcount == 1:

@@ -100,6 +100,7 @@ class StudyService:
         user: str = "local",
         user_id: UserId | None = None,
         now: datetime | None = None,
+        settings: StudySettings | None = None,
     ):
         """Bind the service to ``store``, user ``user`` (created on first use) and a vault.
 
@@ -111,6 +112,8 @@ class StudyService:
             user_id: The learner's database id when the caller already knows it
                 (a logged-in account's); looked up by name, creating the user, otherwise.
             now: Creation time recorded for a new user (UTC); the current time when None.
+            settings: The learner's settings when the caller holds them at their
+                current version (a web worker's kept copy); read on first use otherwise.
         """
         self._store = store
         self.user = user
@@ -119,7 +122,7 @@ class StudyService:
         # Looked up on first use, so a service opened for one move asks the
         # database inside that move's unit of work (one connection, one transaction).
         self._scope_found = None if user_id is None else StudyScope(user_id, vault_id)
-        self._settings_found: StudySettings | None = None
+        self._settings_found = settings
         # Item ids that already have a card: choosing new items must not ask the
         # database about each of thousands of items.
         self._known: set[str] | None = None

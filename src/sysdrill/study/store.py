@@ -179,7 +179,8 @@ class StudyStore(Protocol):
         """Insert or update a session in progress.
 
         ``session.revision`` must be 0 for a new session and one more than the
-        stored revision for an update.
+        stored revision for an update, with the stored start time (an update
+        writes only the moves, position, revision and time of the last move).
 
         Raises:
             StorageConflict: If the stored revision is not the one before (another

@@ -190,4 +190,5 @@ def current_study(request: Request, *, claim: bool = True) -> StudyService:
         vault=vault if claim else vault.identity,
         user=user,
         user_id=None if account is None else account.user_id,
+        settings_version=None if account is None else account.settings_version,
     )
