@@ -10,6 +10,7 @@ __all__ = ["ROUTER_MODULES"]
 ROUTER_MODULES: tuple[str, ...] = (
     # Routes are matched in this order, and a busy server's requests are mostly
     # moves in study sessions: their routes first.
+    "sysdrill.web.routes.study_api",
     "sysdrill.web.routes.study",
     "sysdrill.web.routes.dashboard",
     "sysdrill.web.routes.vault",

@@ -1,4 +1,6 @@
-"""Study pages: practice, quiz, gauntlet, chains and the daily challenge, with their JSON twins.
+"""Study pages: practice, quiz, gauntlet, chains and the daily challenge.
+
+Their JSON twins are in :mod:`sysdrill.web.routes.study_api`.
 
 Every page is a form that works without JavaScript: a start form per session
 kind, then one page per session (``/sessions/{id}``) whose form fits what the
@@ -18,7 +20,6 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app import sessions as app
@@ -32,7 +33,6 @@ from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
 from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.context import Context, WebContext
-from sysdrill.web.json_api import json_route
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
 
@@ -61,7 +61,7 @@ def _vault(request: Request, context: WebContext) -> StudyVault:
 
 
 @contextmanager
-def _open(
+def open_learner_study(
     request: Request, context: WebContext, *, claim: bool = True
 ) -> Iterator[tuple[StudyService, StudyVault]]:
     vault = _vault(request, context)
@@ -75,16 +75,9 @@ Move = Callable[[StudyService, StudyVault, datetime], Any]
 
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
     """Make ``move``, then show the session again (post, redirect, get)."""
-    with _open(request, context, claim=False) as (study, vault):
+    with open_learner_study(request, context, claim=False) as (study, vault):
         move(study, vault, context.now())
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
-
-
-def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
-    """Make ``move`` and return its view as JSON."""
-    with _open(request, context, claim=False) as (study, vault):
-        found: dict[str, Any] = move(study, vault, context.now()).to_dict()
-    return found
 
 
 def _enum(kind: Any, value: str | None, name: str) -> Any:
@@ -97,7 +90,7 @@ def _enum(kind: Any, value: str | None, name: str) -> Any:
         raise UsageError(f"Unknown {name} {value!r}; use one of {known}.") from exc
 
 
-def _options(form: dict[str, str]) -> app.StartOptions:
+def start_options(form: dict[str, str]) -> app.StartOptions:
     """Read a start form (or JSON body) into the options of a session."""
     kind = _enum(SessionKind, form.get("kind") or "practice", "session kind")
     item_filter = ItemFilter(
@@ -152,7 +145,7 @@ def _start_context(context: WebContext, study: StudyService, vault: StudyVault) 
 
 
 def _start_page(request: Request, context: WebContext, only: str | None) -> Response:
-    with _open(request, context) as (study, vault):
+    with open_learner_study(request, context) as (study, vault):
         values = _start_context(context, study, vault)
     # The learner's personal decks after the shared ones (multi-user mode).
     values["decks"] = [*values["decks"], *personal_deck_names(request, vault, user=study.user)]
@@ -206,8 +199,8 @@ def _session_page(request: Request, view: SessionView, *, status_code: int = 200
 @router.post("/sessions", include_in_schema=False)
 async def start_form(request: Request, context: Context) -> Response:
     """Start a session from a start form; an empty plan says why."""
-    options = _options(await _form(request))
-    with _open(request, context) as (study, vault):
+    options = start_options(await _form(request))
+    with open_learner_study(request, context) as (study, vault):
         view = app.start_session(study, vault, options, now=context.now())
     if view.session_id is None:
         return render_page(request, "study/empty.html", {"v": view})
@@ -218,7 +211,7 @@ async def start_form(request: Request, context: Context) -> Response:
 def session_page(request: Request, context: Context, session_id: int) -> Response:
     """The session as it stands: the prompt, or the report once it is over."""
     try:
-        with _open(request, context) as (study, vault):
+        with open_learner_study(request, context) as (study, vault):
             view = app.current_prompt(study, vault, session_id, now=context.now())
     except ContentInvalid as exc:
         # The vault changed under the session: say so, and offer to end it.
@@ -235,7 +228,7 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 async def answer_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
     text = (await _form(request)).get("text", "")
-    with _open(request, context) as (study, vault):
+    with open_learner_study(request, context) as (study, vault):
         view = app.answer(study, vault, session_id, text, now=context.now())
     return _session_page(request, view)
 
@@ -244,7 +237,7 @@ async def answer_form(request: Request, context: Context, session_id: int) -> Re
 async def part_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the next part of an exercise."""
     text = (await _form(request)).get("text", "")
-    with _open(request, context) as (study, vault):
+    with open_learner_study(request, context) as (study, vault):
         view = app.answer_part(study, vault, session_id, text, now=context.now())
     return _session_page(request, view)
 
@@ -305,7 +298,7 @@ def undo_form(request: Request, context: Context, session_id: int) -> Response:
 @router.post("/sessions/{session_id}/finish", include_in_schema=False)
 def finish_form(request: Request, context: Context, session_id: int) -> Response:
     """End the session and show its results."""
-    with _open(request, context) as (study, vault):
+    with open_learner_study(request, context) as (study, vault):
         app.finish(study, vault, session_id, now=context.now())
     return RedirectResponse(f"/sessions/{session_id}/results", status_code=303)
 
@@ -316,169 +309,3 @@ def results_page(request: Request, context: Context, session_id: int) -> Respons
     with current_study(request) as study:
         report = app.finished_report(study, session_id)
     return render_page(request, "study/results.html", {"r": report, "session_id": session_id})
-
-
-# -- the JSON API ----------------------------------------------------------------------
-
-
-class StartBody(BaseModel):
-    """Options of a new session (names as in the start forms)."""
-
-    kind: str = "practice"
-    deck: str | None = None
-    track: str | None = None
-    level: str | None = None
-    zone: str | None = None
-    topic: str | None = None
-    area: str | None = None
-    tag: str | None = None
-    limit: int = Field(default=20, ge=1)
-    format: str = "quick"
-    seed: int | None = None
-    chain: str | None = None
-    new: int | None = Field(default=None, ge=0)
-    """New items this session at most (practice, quiz, daily); None: the day's limit."""
-
-
-class TextBody(BaseModel):
-    """An answer: option letter or number, a number with a unit, or free text."""
-
-    text: str
-
-
-class RatingBody(BaseModel):
-    """``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``."""
-
-    rating: str
-
-
-class RubricBody(BaseModel):
-    """Key points covered, 0-based."""
-
-    covered: list[int]
-
-
-class ChainBody(BaseModel):
-    """Whether to take the next item of the chain."""
-
-    accept: bool
-
-
-@router.get("/api/study/sessions", tags=["study"])
-@json_route()
-def sessions_api(request: Request, context: Context) -> dict[str, Any]:
-    """Sessions in progress, the most recently moved first."""
-    with current_study(request) as study:
-        return {"sessions": app.list_sessions(study)}
-
-
-@router.post("/api/study/sessions", tags=["study"])
-@json_route()
-def start_api(request: Request, context: Context, body: StartBody) -> dict[str, Any]:
-    """Start a session; ``session_id`` is null (with ``empty_message``) when nothing is due."""
-    form = {k: str(v) for k, v in body.model_dump().items() if v is not None}
-    with _open(request, context) as (study, vault):
-        return app.start_session(study, vault, _options(form), now=context.now()).to_dict()
-
-
-@router.get("/api/study/sessions/{session_id}", tags=["study"])
-@json_route()
-def session_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
-    """Where a session stands."""
-    return _json_of(
-        request, context, lambda s, v, now: app.current_prompt(s, v, session_id, now=now)
-    )
-
-
-@router.post(
-    "/api/study/sessions/{session_id}/answer", tags=["study"], response_model=dict[str, Any]
-)
-@json_route()
-def answer_api(
-    request: Request, context: Context, session_id: int, body: TextBody
-) -> dict[str, Any]:
-    """Answer the current item (graded at once when it can be)."""
-    return _json_of(
-        request, context, lambda s, v, now: app.answer(s, v, session_id, body.text, now=now)
-    )
-
-
-@router.post("/api/study/sessions/{session_id}/part", tags=["study"])
-@json_route()
-def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
-    """Answer the next part of an exercise."""
-    return _json_of(
-        request, context, lambda s, v, now: app.answer_part(s, v, session_id, body.text, now=now)
-    )
-
-
-@router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
-@json_route()
-def rate_api(
-    request: Request, context: Context, session_id: int, body: RatingBody
-) -> dict[str, Any]:
-    """Grade your recall."""
-    return _json_of(
-        request, context, lambda s, v, now: app.rate(s, v, session_id, body.rating, now=now)
-    )
-
-
-@router.post(
-    "/api/study/sessions/{session_id}/rubric", tags=["study"], response_model=dict[str, Any]
-)
-@json_route()
-def rubric_api(
-    request: Request, context: Context, session_id: int, body: RubricBody
-) -> dict[str, Any]:
-    """Score a gauntlet answer by the key points covered."""
-    return _json_of(
-        request,
-        context,
-        lambda s, v, now: app.score_rubric(s, v, session_id, body.covered, now=now),
-    )
-
-
-@router.post(
-    "/api/study/sessions/{session_id}/chain", tags=["study"], response_model=dict[str, Any]
-)
-@json_route()
-def chain_api(
-    request: Request, context: Context, session_id: int, body: ChainBody
-) -> dict[str, Any]:
-    """Take or decline the next item of the chain."""
-    return _json_of(
-        request, context, lambda s, v, now: app.follow_chain(s, v, session_id, body.accept, now=now)
-    )
-
-
-@router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
-@json_route()
-def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
-    """Leave the current item without a review."""
-    return _json_of(request, context, lambda s, v, now: app.skip(s, v, session_id, now=now))
-
-
-@router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
-@json_route()
-def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
-    """Take back the last rating."""
-    return _json_of(
-        request, context, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now)
-    )
-
-
-@router.post(
-    "/api/study/sessions/{session_id}/finish", tags=["study"], response_model=dict[str, Any]
-)
-@json_route()
-def finish_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
-    """End the session; returns its report."""
-    return _json_of(request, context, lambda s, v, now: app.finish(s, v, session_id, now=now))
-
-
-@router.get("/api/study/sessions/{session_id}/results", tags=["study"])
-@json_route()
-def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
-    """A finished session's report."""
-    with current_study(request) as study:
-        return app.finished_report(study, session_id).to_dict()

@@ -1,0 +1,197 @@
+"""The study sessions' JSON API: start, answer, rate and the other moves, as JSON.
+
+The twins of the pages in :mod:`sysdrill.web.routes.study`, calling the same
+``app.sessions`` use cases. Routes are matched in the order the app includes
+them, and on a busy server most requests are moves in sessions: this router
+comes first (:data:`sysdrill.web.routes.ROUTER_MODULES`), its moves first within it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from sysdrill.app import sessions as app
+from sysdrill.web.auth import current_study
+from sysdrill.web.context import Context, WebContext
+from sysdrill.web.json_api import json_route
+from sysdrill.web.routes.study import Move, open_learner_study, start_options
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
+    """Make ``move`` and return its view as JSON."""
+    with open_learner_study(request, context, claim=False) as (study, vault):
+        found: dict[str, Any] = move(study, vault, context.now()).to_dict()
+    return found
+
+
+class StartBody(BaseModel):
+    """Options of a new session (names as in the start forms)."""
+
+    kind: str = "practice"
+    deck: str | None = None
+    track: str | None = None
+    level: str | None = None
+    zone: str | None = None
+    topic: str | None = None
+    area: str | None = None
+    tag: str | None = None
+    limit: int = Field(default=20, ge=1)
+    format: str = "quick"
+    seed: int | None = None
+    chain: str | None = None
+    new: int | None = Field(default=None, ge=0)
+    """New items this session at most (practice, quiz, daily); None: the day's limit."""
+
+
+class TextBody(BaseModel):
+    """An answer: option letter or number, a number with a unit, or free text."""
+
+    text: str
+
+
+class RatingBody(BaseModel):
+    """``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``."""
+
+    rating: str
+
+
+class RubricBody(BaseModel):
+    """Key points covered, 0-based."""
+
+    covered: list[int]
+
+
+class ChainBody(BaseModel):
+    """Whether to take the next item of the chain."""
+
+    accept: bool
+
+
+# The moves most requests are, matched first.
+
+
+@router.post(
+    "/api/study/sessions/{session_id}/answer", tags=["study"], response_model=dict[str, Any]
+)
+@json_route()
+def answer_api(
+    request: Request, context: Context, session_id: int, body: TextBody
+) -> dict[str, Any]:
+    """Answer the current item (graded at once when it can be)."""
+    return _json_of(
+        request, context, lambda s, v, now: app.answer(s, v, session_id, body.text, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
+@json_route()
+def rate_api(
+    request: Request, context: Context, session_id: int, body: RatingBody
+) -> dict[str, Any]:
+    """Grade your recall."""
+    return _json_of(
+        request, context, lambda s, v, now: app.rate(s, v, session_id, body.rating, now=now)
+    )
+
+
+@router.get("/api/study/sessions", tags=["study"])
+@json_route()
+def sessions_api(request: Request, context: Context) -> dict[str, Any]:
+    """Sessions in progress, the most recently moved first."""
+    with current_study(request) as study:
+        return {"sessions": app.list_sessions(study)}
+
+
+@router.post("/api/study/sessions", tags=["study"])
+@json_route()
+def start_api(request: Request, context: Context, body: StartBody) -> dict[str, Any]:
+    """Start a session; ``session_id`` is null (with ``empty_message``) when nothing is due."""
+    form = {k: str(v) for k, v in body.model_dump().items() if v is not None}
+    with open_learner_study(request, context) as (study, vault):
+        return app.start_session(study, vault, start_options(form), now=context.now()).to_dict()
+
+
+@router.get("/api/study/sessions/{session_id}", tags=["study"])
+@json_route()
+def session_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """Where a session stands."""
+    return _json_of(
+        request, context, lambda s, v, now: app.current_prompt(s, v, session_id, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/part", tags=["study"])
+@json_route()
+def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
+    """Answer the next part of an exercise."""
+    return _json_of(
+        request, context, lambda s, v, now: app.answer_part(s, v, session_id, body.text, now=now)
+    )
+
+
+@router.post(
+    "/api/study/sessions/{session_id}/rubric", tags=["study"], response_model=dict[str, Any]
+)
+@json_route()
+def rubric_api(
+    request: Request, context: Context, session_id: int, body: RubricBody
+) -> dict[str, Any]:
+    """Score a gauntlet answer by the key points covered."""
+    return _json_of(
+        request,
+        context,
+        lambda s, v, now: app.score_rubric(s, v, session_id, body.covered, now=now),
+    )
+
+
+@router.post(
+    "/api/study/sessions/{session_id}/chain", tags=["study"], response_model=dict[str, Any]
+)
+@json_route()
+def chain_api(
+    request: Request, context: Context, session_id: int, body: ChainBody
+) -> dict[str, Any]:
+    """Take or decline the next item of the chain."""
+    return _json_of(
+        request, context, lambda s, v, now: app.follow_chain(s, v, session_id, body.accept, now=now)
+    )
+
+
+@router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
+@json_route()
+def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """Leave the current item without a review."""
+    return _json_of(request, context, lambda s, v, now: app.skip(s, v, session_id, now=now))
+
+
+@router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
+@json_route()
+def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """Take back the last rating."""
+    return _json_of(
+        request, context, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now)
+    )
+
+
+@router.post(
+    "/api/study/sessions/{session_id}/finish", tags=["study"], response_model=dict[str, Any]
+)
+@json_route()
+def finish_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """End the session; returns its report."""
+    return _json_of(request, context, lambda s, v, now: app.finish(s, v, session_id, now=now))
+
+
+@router.get("/api/study/sessions/{session_id}/results", tags=["study"])
+@json_route()
+def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+    """A finished session's report."""
+    with current_study(request) as study:
+        return app.finished_report(study, session_id).to_dict()
