@@ -112,6 +112,8 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "4",
+        # Several workers share new connections evenly.
+        "SYSDRILL_BALANCE_CONNECTIONS": "1",
         "SYSDRILL_VAULT": str(vault.resolve()),
     }
 
@@ -180,8 +182,14 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
         multi_user: bool = False,
         behind_proxy: bool = False,
         threads: int = 2,
+        balance_connections: bool = False,
     ) -> str:
-        built.update(vault=vault, db_url=db_url, multi_user=multi_user)
+        built.update(
+            vault=vault,
+            db_url=db_url,
+            multi_user=multi_user,
+            balance_connections=balance_connections,
+        )
         return "the app"
 
     monkeypatch.setattr(web_app, "create_app", create_app)
@@ -189,7 +197,13 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
     result = run_cli("serve", "--multi-user", "--db", db_url)
     assert result.exit_code == 0, result.stderr
     assert f"database: {db_url}; 1 worker of 2 threads; multi-user" in result.stdout
-    assert built == {"vault": None, "db_url": db_url, "multi_user": True}
+    # One worker has no other to share connections with.
+    assert built == {
+        "vault": None,
+        "db_url": db_url,
+        "multi_user": True,
+        "balance_connections": False,
+    }
     assert served["app"] == "the app"
     assert served["environ"]["SYSDRILL_MULTI_USER"] == "1"
 
@@ -214,5 +228,6 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "2",
+        "SYSDRILL_BALANCE_CONNECTIONS": "1",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }

@@ -150,6 +150,7 @@ def serve(
         multi_user=multi_user,
         behind_proxy=behind_proxy,
         threads=threads,
+        balance_connections=workers > 1,
     )
     refuse_unsafe_setup(settings, workers=workers)
     upgrade_study_database(settings.db_url)

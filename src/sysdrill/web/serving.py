@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APP_FACTORY",
     "DEFAULT_THREADS",
+    "ENV_BALANCE_CONNECTIONS",
     "GIL_SWITCH_INTERVAL_S",
     "ENV_DATABASE_URL",
     "ENV_MULTI_USER",
@@ -51,6 +52,9 @@ ENV_MULTI_USER = "SYSDRILL_MULTI_USER"
 """``1`` for accounts and per-user data; ``0`` or unset for the single local learner."""
 ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
 """``1`` to trust a reverse proxy's forwarded headers (``--behind-proxy``)."""
+ENV_BALANCE_CONNECTIONS = "SYSDRILL_BALANCE_CONNECTIONS"
+"""``1`` when several workers share the listening socket: each takes new connections
+only while it serves no more than the others (``sysdrill serve --workers N`` sets it)."""
 ENV_THREADS = "SYSDRILL_THREADS"
 """Requests each worker works on at once (``--threads``); :data:`DEFAULT_THREADS` when unset."""
 DEFAULT_THREADS = 2
@@ -74,6 +78,8 @@ class ServerSettings:
         multi_user: Accounts and per-user data instead of one local learner.
         behind_proxy: Trust a reverse proxy's forwarded headers (TLS at the proxy).
         threads: Requests each worker process works on at once.
+        balance_connections: Workers share new connections evenly
+            (:mod:`sysdrill.web.balanced_accept`); for several workers.
     """
 
     db_url: str
@@ -81,6 +87,7 @@ class ServerSettings:
     multi_user: bool = False
     behind_proxy: bool = False
     threads: int = DEFAULT_THREADS
+    balance_connections: bool = False
 
     def to_environment(self) -> dict[str, str]:
         """The settings as the environment variables :meth:`from_environment` reads."""
@@ -89,6 +96,7 @@ class ServerSettings:
             ENV_MULTI_USER: "1" if self.multi_user else "0",
             ENV_BEHIND_PROXY: "1" if self.behind_proxy else "0",
             ENV_THREADS: str(self.threads),
+            ENV_BALANCE_CONNECTIONS: "1" if self.balance_connections else "0",
         }
         if self.vault is not None:
             found[ENV_VAULT] = str(self.vault.resolve())
@@ -102,8 +110,9 @@ class ServerSettings:
         in ``$SYSDRILL_DATA_DIR``.
 
         Raises:
-            UsageError: If ``$SYSDRILL_MULTI_USER`` or ``$SYSDRILL_BEHIND_PROXY`` is not
-                a yes/no value, or ``$SYSDRILL_THREADS`` not a whole number from 1 to 16.
+            UsageError: If ``$SYSDRILL_MULTI_USER``, ``$SYSDRILL_BEHIND_PROXY`` or
+                ``$SYSDRILL_BALANCE_CONNECTIONS`` is not a yes/no value, or
+                ``$SYSDRILL_THREADS`` not a whole number from 1 to 16.
             StorageUnavailable: If the database URL names an in-memory database.
         """
         from sysdrill.storage.location import study_database_url
@@ -115,6 +124,9 @@ class ServerSettings:
             multi_user=_flag(environ, ENV_MULTI_USER, "1 for accounts or 0 for one learner"),
             behind_proxy=_flag(environ, ENV_BEHIND_PROXY, "1 behind a TLS proxy, else 0"),
             threads=_threads(environ),
+            balance_connections=_flag(
+                environ, ENV_BALANCE_CONNECTIONS, "1 for several workers, else 0"
+            ),
         )
 
 
@@ -182,6 +194,7 @@ def create_served_app(settings: ServerSettings) -> FastAPI:
         multi_user=settings.multi_user,
         behind_proxy=settings.behind_proxy,
         threads=settings.threads,
+        balance_connections=settings.balance_connections,
     )
 
 
