@@ -8,7 +8,9 @@ simulated learners for ``--seconds`` (asyncio, one kept-alive connection each,
 ``bench/lean_http.py``): each starts a practice session of 20 items, then
 answers and rates in a loop through the JSON API, and starts another session
 when one ends. It prints throughput (reviews acknowledged
-per second), p50/p99 latency of every request, and errors; then reads the reviews
+per second), p50/p99 latency of every request, errors, and how answers and rates
+spread across learners (even means: the workers share them evenly) and over time;
+then reads the reviews
 stored in the database and matches every acknowledged review to a stored one
 (same item, written between the request and its answer): none may be missing.
 
@@ -269,6 +271,11 @@ class Tally:
     """The first answer of each kind of error, to show."""
     cut_by_kill: int = 0
     empty_sessions: int = 0
+    moves_by_learner: dict[int, list[tuple[float, float]]] = field(default_factory=dict)
+    """(sent at, latency) of each learner's answers and rates (by client): an even
+    spread across learners means the workers share them evenly."""
+    steady_from: float = 0.0
+    """When every learner has arrived (``time.perf_counter``): the spread is told after it."""
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
@@ -294,7 +301,10 @@ async def _call(
         answer = await client.request(method, url, body)
     except Broken as exc:
         raise Cut(str(exc), refused=False) from exc
-    tally.latency(kind, time.perf_counter() - start)
+    took_s = time.perf_counter() - start
+    tally.latency(kind, took_s)
+    if kind in ("answer", "rate"):
+        tally.moves_by_learner.setdefault(id(client), []).append((start, took_s))
     if answer.status != 200:
         what = f"{method} {kind}: {answer.status}"
         tally.error(what)
@@ -442,6 +452,8 @@ async def drive(
     await prepare(address, users=users, multi_user=multi_user)
     start = time.monotonic()
     stop_at = start + seconds
+    # A second after the last learner arrived, its login done.
+    tally.steady_from = time.perf_counter() + ramp_s + 1.0
 
     async def killer() -> None:
         assert kill_after_s is not None
@@ -571,6 +583,7 @@ def report(
             f"    {kind:<7} {len(each):6d} requests  p50 {_percentile(each, 0.5):6.1f} ms  "
             f"p99 {_percentile(each, 0.99):6.1f} ms  max {each[-1] * 1000:6.1f} ms"
         )
+    _report_spread(tally)
     print(f"  errors {errors} {dict(sorted(tally.errors.items())) if errors else ''}".rstrip())
     for what, sample in sorted(tally.samples.items()):
         print(f"    {what}: {sample}")
@@ -587,6 +600,49 @@ def report(
     if ordered:
         per_request = sum(cpu_s.values()) / len(ordered) * 1000
         print(f"  CPU per request, all processes: {per_request:.2f} ms")
+
+
+PACE_WINDOW_S = 0.2
+"""The windows the pace of a run is told in (s)."""
+
+
+def _report_spread(tally: Tally) -> None:
+    """How answers and rates spread across learners, over time and within a learner.
+
+    Told from when every learner has arrived: before, fewer learners wait less.
+    """
+    steady = [
+        [(at, took_s) for at, took_s in each if at >= tally.steady_from]
+        for each in tally.moves_by_learner.values()
+    ]
+    learners = [sorted(took_s for _, took_s in each) for each in steady if len(each) >= 20]
+    if not learners:
+        return
+    means = sorted(sum(each) / len(each) * 1000 for each in learners)
+    spreads = sorted(_percentile(each, 0.99) / _percentile(each, 0.5) for each in learners)
+    print(
+        f"  per learner (answers and rates): mean {means[0]:.0f}-{means[-1]:.0f} ms across "
+        f"{len(means)} learners; p99/p50 within a learner {_median(spreads):.2f} (median)"
+    )
+    windows: dict[int, list[float]] = {}
+    for each in steady:
+        for at, took_s in each:
+            slot = int((at - tally.steady_from) / PACE_WINDOW_S)
+            windows.setdefault(slot, []).append(took_s * 1000)
+    medians = sorted(_median(sorted(each)) for each in windows.values() if len(each) >= 10)
+    if medians:
+        print(
+            f"  pace: median latency of {PACE_WINDOW_S * 1000:.0f} ms windows "
+            f"p10 {_pick(medians, 0.1):.0f} ms, p90 {_pick(medians, 0.9):.0f} ms"
+        )
+
+
+def _median(ordered: list[float]) -> float:
+    return ordered[len(ordered) // 2]
+
+
+def _pick(ordered: list[float], fraction: float) -> float:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
 def warm_up(address: tuple[str, int], *, workers: int, multi_user: bool) -> None:

@@ -49,3 +49,20 @@ def test_a_review_of_another_item_or_far_from_the_request_is_no_match(
     acknowledged = [("q1", 100.0, 100.2)]
     assert web_load.unmatched(acknowledged, [("q2", _at(100.1))]) == acknowledged
     assert web_load.unmatched(acknowledged, [("q1", _at(130.0))]) == acknowledged
+
+
+def test_the_spread_across_learners_counts_only_moves_after_everyone_arrived(
+    web_load: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tally = web_load.Tally(steady_from=10.0)
+    # One learner waits 80 ms a move in the first half second after everyone arrived,
+    # another 60 ms a second later; before the others arrived both were quicker.
+    tally.moves_by_learner = {
+        1: [(5.0, 0.010)] * 30 + [(10.0 + i * 0.01, 0.080) for i in range(30)],
+        2: [(5.0, 0.010)] * 30 + [(11.0 + i * 0.01, 0.060) for i in range(30)],
+    }
+    web_load._report_spread(tally)
+    out = capsys.readouterr().out
+    assert "mean 60-80 ms across 2 learners" in out
+    assert "p99/p50 within a learner 1.00" in out
+    assert "p10 60 ms, p90 80 ms" in out
