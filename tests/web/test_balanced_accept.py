@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import socket
 import threading
@@ -156,3 +157,27 @@ def test_a_closed_connection_no_longer_counts(loop_factory: Any) -> None:
             first.stop()
             if second is not None:
                 second.stop()
+
+
+def test_a_worker_out_of_descriptors_pauses_instead_of_trying_again_at_once() -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        with _shared_socket() as (sock, _):
+            balanced_accept.install(loop)
+            listener = loop.run_until_complete(loop.create_server(asyncio.Protocol, sock=sock))
+
+            class Exhausted:
+                def fileno(self) -> int:
+                    return sock.fileno()
+
+                def accept(self) -> Any:
+                    raise OSError(errno.EMFILE, "Too many open files")
+
+            listener.sock = Exhausted()
+            loop.remove_reader(sock.fileno())  # as when the socket turned readable
+            listener._accept()
+            # Not listening again until the pause is over (True: a reader was removed).
+            assert loop.remove_reader(sock.fileno()) is False
+            listener.close()
+    finally:
+        loop.close()

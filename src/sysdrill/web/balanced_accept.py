@@ -34,6 +34,9 @@ DELAY_PER_CONNECTION_S = 0.001
 """How long a worker waits before accepting, per connection it already serves."""
 LONGEST_DELAY_S = 0.1
 """The wait's cap (a worker left alone still accepts within this)."""
+PAUSE_AFTER_FAILURE_S = 1.0
+"""How long a worker stops accepting after ``accept`` failed for want of resources (out
+of file descriptors: trying again at once would spin), as asyncio's own servers do."""
 
 
 class _Listener:
@@ -74,14 +77,19 @@ class _Listener:
             return
         try:
             conn, _ = self.sock.accept()
-        except (BlockingIOError, InterruptedError):
-            pass  # another worker took it first
+        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            pass  # another worker took it first, or the client gave up
         except OSError:
-            pass  # the client gave up before it was accepted
+            self.loop.call_later(PAUSE_AFTER_FAILURE_S, self._listen)
+            return
         else:
             self.open_connections += 1
             self.loop.create_task(self._serve(conn))
-        self.loop.add_reader(self.sock.fileno(), self._readable)
+        self._listen()
+
+    def _listen(self) -> None:
+        if not self.closed:
+            self.loop.add_reader(self.sock.fileno(), self._readable)
 
     async def _serve(self, conn: socket.socket) -> None:
         def counted() -> asyncio.BaseProtocol:
