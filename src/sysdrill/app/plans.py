@@ -84,10 +84,12 @@ def _find(vault: StudyVault, name: str) -> StudyPlan:
 
 def _active_record(study: StudyService) -> tuple[int, ActivePlan] | None:
     # Only the open plan sessions: a learner's practice sessions number in the hundreds.
-    for record in reversed(study.sessions(kind=PLAN_SESSION_KIND, open_only=True)):
-        assert record.session_id is not None
-        return record.session_id, ActivePlan.from_meta(record.meta)
-    return None
+    open_plans = study.sessions(kind=PLAN_SESSION_KIND, open_only=True)
+    if not open_plans:
+        return None
+    latest = open_plans[-1]
+    assert latest.session_id is not None
+    return latest.session_id, ActivePlan.from_meta(latest.meta)
 
 
 def active_plan(study: StudyService) -> ActivePlan | None:

@@ -18,13 +18,12 @@ Safe under threads; bounded (least recently used goes first).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from sysdrill.app.kept_lru import KeptLru
 from sysdrill.app.live_session import LiveSession
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.study.service import StudyService
@@ -46,8 +45,7 @@ class _Kept:
     """Not moved on while kept (taken out to be used): its saved revision is the kept one."""
 
 
-_kept: OrderedDict[tuple[StudyScope, int], _Kept] = OrderedDict()
-_lock = threading.Lock()
+_kept: KeptLru[tuple[StudyScope, int], _Kept] = KeptLru(KEPT_SESSIONS)
 _pending: ContextVar[list[tuple[StudyService, StudyVault, LiveSession]] | None] = ContextVar(
     "sysdrill_sessions_to_keep", default=None
 )
@@ -66,8 +64,7 @@ def take(study: StudyService, vault: StudyVault, session_id: int) -> LiveSession
     up by one per committed move, so an equal revision means equal moves.
     """
     slot = (study.scope, int(session_id))
-    with _lock:
-        kept = _kept.pop(slot, None)
+    kept = _kept.pop(slot)
     if kept is None or kept.vault is not vault or kept.database is not _database(study):
         return None
     return kept.live
@@ -86,12 +83,7 @@ def keep(study: StudyService, vault: StudyVault, live: LiveSession) -> None:
 
 def _put(study: StudyService, vault: StudyVault, live: LiveSession) -> None:
     slot = (study.scope, int(live.session_id))
-    kept = _Kept(_database(study), vault, live)
-    with _lock:
-        _kept[slot] = kept
-        _kept.move_to_end(slot)
-        while len(_kept) > KEPT_SESSIONS:
-            _kept.popitem(last=False)
+    _kept.put(slot, _Kept(_database(study), vault, live))
 
 
 @contextmanager

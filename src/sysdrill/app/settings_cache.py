@@ -10,9 +10,7 @@ threads; bounded (least recently used goes first).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
+from sysdrill.app.kept_lru import KeptLru
 from sysdrill.study.settings import StudySettings
 
 __all__ = ["KEPT_LEARNERS", "kept_settings", "keep_settings"]
@@ -20,24 +18,15 @@ __all__ = ["KEPT_LEARNERS", "kept_settings", "keep_settings"]
 KEPT_LEARNERS = 4096
 """Learners whose settings a process keeps at most (a few hundred bytes each)."""
 
-_kept: OrderedDict[tuple[object, int], tuple[int, StudySettings]] = OrderedDict()
-_lock = threading.Lock()
+_kept: KeptLru[tuple[object, int], tuple[int, StudySettings]] = KeptLru(KEPT_LEARNERS)
 
 
 def kept_settings(database: object, user_id: int, version: int) -> StudySettings | None:
     """The settings kept for the learner of ``database`` at ``version``, else None."""
-    with _lock:
-        found = _kept.get((database, user_id))
-        if found is None or found[0] != version:
-            return None
-        _kept.move_to_end((database, user_id))
-        return found[1]
+    found = _kept.get((database, user_id))
+    return None if found is None or found[0] != version else found[1]
 
 
 def keep_settings(database: object, user_id: int, version: int, settings: StudySettings) -> None:
     """Keep ``settings``, read after ``version`` was: they are at least that recent."""
-    with _lock:
-        _kept[(database, user_id)] = (version, settings)
-        _kept.move_to_end((database, user_id))
-        while len(_kept) > KEPT_LEARNERS:
-            _kept.popitem(last=False)
+    _kept.put((database, user_id), (version, settings))
