@@ -41,9 +41,11 @@ def test_a_large_vault_once_loaded_is_kept_out_of_full_garbage_collections(
         context.load_vault()
         frozen = gc.get_freeze_count()
         assert frozen > 0
-        # The same vault again: nothing to settle.
+        # The same vault again: nothing to settle. (A frozen object freed meanwhile, by
+        # another test's thread or a weak reference, lowers the count: only a new freeze,
+        # which would add the whole heap again, raises it.)
         context.load_vault()
-        assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 
