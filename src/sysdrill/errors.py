@@ -34,6 +34,7 @@ the boundary with ``raise ... from exc``.
         ├── LoginFailed          wrong user name or password (one answer for both)
         ├── LoginThrottled       too many failed logins lately; wait and try again
         ├── NotLoggedIn          a private page or API call without a login
+        │   └── LoginChanged     a login kept by a worker that no longer stands as kept
         ├── NotPermitted         a page or action for admins only
         ├── SignupRefused        sign-up switched off, or a wrong invite code
         ├── AccountExists        a user name already taken
@@ -56,6 +57,7 @@ __all__ = [
     "HardwareNotFound",
     "HostileInput",
     "ImportFailed",
+    "LoginChanged",
     "LoginFailed",
     "LoginThrottled",
     "MigrationError",
@@ -193,6 +195,13 @@ class LoginThrottled(AccountError):
 
 class NotLoggedIn(AccountError):
     """A private page or API call made without a login."""
+
+
+class LoginChanged(NotLoggedIn):
+    """A login a worker kept that no longer stands as kept: look it up again.
+
+    Ended, expired or disabled, or the learner's settings or decks changed.
+    """
 
 
 class NotPermitted(AccountError):

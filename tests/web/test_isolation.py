@@ -240,10 +240,6 @@ def test_a_learner_cannot_read_or_change_another_learners_data(
     with engine.connect() as conn:
         b_ids["item_id"] = conn.execute(sa.select(schema.reviews.c.item_id)).scalar_one()
     engine.dispose()
-    engine = sa.create_engine(db_url)
-    with engine.connect() as conn:
-        b_ids["item_id"] = conn.execute(sa.select(schema.reviews.c.item_id)).scalar_one()
-    engine.dispose()
     assert alice.post("/api/signup", json={"name": A_NAME, "password": PASSWORD}).status_code == 201
     before = _snapshot(db_url, B_NAME)
     assert before["reviews"] and before["active_sessions"] and before["settings"]

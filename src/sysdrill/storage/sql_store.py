@@ -32,6 +32,7 @@ from sysdrill.storage.engine import (
     safe_url,
     schema_revision,
 )
+from sysdrill.storage.login_guard import SAVE_GUARDED_SESSION, LoginGuard, confirm_login
 from sysdrill.storage.progress_queries import ProgressQueries
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
@@ -83,7 +84,9 @@ def _json_text(value: Any) -> str:
 class SqlStudyStore(ConnectionHolder, ProgressQueries):
     """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy (progress queries mixed in)."""
 
-    def __init__(self, url: str, *, migrate_schema: bool = False) -> None:
+    def __init__(
+        self, url: str, *, migrate_schema: bool = False, login_guard: LoginGuard | None = None
+    ) -> None:
         """Open the database at ``url`` on the process's engine for it.
 
         Args:
@@ -91,6 +94,8 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
                 ``postgresql+psycopg://...``).
             migrate_schema: Apply pending migrations first (``sysdrill db upgrade``
                 does this; tests of a fresh database too).
+            login_guard: A login trusted from memory: every write transaction
+                confirms it before it commits (:mod:`sysdrill.storage.login_guard`).
 
         Raises:
             StorageUnavailable: If the database cannot be opened.
@@ -101,6 +106,7 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         self._url = url
         self._engine = acquire_engine(url)
         self._settings_ids = engine_memo(self._engine)
+        self._login_guard = login_guard
         self._closed = False
         try:
             if migrate_schema and schema_revision(self._engine) != HEAD_REVISION:
@@ -109,6 +115,11 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         except BaseException:
             self.close()
             raise
+
+    def _before_commit(self, conn: Connection) -> None:
+        guard = self._login_guard
+        if guard is not None and not guard.confirmed:
+            confirm_login(conn, guard)
 
     @property
     def engine(self) -> Engine:
@@ -476,18 +487,26 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
                 if inserted.first() is not None:
                     return
             else:
-                updated = conn.execute(
-                    SAVE_ACTIVE_SESSION,
-                    {
-                        **moved,
-                        **scope_params(scope),
-                        "b_session_id": session.session_id,
-                        "b_revision": session.revision - 1,
-                        "b_started_at": session.started_at,
-                    },
-                )
+                guard = self._login_guard
+                params = {
+                    **moved,
+                    **scope_params(scope),
+                    "b_session_id": session.session_id,
+                    "b_revision": session.revision - 1,
+                    "b_started_at": session.started_at,
+                }
+                if guard is None:
+                    updated = conn.execute(SAVE_ACTIVE_SESSION, params)
+                else:
+                    # The save proves the trusted login too: no query of its own.
+                    updated = conn.execute(SAVE_GUARDED_SESSION, params | guard.params())
                 if updated.rowcount == 1:
+                    if guard is not None:
+                        guard.confirmed = True
                     return
+                if guard is not None:
+                    # Which condition failed: the login's (raises) or the revision's.
+                    confirm_login(conn, guard)
         raise StorageConflict(
             f"Session {session.session_id} was moved on by another request; "
             "reload it and try again."

@@ -88,6 +88,7 @@ class ConnectionHolder:
             conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
                 yield conn
+                self._before_commit(conn)
 
     @contextmanager
     def unit_of_work(self) -> Iterator[None]:
@@ -107,5 +108,9 @@ class ConnectionHolder:
                 self._held = conn
                 try:
                     yield
+                    self._before_commit(conn)
                 finally:
                     self._held = None
+
+    def _before_commit(self, conn: Connection) -> None:
+        """Last word before a write transaction commits: raise to roll it back."""

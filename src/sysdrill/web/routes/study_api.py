@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from sysdrill.app import sessions as app
-from sysdrill.web.auth import current_study
+from sysdrill.web.auth import current_study, kept_login_route, run_on_kept_login
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.routes.study import Move, open_learner_study, start_options
@@ -25,10 +25,14 @@ router = APIRouter()
 
 
 def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
-    """Make ``move`` and return its view as JSON."""
-    with open_learner_study(request, context, claim=False) as (study, vault):
-        found: dict[str, Any] = move(study, vault, context.now()).to_dict()
-    return found
+    """Make ``move`` and return its view as JSON (on the kept login, when one is)."""
+
+    def make() -> dict[str, Any]:
+        with open_learner_study(request, context, claim=False) as (study, vault):
+            found: dict[str, Any] = move(study, vault, context.now()).to_dict()
+        return found
+
+    return run_on_kept_login(request, make)
 
 
 class StartBody(BaseModel):
@@ -80,6 +84,7 @@ class ChainBody(BaseModel):
 @router.post(
     "/api/study/sessions/{session_id}/answer", tags=["study"], response_model=dict[str, Any]
 )
+@kept_login_route
 @json_route()
 def answer_api(
     request: Request, context: Context, session_id: int, body: TextBody
@@ -91,6 +96,7 @@ def answer_api(
 
 
 @router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
+@kept_login_route
 @json_route()
 def rate_api(
     request: Request, context: Context, session_id: int, body: RatingBody
@@ -128,6 +134,7 @@ def session_api(request: Request, context: Context, session_id: int) -> dict[str
 
 
 @router.post("/api/study/sessions/{session_id}/part", tags=["study"])
+@kept_login_route
 @json_route()
 def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
     """Answer the next part of an exercise."""
@@ -139,6 +146,7 @@ def part_api(request: Request, context: Context, session_id: int, body: TextBody
 @router.post(
     "/api/study/sessions/{session_id}/rubric", tags=["study"], response_model=dict[str, Any]
 )
+@kept_login_route
 @json_route()
 def rubric_api(
     request: Request, context: Context, session_id: int, body: RubricBody
@@ -154,6 +162,7 @@ def rubric_api(
 @router.post(
     "/api/study/sessions/{session_id}/chain", tags=["study"], response_model=dict[str, Any]
 )
+@kept_login_route
 @json_route()
 def chain_api(
     request: Request, context: Context, session_id: int, body: ChainBody
@@ -165,6 +174,7 @@ def chain_api(
 
 
 @router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
+@kept_login_route
 @json_route()
 def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Leave the current item without a review."""
@@ -172,6 +182,7 @@ def skip_api(request: Request, context: Context, session_id: int) -> dict[str, A
 
 
 @router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
+@kept_login_route
 @json_route()
 def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Take back the last rating."""

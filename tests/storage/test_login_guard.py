@@ -1,0 +1,119 @@
+"""A store opened with a login guard confirms the login before any write commits.
+
+Runs on SQLite, and on PostgreSQL when SYSDRILL_TEST_POSTGRES_URL is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from sysdrill.app.accounts import LoginSession, open_accounts, token_digest
+from sysdrill.errors import LoginChanged
+from sysdrill.storage import schema
+from sysdrill.storage.login_guard import LoginGuard
+from sysdrill.storage.sql_store import SqlStudyStore
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def login(migrated_db_url: str) -> LoginSession:
+    with open_accounts(migrated_db_url) as accounts:
+        account = accounts.add("lee", "correct horse battery", now=NOW)
+        return accounts.start_session(account, now=NOW)
+
+
+def _guard(login: LoginSession, *, settings_version: int = 0, now: datetime = NOW) -> LoginGuard:
+    return LoginGuard(
+        token_sha256=token_digest(login.token),
+        user_id=login.account.user_id,
+        settings_version=settings_version,
+        deck_version=0,
+        now=now,
+    )
+
+
+@pytest.fixture
+def store_of(migrated_db_url: str) -> Iterator[type[SqlStudyStore]]:
+    opened: list[SqlStudyStore] = []
+
+    class Opened(SqlStudyStore):
+        def __init__(self, url: str, *, login_guard: LoginGuard | None = None) -> None:
+            super().__init__(url, login_guard=login_guard)
+            opened.append(self)
+
+    yield Opened
+    for store in opened:
+        store.close()
+
+
+def _has_user(db_url: str, name: str) -> bool:
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(sa.select(schema.users.c.id).where(schema.users.c.name == name))
+            return found.first() is not None
+    finally:
+        engine.dispose()
+
+
+def test_write_on_standing_login_confirms_it(
+    migrated_db_url: str, login: LoginSession, store_of: type[SqlStudyStore]
+) -> None:
+    guard = _guard(login)
+    store = store_of(migrated_db_url, login_guard=guard)
+    with store.unit_of_work():
+        store.ensure_user("newcomer", now=NOW)
+    assert guard.confirmed
+    assert _has_user(migrated_db_url, "newcomer")
+
+
+def test_write_on_ended_login_raises_and_rolls_back(
+    migrated_db_url: str, login: LoginSession, store_of: type[SqlStudyStore]
+) -> None:
+    with open_accounts(migrated_db_url) as accounts:
+        accounts.logout(login.token)
+    guard = _guard(login)
+    store = store_of(migrated_db_url, login_guard=guard)
+    with pytest.raises(LoginChanged), store.unit_of_work():
+        store.ensure_user("newcomer", now=NOW)
+    with pytest.raises(LoginChanged):
+        store.ensure_user("outside-a-unit", now=NOW)
+    assert not guard.confirmed
+    assert not _has_user(migrated_db_url, "newcomer")
+    assert not _has_user(migrated_db_url, "outside-a-unit")
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"settings_version": 7},
+        {"now": NOW + timedelta(days=400)},
+    ],
+    ids=["settings-moved-on", "expired"],
+)
+def test_write_on_login_not_as_kept_raises(
+    migrated_db_url: str,
+    login: LoginSession,
+    store_of: type[SqlStudyStore],
+    changed: dict[str, object],
+) -> None:
+    guard = _guard(login, **changed)  # type: ignore[arg-type]
+    store = store_of(migrated_db_url, login_guard=guard)
+    with pytest.raises(LoginChanged), store.unit_of_work():
+        store.ensure_user("newcomer", now=NOW)
+    assert not _has_user(migrated_db_url, "newcomer")
+
+
+def test_disabled_account_fails_the_guard(
+    migrated_db_url: str, login: LoginSession, store_of: type[SqlStudyStore]
+) -> None:
+    with open_accounts(migrated_db_url) as accounts:
+        accounts.set_disabled("lee")
+    store = store_of(migrated_db_url, login_guard=_guard(login))
+    with pytest.raises(LoginChanged):
+        store.ensure_user("newcomer", now=NOW)
