@@ -30,6 +30,7 @@ __all__ = [
     "INSERT_ACTIVE_SESSION",
     "INSERT_DAY",
     "INSERT_REVIEW",
+    "RECORD_REVIEW_POSTGRESQL",
     "SAVE_ACTIVE_SESSION",
     "STUDIED_IDS",
     "UPSERT_CARD",
@@ -210,6 +211,35 @@ UPSERT_CARD = _upserts(t.cards, ("user_id", "vault_id", "item_id"))
 """Write a card (insert or replace), by dialect name."""
 UPSERT_DAY = _upserts(t.review_days, ("user_id", "vault_id", "day"), add=DAY_COUNTERS)
 """Add a review to its day's counts (insert or add), by dialect name."""
+
+
+def _prefixed(table: sa.Table, prefix: str) -> dict[str, Any]:
+    """Each column of ``table`` bound to the parameter ``prefix`` + its name."""
+    return {column.name: sa.bindparam(prefix + column.name) for column in table.c}
+
+
+def _written_review() -> Any:
+    """PostgreSQL: the card, the review and the day's counts in one statement.
+
+    The card's upsert and the day's run as data-modifying CTEs of the review's
+    insert: one round trip where three were. Their parameters carry the prefixes
+    ``c_`` (the card's row), ``d_`` (the day's) and ``r_`` (the review's).
+    """
+    card = UPSERT_CARD["postgresql"].values(_prefixed(t.cards, "c_")).cte("card_written")
+    day = UPSERT_DAY["postgresql"].values(_prefixed(t.review_days, "d_")).cte("day_counted")
+    review_values = {
+        name: value for name, value in _prefixed(t.reviews, "r_").items() if name != "id"
+    }
+    return (
+        postgresql.insert(t.reviews)
+        .values(review_values)
+        .returning(t.reviews.c.id)
+        .add_cte(card, day)
+    )
+
+
+RECORD_REVIEW_POSTGRESQL = _written_review()
+"""Write a review with its card and day on PostgreSQL (see :func:`_written_review`)."""
 # Those of every web move too (reading the learner, the settings, the session).
 USER_ID = sa.select(t.users.c.id).where(t.users.c.name == sa.bindparam("b_name"))
 GET_SETTINGS = sa.select(t.settings.c.key, t.settings.c.value_json).where(

@@ -46,6 +46,7 @@ from sysdrill.storage.sql_rows import (
     INSERT_ACTIVE_SESSION,
     INSERT_DAY,
     INSERT_REVIEW,
+    RECORD_REVIEW_POSTGRESQL,
     SAVE_ACTIVE_SESSION,
     STUDIED_IDS,
     UPSERT_CARD,
@@ -274,19 +275,29 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
         conn.execute(UPSERT_CARD[conn.dialect.name], card_row(scope, card))
 
     @staticmethod
-    def _bump_day(conn: Connection, scope: StudyScope, review: ReviewRecord) -> None:
+    def _day_row(scope: StudyScope, review: ReviewRecord) -> dict[str, Any]:
         day = review.reviewed_at.astimezone(UTC).date()
         row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day}
-        conn.execute(UPSERT_DAY[conn.dialect.name], {**row, **day_counts(review)})
+        return {**row, **day_counts(review)}
 
     def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
         with translate_errors(f"recording a review of {review.item_id}"):
             with self._write() as conn:
                 settings_id = self._settings_id(conn, review.settings)
+                review_row = self._review_row(scope, review, settings_id)
+                day_row = self._day_row(scope, review)
+                if conn.dialect.name == "postgresql":
+                    # One round trip for the three writes (sql_rows.RECORD_REVIEW_POSTGRESQL).
+                    params = {
+                        **{f"c_{k}": v for k, v in card_row(scope, card).items()},
+                        **{f"d_{k}": v for k, v in day_row.items()},
+                        **{f"r_{k}": v for k, v in review_row.items()},
+                    }
+                    return int(conn.execute(RECORD_REVIEW_POSTGRESQL, params).scalar_one())
                 self._upsert_card(conn, scope, card)
-                result = conn.execute(INSERT_REVIEW, self._review_row(scope, review, settings_id))
-                self._bump_day(conn, scope, review)
+                result = conn.execute(INSERT_REVIEW, review_row)
+                conn.execute(UPSERT_DAY[conn.dialect.name], day_row)
                 assert result.inserted_primary_key is not None
                 return int(result.inserted_primary_key[0])
 
