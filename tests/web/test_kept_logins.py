@@ -197,3 +197,22 @@ def test_stale_kept_session_on_standing_login_is_moved_again_from_the_database(
     moved = _move(learner, state)
     assert moved.status_code == 200, moved.text
     assert _stored(migrated_db_url) == (reviews, revision + 1)
+
+
+def test_page_move_on_kept_login_is_made_and_refused_once_the_login_ended(
+    learner: TestClient, migrated_db_url: str
+) -> None:
+    state = _start(learner)
+    session_id = state["session_id"]
+    phase = state["phase"]
+    form = {"answer": {"text": "42"}, "rate": {"rating": "good"}}[phase]
+    moved = learner.post(f"/sessions/{session_id}/{phase}", data=form)
+    assert moved.status_code == 200, moved.text
+    assert kept_login(migrated_db_url, _token(learner), now=NOW) is not None
+    before = _stored(migrated_db_url)
+    with open_accounts(migrated_db_url) as accounts:
+        accounts.logout(_token(learner))
+    refused = learner.post(f"/sessions/{session_id}/skip", follow_redirects=False)
+    assert refused.status_code in (302, 303), refused.text
+    assert refused.headers["location"].startswith("/login")
+    assert _stored(migrated_db_url) == before

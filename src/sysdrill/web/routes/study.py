@@ -31,7 +31,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
-from sysdrill.web.auth import current_study, learner_vault
+from sysdrill.web.auth import current_study, kept_login_route, learner_vault, run_on_kept_login
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
@@ -73,10 +73,19 @@ Move = Callable[[StudyService, StudyVault, datetime], Any]
 """One use case applied to the learner's study service and vault at a time."""
 
 
+def _made(request: Request, context: WebContext, move: Move) -> Any:
+    """Make ``move`` on the learner's study (on the kept login, when one is)."""
+
+    def make() -> Any:
+        with open_learner_study(request, context, claim=False) as (study, vault):
+            return move(study, vault, context.now())
+
+    return run_on_kept_login(request, make)
+
+
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
     """Make ``move``, then show the session again (post, redirect, get)."""
-    with open_learner_study(request, context, claim=False) as (study, vault):
-        move(study, vault, context.now())
+    _made(request, context, move)
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
 
 
@@ -225,24 +234,27 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 
 
 @router.post("/sessions/{session_id}/answer", include_in_schema=False)
+@kept_login_route
 async def answer_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
     text = (await _form(request)).get("text", "")
-    with open_learner_study(request, context) as (study, vault):
-        view = app.answer(study, vault, session_id, text, now=context.now())
+    view = _made(request, context, lambda s, v, now: app.answer(s, v, session_id, text, now=now))
     return _session_page(request, view)
 
 
 @router.post("/sessions/{session_id}/part", include_in_schema=False)
+@kept_login_route
 async def part_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the next part of an exercise."""
     text = (await _form(request)).get("text", "")
-    with open_learner_study(request, context) as (study, vault):
-        view = app.answer_part(study, vault, session_id, text, now=context.now())
+    view = _made(
+        request, context, lambda s, v, now: app.answer_part(s, v, session_id, text, now=now)
+    )
     return _session_page(request, view)
 
 
 @router.post("/sessions/{session_id}/rate", include_in_schema=False)
+@kept_login_route
 async def rate_form(request: Request, context: Context, session_id: int) -> Response:
     """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
     rating = (await _form(request)).get("rating", "")
@@ -252,6 +264,7 @@ async def rate_form(request: Request, context: Context, session_id: int) -> Resp
 
 
 @router.post("/sessions/{session_id}/rubric", include_in_schema=False)
+@kept_login_route
 async def rubric_form(request: Request, context: Context, session_id: int) -> Response:
     """Score a gauntlet answer by the key points it covered."""
     form = await request.form()
@@ -265,6 +278,7 @@ async def rubric_form(request: Request, context: Context, session_id: int) -> Re
 
 
 @router.post("/sessions/{session_id}/chain", include_in_schema=False)
+@kept_login_route
 async def chain_form(request: Request, context: Context, session_id: int) -> Response:
     """Take or decline the next item of the chain."""
     accept = (await _form(request)).get("accept") == "yes"
@@ -277,6 +291,7 @@ async def chain_form(request: Request, context: Context, session_id: int) -> Res
 
 
 @router.post("/sessions/{session_id}/skip", include_in_schema=False)
+@kept_login_route
 def skip_form(request: Request, context: Context, session_id: int) -> Response:
     """Leave the current item without a review."""
     return _redirect_after(
@@ -285,6 +300,7 @@ def skip_form(request: Request, context: Context, session_id: int) -> Response:
 
 
 @router.post("/sessions/{session_id}/undo", include_in_schema=False)
+@kept_login_route
 def undo_form(request: Request, context: Context, session_id: int) -> Response:
     """Take back the last rating; the item is asked again."""
     return _redirect_after(
