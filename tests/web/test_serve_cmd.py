@@ -231,3 +231,21 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_BALANCE_CONNECTIONS": "1",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }
+
+
+@pytest.mark.parametrize("app", ["sysdrill.web.serving:app_from_environment", "an app object"])
+def test_run_server_trusts_no_forwarded_headers_and_keeps_no_access_log(
+    monkeypatch: pytest.MonkeyPatch, app: str
+) -> None:
+    import uvicorn
+
+    from sysdrill.web import serving
+
+    given: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda target, **options: given.update(options))
+    monkeypatch.setattr(serving, "tune_server_process", lambda: None)
+    served_app: Any = app if ":" in app else object()
+    serve_cmd._run_server(served_app, host="127.0.0.1", port=8123, workers=2, environ={})
+    assert given["proxy_headers"] is False
+    assert given["access_log"] is False
+    assert given["log_level"] == "warning"

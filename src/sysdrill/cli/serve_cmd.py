@@ -35,7 +35,8 @@ def _run_server(
     os.environ.update(environ)
     tune_server_process()
     # Forwarded headers are the app's to trust or not (create_app's behind_proxy);
-    # uvicorn would otherwise trust them from any local process.
+    # uvicorn would otherwise trust them from any local process. Its access log
+    # prints nothing at "warning", but would still quote every path to drop it.
     if isinstance(app, str):
         uvicorn.run(
             app,
@@ -45,9 +46,12 @@ def _run_server(
             workers=workers,
             log_level="warning",
             proxy_headers=False,
+            access_log=False,
         )
     else:
-        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=False)
+        uvicorn.run(
+            app, host=host, port=port, log_level="warning", proxy_headers=False, access_log=False
+        )
 
 
 def _url(host: str, port: int) -> str:
