@@ -141,6 +141,39 @@ def stored_reviews(db_url: str) -> list[tuple[str, datetime]]:
         engine.dispose()
 
 
+def session_table_churn(db_url: str) -> str | None:
+    """PostgreSQL: how the sessions-in-progress table took the run's moves (one line)."""
+    import sqlalchemy as sa
+
+    if not db_url.startswith("postgresql"):
+        return None
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            # Statistics reach the view when a backend flushes them; make this one's current.
+            conn.execute(sa.text("SELECT pg_stat_force_next_flush()"))
+            row = conn.execute(
+                sa.text(
+                    "SELECT n_tup_upd, n_tup_hot_upd, n_dead_tup, pg_table_size(relid) "
+                    "FROM pg_stat_user_tables WHERE relid = 'active_sessions'::regclass"
+                )
+            ).one()
+            moves = conn.execute(
+                sa.text(
+                    "SELECT avg(length(moves_json)), max(length(moves_json)) FROM active_sessions"
+                )
+            ).one()
+    finally:
+        engine.dispose()
+    updates, hot, dead, size = row
+    mean_chars, most_chars = (0, 0) if moves[1] is None else moves
+    return (
+        f"  active_sessions: {updates} updates, {hot} heap-only (HOT), {dead} dead rows, "
+        f"{size / 1e6:.1f} MB with its TOAST; moves per row {float(mean_chars) / 1e3:.1f} KB "
+        f"mean, {int(most_chars) / 1e3:.1f} KB at most"
+    )
+
+
 # -- the server -----------------------------------------------------------------------------
 
 
@@ -695,8 +728,11 @@ def run_one(
             )
         )
         after = cpu_by_role(server, pg_port)
+        churn = session_table_churn(db_url)
     cpu_s = {role: max(0.0, after[role] - before.get(role, 0.0)) for role in after}
     report(name, tally, elapsed, stored_reviews(db_url), cpu_s)
+    if churn is not None:
+        print(churn)
 
 
 def main() -> None:

@@ -66,3 +66,13 @@ def test_the_spread_across_learners_counts_only_moves_after_everyone_arrived(
     assert "mean 60-80 ms across 2 learners" in out
     assert "p99/p50 within a learner 1.00" in out
     assert "p10 60 ms, p90 80 ms" in out
+
+
+def test_session_table_churn_is_reported_on_postgresql_only(
+    web_load: ModuleType, migrated_db_url: str
+) -> None:
+    line = web_load.session_table_churn(migrated_db_url)
+    if migrated_db_url.startswith("sqlite"):
+        assert line is None
+    else:
+        assert line.startswith("  active_sessions: 0 updates, 0 heap-only (HOT), 0 dead rows")

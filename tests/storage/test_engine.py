@@ -310,3 +310,26 @@ def test_a_pooled_connection_dropped_while_idle_is_replaced(postgres_url, monkey
         assert store.ensure_user("local", now=datetime(2026, 11, 25, tzinfo=UTC)) == user
     finally:
         store.close()
+
+
+def _active_session_index(engine: sa.Engine) -> list[str]:
+    [index] = [
+        found
+        for found in sa.inspect(engine).get_indexes("active_sessions")
+        if found["name"] == "ix_active_sessions_user"
+    ]
+    return [str(column) for column in index["column_names"]]
+
+
+def test_active_session_moves_change_no_indexed_column(blank_sql_url):
+    from sysdrill.storage.engine import create_study_engine, migrate
+
+    engine = create_study_engine(blank_sql_url)
+    try:
+        migrate(engine, target="0008_settings_version")
+        assert _active_session_index(engine) == ["user_id", "vault_id", "updated_at"]
+        migrate(engine)
+        # A move changes updated_at: an index without it lets PostgreSQL update in place.
+        assert _active_session_index(engine) == ["user_id", "vault_id"]
+    finally:
+        engine.dispose()

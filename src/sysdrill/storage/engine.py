@@ -61,6 +61,7 @@ REVISIONS = (
     "0006_vault_keyed_state",
     "0007_personal_decks",
     "0008_settings_version",
+    "0009_active_session_updates",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]
