@@ -12,6 +12,7 @@ from sysdrill.web.auth import current_study
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
+from sysdrill.web.threads import off_the_loop
 
 __all__ = ["plans_view", "router"]
 
@@ -73,12 +74,9 @@ async def start_form(request: Request, context: Context) -> Response:
     """Start the plan named in the form, then show the plans page."""
     form = await request.form()
     name = form.get("name")
-    _start(
-        request,
-        context,
-        name if isinstance(name, str) else "",
-        adaptive=form.get("adaptive") == "on",
-    )
+    chosen = name if isinstance(name, str) else ""
+    adaptive = form.get("adaptive") == "on"
+    await off_the_loop(lambda: _start(request, context, chosen, adaptive=adaptive))
     return RedirectResponse("/plans", status_code=303)
 
 

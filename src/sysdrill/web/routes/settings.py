@@ -12,6 +12,7 @@ from sysdrill.web.context import Context, WebContext
 from sysdrill.web.csrf import FIELD_NAME
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
+from sysdrill.web.threads import off_the_loop
 
 __all__ = ["router"]
 
@@ -79,7 +80,7 @@ async def settings_form(request: Request, context: Context) -> Response:
         for key, value in form.items()
         if isinstance(value, str) and key != FIELD_NAME  # the CSRF token is no setting
     }
-    _update(request, context, changes)
+    await off_the_loop(lambda: _update(request, context, changes))
     return RedirectResponse("/settings?saved=true", status_code=303)
 
 

@@ -35,6 +35,7 @@ from sysdrill.web.auth import current_study, kept_login_route, learner_vault, ru
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
+from sysdrill.web.threads import off_the_loop
 
 __all__ = ["router"]
 
@@ -81,6 +82,26 @@ def _made(request: Request, context: WebContext, move: Move) -> Any:
             return move(study, vault, context.now())
 
     return run_on_kept_login(request, make)
+
+
+async def _page_after_form(request: Request, context: WebContext, move: Move) -> Response:
+    """Make ``move`` (an answer read from a form), then show the session with its feedback.
+
+    Off the event loop, where the form was read (:mod:`sysdrill.web.threads`).
+    """
+
+    def made() -> Response:
+        view: SessionView = _made(request, context, move)
+        return _session_page(request, view)
+
+    return await off_the_loop(made)
+
+
+async def _redirect_after_form(
+    request: Request, context: WebContext, session_id: int, move: Move
+) -> Response:
+    """:func:`_redirect_after` for a move read from a form, off the event loop."""
+    return await off_the_loop(lambda: _redirect_after(request, context, session_id, move))
 
 
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
@@ -209,11 +230,15 @@ def _session_page(request: Request, view: SessionView, *, status_code: int = 200
 async def start_form(request: Request, context: Context) -> Response:
     """Start a session from a start form; an empty plan says why."""
     options = start_options(await _form(request))
-    with open_learner_study(request, context) as (study, vault):
-        view = app.start_session(study, vault, options, now=context.now())
-    if view.session_id is None:
-        return render_page(request, "study/empty.html", {"v": view})
-    return RedirectResponse(f"/sessions/{view.session_id}", status_code=303)
+
+    def start() -> Response:
+        with open_learner_study(request, context) as (study, vault):
+            view = app.start_session(study, vault, options, now=context.now())
+        if view.session_id is None:
+            return render_page(request, "study/empty.html", {"v": view})
+        return RedirectResponse(f"/sessions/{view.session_id}", status_code=303)
+
+    return await off_the_loop(start)
 
 
 @router.get("/sessions/{session_id}", include_in_schema=False)
@@ -238,8 +263,9 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 async def answer_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
     text = (await _form(request)).get("text", "")
-    view = _made(request, context, lambda s, v, now: app.answer(s, v, session_id, text, now=now))
-    return _session_page(request, view)
+    return await _page_after_form(
+        request, context, lambda s, v, now: app.answer(s, v, session_id, text, now=now)
+    )
 
 
 @router.post("/sessions/{session_id}/part", include_in_schema=False)
@@ -247,10 +273,9 @@ async def answer_form(request: Request, context: Context, session_id: int) -> Re
 async def part_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the next part of an exercise."""
     text = (await _form(request)).get("text", "")
-    view = _made(
+    return await _page_after_form(
         request, context, lambda s, v, now: app.answer_part(s, v, session_id, text, now=now)
     )
-    return _session_page(request, view)
 
 
 @router.post("/sessions/{session_id}/rate", include_in_schema=False)
@@ -258,7 +283,7 @@ async def part_form(request: Request, context: Context, session_id: int) -> Resp
 async def rate_form(request: Request, context: Context, session_id: int) -> Response:
     """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
     rating = (await _form(request)).get("rating", "")
-    return _redirect_after(
+    return await _redirect_after_form(
         request, context, session_id, lambda s, v, now: app.rate(s, v, session_id, rating, now=now)
     )
 
@@ -269,12 +294,8 @@ async def rubric_form(request: Request, context: Context, session_id: int) -> Re
     """Score a gauntlet answer by the key points it covered."""
     form = await request.form()
     covered = [int(v) for v in form.getlist("covered") if isinstance(v, str) and v.isdigit()]
-    return _redirect_after(
-        request,
-        context,
-        session_id,
-        lambda s, v, now: app.score_rubric(s, v, session_id, covered, now=now),
-    )
+    score: Move = lambda s, v, now: app.score_rubric(s, v, session_id, covered, now=now)  # noqa: E731
+    return await _redirect_after_form(request, context, session_id, score)
 
 
 @router.post("/sessions/{session_id}/chain", include_in_schema=False)
@@ -282,12 +303,8 @@ async def rubric_form(request: Request, context: Context, session_id: int) -> Re
 async def chain_form(request: Request, context: Context, session_id: int) -> Response:
     """Take or decline the next item of the chain."""
     accept = (await _form(request)).get("accept") == "yes"
-    return _redirect_after(
-        request,
-        context,
-        session_id,
-        lambda s, v, now: app.follow_chain(s, v, session_id, accept, now=now),
-    )
+    follow: Move = lambda s, v, now: app.follow_chain(s, v, session_id, accept, now=now)  # noqa: E731
+    return await _redirect_after_form(request, context, session_id, follow)
 
 
 @router.post("/sessions/{session_id}/skip", include_in_schema=False)

@@ -1,0 +1,58 @@
+"""The async form routes do their blocking work off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from sysdrill.web.routes import study
+from sysdrill.web.threads import off_the_loop
+
+
+def _on_a_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def test_off_the_loop_runs_work_in_a_thread_and_passes_its_result() -> None:
+    async def main() -> tuple[bool, bool]:
+        return _on_a_loop(), await off_the_loop(_on_a_loop)
+
+    assert asyncio.run(main()) == (True, False)
+
+
+def test_off_the_loop_raises_what_the_work_raises() -> None:
+    def fail() -> None:
+        raise ValueError("no")
+
+    with pytest.raises(ValueError, match="no"):
+        asyncio.run(off_the_loop(fail))
+
+
+def test_form_moves_are_made_off_the_event_loop(
+    fresh_client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made_on_loop: list[bool] = []
+    real_made = study._made
+
+    def noted(*args: Any) -> Any:
+        made_on_loop.append(_on_a_loop())
+        return real_made(*args)
+
+    monkeypatch.setattr(study, "_made", noted)
+    started = fresh_client.post(
+        "/sessions", data={"kind": "practice", "deck": "sample-fundamentals"}
+    )
+    assert started.status_code == 200, started.text
+    session_id = int(str(started.url).rsplit("/", 1)[1])
+    state = fresh_client.get(f"/api/study/sessions/{session_id}").json()
+    form = {"answer": {"text": "42"}, "rate": {"rating": "good"}}[state["phase"]]
+    moved = fresh_client.post(f"/sessions/{session_id}/{state['phase']}", data=form)
+    assert moved.status_code == 200, moved.text
+    assert made_on_loop == [False]
