@@ -39,13 +39,13 @@ def test_form_moves_are_made_off_the_event_loop(
     fresh_client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made_on_loop: list[bool] = []
-    real_made = study._made
+    real_made = study.make_move
 
     def noted(*args: Any) -> Any:
         made_on_loop.append(_on_a_loop())
         return real_made(*args)
 
-    monkeypatch.setattr(study, "_made", noted)
+    monkeypatch.setattr(study, "make_move", noted)
     started = fresh_client.post(
         "/sessions", data={"kind": "practice", "deck": "sample-fundamentals"}
     )

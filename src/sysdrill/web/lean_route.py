@@ -72,7 +72,6 @@ class LeanMoveRoute(APIRoute):
 
     def get_route_handler(self) -> Handler:
         """The lean handler for a route of the moves' shape; FastAPI's for any other."""
-        standard: Handler = super().get_route_handler()
         endpoint = self.dependant.call
         model = None if endpoint is None else _body_model(endpoint)
         calls = {dependency.call for dependency in self.dependant.dependencies}
@@ -83,6 +82,7 @@ class LeanMoveRoute(APIRoute):
             or not calls <= _KNOWN_DEPENDENCIES
             or list(self.param_convertors) != ["session_id"]
         ):
+            standard: Handler = super().get_route_handler()
             return standard
         self.lean = True
         return _lean_handler(endpoint, model)

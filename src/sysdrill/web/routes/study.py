@@ -37,7 +37,7 @@ from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
 from sysdrill.web.threads import off_the_loop
 
-__all__ = ["router"]
+__all__ = ["Move", "make_move", "open_learner_study", "router", "start_options"]
 
 router = APIRouter()
 
@@ -65,6 +65,7 @@ def _vault(request: Request, context: WebContext) -> StudyVault:
 def open_learner_study(
     request: Request, context: WebContext, *, claim: bool = True
 ) -> Iterator[tuple[StudyService, StudyVault]]:
+    """The request's learner's study service and vault (a ``with`` block)."""
     vault = _vault(request, context)
     with current_study(request, claim=claim) as study:
         yield study, vault
@@ -74,8 +75,8 @@ Move = Callable[[StudyService, StudyVault, datetime], Any]
 """One use case applied to the learner's study service and vault at a time."""
 
 
-def _made(request: Request, context: WebContext, move: Move) -> Any:
-    """Make ``move`` on the learner's study (on the kept login, when one is)."""
+def make_move(request: Request, context: WebContext, move: Move) -> Any:
+    """Make ``move`` on the learner's study (on the kept login, when one is); its view."""
 
     def make() -> Any:
         with open_learner_study(request, context, claim=False) as (study, vault):
@@ -91,7 +92,7 @@ async def _page_after_form(request: Request, context: WebContext, move: Move) ->
     """
 
     def made() -> Response:
-        view: SessionView = _made(request, context, move)
+        view: SessionView = make_move(request, context, move)
         return _session_page(request, view)
 
     return await off_the_loop(made)
@@ -106,7 +107,7 @@ async def _redirect_after_form(
 
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
     """Make ``move``, then show the session again (post, redirect, get)."""
-    _made(request, context, move)
+    make_move(request, context, move)
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
 
 

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from sysdrill.app import sessions as app
-from sysdrill.web.auth import current_study, kept_login_route, run_on_kept_login
+from sysdrill.web.auth import current_study, kept_login_route
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.lean_route import LeanMoveRoute
-from sysdrill.web.routes.study import Move, open_learner_study, start_options
+from sysdrill.web.routes.study import Move, make_move, open_learner_study, start_options
 
 __all__ = ["router"]
 
@@ -29,13 +29,8 @@ busy server's requests); the other routes' shapes keep FastAPI's own."""
 
 def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
     """Make ``move`` and return its view as JSON (on the kept login, when one is)."""
-
-    def make() -> dict[str, Any]:
-        with open_learner_study(request, context, claim=False) as (study, vault):
-            found: dict[str, Any] = move(study, vault, context.now()).to_dict()
-        return found
-
-    return run_on_kept_login(request, make)
+    found: dict[str, Any] = make_move(request, context, move).to_dict()
+    return found
 
 
 class StartBody(BaseModel):
