@@ -209,3 +209,18 @@ def test_a_move_on_a_current_kept_machine_does_not_read_the_session(any_study, v
     # Showing the prompt saves nothing, so nothing would catch a machine behind: it asks.
     app.current_prompt(study, vault, view.session_id, now=T0 + timedelta(seconds=9))
     assert asked == [view.session_id]
+
+
+def test_a_kept_machine_reviews_an_item_from_its_card_as_another_session_left_it(any_study, vault):
+    study = any_study
+    # Two sessions of the learner ask the same items; each machine read their cards at start.
+    one = app.start_session(study, vault, DECK, now=T0)
+    two = app.start_session(study, vault, DECK, now=T0 + timedelta(seconds=1))
+    app.rate(study, vault, one.session_id, "good", now=T0 + timedelta(seconds=5))
+    app.rate(study, vault, two.session_id, "again", now=T0 + timedelta(seconds=9))
+    card = study.card_state("fc-1")
+    # The second review was scheduled from the card the first one wrote, not from none.
+    assert (card.reps, card.lapses) == (2, 0)
+    assert _reviews(study) == [("fc-1", int(Rating.GOOD)), ("fc-1", int(Rating.AGAIN))]
+    [first, second] = study.store.iter_reviews(study.scope)
+    assert (first.state_before, second.state_before) == (0, 1)

@@ -77,6 +77,69 @@ def test_record_review_overwrites_card_and_appends_log(store):
     assert [r.rating for r in store.iter_reviews(user)] == [3, 1]
 
 
+def test_checked_review_writes_over_the_card_read(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))
+    later = card("q-1", due=T0 + timedelta(days=9))
+    at = T0 + timedelta(days=1)
+    review_id = store.record_checked_review(user, later, review("q-1", at), read=card("q-1"))
+    assert review_id is not None
+    assert store.get_card(user, "q-1") == later
+    assert [r.review_id for r in store.iter_reviews(user)][-1] == review_id
+    assert sum(day.reviews for day in store.daily_stats(user)) == 2
+
+
+def test_checked_first_review_writes_a_card_where_none_was_stored(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    review_id = store.record_checked_review(user, card("q-1"), review("q-1", T0), read=None)
+    assert review_id is not None
+    assert store.get_card(user, "q-1") == card("q-1")
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        None,  # read before the first review: another session wrote a card since
+        replace(card("q-1"), reps=2),  # an earlier state of the card
+        replace(card("q-1"), stability_days=12.25),  # rescheduled since
+        replace(card("q-1"), due=None),
+    ],
+)
+def test_checked_review_over_a_changed_card_writes_nothing(store, read):
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))
+    later = card("q-1", due=T0 + timedelta(days=9))
+    at = T0 + timedelta(days=1)
+    assert store.record_checked_review(user, later, review("q-1", at), read=read) is None
+    assert store.get_card(user, "q-1") == card("q-1")
+    assert len(list(store.iter_reviews(user))) == 1
+    assert sum(day.reviews for day in store.daily_stats(user)) == 1
+
+
+def test_checked_review_over_a_card_taken_away_writes_nothing(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    review_id = store.record_review(user, card("q-1"), review("q-1", T0))
+    store.undo_review(user, review_id, card=None)
+    at = T0 + timedelta(days=1)
+    assert (
+        store.record_checked_review(user, card("q-1"), review("q-1", at), read=card("q-1")) is None
+    )
+    assert store.get_card(user, "q-1") is None
+    assert list(store.iter_reviews(user)) == []
+
+
+def test_cards_of_gives_the_stored_cards_of_the_items_asked(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    other = scope_of(store.ensure_user("other", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))
+    store.record_review(user, card("q-2"), review("q-2", T0))
+    store.record_review(other, card("q-3"), review("q-3", T0))
+    assert store.cards_of(user, ["q-1", "q-3", "q-9"]) == {"q-1": card("q-1")}
+    assert store.cards_of(user, []) == {}
+    many = [f"q-{n}" for n in range(1200)]
+    assert sorted(store.cards_of(user, many)) == ["q-1", "q-2"]
+
+
 def test_get_card_of_unknown_item_is_none(store):
     user = scope_of(store.ensure_user("local", now=T0))
     assert store.get_card(user, "nope") is None

@@ -94,6 +94,29 @@ def test_record_review_returns_next_due_and_is_logged(study):
     assert logged.review_id == outcome.review_id
 
 
+def test_a_review_from_a_card_read_earlier_uses_it_while_it_is_stored(study):
+    read = study.cards_of(["q"])
+    assert read["q"].card is None
+    first = study.record_review(
+        "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0, read=read["q"]
+    )
+    assert first.card_before is None
+    assert study.card_state("q") == first.card
+
+
+def test_a_review_from_a_card_read_before_another_review_reads_it_afresh(study):
+    stale = study.cards_of(["q"])["q"]  # then another session of the learner reviews q
+    _graduate(study, "q")
+    at = T0 + timedelta(days=30)
+    outcome = study.record_review(
+        "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=at, read=stale
+    )
+    assert outcome.card_before is not None and outcome.card_before.reps == 1
+    assert outcome.previous_state is CardState.REVIEW
+    assert study.card_state("q").reps == 2
+    assert len(list(study.store.iter_reviews(study.scope))) == 2
+
+
 def test_record_review_rejects_naive_time_and_negative_duration(study):
     with pytest.raises(SchedulingError, match="timezone-aware"):
         study.record_review(

@@ -23,7 +23,7 @@ from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import GradedBy, Rating
-from sysdrill.study.service import StudyService
+from sysdrill.study.service import ReadCard, StudyService
 from sysdrill.study.sessions.engine import (
     Clock,
     Feedback,
@@ -140,6 +140,9 @@ class _MoveRecorder:
         self.session_id = session_id
         self.replaying = False
         self.move: dict[str, Any] = {}
+        self.cards: dict[str, ReadCard] = {}
+        """The cards of the session's items as last read or written: a review then
+        needs no query for its card (its write checks the card is still this one)."""
 
     def record(self, result: ItemResult, *, now: datetime) -> datetime | None:
         if self.replaying:
@@ -154,7 +157,9 @@ class _MoveRecorder:
             duration_ms=result.duration_ms,
             now=now,
             session_id=self.session_id,
+            read=self.cards.get(result.item.id),
         )
+        self.cards[result.item.id] = ReadCard(outcome.card)
         self.move["review_id"] = outcome.review_id
         before = outcome.card_before
         self.move["card_before"] = None if before is None else _card_to_dict(before)
@@ -202,6 +207,10 @@ class LiveSession(Session):
     def use_clock(self, clock: Clock) -> None:
         """Read the time of the moves from now on from ``clock`` (an interactive driver's)."""
         self._move_clock.live = clock
+
+    def read_cards(self) -> None:
+        """Read the cards of the session's items now, in one query, for the reviews to come."""
+        self._moves_recorder.cards = self._study.cards_of(self.saved.item_ids)
 
     @property
     def session_id(self) -> SessionId:
@@ -366,4 +375,5 @@ def restore_session(
         restore_plan(saved, vault), study=study, saved=saved, vault=vault, clock=clock
     )
     session.replay(saved.moves)
+    session.read_cards()
     return session

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -96,6 +96,12 @@ class MemoryStudyStore:
         self._check()
         return self._cards.get(scope, {}).get(item_id)
 
+    def cards_of(self, scope: StudyScope, item_ids: Collection[str]) -> dict[str, CardRecord]:
+        """Return the stored cards of ``item_ids`` by item id."""
+        self._check()
+        cards = self._cards.get(scope, {})
+        return {item_id: cards[item_id] for item_id in item_ids if item_id in cards}
+
     def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user, in item-id order."""
         self._check()
@@ -169,6 +175,15 @@ class MemoryStudyStore:
         self._reviews.setdefault(scope, []).append(stored)
         self._cards.setdefault(scope, {})[card.item_id] = card
         return review_id
+
+    def record_checked_review(
+        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
+    ) -> int | None:
+        """Write as :meth:`record_review` while the stored card is ``read``; else None."""
+        self._check()
+        if self._cards.get(scope, {}).get(card.item_id) != read:
+            return None
+        return self.record_review(scope, card, review)
 
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""

@@ -20,7 +20,10 @@ from sysdrill.study.user_state import SessionRecord, StudyScope
 
 __all__ = [
     "BUMP_DAY",
+    "CARDS_OF_ITEMS",
     "CARD_COLUMNS",
+    "CHECKED_CARD_WRITES",
+    "RECORD_CHECKED_REVIEW_POSTGRESQL",
     "DAY_REVIEW_COUNTS",
     "DUE_CARDS",
     "ACTIVE_SESSION_STAMP",
@@ -137,6 +140,12 @@ DUE_CARDS = (
     .offset(sa.bindparam("b_offset", type_=sa.Integer()))
     .limit(sa.bindparam("b_limit", type_=sa.Integer()))
 )
+CARDS_OF_ITEMS = sa.select(*CARD_COLUMNS).where(
+    t.cards.c.user_id == sa.bindparam("b_user_id"),
+    t.cards.c.vault_id == sa.bindparam("b_vault_id"),
+    t.cards.c.item_id.in_(sa.bindparam("b_item_ids", expanding=True)),
+)
+"""The cards of some items (a session's), in one query."""
 INSERT_REVIEW = t.reviews.insert()
 BUMP_DAY = (
     t.review_days.update()
@@ -240,6 +249,79 @@ def _written_review() -> Any:
 
 RECORD_REVIEW_POSTGRESQL = _written_review()
 """Write a review with its card and day on PostgreSQL (see :func:`_written_review`)."""
+
+_CARD_KEY = ("user_id", "vault_id", "item_id")
+_CARD_STATE = tuple(column.name for column in t.cards.c if column.name not in _CARD_KEY)
+
+
+def _checked_card_writes() -> dict[str, tuple[Any, Any]]:
+    """Writes of a card that happen only while the stored card is the one read, by dialect.
+
+    Each dialect gets a pair: the insert of a card where none was stored (nothing
+    happens if one is), and the update of a stored card whose every column still
+    holds the value read (bound as ``s_`` + the column's name). Both return the
+    card's item id when they wrote, and no row otherwise. The card's new row is
+    bound as ``c_`` + the column's name.
+    """
+    prefix = "c_"
+    c = t.cards.c
+    new_state = {name: sa.bindparam(prefix + name, type_=c[name].type) for name in _CARD_STATE}
+    key = [c[name] == sa.bindparam(prefix + name, type_=c[name].type) for name in _CARD_KEY]
+    unchanged = [
+        c[name].is_not_distinct_from(sa.bindparam("s_" + name, type_=c[name].type))
+        for name in _CARD_STATE
+    ]
+    update = t.cards.update().where(*key, *unchanged).values(new_state).returning(c.item_id)
+    found: dict[str, tuple[Any, Any]] = {}
+    for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert)):
+        first = (
+            insert(t.cards)
+            .values(_prefixed(t.cards, prefix))
+            .on_conflict_do_nothing(index_elements=list(_CARD_KEY))
+            .returning(c.item_id)
+        )
+        found[name] = (first, update)
+    return found
+
+
+CHECKED_CARD_WRITES = _checked_card_writes()
+"""(first card, later card) writes checked against the card read, by dialect name."""
+
+
+def _checked_review(card_write: Any) -> Any:
+    """PostgreSQL: a review, its day and ``card_write`` in one statement, all or nothing.
+
+    The review and the day's counts are inserted from the card's write, so when
+    the stored card was no longer the one read (the write returned no row) the
+    statement writes nothing and returns no row.
+    """
+    card = card_write.cte("card_written")
+    review_columns = [column for column in t.reviews.c if column.name != "id"]
+    review = postgresql.insert(t.reviews).from_select(
+        [column.name for column in review_columns],
+        sa.select(
+            *(sa.bindparam("r_" + col.name, type_=col.type) for col in review_columns)
+        ).select_from(card),
+    )
+    day_insert = postgresql.insert(t.review_days).from_select(
+        [column.name for column in t.review_days.c],
+        sa.select(
+            *(sa.bindparam("d_" + col.name, type_=col.type) for col in t.review_days.c)
+        ).select_from(card),
+    )
+    day_keys = ("user_id", "vault_id", "day")
+    day = day_insert.on_conflict_do_update(
+        index_elements=list(day_keys),
+        set_={name: t.review_days.c[name] + day_insert.excluded[name] for name in DAY_COUNTERS},
+    ).cte("day_counted")
+    return review.returning(t.reviews.c.id).add_cte(card, day)
+
+
+RECORD_CHECKED_REVIEW_POSTGRESQL = {
+    "first": _checked_review(CHECKED_CARD_WRITES["postgresql"][0]),
+    "later": _checked_review(CHECKED_CARD_WRITES["postgresql"][1]),
+}
+"""A review written only while its card is as read, by whether a card was read (PostgreSQL)."""
 # Those of every web move too (reading the learner, the settings, the session).
 USER_ID = sa.select(t.users.c.id).where(t.users.c.name == sa.bindparam("b_name"))
 GET_SETTINGS = sa.select(t.settings.c.key, t.settings.c.value_json).where(

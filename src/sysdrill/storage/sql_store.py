@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -38,6 +38,8 @@ from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
     BUMP_DAY,
     CARD_COLUMNS,
+    CARDS_OF_ITEMS,
+    CHECKED_CARD_WRITES,
     DAY_REVIEW_COUNTS,
     DUE_CARDS,
     GET_ACTIVE_SESSION,
@@ -46,6 +48,7 @@ from sysdrill.storage.sql_rows import (
     INSERT_ACTIVE_SESSION,
     INSERT_DAY,
     INSERT_REVIEW,
+    RECORD_CHECKED_REVIEW_POSTGRESQL,
     RECORD_REVIEW_POSTGRESQL,
     SAVE_ACTIVE_SESSION,
     STUDIED_IDS,
@@ -74,6 +77,14 @@ from sysdrill.study.user_state import (
 )
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
+
+_UNCHECKED = object()
+"""Write the card whatever is stored (``record_review``), not only over the card read."""
+_CARD_STATE = tuple(
+    column.name for column in t.cards.c if column.name not in ("user_id", "vault_id", "item_id")
+)
+_ITEMS_PER_QUERY = 500
+"""Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
 
 
 def _json_text(value: Any) -> str:
@@ -190,6 +201,21 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
             row = conn.execute(GET_CARD, params).first()
         return None if row is None else card_record(row)
 
+    def cards_of(self, scope: StudyScope, item_ids: Collection[str]) -> dict[str, CardRecord]:
+        """Return the stored cards of ``item_ids`` by item id (items without one are left out)."""
+        wanted = sorted(set(item_ids))
+        found: dict[str, CardRecord] = {}
+        with translate_errors("reading cards"), self._read() as conn:
+            for start in range(0, len(wanted), _ITEMS_PER_QUERY):
+                params = {
+                    **scope_params(scope),
+                    "b_item_ids": wanted[start : start + _ITEMS_PER_QUERY],
+                }
+                for row in conn.execute(CARDS_OF_ITEMS, params):
+                    record = card_record(row)
+                    found[record.item_id] = record
+        return found
+
     def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user in the vault, in item-id order."""
         query = sa.select(*CARD_COLUMNS).where(of_scope(t.cards, scope)).order_by(t.cards.c.item_id)
@@ -282,20 +308,52 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
 
     def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
+        review_id = self._record(scope, card, review, read=_UNCHECKED)
+        assert review_id is not None
+        return review_id
+
+    def record_checked_review(
+        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
+    ) -> int | None:
+        """Like :meth:`record_review`, only while the stored card is still ``read``.
+
+        ``read`` is the card as it was read before the review (None: no card was
+        stored). Returns None, having written nothing, when the stored card is no
+        longer that one.
+        """
+        return self._record(scope, card, review, read=read)
+
+    def _record(
+        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: object
+    ) -> int | None:
         with translate_errors(f"recording a review of {review.item_id}"):
             with self._write() as conn:
                 settings_id = self._settings_id(conn, review.settings)
                 review_row = self._review_row(scope, review, settings_id)
                 day_row = self._day_row(scope, review)
+                card_params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
+                if isinstance(read, CardRecord):
+                    stored = card_row(scope, read)
+                    card_params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
                 if conn.dialect.name == "postgresql":
                     # One round trip for the three writes (sql_rows.RECORD_REVIEW_POSTGRESQL).
                     params = {
-                        **{f"c_{k}": v for k, v in card_row(scope, card).items()},
+                        **card_params,
                         **{f"d_{k}": v for k, v in day_row.items()},
                         **{f"r_{k}": v for k, v in review_row.items()},
                     }
-                    return int(conn.execute(RECORD_REVIEW_POSTGRESQL, params).scalar_one())
-                self._upsert_card(conn, scope, card)
+                    if read is _UNCHECKED:
+                        return int(conn.execute(RECORD_REVIEW_POSTGRESQL, params).scalar_one())
+                    checked = RECORD_CHECKED_REVIEW_POSTGRESQL["first" if read is None else "later"]
+                    found = conn.execute(checked, params).scalar()
+                    return None if found is None else int(found)
+                if read is _UNCHECKED:
+                    self._upsert_card(conn, scope, card)
+                else:
+                    first, later = CHECKED_CARD_WRITES[conn.dialect.name]
+                    written = conn.execute(first if read is None else later, card_params)
+                    if written.first() is None:
+                        return None
                 result = conn.execute(INSERT_REVIEW, review_row)
                 conn.execute(UPSERT_DAY[conn.dialect.name], day_row)
                 assert result.inserted_primary_key is not None

@@ -26,7 +26,7 @@ timezone-aware UTC datetime (a naive or non-UTC value raises SchedulingError).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from types import TracebackType
@@ -57,6 +57,7 @@ __all__ = [
     "GradedBy",
     "ItemFilter",
     "Rating",
+    "ReadCard",
     "ReviewOutcome",
     "SessionId",
     "StudyService",
@@ -67,6 +68,24 @@ __all__ = [
 
 
 _END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCard:
+    """An item's card as read from the store earlier; ``card`` None: none was stored."""
+
+    card: CardRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Given:
+    """What the learner gave for one review."""
+
+    rating: Rating
+    graded_by: GradedBy
+    answer: str | None
+    duration_ms: int
+    moment: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +271,11 @@ class StudyService:
         """Return the item's card; a NEW, never-seen card when it was never reviewed."""
         return self._store.get_card(self.scope, item_id) or new_card(item_id)
 
+    def cards_of(self, item_ids: Collection[str]) -> dict[str, ReadCard]:
+        """Read the cards of ``item_ids`` in one query, to review them later with ``read=``."""
+        stored = self._store.cards_of(self.scope, item_ids)
+        return {item_id: ReadCard(stored.get(item_id)) for item_id in item_ids}
+
     def new_items_today(self, now: datetime) -> int:
         """Items of this vault met for the first time on ``now``'s UTC day (the day's counters)."""
         return self._today_counts(require_utc(now))[0]
@@ -346,6 +370,7 @@ class StudyService:
         duration_ms: int = 0,
         now: datetime,
         session_id: SessionId | None = None,
+        read: ReadCard | None = None,
     ) -> ReviewOutcome:
         """Schedule the item's next review and append the review to the log.
 
@@ -360,6 +385,9 @@ class StudyService:
             duration_ms: Time the learner took, in milliseconds.
             now: Time of the review (UTC).
             session_id: The session this review belongs to, if any.
+            read: The item's card as the caller read it earlier (see
+                :meth:`cards_of`): the review is scheduled from it while the store
+                still holds it, else from the card read afresh.
 
         Returns:
             The new card state and when the item is due next.
@@ -371,20 +399,39 @@ class StudyService:
         moment = require_utc(now)
         if duration_ms < 0:
             raise SchedulingError(f"duration_ms must be 0 or more, got {duration_ms}.")
-        rating = Rating(rating)
+        given = _Given(Rating(rating), GradedBy(graded_by), answer, int(duration_ms), moment)
+        if read is not None:
+            outcome = self._write_review(item_id, read.card, given, session_id, checked=True)
+            if outcome is not None:
+                return outcome
+            # Another session of the learner reviewed the item since: read it afresh.
         found = self._store.get_card(self.scope, item_id)
+        outcome = self._write_review(item_id, found, given, session_id, checked=False)
+        assert outcome is not None
+        return outcome
+
+    def _write_review(
+        self,
+        item_id: str,
+        found: CardRecord | None,
+        given: _Given,
+        session_id: SessionId | None,
+        *,
+        checked: bool,
+    ) -> ReviewOutcome | None:
+        moment = given.moment
         before = found or new_card(item_id)
-        after = review_card(before, rating, now=moment, settings=self.settings)
+        after = review_card(before, given.rating, now=moment, settings=self.settings)
         interval_before: float | None = None
         if before.due is not None and before.last_review is not None:
             interval_before = (before.due - before.last_review) / timedelta(days=1)
         first_of_day = before.last_review is None or utc_day(before.last_review) != utc_day(moment)
         review = ReviewRecord(
             item_id=item_id,
-            rating=int(rating),
-            graded_by=GradedBy(graded_by).value,
-            answer=answer,
-            duration_ms=int(duration_ms),
+            rating=int(given.rating),
+            graded_by=given.graded_by.value,
+            answer=given.answer,
+            duration_ms=given.duration_ms,
             reviewed_at=moment,
             state_before=before.state,
             interval_before_days=interval_before,
@@ -392,7 +439,13 @@ class StudyService:
             settings=self.settings.to_mapping(),
             session_id=session_id,
         )
-        review_id = self._store.record_review(self.scope, after, review)
+        if checked:
+            written = self._store.record_checked_review(self.scope, after, review, read=found)
+            if written is None:
+                return None
+            review_id = written
+        else:
+            review_id = self._store.record_review(self.scope, after, review)
         if self._known is not None:
             self._known.add(item_id)
         if self._today is not None and self._today[0] == utc_day(moment):
@@ -405,8 +458,8 @@ class StudyService:
         assert after.due is not None
         return ReviewOutcome(
             item_id=item_id,
-            rating=rating,
-            graded_by=GradedBy(graded_by),
+            rating=given.rating,
+            graded_by=given.graded_by,
             review_id=review_id,
             card=after,
             previous_state=before.state,

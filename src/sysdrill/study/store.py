@@ -14,7 +14,7 @@ Every method that writes commits before it returns; a failure raises a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import date, datetime
 from typing import Any, Protocol
@@ -75,6 +75,10 @@ class StudyStore(Protocol):
         """Return the card of ``item_id``, or None when the user never had one."""
         ...
 
+    def cards_of(self, scope: StudyScope, item_ids: Collection[str]) -> dict[str, CardRecord]:
+        """Return the stored cards of ``item_ids`` by item id (items without one are left out)."""
+        ...
+
     def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user, in item-id order."""
         ...
@@ -120,6 +124,27 @@ class StudyStore(Protocol):
 
         Returns:
             The review's log id (increasing).
+        """
+        ...
+
+    def record_checked_review(
+        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
+    ) -> int | None:
+        """Like :meth:`record_review`, only while the stored card is still ``read``.
+
+        A caller that read the card earlier (a session's machine kept between
+        moves) writes with this: another session of the learner may have
+        reviewed the item since.
+
+        Args:
+            scope: The user and the vault.
+            card: The card's new state.
+            review: The review to append.
+            read: The card as it was read before the review; None when none was stored.
+
+        Returns:
+            The review's log id; None, having written nothing, when the stored card
+            is no longer ``read``.
         """
         ...
 
