@@ -540,46 +540,58 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
             "revision": session.revision,
             "updated_at": session.updated_at,
         }
-        with translate_errors("saving a session in progress"), self._write() as conn:
-            if session.revision == 0:
-                row = {
-                    "session_id": session.session_id,
-                    "user_id": scope.user_id,
-                    "vault_id": scope.vault_id,
-                    "kind": session.kind,
-                    "options_json": _json_text(session.options),
-                    "item_ids_json": _json_text(session.item_ids),
-                    "started_at": session.started_at,
-                    **moved,
-                }
-                inserted = conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row)
-                if inserted.first() is not None:
+        guard = self._login_guard
+
+        def save(conn: Connection) -> None:
+            with translate_errors("saving a session in progress"):
+                if self._saved_session(conn, scope, session, moved, guard):
                     return
-            else:
-                guard = self._login_guard
-                params = {
-                    **moved,
-                    **scope_params(scope),
-                    "b_session_id": session.session_id,
-                    "b_revision": session.revision - 1,
-                    "b_started_at": session.started_at,
-                }
-                if guard is None:
-                    updated = conn.execute(SAVE_ACTIVE_SESSION, params)
-                else:
-                    # The save proves the trusted login too: no query of its own.
-                    updated = conn.execute(SAVE_GUARDED_SESSION, params | guard.params())
-                if updated.rowcount == 1:
-                    if guard is not None:
-                        guard.confirmed = True
-                    return
-                if guard is not None:
-                    # Which condition failed: the login's (raises) or the revision's.
-                    confirm_login(conn, guard)
-        raise StorageConflict(
-            f"Session {session.session_id} was moved on by another request; "
-            "reload it and try again."
-        )
+            raise StorageConflict(
+                f"Session {session.session_id} was moved on by another request; "
+                "reload it and try again."
+            )
+
+        # A move's save is its last write (an answer's only one): see _write_last.
+        self._write_last(save)
+
+    def _saved_session(
+        self,
+        conn: Connection,
+        scope: StudyScope,
+        session: SavedSession,
+        moved: dict[str, Any],
+        guard: LoginGuard | None,
+    ) -> bool:
+        """Insert or update the session on ``conn``; False when its revision is stale."""
+        if session.revision == 0:
+            row = {
+                "session_id": session.session_id,
+                "user_id": scope.user_id,
+                "vault_id": scope.vault_id,
+                "kind": session.kind,
+                "options_json": _json_text(session.options),
+                "item_ids_json": _json_text(session.item_ids),
+                "started_at": session.started_at,
+                **moved,
+            }
+            inserted = conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row)
+            return inserted.first() is not None
+        params = {
+            **moved,
+            **scope_params(scope),
+            "b_session_id": session.session_id,
+            "b_revision": session.revision - 1,
+            "b_started_at": session.started_at,
+        }
+        if guard is None:
+            return conn.execute(SAVE_ACTIVE_SESSION, params).rowcount == 1
+        # The save proves the trusted login too: no query of its own.
+        if conn.execute(SAVE_GUARDED_SESSION, params | guard.params()).rowcount == 1:
+            guard.confirmed = True
+            return True
+        # Which condition failed: the login's (raises) or the revision's.
+        confirm_login(conn, guard)
+        return False
 
     @staticmethod
     def _saved(row: Any) -> SavedSession:

@@ -1,0 +1,179 @@
+"""A unit of work: one transaction on one connection, begun lazily on PostgreSQL.
+
+A session's save is the last write of a move. In a unit that wrote nothing before
+it (an answer), PostgreSQL runs it on its own when the unit ends; anything the unit
+does after it puts both in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from sysdrill.errors import StorageConflict
+from sysdrill.storage.sql_store import SqlStudyStore
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import ReviewRecord
+from sysdrill.study.sessions.saved import SavedSession
+from sysdrill.study.user_state import SessionId, SessionRecord, StudyScope, VaultId
+
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(sql_url: str) -> Iterator[SqlStudyStore]:
+    opened = SqlStudyStore(sql_url)
+    yield opened
+    opened.close()
+
+
+def _scope(store: SqlStudyStore) -> StudyScope:
+    return StudyScope(store.ensure_user("learner", now=T0), VaultId("v"))
+
+
+def _saved(session_id: SessionId, revision: int) -> SavedSession:
+    moves = tuple(
+        {"move": "skip", "value": None, "at": (T0 + timedelta(seconds=n)).isoformat()}
+        for n in range(revision)
+    )
+    return SavedSession(
+        session_id=session_id,
+        kind="practice",
+        options={},
+        item_ids=("q1", "q2", "q3"),
+        started_at=T0,
+        updated_at=T0 + timedelta(seconds=revision),
+        position=revision,
+        moves=moves,
+        revision=revision,
+    )
+
+
+def _started(store: SqlStudyStore, scope: StudyScope) -> SessionId:
+    session_id = store.start_session(scope, SessionRecord("practice", T0))
+    store.put_active_session(scope, _saved(session_id, 0))
+    return session_id
+
+
+def _review(item_id: str) -> tuple[CardRecord, ReviewRecord]:
+    card = CardRecord(item_id, CardState.LEARNING, 0, 2.0, 5.0, T0, T0, 1, 0, False)
+    review = ReviewRecord(
+        item_id=item_id,
+        rating=3,
+        graded_by="self",
+        answer=None,
+        duration_ms=1000,
+        reviewed_at=T0,
+        state_before=CardState.NEW,
+        interval_before_days=None,
+        first_of_day=True,
+        settings={"desired_retention": 0.9},
+    )
+    return card, review
+
+
+def _in_transaction_at_save(store: SqlStudyStore) -> list[bool]:
+    """Whether each UPDATE of the session ran inside a transaction (psycopg's view)."""
+    seen: list[bool] = []
+
+    def check(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("UPDATE active_sessions"):
+            driver = conn.connection.driver_connection
+            if conn.dialect.name == "sqlite":
+                seen.append(driver.in_transaction)
+            else:
+                seen.append(not driver.autocommit)
+
+    sa.event.listen(store.engine, "before_cursor_execute", check)
+    return seen
+
+
+def test_a_save_alone_in_a_unit_is_written_when_the_unit_ends(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    with store.unit_of_work():
+        store.put_active_session(scope, _saved(session_id, 1))
+    assert store.active_session_stamp(scope, session_id) == (1, T0)
+
+
+def test_a_stale_save_alone_in_a_unit_fails_when_the_unit_ends(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    store.put_active_session(scope, _saved(session_id, 1))
+    with pytest.raises(StorageConflict, match="moved on by another request"):
+        with store.unit_of_work():
+            store.put_active_session(scope, _saved(session_id, 1))
+    assert store.active_session_stamp(scope, session_id) == (1, T0)
+
+
+def test_a_unit_that_raises_after_its_save_writes_nothing(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    with pytest.raises(RuntimeError), store.unit_of_work():
+        store.put_active_session(scope, _saved(session_id, 1))
+        raise RuntimeError("the move failed after its save")
+    assert store.active_session_stamp(scope, session_id) == (0, T0)
+
+
+def test_a_read_after_the_save_sees_it_and_both_commit_together(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    with pytest.raises(RuntimeError), store.unit_of_work():
+        store.put_active_session(scope, _saved(session_id, 1))
+        assert store.active_session_stamp(scope, session_id) == (1, T0)
+        raise RuntimeError("then the move failed")
+    assert store.active_session_stamp(scope, session_id) == (0, T0)
+
+
+def test_a_write_after_the_save_shares_its_transaction(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    store.put_active_session(scope, _saved(session_id, 1))
+    with pytest.raises(StorageConflict), store.unit_of_work():
+        store.put_active_session(scope, _saved(session_id, 1))  # stale
+        store.record_review(scope, *_review("q1"))
+    # The review went with the failed save.
+    assert list(store.iter_reviews(scope)) == []
+
+
+def test_a_review_then_a_failed_save_write_nothing(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    store.put_active_session(scope, _saved(session_id, 1))
+    with pytest.raises(StorageConflict), store.unit_of_work():
+        store.record_review(scope, *_review("q1"))
+        store.put_active_session(scope, _saved(session_id, 1))  # stale
+    assert list(store.iter_reviews(scope)) == []
+    assert store.get_card(scope, "q1") is None
+
+
+def test_only_a_save_alone_in_its_unit_runs_outside_a_transaction(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    in_transaction = _in_transaction_at_save(store)
+    with store.unit_of_work():
+        store.put_active_session(scope, _saved(session_id, 1))
+    with store.unit_of_work():
+        store.record_review(scope, *_review("q1"))
+        store.put_active_session(scope, _saved(session_id, 2))
+    store.put_active_session(scope, _saved(session_id, 3))
+    if store.engine.dialect.name == "postgresql":
+        assert in_transaction == [False, True, True]
+    else:
+        assert in_transaction == [True, True, True]  # SQLite keeps its write transactions
+
+
+def test_connections_go_back_to_the_pool_making_transactions(store):
+    scope = _scope(store)
+    session_id = _started(store, scope)
+    with store.unit_of_work():
+        store.put_active_session(scope, _saved(session_id, 1))
+    with pytest.raises(RuntimeError), store.unit_of_work():
+        raise RuntimeError("a move that failed before writing")
+    # Every pooled connection: a two-statement write still rolls back as one.
+    with store.engine.connect() as conn:
+        assert not getattr(conn.connection.driver_connection, "autocommit", False)
