@@ -33,6 +33,7 @@ from sysdrill.storage.engine import (
     schema_revision,
 )
 from sysdrill.storage.login_guard import SAVE_GUARDED_SESSION, LoginGuard, confirm_login
+from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.progress_queries import ProgressQueries
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
@@ -83,6 +84,12 @@ _UNCHECKED = object()
 _CARD_STATE = tuple(
     column.name for column in t.cards.c if column.name not in ("user_id", "vault_id", "item_id")
 )
+_RECORD_REVIEW = Precompiled(RECORD_REVIEW_POSTGRESQL)
+_RECORD_CHECKED_REVIEW = {
+    first: Precompiled(statement) for first, statement in RECORD_CHECKED_REVIEW_POSTGRESQL.items()
+}
+_SAVE_SESSION = Precompiled(SAVE_ACTIVE_SESSION)
+_SAVE_GUARDED_SESSION = Precompiled(SAVE_GUARDED_SESSION)
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
 
@@ -343,9 +350,9 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
                         **{f"r_{k}": v for k, v in review_row.items()},
                     }
                     if read is _UNCHECKED:
-                        return int(conn.execute(RECORD_REVIEW_POSTGRESQL, params).scalar_one())
-                    checked = RECORD_CHECKED_REVIEW_POSTGRESQL["first" if read is None else "later"]
-                    found = conn.execute(checked, params).scalar()
+                        return int(_RECORD_REVIEW.execute(conn, params).scalar_one())
+                    checked = _RECORD_CHECKED_REVIEW["first" if read is None else "later"]
+                    found = checked.execute(conn, params).scalar()
                     return None if found is None else int(found)
                 if read is _UNCHECKED:
                     self._upsert_card(conn, scope, card)
@@ -584,9 +591,9 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
             "b_started_at": session.started_at,
         }
         if guard is None:
-            return conn.execute(SAVE_ACTIVE_SESSION, params).rowcount == 1
+            return _SAVE_SESSION.execute(conn, params).rowcount == 1
         # The save proves the trusted login too: no query of its own.
-        if conn.execute(SAVE_GUARDED_SESSION, params | guard.params()).rowcount == 1:
+        if _SAVE_GUARDED_SESSION.execute(conn, params | guard.params()).rowcount == 1:
             guard.confirmed = True
             return True
         # Which condition failed: the login's (raises) or the revision's.

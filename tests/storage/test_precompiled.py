@@ -1,0 +1,97 @@
+"""Hot statements run as SQL compiled once, where their values need no converting."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from sysdrill.storage.precompiled import Precompiled
+
+T0 = datetime(2026, 12, 1, 9, 30, 15, 123456, tzinfo=UTC)
+
+_metadata = sa.MetaData()
+_things = sa.Table(
+    "precompiled_things",
+    _metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("name", sa.String(50), nullable=False),
+    sa.Column("done", sa.Boolean(), nullable=False),
+    sa.Column("count", sa.Integer(), nullable=False),
+)
+_times = sa.Table(
+    "precompiled_times",
+    _metadata,
+    sa.Column("id", sa.Integer(), primary_key=True),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+)
+_RENAME = _things.update().where(_things.c.id == sa.bindparam("b_id"))
+_COUNT_DONE = sa.select(sa.func.count()).where(
+    _things.c.done == sa.bindparam("b_done"), sa.func.coalesce(_things.c.count, 5) < 3
+)
+_STAMP = _times.insert()
+
+
+@pytest.fixture
+def engine(blank_sql_url: str) -> Iterator[sa.Engine]:
+    made = sa.create_engine(blank_sql_url)
+    _metadata.create_all(made)
+    with made.begin() as conn:
+        conn.execute(
+            _things.insert(),
+            [
+                {"id": 1, "name": "one", "done": False, "count": 0},
+                {"id": 2, "name": "two", "done": True, "count": 0},
+            ],
+        )
+    yield made
+    _metadata.drop_all(made)
+    made.dispose()
+
+
+def _sent(engine: sa.Engine) -> list[str]:
+    statements: list[str] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", note)
+    return statements
+
+
+def test_an_update_sets_the_columns_its_values_name(engine):
+    rename = Precompiled(_RENAME)
+    with engine.begin() as conn:
+        for _ in range(2):  # compiled once, run twice
+            assert rename.execute(conn, {"b_id": 1, "name": "uno"}).rowcount == 1
+        assert rename.execute(conn, {"b_id": 2, "count": 7, "done": False}).rowcount == 1
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(_things).order_by(_things.c.id)).all()
+    assert [tuple(row) for row in rows] == [(1, "uno", False, 0), (2, "two", False, 7)]
+
+
+def test_a_select_with_a_boolean_value_gives_what_execute_gives(engine):
+    count_done = Precompiled(_COUNT_DONE)
+    with engine.connect() as conn:
+        assert count_done.execute(conn, {"b_done": True}).scalar() == 1
+        assert conn.execute(_COUNT_DONE, {"b_done": True}).scalar() == 1
+
+
+def test_postgresql_is_sent_the_compiled_text_and_sqlite_datetimes_are_converted(engine):
+    stamp = Precompiled(_STAMP)
+    sent = _sent(engine)
+    with engine.begin() as conn:
+        stamp.execute(conn, {"id": 1, "at": T0})
+        stored = conn.execute(sa.select(_times.c.at)).scalar_one()
+    assert stored.replace(tzinfo=UTC) == T0
+    compiled = _STAMP.compile(dialect=engine.dialect, column_keys=["at", "id"])
+    if engine.dialect.name == "postgresql":
+        assert sent[0] == compiled.string
+    else:
+        # SQLite keeps datetimes as the text SQLAlchemy writes: its execute converted it.
+        with engine.connect() as conn:
+            text = conn.execute(sa.text("SELECT CAST(at AS TEXT) FROM precompiled_times")).scalar()
+        assert text == "2026-12-01 09:30:15.123456"
