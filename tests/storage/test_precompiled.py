@@ -95,3 +95,43 @@ def test_postgresql_is_sent_the_compiled_text_and_sqlite_datetimes_are_converted
         with engine.connect() as conn:
             text = conn.execute(sa.text("SELECT CAST(at AS TEXT) FROM precompiled_times")).scalar()
         assert text == "2026-12-01 09:30:15.123456"
+
+
+def test_a_review_and_its_save_run_compiled_once_on_postgresql(sql_url):
+    from datetime import timedelta
+
+    from sysdrill.storage.sql_store import SqlStudyStore
+    from sysdrill.study.card_state import CardRecord, CardState
+    from sysdrill.study.review_log import ReviewRecord
+    from sysdrill.study.sessions.saved import SavedSession
+    from sysdrill.study.user_state import SessionRecord, StudyScope, VaultId
+
+    store = SqlStudyStore(sql_url)
+    scope = StudyScope(store.ensure_user("learner", now=T0), VaultId("v"))
+    session_id = store.start_session(scope, SessionRecord("practice", T0))
+    saved = SavedSession(session_id, "practice", {}, ("q1",), T0, T0)
+    store.put_active_session(scope, saved)
+    card = CardRecord("q1", CardState.LEARNING, 0, 2.5, 5.0, T0, T0, 1, 0, False)
+    review = ReviewRecord("q1", 3, "self", None, 900, T0, CardState.NEW, None, True, {})
+    compiled_per_call: list[bool] = []
+
+    def note(_conn: Any, _cursor: Any, statement: str, _params: Any, context: Any, *_: Any) -> None:
+        first_settings = "scheduler_settings" in statement  # stored once, not per review
+        if (
+            statement.lstrip().upper().startswith(("WITH", "UPDATE", "INSERT"))
+            and not first_settings
+        ):
+            compiled_per_call.append(context.compiled is not None)
+
+    sa.event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        assert store.record_checked_review(scope, card, review, read=None) is not None
+        moved = SavedSession(session_id, "practice", {}, ("q1",), T0, T0 + timedelta(1), 1, (), 1)
+        store.put_active_session(scope, moved)
+    finally:
+        store.close()
+    # PostgreSQL: SQL compiled once, run as text; SQLite: SQLAlchemy converts its datetimes.
+    if sql_url.startswith("sqlite"):
+        assert len(compiled_per_call) == 4 and all(compiled_per_call)  # card, review, day, save
+    else:
+        assert compiled_per_call == [False, False]  # the review's one statement, the save

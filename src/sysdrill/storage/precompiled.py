@@ -11,7 +11,9 @@ sent with ``exec_driver_sql``, the values passed as they are.
 Only where passing them as they are is what SQLAlchemy would send: the compiled
 form is used when no bound value needs converting on that dialect (psycopg takes
 Python's ints, strings, floats, bools and aware datetimes as they are; SQLite's
-datetimes are converted to text, so SQLite keeps ``Connection.execute``).
+datetimes are converted to text, so SQLite keeps ``Connection.execute``). Floats
+and bools count as needing nothing: SQLAlchemy only checks a bool, or turns an
+int into a float, which PostgreSQL does too.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ from sqlalchemy import Connection, CursorResult
 from sqlalchemy.engine import Dialect
 
 __all__ = ["Precompiled"]
+
+
+_AS_IS = (sa.Boolean, sa.Float)
+"""Types whose bind processors only check a bool or turn an int into a float: the
+driver takes the bools and floats (and PostgreSQL the ints) as they are."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +59,7 @@ class Precompiled:
         # An UPDATE without .values() sets the columns its values name: compile for those.
         compiled = self.statement.compile(dialect=dialect, column_keys=sorted(keys))
         as_is = dialect.paramstyle == "pyformat" and all(
-            isinstance(bind.type, sa.Boolean) or bind.type.bind_processor(dialect) is None
+            isinstance(bind.type, _AS_IS) or bind.type.bind_processor(dialect) is None
             for bind in compiled.binds.values()
         )
         # Values the statement holds itself (literals such as coalesce's 0).
