@@ -9,7 +9,6 @@ transaction, committed before it returns. SQLite runs in WAL mode with
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Collection, Iterator, Mapping
 from datetime import UTC, date, datetime
@@ -35,12 +34,11 @@ from sysdrill.storage.engine import (
 from sysdrill.storage.login_guard import SAVE_GUARDED_SESSION, LoginGuard, confirm_login
 from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.progress_queries import ProgressQueries
+from sysdrill.storage.review_writes import ReviewWrites
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
-    BUMP_DAY,
     CARD_COLUMNS,
     CARDS_OF_ITEMS,
-    CHECKED_CARD_WRITES,
     DAY_REVIEW_COUNTS,
     DUE_CARDS,
     GET_ACTIVE_SESSION,
@@ -48,13 +46,8 @@ from sysdrill.storage.sql_rows import (
     GET_SETTINGS,
     INSERT_ACTIVE_SESSION,
     INSERT_DAY,
-    INSERT_REVIEW,
-    RECORD_CHECKED_REVIEW_POSTGRESQL,
-    RECORD_REVIEW_POSTGRESQL,
     SAVE_ACTIVE_SESSION,
     STUDIED_IDS,
-    UPSERT_CARD,
-    UPSERT_DAY,
     USER_ID,
     card_record,
     card_row,
@@ -64,7 +57,7 @@ from sysdrill.storage.sql_rows import (
     utc,
 )
 from sysdrill.storage.translate import translate_errors
-from sysdrill.storage.unit_of_work import ConnectionHolder, engine_memo
+from sysdrill.storage.unit_of_work import engine_memo
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
@@ -79,15 +72,6 @@ from sysdrill.study.user_state import (
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
-_UNCHECKED = object()
-"""Write the card whatever is stored (``record_review``), not only over the card read."""
-_CARD_STATE = tuple(
-    column.name for column in t.cards.c if column.name not in ("user_id", "vault_id", "item_id")
-)
-_RECORD_REVIEW = Precompiled(RECORD_REVIEW_POSTGRESQL)
-_RECORD_CHECKED_REVIEW = {
-    first: Precompiled(statement) for first, statement in RECORD_CHECKED_REVIEW_POSTGRESQL.items()
-}
 _SAVE_SESSION = Precompiled(SAVE_ACTIVE_SESSION)
 _SAVE_GUARDED_SESSION = Precompiled(SAVE_GUARDED_SESSION)
 _ITEMS_PER_QUERY = 500
@@ -100,8 +84,11 @@ def _json_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
-class SqlStudyStore(ConnectionHolder, ProgressQueries):
-    """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy (progress queries mixed in)."""
+class SqlStudyStore(ReviewWrites, ProgressQueries):
+    """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy.
+
+    Reviews' writes (:mod:`~sysdrill.storage.review_writes`) and progress queries are mixed in.
+    """
 
     def __init__(
         self, url: str, *, migrate_schema: bool = False, login_guard: LoginGuard | None = None
@@ -256,116 +243,6 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
             row = conn.execute(DAY_REVIEW_COUNTS, params).first()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
-    # -- reviews ---------------------------------------------------------------
-
-    def _settings_id(self, conn: Connection, settings: Mapping[str, Any]) -> int:
-        text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        cached = self._settings_ids.get(digest)
-        if cached is not None:
-            return cached
-        query = sa.select(t.scheduler_settings.c.id).where(t.scheduler_settings.c.digest == digest)
-        found = conn.execute(query).scalar()
-        if found is None:
-            try:
-                with conn.begin_nested():
-                    result = conn.execute(
-                        t.scheduler_settings.insert().values(digest=digest, settings_json=text)
-                    )
-            except sa.exc.IntegrityError:
-                # Another worker stored the same settings first (PostgreSQL does not
-                # serialise the two inserts as SQLite's write lock does): use theirs.
-                found = conn.execute(query).scalar()
-                if found is None:
-                    raise
-                return int(found)
-            assert result.inserted_primary_key is not None
-            # The id is only safe to cache once this transaction commits.
-            return int(result.inserted_primary_key[0])
-        self._settings_ids[digest] = int(found)
-        return int(found)
-
-    @staticmethod
-    def _review_row(scope: StudyScope, review: ReviewRecord, settings_id: int) -> dict[str, Any]:
-        return {
-            "user_id": scope.user_id,
-            "vault_id": scope.vault_id,
-            "item_id": review.item_id,
-            "rating": review.rating,
-            "graded_by": review.graded_by,
-            "answer": review.answer,
-            "duration_ms": review.duration_ms,
-            "reviewed_at": review.reviewed_at,
-            "review_day": review.reviewed_at.astimezone(UTC).date(),
-            "state_before": int(review.state_before),
-            "interval_before_days": review.interval_before_days,
-            "first_of_day": review.first_of_day,
-            "settings_id": settings_id,
-            "session_id": review.session_id,
-        }
-
-    def _upsert_card(self, conn: Connection, scope: StudyScope, card: CardRecord) -> None:
-        conn.execute(UPSERT_CARD[conn.dialect.name], card_row(scope, card))
-
-    @staticmethod
-    def _day_row(scope: StudyScope, review: ReviewRecord) -> dict[str, Any]:
-        day = review.reviewed_at.astimezone(UTC).date()
-        row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day}
-        return {**row, **day_counts(review)}
-
-    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
-        """Write the card's new state and append ``review`` in one transaction."""
-        review_id = self._record(scope, card, review, read=_UNCHECKED)
-        assert review_id is not None
-        return review_id
-
-    def record_checked_review(
-        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
-    ) -> int | None:
-        """Like :meth:`record_review`, only while the stored card is still ``read``.
-
-        ``read`` is the card as it was read before the review (None: no card was
-        stored). Returns None, having written nothing, when the stored card is no
-        longer that one.
-        """
-        return self._record(scope, card, review, read=read)
-
-    def _record(
-        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: object
-    ) -> int | None:
-        with translate_errors(f"recording a review of {review.item_id}"):
-            with self._write() as conn:
-                settings_id = self._settings_id(conn, review.settings)
-                review_row = self._review_row(scope, review, settings_id)
-                day_row = self._day_row(scope, review)
-                card_params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
-                if isinstance(read, CardRecord):
-                    stored = card_row(scope, read)
-                    card_params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
-                if conn.dialect.name == "postgresql":
-                    # One round trip for the three writes (sql_rows.RECORD_REVIEW_POSTGRESQL).
-                    params = {
-                        **card_params,
-                        **{f"d_{k}": v for k, v in day_row.items()},
-                        **{f"r_{k}": v for k, v in review_row.items()},
-                    }
-                    if read is _UNCHECKED:
-                        return int(_RECORD_REVIEW.execute(conn, params).scalar_one())
-                    checked = _RECORD_CHECKED_REVIEW["first" if read is None else "later"]
-                    found = checked.execute(conn, params).scalar()
-                    return None if found is None else int(found)
-                if read is _UNCHECKED:
-                    self._upsert_card(conn, scope, card)
-                else:
-                    first, later = CHECKED_CARD_WRITES[conn.dialect.name]
-                    written = conn.execute(first if read is None else later, card_params)
-                    if written.first() is None:
-                        return None
-                result = conn.execute(INSERT_REVIEW, review_row)
-                conn.execute(UPSERT_DAY[conn.dialect.name], day_row)
-                assert result.inserted_primary_key is not None
-                return int(result.inserted_primary_key[0])
-
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
         r = t.reviews.c
@@ -495,47 +372,6 @@ class SqlStudyStore(ConnectionHolder, ProgressQueries):
             query = query.where(s.ended_at.is_(None))
         with translate_errors("reading sessions"), self._read() as conn:
             return [session_record(row) for row in conn.execute(query)]
-
-    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
-        """Delete one review, put the card back and take it off its day's counters."""
-        r = t.reviews.c
-        with translate_errors("undoing a review"), self._write() as conn:
-            row = conn.execute(
-                sa.select(
-                    r.item_id,
-                    r.rating,
-                    r.graded_by,
-                    r.duration_ms,
-                    r.reviewed_at,
-                    r.state_before,
-                    r.interval_before_days,
-                    r.first_of_day,
-                ).where(r.id == review_id, of_scope(t.reviews, scope))
-            ).first()
-            if row is None:
-                raise StorageError(f"No review {review_id} to undo. Undo only a review just given.")
-            review = ReviewRecord(
-                item_id=row.item_id,
-                rating=row.rating,
-                graded_by=row.graded_by,
-                answer=None,
-                duration_ms=row.duration_ms,
-                reviewed_at=utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
-                state_before=CardState(row.state_before),
-                interval_before_days=row.interval_before_days,
-                first_of_day=bool(row.first_of_day),
-                settings={},
-            )
-            conn.execute(t.reviews.delete().where(r.id == review_id))
-            counts = {key: -value for key, value in day_counts(review).items()}
-            params: dict[str, Any] = {f"d_{k}": v for k, v in counts.items()}
-            params.update(scope_params(scope), b_day=review.reviewed_at.astimezone(UTC).date())
-            conn.execute(BUMP_DAY, params)
-            if card is None:
-                mine = sa.and_(of_scope(t.cards, scope), t.cards.c.item_id == row.item_id)
-                conn.execute(t.cards.delete().where(mine))
-            else:
-                self._upsert_card(conn, scope, card)
 
     # -- sessions in progress --------------------------------------------------
 
