@@ -117,3 +117,31 @@ def test_disabled_account_fails_the_guard(
     store = store_of(migrated_db_url, login_guard=_guard(login))
     with pytest.raises(LoginChanged):
         store.ensure_user("newcomer", now=NOW)
+
+
+def test_review_with_save_on_ended_login_raises_and_writes_nothing(
+    migrated_db_url: str, login: LoginSession, store_of: type[SqlStudyStore]
+) -> None:
+    from sysdrill.study.card_state import CardRecord, CardState
+    from sysdrill.study.review_log import ReviewRecord
+    from sysdrill.study.sessions.saved import SavedSession
+    from sysdrill.study.user_state import SessionRecord, StudyScope, VaultId
+
+    plain = store_of(migrated_db_url)
+    scope = StudyScope(login.account.user_id, VaultId("v"))
+    session_id = plain.start_session(scope, SessionRecord("practice", NOW))
+    started = SavedSession(session_id, "practice", {}, ("q1",), NOW, NOW)
+    plain.put_active_session(scope, started)
+    card = CardRecord("q1", CardState.LEARNING, 0, 2.5, 5.0, NOW, NOW, 1, 0, False)
+    review = ReviewRecord("q1", 3, "self", None, 900, NOW, CardState.NEW, None, True, {})
+    for _ in range(2):  # the scheduler's settings stored, then known
+        plain.record_review(scope, card, review)
+    with open_accounts(migrated_db_url) as accounts:
+        accounts.logout(login.token)
+    store = store_of(migrated_db_url, login_guard=_guard(login))
+    move = {"move": "rate", "value": 3, "at": NOW.isoformat(), "due": NOW.isoformat()}
+    moved = SavedSession(session_id, "practice", {}, ("q1",), NOW, NOW, 1, (move,), 1)
+    with pytest.raises(LoginChanged), store.unit_of_work():
+        store.record_review_with_save(scope, card, review, read=card, session=moved)
+    assert len(list(plain.iter_reviews(scope))) == 2
+    assert plain.active_session_stamp(scope, session_id) == (0, NOW)

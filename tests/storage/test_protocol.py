@@ -479,3 +479,87 @@ def test_reviews_of_one_day_add_up_in_its_counts(store):
     store.record_review(user, card("q-0"), review("q-0", T0 + timedelta(days=1)))
     days = {day.day: day.reviews for day in store.daily_stats(user)}
     assert days == {T0.date(): 3, T0.date() + timedelta(days=1): 1}
+
+
+# -- a review written with its session's save ------------------------------------------
+
+
+def _with_move(saved, revision: int):
+    move = {"move": "rate", "value": 3, "at": T0.isoformat(), "due": T0.isoformat()}
+    return replace(saved, moves=(*saved.moves, move), revision=revision, position=revision)
+
+
+@pytest.fixture(params=["alone", "in a unit of work"])
+def how_written(request: pytest.FixtureRequest) -> str:
+    """Outside a unit of work, and as a unit's only write (PostgreSQL: one statement)."""
+    return str(request.param)
+
+
+def _review_with_save(store, how: str, *args, **kwargs):
+    if how == "alone":
+        return store.record_review_with_save(*args, **kwargs)
+    with store.unit_of_work():
+        return store.record_review_with_save(*args, **kwargs)
+
+
+def test_review_with_save_writes_both_and_the_move_records_the_review(store, how_written):
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))  # settings stored once
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    later = card("q-1", due=T0 + timedelta(days=9))
+    moved = _with_move(_saved(session_id), 1)
+    at = T0 + timedelta(days=1)
+    review_id = _review_with_save(
+        store, how_written, user, later, review("q-1", at), read=card("q-1"), session=moved
+    )
+    assert review_id is not None
+    assert store.get_card(user, "q-1") == later
+    assert [r.review_id for r in store.iter_reviews(user)][-1] == review_id
+    stored = store.get_active_session(user, session_id)
+    assert stored == moved.with_last_review(review_id)
+    assert sum(day.reviews for day in store.daily_stats(user)) == 2
+
+
+def test_review_with_save_of_a_changed_card_writes_nothing(store, how_written):
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    at = T0 + timedelta(days=1)
+    found = _review_with_save(
+        store,
+        how_written,
+        user,
+        card("q-1", due=T0 + timedelta(days=9)),
+        review("q-1", at),
+        read=None,  # read before the first review: the card changed since
+        session=_with_move(_saved(session_id), 1),
+    )
+    assert found is None
+    assert store.get_card(user, "q-1") == card("q-1")
+    assert len(list(store.iter_reviews(user))) == 1
+    assert store.active_session_stamp(user, session_id) == (0, T0)
+
+
+def test_review_with_save_of_a_session_moved_on_writes_nothing(store, how_written):
+    from sysdrill.errors import StorageConflict
+
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    store.put_active_session(user, _saved(session_id, revision=1, position=1))
+    with pytest.raises(StorageConflict, match="moved on by another request"):
+        _review_with_save(
+            store,
+            how_written,
+            user,
+            card("q-1", due=T0 + timedelta(days=9)),
+            review("q-1", T0 + timedelta(days=1)),
+            read=card("q-1"),
+            session=_with_move(_saved(session_id), 1),  # made on revision 0
+        )
+    assert store.get_card(user, "q-1") == card("q-1")
+    assert len(list(store.iter_reviews(user))) == 1
+    assert store.active_session_stamp(user, session_id) == (1, T0)

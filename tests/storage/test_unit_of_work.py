@@ -8,6 +8,7 @@ does after it puts both in one transaction.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -177,3 +178,42 @@ def test_connections_go_back_to_the_pool_making_transactions(store):
     # Every pooled connection: a two-statement write still rolls back as one.
     with store.engine.connect() as conn:
         assert not getattr(conn.connection.driver_connection, "autocommit", False)
+
+
+def _rated(saved: SavedSession) -> SavedSession:
+    move = {"move": "rate", "value": 3, "at": T0.isoformat(), "due": T0.isoformat()}
+    later = T0 + timedelta(minutes=1)
+    return replace(saved, updated_at=later, position=1, moves=(*saved.moves, move), revision=1)
+
+
+def _sent_statements(store: SqlStudyStore) -> list[tuple[str, bool]]:
+    """Each statement's first word, and whether it ran inside a transaction."""
+    seen: list[tuple[str, bool]] = []
+
+    def note(conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        driver = conn.connection.driver_connection
+        inside = driver.in_transaction if conn.dialect.name == "sqlite" else not driver.autocommit
+        seen.append((statement.split(None, 1)[0].upper(), inside))
+
+    sa.event.listen(store.engine, "before_cursor_execute", note)
+    return seen
+
+
+def test_a_review_with_its_save_alone_in_a_unit_is_one_statement_on_postgresql(store):
+    scope = _scope(store)
+    for item_id in ("q1", "q2"):  # the scheduler's settings stored, then known
+        store.record_review(scope, *_review(item_id))
+    session_id = _started(store, scope)
+    card, review = _review("q3")
+    sent = _sent_statements(store)
+    with store.unit_of_work():
+        review_id = store.record_review_with_save(
+            scope, card, review, read=None, session=_rated(_saved(session_id, 0))
+        )
+    assert review_id is not None
+    if store.engine.dialect.name == "postgresql":
+        assert sent == [("WITH", False)]
+    else:
+        assert [word for word, _ in sent] == ["BEGIN", "INSERT", "INSERT", "INSERT", "UPDATE"]
+    saved = store.get_active_session(scope, session_id)
+    assert saved is not None and saved.moves[-1]["review_id"] == review_id

@@ -142,5 +142,8 @@ def load_session(
                 "in progress with list_sessions()."
             )
         live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
+    # In one_transaction a failed save means "again from the database": a review can be
+    # written with its save in one go (its card having changed fails the save too).
+    live.join_saves(attempt is not None)
     session_cache.keep(study, vault, live)
     return live.saved, live

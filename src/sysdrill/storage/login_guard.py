@@ -25,11 +25,11 @@ from sysdrill.errors import LoginChanged
 from sysdrill.storage import schema as t
 from sysdrill.storage.sql_rows import SAVE_ACTIVE_SESSION
 
-__all__ = ["SAVE_GUARDED_SESSION", "LoginGuard", "confirm_login"]
+__all__ = ["LOGIN_STANDS", "SAVE_GUARDED_SESSION", "LoginGuard", "confirm_login"]
 
 _DECKS = t.personal_deck_versions
 
-_LOGIN_STANDS = (
+LOGIN_STANDS = (
     sa.select(sa.literal(1))
     .select_from(
         t.login_sessions.join(t.accounts, t.accounts.c.user_id == t.login_sessions.c.user_id)
@@ -46,8 +46,9 @@ _LOGIN_STANDS = (
     )
     .exists()
 )
-_CONFIRM_LOGIN = sa.select(_LOGIN_STANDS)
-SAVE_GUARDED_SESSION = SAVE_ACTIVE_SESSION.where(_LOGIN_STANDS)
+"""True while the guard's login stands (bound as ``g_`` + the guard's field names)."""
+_CONFIRM_LOGIN = sa.select(LOGIN_STANDS)
+SAVE_GUARDED_SESSION = SAVE_ACTIVE_SESSION.where(LOGIN_STANDS)
 """The save of a move that also matches only while its guard's login stands."""
 
 

@@ -185,6 +185,22 @@ class MemoryStudyStore:
             return None
         return self.record_review(scope, card, review)
 
+    def record_review_with_save(
+        self,
+        scope: StudyScope,
+        card: CardRecord,
+        review: ReviewRecord,
+        *,
+        read: CardRecord | None,
+        session: SavedSession,
+    ) -> int | None:
+        """Write as :meth:`record_checked_review`, then save the session; all or nothing."""
+        with self.unit_of_work():
+            review_id = self.record_checked_review(scope, card, review, read=read)
+            if review_id is not None:
+                self.put_active_session(scope, session.with_last_review(review_id))
+        return review_id
+
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
         self._check()

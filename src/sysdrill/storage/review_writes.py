@@ -38,7 +38,7 @@ from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import ReviewRecord, day_counts
 from sysdrill.study.user_state import StudyScope
 
-__all__ = ["ReviewWrites"]
+__all__ = ["ReviewWrites", "day_row", "review_params", "review_row"]
 
 _UNCHECKED = object()
 """Write the card whatever is stored (``record_review``), not only over the card read."""
@@ -51,15 +51,68 @@ _RECORD_CHECKED_REVIEW = {
 }
 
 
+def _settings_digest(settings: Mapping[str, Any]) -> tuple[str, str]:
+    """The SHA-256 of the settings' JSON, and the JSON."""
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest(), text
+
+
+def review_row(scope: StudyScope, review: ReviewRecord, settings_id: int) -> dict[str, Any]:
+    """The ``reviews`` row of ``review`` in ``scope`` (its id left to the database)."""
+    return {
+        "user_id": scope.user_id,
+        "vault_id": scope.vault_id,
+        "item_id": review.item_id,
+        "rating": review.rating,
+        "graded_by": review.graded_by,
+        "answer": review.answer,
+        "duration_ms": review.duration_ms,
+        "reviewed_at": review.reviewed_at,
+        "review_day": review.reviewed_at.astimezone(UTC).date(),
+        "state_before": int(review.state_before),
+        "interval_before_days": review.interval_before_days,
+        "first_of_day": review.first_of_day,
+        "settings_id": settings_id,
+        "session_id": review.session_id,
+    }
+
+
+def day_row(scope: StudyScope, review: ReviewRecord) -> dict[str, Any]:
+    """What ``review`` adds to its UTC day's counters row."""
+    day = review.reviewed_at.astimezone(UTC).date()
+    row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day}
+    return {**row, **day_counts(review)}
+
+
+def review_params(
+    scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: object, settings_id: int
+) -> dict[str, Any]:
+    """The bound values of a review's statement on PostgreSQL, by prefix.
+
+    ``c_`` the card's new row, ``s_`` the card read (when ``read`` is one), ``d_``
+    the day's counts, ``r_`` the review's row.
+    """
+    params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
+    if isinstance(read, CardRecord):
+        stored = card_row(scope, read)
+        params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
+    params |= {f"d_{k}": v for k, v in day_row(scope, review).items()}
+    params |= {f"r_{k}": v for k, v in review_row(scope, review, settings_id).items()}
+    return params
+
+
 class ReviewWrites(ConnectionHolder):
     """The review-writing methods of the SQL study store."""
 
     _settings_ids: dict[str, int]
     """Scheduler-settings ids by digest, shared by the stores of one engine."""
 
+    def _known_settings_id(self, settings: Mapping[str, Any]) -> int | None:
+        """The id of settings stored before (and remembered), else None."""
+        return self._settings_ids.get(_settings_digest(settings)[0])
+
     def _settings_id(self, conn: Connection, settings: Mapping[str, Any]) -> int:
-        text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
-        digest = hashlib.sha256(text.encode()).hexdigest()
+        digest, text = _settings_digest(settings)
         cached = self._settings_ids.get(digest)
         if cached is not None:
             return cached
@@ -84,33 +137,8 @@ class ReviewWrites(ConnectionHolder):
         self._settings_ids[digest] = int(found)
         return int(found)
 
-    @staticmethod
-    def _review_row(scope: StudyScope, review: ReviewRecord, settings_id: int) -> dict[str, Any]:
-        return {
-            "user_id": scope.user_id,
-            "vault_id": scope.vault_id,
-            "item_id": review.item_id,
-            "rating": review.rating,
-            "graded_by": review.graded_by,
-            "answer": review.answer,
-            "duration_ms": review.duration_ms,
-            "reviewed_at": review.reviewed_at,
-            "review_day": review.reviewed_at.astimezone(UTC).date(),
-            "state_before": int(review.state_before),
-            "interval_before_days": review.interval_before_days,
-            "first_of_day": review.first_of_day,
-            "settings_id": settings_id,
-            "session_id": review.session_id,
-        }
-
     def _upsert_card(self, conn: Connection, scope: StudyScope, card: CardRecord) -> None:
         conn.execute(UPSERT_CARD[conn.dialect.name], card_row(scope, card))
-
-    @staticmethod
-    def _day_row(scope: StudyScope, review: ReviewRecord) -> dict[str, Any]:
-        day = review.reviewed_at.astimezone(UTC).date()
-        row = {"user_id": scope.user_id, "vault_id": scope.vault_id, "day": day}
-        return {**row, **day_counts(review)}
 
     def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
         """Write the card's new state and append ``review`` in one transaction."""
@@ -135,19 +163,9 @@ class ReviewWrites(ConnectionHolder):
         with translate_errors(f"recording a review of {review.item_id}"):
             with self._write() as conn:
                 settings_id = self._settings_id(conn, review.settings)
-                review_row = self._review_row(scope, review, settings_id)
-                day_row = self._day_row(scope, review)
-                card_params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
-                if isinstance(read, CardRecord):
-                    stored = card_row(scope, read)
-                    card_params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
                 if conn.dialect.name == "postgresql":
                     # One round trip for the three writes (sql_rows.RECORD_REVIEW_POSTGRESQL).
-                    params = {
-                        **card_params,
-                        **{f"d_{k}": v for k, v in day_row.items()},
-                        **{f"r_{k}": v for k, v in review_row.items()},
-                    }
+                    params = review_params(scope, card, review, read=read, settings_id=settings_id)
                     if read is _UNCHECKED:
                         return int(_RECORD_REVIEW.execute(conn, params).scalar_one())
                     checked = _RECORD_CHECKED_REVIEW["first" if read is None else "later"]
@@ -156,12 +174,16 @@ class ReviewWrites(ConnectionHolder):
                 if read is _UNCHECKED:
                     self._upsert_card(conn, scope, card)
                 else:
+                    card_params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
+                    if isinstance(read, CardRecord):
+                        stored = card_row(scope, read)
+                        card_params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
                     first, later = CHECKED_CARD_WRITES[conn.dialect.name]
                     written = conn.execute(first if read is None else later, card_params)
                     if written.first() is None:
                         return None
-                result = conn.execute(INSERT_REVIEW, review_row)
-                conn.execute(UPSERT_DAY[conn.dialect.name], day_row)
+                result = conn.execute(INSERT_REVIEW, review_row(scope, review, settings_id))
+                conn.execute(UPSERT_DAY[conn.dialect.name], day_row(scope, review))
                 assert result.inserted_primary_key is not None
                 return int(result.inserted_primary_key[0])
 

@@ -34,7 +34,12 @@ from sysdrill.storage.engine import (
 from sysdrill.storage.login_guard import SAVE_GUARDED_SESSION, LoginGuard, confirm_login
 from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.progress_queries import ProgressQueries
-from sysdrill.storage.review_writes import ReviewWrites
+from sysdrill.storage.review_with_save import (
+    MOVES_WITH_REVIEW_ID,
+    REVIEW_WITH_SAVE,
+    moves_around_review_id,
+)
+from sysdrill.storage.review_writes import ReviewWrites, review_params, review_row
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
     CARD_COLUMNS,
@@ -72,6 +77,8 @@ from sysdrill.study.user_state import (
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
+_DIVISION_BY_ZERO = "22012"
+"""PostgreSQL's SQLSTATE when a review's one statement found its session moved on."""
 _SAVE_SESSION = Precompiled(SAVE_ACTIVE_SESSION)
 _SAVE_GUARDED_SESSION = Precompiled(SAVE_GUARDED_SESSION)
 _ITEMS_PER_QUERY = 500
@@ -436,6 +443,81 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         confirm_login(conn, guard)
         return False
 
+    def record_review_with_save(
+        self,
+        scope: StudyScope,
+        card: CardRecord,
+        review: ReviewRecord,
+        *,
+        read: CardRecord | None,
+        session: SavedSession,
+    ) -> int | None:
+        """Record a checked review and save the session whose last move made it, at once.
+
+        On PostgreSQL, as a unit of work's only write: one statement on its own
+        (:mod:`~sysdrill.storage.review_with_save`). Elsewhere the review's
+        statements then the save, in one transaction.
+        """
+        with self.unit_of_work():
+            alone = self._writes_alone()
+            settings_id = self._known_settings_id(review.settings)
+            if alone is not None and settings_id is not None:
+                return self._review_with_save(
+                    alone, scope, card, review, read, session, settings_id
+                )
+            review_id = self.record_checked_review(scope, card, review, read=read)
+            if review_id is not None:
+                self.put_active_session(scope, session.with_last_review(review_id))
+            return review_id
+
+    def _review_with_save(
+        self,
+        conn: Connection,
+        scope: StudyScope,
+        card: CardRecord,
+        review: ReviewRecord,
+        read: CardRecord | None,
+        session: SavedSession,
+        settings_id: int,
+    ) -> int | None:
+        head, tail = moves_around_review_id(
+            _json_text(session.with_last_review(MOVES_WITH_REVIEW_ID).moves)
+        )
+        params = review_params(scope, card, review, read=read, settings_id=settings_id)
+        params |= {
+            "m_head": head,
+            "m_tail": tail,
+            "m_position": session.position,
+            "m_revision": session.revision,
+            "m_updated_at": session.updated_at,
+            **scope_params(scope),
+            "b_session_id": session.session_id,
+            "b_revision": session.revision - 1,
+            "b_started_at": session.started_at,
+        }
+        guard = self._login_guard
+        if guard is not None:
+            params |= guard.params()
+        statement = REVIEW_WITH_SAVE[(read is not None, guard is not None)]
+        with translate_errors(f"recording a review of {review.item_id}"):
+            try:
+                found = statement.execute(conn, params).scalar()
+            except sa.exc.DBAPIError as exc:
+                if getattr(exc.orig, "sqlstate", None) != _DIVISION_BY_ZERO:
+                    raise
+                # The review was in, the session's save matched nothing: all undone.
+                if guard is not None:
+                    confirm_login(conn, guard)  # raises when the login is what changed
+                raise StorageConflict(
+                    f"Session {session.session_id} was moved on by another request; "
+                    "reload it and try again."
+                ) from None
+        if found is None:
+            return None  # the card was not the one read: nothing written
+        if guard is not None:
+            guard.confirmed = True
+        return int(found)
+
     @staticmethod
     def _saved(row: Any) -> SavedSession:
         return SavedSession(
@@ -512,7 +594,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
                     by_identity[id(review.settings)] = settings_id
                 if review.session_id is not None:
                     review = _with_session(review, session_ids[review.session_id])
-                rows.append(self._review_row(scope, review, settings_id))
+                rows.append(review_row(scope, review, settings_id))
             if rows:
                 conn.execute(t.reviews.insert(), rows)
             days: dict[date, dict[str, int]] = {}

@@ -26,21 +26,19 @@ timezone-aware UTC datetime (a naive or non-UTC value raises SchedulingError).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, date, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from sysdrill.content.models import Item
-from sysdrill.errors import SchedulingError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.deadline import deadline_eve
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
-from sysdrill.study.review_log import ReviewRecord
-from sysdrill.study.scheduler import new_card, review_card
+from sysdrill.study.recording import PreparedReview, ReadCard, ReviewOutcome, ReviewRecording
+from sysdrill.study.scheduler import new_card
 from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
@@ -56,6 +54,7 @@ __all__ = [
     "CardState",
     "GradedBy",
     "ItemFilter",
+    "PreparedReview",
     "Rating",
     "ReadCard",
     "ReviewOutcome",
@@ -70,45 +69,7 @@ __all__ = [
 _END_OF_TIME = datetime(9999, 1, 1, tzinfo=UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class ReadCard:
-    """An item's card as read from the store earlier; ``card`` None: none was stored."""
-
-    card: CardRecord | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Given:
-    """What the learner gave for one review."""
-
-    rating: Rating
-    graded_by: GradedBy
-    answer: str | None
-    duration_ms: int
-    moment: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewOutcome:
-    """What recording one review did."""
-
-    item_id: str
-    rating: Rating
-    graded_by: GradedBy
-    review_id: int
-    """Position of the review in the log (increasing)."""
-    card: CardRecord
-    """The item's card after the review."""
-    previous_state: CardState
-    due: datetime
-    """When the item is due next (UTC)."""
-    interval_days: float
-    """Time from this review to the next due, in days (fractions for learning steps)."""
-    card_before: CardRecord | None = None
-    """The item's card before the review; None when it had none (undo deletes the card)."""
-
-
-class StudyService:
+class StudyService(ReviewRecording):
     """One learner's study state over a :class:`~sysdrill.study.store.StudyStore`."""
 
     def __init__(
@@ -271,11 +232,6 @@ class StudyService:
         """Return the item's card; a NEW, never-seen card when it was never reviewed."""
         return self._store.get_card(self.scope, item_id) or new_card(item_id)
 
-    def cards_of(self, item_ids: Collection[str]) -> dict[str, ReadCard]:
-        """Read the cards of ``item_ids`` in one query, to review them later with ``read=``."""
-        stored = self._store.cards_of(self.scope, item_ids)
-        return {item_id: ReadCard(stored.get(item_id)) for item_id in item_ids}
-
     def new_items_today(self, now: datetime) -> int:
         """Items of this vault met for the first time on ``now``'s UTC day (the day's counters)."""
         return self._today_counts(require_utc(now))[0]
@@ -357,131 +313,6 @@ class StudyService:
             wanted = min(limit - len(picked), new_left)
             picked.extend(by_id[item_id] for item_id in itertools.islice(fresh, wanted))
         return picked
-
-    # -- recording -------------------------------------------------------------
-
-    def record_review(
-        self,
-        item_id: str,
-        *,
-        rating: Rating,
-        graded_by: GradedBy,
-        answer: str | None = None,
-        duration_ms: int = 0,
-        now: datetime,
-        session_id: SessionId | None = None,
-        read: ReadCard | None = None,
-    ) -> ReviewOutcome:
-        """Schedule the item's next review and append the review to the log.
-
-        The card update and the log entry are one transaction, committed before
-        this returns: an acknowledged review survives a crash.
-
-        Args:
-            item_id: The item reviewed.
-            rating: Again, Hard, Good or Easy (see :func:`rating_from_confidence`).
-            graded_by: How the rating was decided.
-            answer: What the learner answered (free text, option letter, number), if any.
-            duration_ms: Time the learner took, in milliseconds.
-            now: Time of the review (UTC).
-            session_id: The session this review belongs to, if any.
-            read: The item's card as the caller read it earlier (see
-                :meth:`cards_of`): the review is scheduled from it while the store
-                still holds it, else from the card read afresh.
-
-        Returns:
-            The new card state and when the item is due next.
-
-        Raises:
-            SchedulingError: If ``now`` is naive or not UTC, or duration is negative.
-            StorageError: If the review could not be written (nothing was written).
-        """
-        moment = require_utc(now)
-        if duration_ms < 0:
-            raise SchedulingError(f"duration_ms must be 0 or more, got {duration_ms}.")
-        given = _Given(Rating(rating), GradedBy(graded_by), answer, int(duration_ms), moment)
-        if read is not None:
-            outcome = self._write_review(item_id, read.card, given, session_id, checked=True)
-            if outcome is not None:
-                return outcome
-            # Another session of the learner reviewed the item since: read it afresh.
-        found = self._store.get_card(self.scope, item_id)
-        outcome = self._write_review(item_id, found, given, session_id, checked=False)
-        assert outcome is not None
-        return outcome
-
-    def _write_review(
-        self,
-        item_id: str,
-        found: CardRecord | None,
-        given: _Given,
-        session_id: SessionId | None,
-        *,
-        checked: bool,
-    ) -> ReviewOutcome | None:
-        moment = given.moment
-        before = found or new_card(item_id)
-        after = review_card(before, given.rating, now=moment, settings=self.settings)
-        interval_before: float | None = None
-        if before.due is not None and before.last_review is not None:
-            interval_before = (before.due - before.last_review) / timedelta(days=1)
-        first_of_day = before.last_review is None or utc_day(before.last_review) != utc_day(moment)
-        review = ReviewRecord(
-            item_id=item_id,
-            rating=int(given.rating),
-            graded_by=given.graded_by.value,
-            answer=given.answer,
-            duration_ms=given.duration_ms,
-            reviewed_at=moment,
-            state_before=before.state,
-            interval_before_days=interval_before,
-            first_of_day=first_of_day,
-            settings=self.settings.to_mapping(),
-            session_id=session_id,
-        )
-        if checked:
-            written = self._store.record_checked_review(self.scope, after, review, read=found)
-            if written is None:
-                return None
-            review_id = written
-        else:
-            review_id = self._store.record_review(self.scope, after, review)
-        if self._known is not None:
-            self._known.add(item_id)
-        if self._today is not None and self._today[0] == utc_day(moment):
-            day, new, learned = self._today
-            self._today = (
-                day,
-                new + (before.state is CardState.NEW),
-                learned + (before.state is CardState.REVIEW and first_of_day),
-            )
-        assert after.due is not None
-        return ReviewOutcome(
-            item_id=item_id,
-            rating=given.rating,
-            graded_by=given.graded_by,
-            review_id=review_id,
-            card=after,
-            previous_state=before.state,
-            due=after.due,
-            interval_days=(after.due - moment) / timedelta(days=1),
-            card_before=found,
-        )
-
-    def undo_review(self, review_id: int, *, card: CardRecord | None) -> None:
-        """Take back one review: delete it and put the item's card back as it was.
-
-        Args:
-            review_id: The review's log id (``ReviewOutcome.review_id``).
-            card: The card before the review; None when the item had no card.
-
-        Raises:
-            StorageError: If the learner has no review with that id.
-        """
-        self._store.undo_review(self.scope, review_id, card=card)
-        # Today's counts and the known ids may have changed: read them afresh.
-        self._known = None
-        self._today = None
 
     # -- sessions --------------------------------------------------------------
 

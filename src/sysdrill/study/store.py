@@ -148,6 +148,36 @@ class StudyStore(Protocol):
         """
         ...
 
+    def record_review_with_save(
+        self,
+        scope: StudyScope,
+        card: CardRecord,
+        review: ReviewRecord,
+        *,
+        read: CardRecord | None,
+        session: SavedSession,
+    ) -> int | None:
+        """Record a review as :meth:`record_checked_review` and save ``session``, at once.
+
+        ``session``'s last move is the one that made the review: what is stored
+        of it records the review's id. All or nothing.
+
+        Args:
+            scope: The user and the vault.
+            card: The card's new state.
+            review: The review to append.
+            read: The card as it was read before the review; None when none was stored.
+            session: The session in progress after the move (as :meth:`put_active_session`).
+
+        Returns:
+            The review's log id; None, having written nothing, when the stored card
+            is no longer ``read``.
+
+        Raises:
+            StorageConflict: If the session moved on (nothing is written).
+        """
+        ...
+
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
         ...

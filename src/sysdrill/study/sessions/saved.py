@@ -10,7 +10,7 @@ where the learner stopped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -39,6 +39,11 @@ class SavedSession:
     """The learner's moves in order (JSON-ready: move, value, time, review id)."""
     revision: int = 0
     """Bumped by every save; a save from a stale copy is refused."""
+
+    def with_last_review(self, review_id: int) -> SavedSession:
+        """The record with its last move noting the review it wrote (by id)."""
+        last = {**self.moves[-1], "review_id": review_id}
+        return replace(self, moves=(*self.moves[:-1], last))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the record as a JSON-ready mapping (times in ISO 8601)."""

@@ -1,0 +1,105 @@
+"""PostgreSQL: a rating's whole write (card, review, day's counts, session) in one statement.
+
+A rating in a session writes the item's card (only while it is the card read),
+the review, the day's counts and the session's save (only while the session is
+at the revision read, and the login the worker kept stands). As four statements
+in a transaction that was BEGIN, two statements and COMMIT; as one statement,
+outside any transaction, it is one round trip and still all or nothing, since a
+statement is.
+
+The session's moves are sent as two pieces of JSON text, before and after the
+new review's id, which the statement puts between them: the last move records
+its review's id, which only the insert knows. The statement returns that id, or
+NULL when the card was not the one read (then nothing is written). When the
+session's save matched no row although the review was inserted, it divides by
+the saves' count, zero, and PostgreSQL undoes the whole statement:
+``DivisionByZero`` then means the session (or the login) moved on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+from sysdrill.storage import schema as t
+from sysdrill.storage.login_guard import LOGIN_STANDS
+from sysdrill.storage.precompiled import Precompiled
+from sysdrill.storage.sql_rows import CHECKED_CARD_WRITES, SAVE_ACTIVE_SESSION
+from sysdrill.study.review_log import DAY_COUNTERS
+
+__all__ = ["MOVES_WITH_REVIEW_ID", "REVIEW_WITH_SAVE", "moves_around_review_id"]
+
+MOVES_WITH_REVIEW_ID = -7_000_000_000_000_000_001
+"""Stands in the moves' JSON for the review id the statement fills in (real ids are > 0)."""
+_MARK = f'"review_id":{MOVES_WITH_REVIEW_ID}'
+
+
+def moves_around_review_id(moves_json: str) -> tuple[str, str]:
+    """The moves' JSON before and after :data:`MOVES_WITH_REVIEW_ID` (in the last move).
+
+    A string value cannot hold the mark: JSON escapes the quotes inside strings.
+    """
+    head, mark, tail = moves_json.rpartition(_MARK)
+    if not mark:
+        raise ValueError("The last move does not carry the review id to fill in.")
+    return head + '"review_id":', tail
+
+
+def _statement(card_write: Any, *, guarded: bool) -> Any:
+    card = card_write.cte("card_written")
+    review_columns = [column for column in t.reviews.c if column.name != "id"]
+    review = (
+        postgresql.insert(t.reviews)
+        .from_select(
+            [column.name for column in review_columns],
+            sa.select(
+                *(sa.bindparam("r_" + col.name, type_=col.type) for col in review_columns)
+            ).select_from(card),
+        )
+        .returning(t.reviews.c.id)
+        .cte("review_written")
+    )
+    day_insert = postgresql.insert(t.review_days).from_select(
+        [column.name for column in t.review_days.c],
+        sa.select(
+            *(sa.bindparam("d_" + col.name, type_=col.type) for col in t.review_days.c)
+        ).select_from(card),
+    )
+    day = day_insert.on_conflict_do_update(
+        index_elements=["user_id", "vault_id", "day"],
+        set_={name: t.review_days.c[name] + day_insert.excluded[name] for name in DAY_COUNTERS},
+    ).cte("day_counted")
+    review_id = sa.select(review.c.id).scalar_subquery()
+    moves = (
+        sa.bindparam("m_head", type_=sa.Text())
+        + sa.cast(review_id, sa.Text())
+        + sa.bindparam("m_tail", type_=sa.Text())
+    )
+    save = SAVE_ACTIVE_SESSION.where(sa.exists(sa.select(review.c.id)))
+    if guarded:
+        save = save.where(LOGIN_STANDS)
+    saved = (
+        save.values(
+            position=sa.bindparam("m_position", type_=sa.Integer()),
+            moves_json=moves,
+            revision=sa.bindparam("m_revision", type_=sa.Integer()),
+            updated_at=sa.bindparam("m_updated_at", type_=t.UtcDateTime),
+        )
+        .returning(t.active_sessions.c.session_id)
+        .cte("session_saved")
+    )
+    saves = sa.select(sa.func.count()).select_from(saved).scalar_subquery()
+    # NULL / 0 is NULL (the card had changed: nothing written); id / 0 raises.
+    return sa.select((review_id / saves).label("review_id")).add_cte(card, review, day, saved)
+
+
+REVIEW_WITH_SAVE = {
+    (read_card, guarded): Precompiled(
+        _statement(CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0], guarded=guarded)
+    )
+    for read_card in (False, True)
+    for guarded in (False, True)
+}
+"""The statement by (a card was read, the save checks a kept login)."""
