@@ -26,6 +26,7 @@ the boundary with ``raise ... from exc``.
     │   ├── MigrationError       schema migration failure
     │   ├── StorageUnavailable   database that cannot be reached or opened
     │   └── StorageConflict      write that clashes with stored data (duplicate key)
+    │       └── CardChanged      a review scheduled from a card another review changed
     ├── SchedulingError          invalid scheduler settings or state
     ├── ImportFailed             a source that cannot be imported (nothing written)
     │   └── HostileInput         a source that is too big, escapes its folder, or lies
@@ -48,6 +49,7 @@ __all__ = [
     "AccountExists",
     "AccountNotFound",
     "AnswerUnreadable",
+    "CardChanged",
     "ChainNotFound",
     "ContentInvalid",
     "DeckNotFound",
@@ -158,6 +160,13 @@ class StorageUnavailable(StorageError):
 
 class StorageConflict(StorageError):
     """A write clashes with stored data (duplicate key, broken reference); nothing was written."""
+
+
+class CardChanged(StorageConflict):
+    """A review scheduled from a card read earlier, which another review changed since.
+
+    Nothing was written; scheduling it again from the stored card succeeds.
+    """
 
 
 class SchedulingError(SysdrillError):

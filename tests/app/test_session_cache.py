@@ -224,3 +224,24 @@ def test_a_kept_machine_reviews_an_item_from_its_card_as_another_session_left_it
     assert _reviews(study) == [("fc-1", int(Rating.GOOD)), ("fc-1", int(Rating.AGAIN))]
     [first, second] = study.store.iter_reviews(study.scope)
     assert (first.state_before, second.state_before) == (0, 1)
+
+
+def test_a_rating_whose_card_changed_after_the_restore_read_it_is_made_again(any_study, vault):
+    study = any_study
+    one = app.start_session(study, vault, DECK, now=T0)
+    two = app.start_session(study, vault, DECK, now=T0 + timedelta(seconds=1))
+    app.rate(study, vault, one.session_id, "good", now=T0 + timedelta(seconds=5))
+    session_cache.take(study, vault, two.session_id)  # the next move restores it
+    store = study.store
+    real = store.cards_of
+    reads: list[int] = []
+
+    def read_before_the_other_review(scope, item_ids):
+        reads.append(len(reads))
+        return {} if len(reads) == 1 else real(scope, item_ids)
+
+    store.cards_of = read_before_the_other_review  # type: ignore[method-assign]
+    app.rate(study, vault, two.session_id, "again", now=T0 + timedelta(seconds=9))
+    assert len(reads) == 2  # the move was made again, its cards read afresh
+    assert study.card_state("fc-1").reps == 2
+    assert _reviews(study) == [("fc-1", int(Rating.GOOD)), ("fc-1", int(Rating.AGAIN))]

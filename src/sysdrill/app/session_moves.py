@@ -34,7 +34,7 @@ from sysdrill.app import session_cache
 from sysdrill.app.live_session import LiveSession, restore_session
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.template_draws import drawn_vault
-from sysdrill.errors import LoginChanged, SessionNotFound, SysdrillError
+from sysdrill.errors import CardChanged, LoginChanged, SessionNotFound, SysdrillError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.saved import SavedSession
@@ -85,8 +85,9 @@ def one_transaction(
             except LoginChanged:
                 # The login, not the machine: its caller looks the login up again.
                 raise
-            except SysdrillError:
-                if not first.trusted:
+            except SysdrillError as exc:
+                # A card changed since it was read is read afresh by the retry too.
+                if not first.trusted and not isinstance(exc, CardChanged):
                     raise
             # Everything the kept machine wrote was rolled back with the failed save.
             _attempt.set(_Attempt(trust_kept=False))

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sysdrill.errors import SchedulingError, StorageConflict
+from sysdrill.errors import CardChanged, SchedulingError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.ratings import GradedBy, Rating
@@ -270,15 +270,16 @@ class ReviewRecording:
         The stored session's last move records the review's id. All or nothing.
 
         Raises:
-            StorageConflict: If the item's card is no longer the one the review was
-                scheduled from, or the session moved on (nothing is written): make the
-                move again from the database.
+            CardChanged: If the item's card is no longer the one the review was
+                scheduled from (nothing is written): schedule it again from the stored card.
+            StorageConflict: If the session moved on (nothing is written): make the move
+                again from the database.
         """
         review_id = self._store.record_review_with_save(
             self.scope, prepared.card, prepared.review, read=prepared.read, session=session
         )
         if review_id is None:
-            raise StorageConflict(
+            raise CardChanged(
                 f"The card of {prepared.review.item_id} changed while it was reviewed; "
                 "reload the session and try again."
             )
