@@ -21,13 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 from sysdrill.storage import schema as t
 from sysdrill.storage.login_guard import LOGIN_STANDS
 from sysdrill.storage.precompiled import Precompiled
-from sysdrill.storage.sql_rows import CHECKED_CARD_WRITES, SAVE_ACTIVE_SESSION
-from sysdrill.study.review_log import DAY_COUNTERS
+from sysdrill.storage.sql_rows import CHECKED_CARD_WRITES, SAVE_ACTIVE_SESSION, reviewed_from
 
 __all__ = ["MOVES_WITH_REVIEW_ID", "REVIEW_WITH_SAVE", "moves_around_review_id"]
 
@@ -49,28 +47,8 @@ def moves_around_review_id(moves_json: str) -> tuple[str, str]:
 
 def _statement(card_write: Any, *, guarded: bool) -> Any:
     card = card_write.cte("card_written")
-    review_columns = [column for column in t.reviews.c if column.name != "id"]
-    review = (
-        postgresql.insert(t.reviews)
-        .from_select(
-            [column.name for column in review_columns],
-            sa.select(
-                *(sa.bindparam("r_" + col.name, type_=col.type) for col in review_columns)
-            ).select_from(card),
-        )
-        .returning(t.reviews.c.id)
-        .cte("review_written")
-    )
-    day_insert = postgresql.insert(t.review_days).from_select(
-        [column.name for column in t.review_days.c],
-        sa.select(
-            *(sa.bindparam("d_" + col.name, type_=col.type) for col in t.review_days.c)
-        ).select_from(card),
-    )
-    day = day_insert.on_conflict_do_update(
-        index_elements=["user_id", "vault_id", "day"],
-        set_={name: t.review_days.c[name] + day_insert.excluded[name] for name in DAY_COUNTERS},
-    ).cte("day_counted")
+    review_insert, day = reviewed_from(card)
+    review = review_insert.returning(t.reviews.c.id).cte("review_written")
     review_id = sa.select(review.c.id).scalar_subquery()
     moves = (
         sa.bindparam("m_head", type_=sa.Text())

@@ -42,6 +42,7 @@ __all__ = [
     "card_record",
     "card_row",
     "of_scope",
+    "reviewed_from",
     "scope_params",
     "session_record",
     "utc",
@@ -288,14 +289,13 @@ CHECKED_CARD_WRITES = _checked_card_writes()
 """(first card, later card) writes checked against the card read, by dialect name."""
 
 
-def _checked_review(card_write: Any) -> Any:
-    """PostgreSQL: a review, its day and ``card_write`` in one statement, all or nothing.
+def reviewed_from(card: Any) -> tuple[Any, Any]:
+    """PostgreSQL: the review's insert and the day's counts (a CTE), both from ``card``'s rows.
 
-    The review and the day's counts are inserted from the card's write, so when
-    the stored card was no longer the one read (the write returned no row) the
-    statement writes nothing and returns no row.
+    ``card`` is a CTE of a checked card write: when it wrote nothing (the stored card
+    was no longer the one read), neither does the review nor the day. Their values are
+    bound as ``r_`` and ``d_`` + the column's name.
     """
-    card = card_write.cte("card_written")
     review_columns = [column for column in t.reviews.c if column.name != "id"]
     review = postgresql.insert(t.reviews).from_select(
         [column.name for column in review_columns],
@@ -309,11 +309,17 @@ def _checked_review(card_write: Any) -> Any:
             *(sa.bindparam("d_" + col.name, type_=col.type) for col in t.review_days.c)
         ).select_from(card),
     )
-    day_keys = ("user_id", "vault_id", "day")
     day = day_insert.on_conflict_do_update(
-        index_elements=list(day_keys),
+        index_elements=["user_id", "vault_id", "day"],
         set_={name: t.review_days.c[name] + day_insert.excluded[name] for name in DAY_COUNTERS},
     ).cte("day_counted")
+    return review, day
+
+
+def _checked_review(card_write: Any) -> Any:
+    """PostgreSQL: a review, its day and ``card_write`` in one statement, all or nothing."""
+    card = card_write.cte("card_written")
+    review, day = reviewed_from(card)
     return review.returning(t.reviews.c.id).add_cte(card, day)
 
 
