@@ -5,7 +5,7 @@ other compare the host's phases as much as the code. Run side by side, both
 servers (each with its own PostgreSQL cluster and load generator) share the same
 minutes and the same cores: each uses more CPU per request than alone, but the
 two figures compare. Each round starts the other checkout first (the second
-starts a few seconds later, when the first's PostgreSQL port is taken).
+starts a few seconds later, each with a PostgreSQL port of its own).
 
     python bench/side_by_side.py /work/wt/base /work/main --rounds 3 --seconds 25 \\
         -- --users 4 --workers 1 --ramp 1
@@ -31,7 +31,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 STAGGER_S = 4.0
-"""Seconds between the two starts: the second picks the next free port for its cluster."""
+"""Seconds between the two starts."""
+FIRST_POSTGRES_PORT = 25460
+"""The first run's cluster port; the second's is ten above (web_load.py skips taken ones)."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,9 @@ def figures_of(text: str) -> Figures:
     )
 
 
-def _start(checkout: Path, extra: list[str], seconds: int) -> subprocess.Popen[str]:
+def _start(
+    checkout: Path, extra: list[str], seconds: int, postgres_port: int
+) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(checkout / "src")}
     command = [
         sys.executable,
@@ -75,6 +79,9 @@ def _start(checkout: Path, extra: list[str], seconds: int) -> subprocess.Popen[s
         "postgresql",
         "--seconds",
         str(seconds),
+        # Ports of their own: a slow initdb left the first's port free when the second looked.
+        "--postgres-port",
+        str(postgres_port),
         *extra,
     ]
     return subprocess.Popen(
@@ -87,9 +94,9 @@ def one_round(
 ) -> tuple[Figures, Figures, str]:
     """Both checkouts under load at once; their figures and both reports."""
     order = [a, b] if a_first else [b, a]
-    first = _start(order[0], extra, seconds)
+    first = _start(order[0], extra, seconds, FIRST_POSTGRES_PORT)
     time.sleep(STAGGER_S)
-    second = _start(order[1], extra, seconds)
+    second = _start(order[1], extra, seconds, FIRST_POSTGRES_PORT + 10)
     out_first, _ = first.communicate()
     out_second, _ = second.communicate()
     out_a, out_b = (out_first, out_second) if a_first else (out_second, out_first)

@@ -753,7 +753,12 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=5.0, help="seconds over which users arrive")
     parser.add_argument("--only", choices=("postgresql", "sqlite"), help="run one database")
     parser.add_argument("--postgres-url", help="use this (empty) database instead of a new one")
-    parser.add_argument("--postgres-port", type=int, default=55460, help="port of the new one")
+    parser.add_argument(
+        "--postgres-port",
+        type=int,
+        default=25460,
+        help="port of the new one (below Linux's ephemeral ports, which clients take)",
+    )
     parser.add_argument("--items", type=int, default=10_000, help="synthetic vault size")
     parser.add_argument("--vault", type=Path, help="use (or create) this synthetic vault")
     args = parser.parse_args()

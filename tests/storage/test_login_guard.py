@@ -15,7 +15,12 @@ from sysdrill.app.accounts import LoginSession, open_accounts, token_digest
 from sysdrill.errors import LoginChanged
 from sysdrill.storage import schema
 from sysdrill.storage.login_guard import LoginGuard
+from sysdrill.storage.precompiled import DRIVER_CACHED_LENGTH, DRIVER_CACHED_VALUES
 from sysdrill.storage.sql_store import SqlStudyStore
+from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.review_log import ReviewRecord
+from sysdrill.study.sessions.saved import SavedSession
+from sysdrill.study.user_state import SessionRecord, StudyScope, VaultId
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -119,19 +124,19 @@ def test_disabled_account_fails_the_guard(
         store.ensure_user("newcomer", now=NOW)
 
 
+def _session_started(store: SqlStudyStore, login: LoginSession) -> tuple[StudyScope, int]:
+    """The login's scope and a session it started over the one item q1."""
+    scope = StudyScope(login.account.user_id, VaultId("v"))
+    session_id = store.start_session(scope, SessionRecord("practice", NOW))
+    store.put_active_session(scope, SavedSession(session_id, "practice", {}, ("q1",), NOW, NOW))
+    return scope, session_id
+
+
 def test_review_with_save_on_ended_login_raises_and_writes_nothing(
     migrated_db_url: str, login: LoginSession, store_of: type[SqlStudyStore]
 ) -> None:
-    from sysdrill.study.card_state import CardRecord, CardState
-    from sysdrill.study.review_log import ReviewRecord
-    from sysdrill.study.sessions.saved import SavedSession
-    from sysdrill.study.user_state import SessionRecord, StudyScope, VaultId
-
     plain = store_of(migrated_db_url)
-    scope = StudyScope(login.account.user_id, VaultId("v"))
-    session_id = plain.start_session(scope, SessionRecord("practice", NOW))
-    started = SavedSession(session_id, "practice", {}, ("q1",), NOW, NOW)
-    plain.put_active_session(scope, started)
+    scope, session_id = _session_started(plain, login)
     card = CardRecord("q1", CardState.LEARNING, 0, 2.5, 5.0, NOW, NOW, 1, 0, False)
     review = ReviewRecord("q1", 3, "self", None, 900, NOW, CardState.NEW, None, True, {})
     for _ in range(2):  # the scheduler's settings stored, then known
@@ -145,3 +150,39 @@ def test_review_with_save_on_ended_login_raises_and_writes_nothing(
         store.record_review_with_save(scope, card, review, read=card, session=moved)
     assert len(list(plain.iter_reviews(scope))) == 2
     assert plain.active_session_stamp(scope, session_id) == (0, NOW)
+
+
+def test_ratings_with_their_saves_are_sent_short_enough_for_the_driver_to_keep(
+    migrated_db_url: str, login: LoginSession, store_of: type[SqlStudyStore]
+) -> None:
+    plain = store_of(migrated_db_url)
+    scope, session_id = _session_started(plain, login)
+    store = store_of(migrated_db_url, login_guard=_guard(login))
+    sizes: list[tuple[int, int]] = []
+
+    def note(_conn: object, _cursor: object, statement: str, params: object, *_: object) -> None:
+        if statement.startswith("WITH"):
+            sizes.append((len(statement.encode()), len(params)))  # type: ignore[arg-type]
+
+    sa.event.listen(store.engine, "before_cursor_execute", note)
+    read = None
+    for step in range(1, 4):  # a new card, then the card read each time after
+        at = NOW + timedelta(minutes=step)
+        card = CardRecord("q1", CardState.LEARNING, 0, 2.5, 5.0, at, at, step, 0, False)
+        before = CardState.NEW if read is None else CardState.LEARNING
+        review = ReviewRecord(
+            "q1", 3, "self", None, 900, at, before, None, True, session_id=session_id
+        )
+        move = {"move": "rate", "value": 3, "at": at.isoformat(), "review_id": None}
+        moved = SavedSession(session_id, "practice", {}, ("q1",), NOW, at, step, (move,), step)
+        with store.unit_of_work():
+            assert store.record_review_with_save(scope, card, review, read=read, session=moved)
+        read = card
+    assert len(list(plain.iter_reviews(scope))) == 3
+    if store.engine.dialect.name == "postgresql":
+        # Each rating is one statement, whose placeholders psycopg converts once and keeps.
+        assert len(sizes) == 3
+        assert all(
+            length <= DRIVER_CACHED_LENGTH and values <= DRIVER_CACHED_VALUES
+            for length, values in sizes
+        ), sizes

@@ -89,12 +89,46 @@ def test_postgresql_is_sent_the_compiled_text_and_sqlite_datetimes_are_converted
     assert stored.replace(tzinfo=UTC) == T0
     compiled = _STAMP.compile(dialect=engine.dialect, column_keys=["at", "id"])
     if engine.dialect.name == "postgresql":
-        assert sent[0] == compiled.string
+        # The compiled text, its values named short (psycopg caches short texts' conversion).
+        assert sent[0] == compiled.string.replace("%(id)s", "%(p0)s").replace("%(at)s", "%(p1)s")
     else:
         # SQLite keeps datetimes as the text SQLAlchemy writes: its execute converted it.
         with engine.connect() as conn:
             text = conn.execute(sa.text("SELECT CAST(at AS TEXT) FROM precompiled_times")).scalar()
         assert text == "2026-12-01 09:30:15.123456"
+
+
+_SAME_TWICE = sa.select(sa.func.count()).where(
+    _things.c.id >= sa.bindparam("b_low"),
+    _things.c.count >= sa.bindparam("b_floor"),
+    _things.c.count % 7 == 0,
+)
+
+
+def test_values_bound_under_two_names_are_sent_once(engine):
+    same = Precompiled(_SAME_TWICE, same={"b_low": ("b_floor",)})
+    sent = _sent(engine)
+    with engine.connect() as conn:
+        assert same.execute(conn, {"b_low": 0, "b_floor": 0}).scalar() == 2
+        # Copies that differ: the statement as written, each value where it is bound.
+        assert same.execute(conn, {"b_low": 2, "b_floor": 0}).scalar() == 1
+        assert same.execute(conn, {"b_low": 0, "b_floor": 1}).scalar() == 0
+    form = same.driver_form(engine.dialect, {"b_low": 0, "b_floor": 0})
+    if engine.dialect.name == "postgresql":
+        assert form is not None
+        text, values = form
+        assert sent[0] == text
+        assert text.count("%(p0)s") == 2 and "b_floor" not in text
+        assert " %% " in text  # an escaped percent sign (modulo) is left as it is
+        assert values["p0"] == 0 and set(values) == {"p0", "p1", "p2"}  # and the 7 and 0
+        assert same.driver_form(engine.dialect, {"b_low": 2, "b_floor": 0}) is None
+    else:
+        assert form is None
+
+
+def test_a_copy_of_a_name_the_statement_does_not_bind_is_refused():
+    with pytest.raises(ValueError, match="b_nothing"):
+        Precompiled(_SAME_TWICE, same={"b_low": ("b_nothing",)})
 
 
 def test_a_review_and_its_save_run_compiled_once_on_postgresql(sql_url):

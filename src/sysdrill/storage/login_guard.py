@@ -30,7 +30,7 @@ __all__ = ["LOGIN_STANDS", "SAVE_GUARDED_SESSION", "LoginGuard", "confirm_login"
 _DECKS = t.personal_deck_versions
 
 LOGIN_STANDS = (
-    sa.select(sa.literal(1))
+    sa.select(sa.literal_column("1"))
     .select_from(
         t.login_sessions.join(t.accounts, t.accounts.c.user_id == t.login_sessions.c.user_id)
         .join(t.users, t.users.c.id == t.login_sessions.c.user_id)
@@ -42,7 +42,8 @@ LOGIN_STANDS = (
         t.login_sessions.c.expires_at > sa.bindparam("g_now", type_=t.UtcDateTime),
         t.accounts.c.disabled.is_(False),
         t.users.c.settings_version == sa.bindparam("g_settings_version"),
-        sa.func.coalesce(_DECKS.c.version, 0) == sa.bindparam("g_deck_version"),
+        sa.func.coalesce(_DECKS.c.version, sa.literal_column("0"))
+        == sa.bindparam("g_deck_version"),
     )
     .exists()
 )

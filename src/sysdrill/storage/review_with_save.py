@@ -73,10 +73,32 @@ def _statement(card_write: Any, *, guarded: bool) -> Any:
     return sa.select((review_id / saves).label("review_id")).add_cte(card, review, day, saved)
 
 
-REVIEW_WITH_SAVE = {
-    (read_card, guarded): Precompiled(
-        _statement(CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0], guarded=guarded)
+_SAME_VALUES = {
+    "c_user_id": ("r_user_id", "d_user_id", "b_user_id", "g_user_id"),
+    "c_vault_id": ("r_vault_id", "d_vault_id", "b_vault_id"),
+    "c_item_id": ("r_item_id",),
+    "c_last_review": ("r_reviewed_at", "m_updated_at"),
+    "r_review_day": ("d_day",),
+    "r_duration_ms": ("d_duration_ms",),
+    "b_session_id": ("r_session_id",),
+}
+"""Values the statement binds under several names, sent once (see :mod:`.precompiled`):
+a rating's card, review, day and session are the same user's, vault's, item's, time's."""
+
+
+def _precompiled(*, read_card: bool, guarded: bool) -> Precompiled:
+    statement = _statement(
+        CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0], guarded=guarded
     )
+    same = {
+        kept: tuple(copy for copy in copies if guarded or not copy.startswith("g_"))
+        for kept, copies in _SAME_VALUES.items()
+    }
+    return Precompiled(statement, same=same)
+
+
+REVIEW_WITH_SAVE = {
+    (read_card, guarded): _precompiled(read_card=read_card, guarded=guarded)
     for read_card in (False, True)
     for guarded in (False, True)
 }
