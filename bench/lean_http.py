@@ -16,8 +16,9 @@ the CSRF double-submit (a token from ``GET /api/csrf`` sent as
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
+
+import orjson
 
 __all__ = ["CSRF_COOKIE", "Answer", "Broken", "LeanClient"]
 
@@ -39,7 +40,7 @@ class Answer:
         self.body = body
 
     def json(self) -> Any:
-        return json.loads(self.body)
+        return orjson.loads(self.body)
 
     @property
     def text(self) -> str:
@@ -95,7 +96,7 @@ class LeanClient:
         if self._stream is None:
             self._stream = await asyncio.open_connection(self.host, self.port)
         reader, writer = self._stream
-        payload = b"" if body is None else json.dumps(body).encode()
+        payload = b"" if body is None else orjson.dumps(body)
         if self.cookies:
             headers += "Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()) + "\r\n"
         if body is not None:
