@@ -147,7 +147,7 @@ def test_review_with_save_on_ended_login_raises_and_writes_nothing(
     move = {"move": "rate", "value": 3, "at": NOW.isoformat(), "due": NOW.isoformat()}
     moved = SavedSession(session_id, "practice", {}, ("q1",), NOW, NOW, 1, (move,), 1)
     with pytest.raises(LoginChanged), store.unit_of_work():
-        store.record_review_with_save(scope, card, review, read=card, session=moved)
+        store.record_review_with_save(scope, card, review, read=card, session=moved, stored_moves=0)
     assert len(list(plain.iter_reviews(scope))) == 2
     assert plain.active_session_stamp(scope, session_id) == (0, NOW)
 
@@ -166,6 +166,7 @@ def test_ratings_with_their_saves_are_sent_short_enough_for_the_driver_to_keep(
 
     sa.event.listen(store.engine, "before_cursor_execute", note)
     read = None
+    moves: tuple[dict[str, object], ...] = ()
     for step in range(1, 4):  # a new card, then the card read each time after
         at = NOW + timedelta(minutes=step)
         card = CardRecord("q1", CardState.LEARNING, 0, 2.5, 5.0, at, at, step, 0, False)
@@ -173,11 +174,16 @@ def test_ratings_with_their_saves_are_sent_short_enough_for_the_driver_to_keep(
         review = ReviewRecord(
             "q1", 3, "self", None, 900, at, before, None, True, session_id=session_id
         )
-        move = {"move": "rate", "value": 3, "at": at.isoformat(), "review_id": None}
-        moved = SavedSession(session_id, "practice", {}, ("q1",), NOW, at, step, (move,), step)
+        moves = (*moves, {"move": "rate", "value": 3, "at": at.isoformat(), "review_id": None})
+        moved = SavedSession(session_id, "practice", {}, ("q1",), NOW, at, step, moves, step)
         with store.unit_of_work():
-            assert store.record_review_with_save(scope, card, review, read=read, session=moved)
+            review_id = store.record_review_with_save(
+                scope, card, review, read=read, session=moved, stored_moves=step - 1
+            )
+        assert review_id is not None
+        moves = moved.with_last_review(review_id).moves
         read = card
+    assert plain.get_active_session(scope, session_id) == moved.with_last_review(review_id)
     assert len(list(plain.iter_reviews(scope))) == 3
     if store.engine.dialect.name == "postgresql":
         # Each rating is one statement, whose placeholders psycopg converts once and keeps.

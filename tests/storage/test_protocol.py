@@ -306,6 +306,62 @@ def test_active_session_is_saved_updated_and_read_back(make_store):
     assert make_store().get_active_session(user, session_id) == moved
 
 
+def _moves(count: int, *, note: str = "plain"):
+    # Text a JSON writer must escape, and a non-ASCII answer: appended text is measured in
+    # characters by the database, not bytes.
+    return [
+        {"move": "answer", "value": f'{note} "{n}" \\ \u00e9t\u00e9 \u4e2d', "at": T0.isoformat()}
+        for n in range(count)
+    ]
+
+
+def test_saves_that_append_their_moves_store_every_move(make_store):
+    store = make_store()
+    user = scope_of(store.ensure_user("local", now=T0))
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    moves = _moves(4)
+    saves = [
+        (1, 0),  # the first move, onto none
+        (2, 1),  # one more
+        (2, 2),  # none new (a save of the position only)
+        (4, 2),  # two at once
+    ]
+    for revision, (count, stored) in enumerate(saves, start=1):
+        saved = _saved(session_id, revision=revision, position=count, moves=moves[:count])
+        store.put_active_session(user, saved, stored_moves=stored)
+        assert make_store().get_active_session(user, session_id) == saved
+    # A save that does not know what is stored writes the moves whole.
+    rolled = _saved(session_id, revision=5, position=1, moves=_moves(1, note="undone"))
+    store.put_active_session(user, rolled)
+    assert make_store().get_active_session(user, session_id) == rolled
+
+
+def test_review_with_save_appends_its_move(store, how_written):
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("q-1"), review("q-1", T0))  # settings stored once
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    first = _saved(session_id, revision=1, position=1, moves=_moves(2))
+    store.put_active_session(user, first, stored_moves=0)
+    moved = _with_move(first, 2)
+    review_id = _rate_read_card(store, how_written, user, moved, stored_moves=2)
+    assert review_id is not None
+    assert store.get_active_session(user, session_id) == moved.with_last_review(review_id)
+
+
+def test_memory_store_refuses_a_wrong_count_of_stored_moves():
+    from sysdrill.storage.memory import MemoryStudyStore
+
+    store = MemoryStudyStore()
+    user = scope_of(store.ensure_user("local", now=T0))
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id, moves=_moves(1)))
+    with pytest.raises(ValueError, match="does not hold the first 2 moves"):
+        saved = _saved(session_id, revision=1, moves=_moves(3))
+        store.put_active_session(user, saved, stored_moves=2)
+
+
 def test_active_session_stamp_is_its_revision_and_start_for_its_owner_only(store):
     user = scope_of(store.ensure_user("local", now=T0))
     other = scope_of(store.ensure_user("other", now=T0))
@@ -502,6 +558,15 @@ def _review_with_save(store, how: str, *args, **kwargs):
         return store.record_review_with_save(*args, **kwargs)
 
 
+def _rate_read_card(store, how: str, user, session, *, stored_moves: int):
+    """Review q-1 a day after T0 from the card stored at T0, saving ``session``."""
+    later = card("q-1", due=T0 + timedelta(days=9))
+    rated = review("q-1", T0 + timedelta(days=1))
+    return _review_with_save(
+        store, how, user, later, rated, read=card("q-1"), session=session, stored_moves=stored_moves
+    )
+
+
 def test_review_with_save_writes_both_and_the_move_records_the_review(store, how_written):
     user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("q-1"), review("q-1", T0))  # settings stored once
@@ -535,6 +600,7 @@ def test_review_with_save_of_a_changed_card_writes_nothing(store, how_written):
         review("q-1", at),
         read=None,  # read before the first review: the card changed since
         session=_with_move(_saved(session_id), 1),
+        stored_moves=0,
     )
     assert found is None
     assert store.get_card(user, "q-1") == card("q-1")
@@ -551,15 +617,8 @@ def test_review_with_save_of_a_session_moved_on_writes_nothing(store, how_writte
     store.put_active_session(user, _saved(session_id))
     store.put_active_session(user, _saved(session_id, revision=1, position=1))
     with pytest.raises(StorageConflict, match="moved on by another request"):
-        _review_with_save(
-            store,
-            how_written,
-            user,
-            card("q-1", due=T0 + timedelta(days=9)),
-            review("q-1", T0 + timedelta(days=1)),
-            read=card("q-1"),
-            session=_with_move(_saved(session_id), 1),  # made on revision 0
-        )
+        made_on_revision_0 = _with_move(_saved(session_id), 1)
+        _rate_read_card(store, how_written, user, made_on_revision_0, stored_moves=0)
     assert store.get_card(user, "q-1") == card("q-1")
     assert len(list(store.iter_reviews(user))) == 1
     assert store.active_session_stamp(user, session_id) == (1, T0)

@@ -207,8 +207,9 @@ def test_a_review_with_its_save_alone_in_a_unit_is_one_statement_on_postgresql(s
     card, review = _review("q3")
     sent = _sent_statements(store)
     with store.unit_of_work():
+        rated = _rated(_saved(session_id, 0))
         review_id = store.record_review_with_save(
-            scope, card, review, read=None, session=_rated(_saved(session_id, 0))
+            scope, card, review, read=None, session=rated, stored_moves=0
         )
     assert review_id is not None
     if store.engine.dialect.name == "postgresql":

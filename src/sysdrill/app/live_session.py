@@ -297,6 +297,8 @@ class LiveSession(Session):
 
     def _save(self, move: dict[str, Any], now: datetime) -> None:
         done = len(self.results)
+        # What is stored: this machine saved (or was restored from) the revision before.
+        stored_moves = len(self.saved.moves)
         self.saved = replace(
             self.saved,
             moves=(*self.saved.moves, move),
@@ -307,9 +309,12 @@ class LiveSession(Session):
         recorder = self._moves_recorder
         pending, recorder.pending = recorder.pending, None
         if pending is None:
-            self._study.store.put_active_session(self._study.scope, self.saved)
+            store = self._study.store
+            store.put_active_session(self._study.scope, self.saved, stored_moves=stored_moves)
             return
-        outcome = self._study.record_prepared_review(pending, session=self.saved)
+        outcome = self._study.record_prepared_review(
+            pending, session=self.saved, stored_moves=stored_moves
+        )
         move["review_id"] = outcome.review_id  # as stored (saved.moves holds this dict)
         recorder.cards[outcome.item_id] = ReadCard(outcome.card)
 

@@ -23,7 +23,7 @@ from sqlalchemy import Connection
 
 from sysdrill.errors import LoginChanged
 from sysdrill.storage import schema as t
-from sysdrill.storage.sql_rows import SAVE_ACTIVE_SESSION
+from sysdrill.storage.sql_rows import SAVE_MOVES
 
 __all__ = ["LOGIN_STANDS", "SAVE_GUARDED_SESSION", "LoginGuard", "confirm_login"]
 
@@ -49,7 +49,7 @@ LOGIN_STANDS = (
 )
 """True while the guard's login stands (bound as ``g_`` + the guard's field names)."""
 _CONFIRM_LOGIN = sa.select(LOGIN_STANDS)
-SAVE_GUARDED_SESSION = SAVE_ACTIVE_SESSION.where(LOGIN_STANDS)
+SAVE_GUARDED_SESSION = SAVE_MOVES.where(LOGIN_STANDS)
 """The save of a move that also matches only while its guard's login stands."""
 
 

@@ -193,12 +193,14 @@ class MemoryStudyStore:
         *,
         read: CardRecord | None,
         session: SavedSession,
+        stored_moves: int | None = None,
     ) -> int | None:
         """Write as :meth:`record_checked_review`, then save the session; all or nothing."""
         with self.unit_of_work():
             review_id = self.record_checked_review(scope, card, review, read=read)
             if review_id is not None:
-                self.put_active_session(scope, session.with_last_review(review_id))
+                with_id = session.with_last_review(review_id)
+                self.put_active_session(scope, with_id, stored_moves=stored_moves)
         return review_id
 
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
@@ -273,8 +275,15 @@ class MemoryStudyStore:
         else:
             cards[found.item_id] = card
 
-    def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
-        """Insert or update a session in progress (revision checked)."""
+    def put_active_session(
+        self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
+    ) -> None:
+        """Insert or update a session in progress (revision checked).
+
+        Raises:
+            ValueError: If ``stored_moves`` says the stored revision holds moves it does
+                not (a caller's mistake the SQL store, appending, could not see).
+        """
         self._check()
         stored = self._active.get(session.session_id)
         expected = None if stored is None else stored[1].revision + 1
@@ -285,6 +294,15 @@ class MemoryStudyStore:
             raise StorageConflict(
                 f"Session {session.session_id} was moved on by another request; "
                 "reload it and try again."
+            )
+        if (
+            stored is not None
+            and stored_moves is not None
+            and stored[1].moves != session.moves[:stored_moves]
+        ):
+            raise ValueError(
+                f"Session {session.session_id}: the stored revision does not hold the "
+                f"first {stored_moves} moves of the save."
             )
         self._active[session.session_id] = (scope, session)
 

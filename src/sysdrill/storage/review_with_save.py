@@ -7,8 +7,9 @@ in a transaction that was BEGIN, two statements and COMMIT; as one statement,
 outside any transaction, it is one round trip and still all or nothing, since a
 statement is.
 
-The session's moves are sent as two pieces of JSON text, before and after the
-new review's id, which the statement puts between them: the last move records
+The session's new moves are sent as two pieces of JSON text, before and after the
+new review's id, which the statement puts between them and appends to the stored
+moves (see ``sql_rows.MOVES_KEPT``): the last move records
 its review's id, which only the insert knows. The statement returns that id, or
 NULL when the card was not the one read (then nothing is written). When the
 session's save matched no row although the review was inserted, it divides by
@@ -25,7 +26,13 @@ import sqlalchemy as sa
 from sysdrill.storage import schema as t
 from sysdrill.storage.login_guard import LOGIN_STANDS
 from sysdrill.storage.precompiled import Precompiled
-from sysdrill.storage.sql_rows import CHECKED_CARD_WRITES, SAVE_ACTIVE_SESSION, reviewed_from
+from sysdrill.storage.sql_rows import (
+    CHECKED_CARD_WRITES,
+    MOVES_OPENED,
+    SAVE_ACTIVE_SESSION,
+    reviewed_from,
+    saving_moves,
+)
 
 __all__ = ["MOVES_WITH_REVIEW_ID", "REVIEW_WITH_SAVE", "moves_around_review_id"]
 
@@ -51,23 +58,15 @@ def _statement(card_write: Any, *, guarded: bool) -> Any:
     review = review_insert.returning(t.reviews.c.id).cte("review_written")
     review_id = sa.select(review.c.id).scalar_subquery()
     moves = (
-        sa.bindparam("m_head", type_=sa.Text())
+        MOVES_OPENED
+        + sa.bindparam("m_head", type_=sa.Text())
         + sa.cast(review_id, sa.Text())
         + sa.bindparam("m_tail", type_=sa.Text())
     )
     save = SAVE_ACTIVE_SESSION.where(sa.exists(sa.select(review.c.id)))
     if guarded:
         save = save.where(LOGIN_STANDS)
-    saved = (
-        save.values(
-            position=sa.bindparam("m_position", type_=sa.Integer()),
-            moves_json=moves,
-            revision=sa.bindparam("m_revision", type_=sa.Integer()),
-            updated_at=sa.bindparam("m_updated_at", type_=t.UtcDateTime),
-        )
-        .returning(t.active_sessions.c.session_id)
-        .cte("session_saved")
-    )
+    saved = saving_moves(save, moves).returning(t.active_sessions.c.session_id).cte("session_saved")
     saves = sa.select(sa.func.count()).select_from(saved).scalar_subquery()
     # NULL / 0 is NULL (the card had changed: nothing written); id / 0 raises.
     return sa.select((review_id / saves).label("review_id")).add_cte(card, review, day, saved)

@@ -7,9 +7,11 @@ live here, beside :mod:`sysdrill.storage.sql_store` which runs them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
@@ -34,13 +36,19 @@ __all__ = [
     "INSERT_DAY",
     "INSERT_REVIEW",
     "RECORD_REVIEW_POSTGRESQL",
+    "MOVES_KEPT",
+    "MOVES_OPENED",
     "SAVE_ACTIVE_SESSION",
+    "SAVE_MOVES",
     "STUDIED_IDS",
     "UPSERT_CARD",
     "UPSERT_DAY",
     "USER_ID",
     "card_record",
     "card_row",
+    "json_text",
+    "moves_text",
+    "saving_moves",
     "of_scope",
     "reviewed_from",
     "scope_params",
@@ -268,13 +276,24 @@ def _checked_card_writes() -> dict[str, tuple[Any, Any]]:
     c = t.cards.c
     new_state = {name: sa.bindparam(prefix + name, type_=c[name].type) for name in _CARD_STATE}
     key = [c[name] == sa.bindparam(prefix + name, type_=c[name].type) for name in _CARD_KEY]
-    unchanged = [
-        c[name].is_not_distinct_from(sa.bindparam("s_" + name, type_=c[name].type))
-        for name in _CARD_STATE
-    ]
-    update = t.cards.update().where(*key, *unchanged).values(new_state).returning(c.item_id)
+    read = [sa.bindparam("s_" + name, type_=c[name].type) for name in _CARD_STATE]
+    unchanged = {
+        "sqlite": sa.and_(
+            *(
+                c[name].is_not_distinct_from(value)
+                for name, value in zip(_CARD_STATE, read, strict=True)
+            )
+        ),
+        # One row comparison: the statement's text stays short (see storage/precompiled.py).
+        "postgresql": sa.tuple_(*(c[name] for name in _CARD_STATE)).is_not_distinct_from(
+            sa.tuple_(*read)
+        ),
+    }
     found: dict[str, tuple[Any, Any]] = {}
     for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert)):
+        update = (
+            t.cards.update().where(*key, unchanged[name]).values(new_state).returning(c.item_id)
+        )
         first = (
             insert(t.cards)
             .values(_prefixed(t.cards, prefix))
@@ -351,3 +370,59 @@ SAVE_ACTIVE_SESSION = t.active_sessions.update().where(
 
 The revision and start time it was read at must still be stored: the update is what
 checks that no other request moved the session on (nor replaced it under a reused id)."""
+_MOVES = t.active_sessions.c.moves_json
+MOVES_OPENED = sa.func.rtrim(_MOVES, sa.literal_column("']'"))
+"""The stored moves' JSON without its closing bracket (see :data:`MOVES_KEPT`).
+
+Each move is a JSON object, so only the array's own bracket ends the text; one
+function call reads the stored value once (PostgreSQL decompresses it per call)."""
+MOVES_KEPT = sa.case(
+    (sa.bindparam("m_append", type_=sa.Boolean()), MOVES_OPENED), else_=sa.literal_column("''")
+)
+"""The stored moves' JSON without its closing bracket when ``m_append``, else nothing.
+
+A save appends its new moves to those stored (``m_append`` true, the rest of the
+array's text after it) rather than sending every move again: the stored revision,
+which the update checks, holds exactly the moves before them."""
+
+
+def saving_moves(save: Any, moves: Any) -> Any:
+    """``save`` setting the moves' JSON to ``moves``, and the rest of a move's save.
+
+    The position, revision and time of the last move are bound as ``m_`` + the
+    column's name.
+    """
+    return save.values(
+        position=sa.bindparam("m_position", type_=sa.Integer()),
+        moves_json=moves,
+        revision=sa.bindparam("m_revision", type_=sa.Integer()),
+        updated_at=sa.bindparam("m_updated_at", type_=t.UtcDateTime),
+    )
+
+
+SAVE_MOVES = saving_moves(SAVE_ACTIVE_SESSION, MOVES_KEPT + sa.bindparam("m_more", type_=sa.Text()))
+"""Save a move, its moves' JSON appended to (or written whole: see :data:`MOVES_KEPT`)."""
+
+
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON, keys sorted."""
+    # A session in progress is written at every move: orjson writes several times
+    # faster than json (keys sorted alike, no spaces).
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def moves_text(moves: Sequence[Mapping[str, Any]], *, stored_moves: int | None) -> tuple[bool, str]:
+    """Whether a save appends, and the moves' text it sends (see :data:`MOVES_KEPT`).
+
+    Args:
+        moves: The session's moves after the move being saved.
+        stored_moves: How many of them the stored revision holds (the rest are new),
+            or None to write them all.
+    """
+    if stored_moves is None:
+        return False, json_text(moves)
+    new = moves[stored_moves:]
+    if not new:
+        return True, "]"
+    text = json_text(new)[1:]  # the array's items and its closing bracket
+    return True, "," + text if stored_moves else text

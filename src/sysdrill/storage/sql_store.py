@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -51,11 +52,13 @@ from sysdrill.storage.sql_rows import (
     GET_SETTINGS,
     INSERT_ACTIVE_SESSION,
     INSERT_DAY,
-    SAVE_ACTIVE_SESSION,
+    SAVE_MOVES,
     STUDIED_IDS,
     USER_ID,
     card_record,
     card_row,
+    json_text,
+    moves_text,
     of_scope,
     scope_params,
     session_record,
@@ -79,16 +82,30 @@ __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
 _DIVISION_BY_ZERO = "22012"
 """PostgreSQL's SQLSTATE when a review's one statement found its session moved on."""
-_SAVE_SESSION = Precompiled(SAVE_ACTIVE_SESSION)
+_SAVE_SESSION = Precompiled(SAVE_MOVES)
 _SAVE_GUARDED_SESSION = Precompiled(SAVE_GUARDED_SESSION)
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
 
 
-def _json_text(value: Any) -> str:
-    # A session in progress is written at every move, its moves growing: orjson
-    # writes them several times faster than json (keys sorted alike, no spaces).
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+@dataclass(frozen=True, slots=True)
+class _MovedSession:
+    session: SavedSession
+    stored_moves: int
+    """How many of the session's moves its stored revision holds."""
+
+
+def _save_params(scope: StudyScope, session: SavedSession) -> dict[str, Any]:
+    """The bound values of a session's save but its moves (see ``sql_rows.saving_moves``)."""
+    return {
+        "m_position": session.position,
+        "m_revision": session.revision,
+        "m_updated_at": session.updated_at,
+        **scope_params(scope),
+        "b_session_id": session.session_id,
+        "b_revision": session.revision - 1,
+        "b_started_at": session.started_at,
+    }
 
 
 class SqlStudyStore(ReviewWrites, ProgressQueries):
@@ -382,19 +399,19 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
 
     # -- sessions in progress --------------------------------------------------
 
-    def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
-        """Insert or update a session in progress, refusing a stale revision."""
-        moved = {
-            "position": session.position,
-            "moves_json": _json_text(session.moves),
-            "revision": session.revision,
-            "updated_at": session.updated_at,
-        }
+    def put_active_session(
+        self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
+    ) -> None:
+        """Insert or update a session in progress, refusing a stale revision.
+
+        With ``stored_moves`` the update appends the moves after the first
+        ``stored_moves`` (those the stored revision holds) to the stored ones.
+        """
         guard = self._login_guard
 
         def save(conn: Connection) -> None:
             with translate_errors("saving a session in progress"):
-                if self._saved_session(conn, scope, session, moved, guard):
+                if self._saved_session(conn, scope, session, stored_moves, guard):
                     return
             raise StorageConflict(
                 f"Session {session.session_id} was moved on by another request; "
@@ -409,7 +426,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         conn: Connection,
         scope: StudyScope,
         session: SavedSession,
-        moved: dict[str, Any],
+        stored_moves: int | None,
         guard: LoginGuard | None,
     ) -> bool:
         """Insert or update the session on ``conn``; False when its revision is stale."""
@@ -419,20 +436,18 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
                 "user_id": scope.user_id,
                 "vault_id": scope.vault_id,
                 "kind": session.kind,
-                "options_json": _json_text(session.options),
-                "item_ids_json": _json_text(session.item_ids),
+                "options_json": json_text(session.options),
+                "item_ids_json": json_text(session.item_ids),
                 "started_at": session.started_at,
-                **moved,
+                "position": session.position,
+                "moves_json": json_text(session.moves),
+                "revision": session.revision,
+                "updated_at": session.updated_at,
             }
             inserted = conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row)
             return inserted.first() is not None
-        params = {
-            **moved,
-            **scope_params(scope),
-            "b_session_id": session.session_id,
-            "b_revision": session.revision - 1,
-            "b_started_at": session.started_at,
-        }
+        append, more = moves_text(session.moves, stored_moves=stored_moves)
+        params = _save_params(scope, session) | {"m_append": append, "m_more": more}
         if guard is None:
             return _SAVE_SESSION.execute(conn, params).rowcount == 1
         # The save proves the trusted login too: no query of its own.
@@ -451,6 +466,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         *,
         read: CardRecord | None,
         session: SavedSession,
+        stored_moves: int | None = None,
     ) -> int | None:
         """Record a checked review and save the session whose last move made it, at once.
 
@@ -461,13 +477,14 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         with self.unit_of_work():
             alone = self._writes_alone()
             settings_id = self._known_settings_id(review.settings)
-            if alone is not None and settings_id is not None:
-                return self._review_with_save(
-                    alone, scope, card, review, read, session, settings_id
-                )
+            # One statement appends the move: it needs to know what is stored.
+            if alone is not None and settings_id is not None and stored_moves is not None:
+                saved = _MovedSession(session, stored_moves)
+                return self._review_with_save(alone, scope, card, review, read, saved, settings_id)
             review_id = self.record_checked_review(scope, card, review, read=read)
             if review_id is not None:
-                self.put_active_session(scope, session.with_last_review(review_id))
+                with_id = session.with_last_review(review_id)
+                self.put_active_session(scope, with_id, stored_moves=stored_moves)
             return review_id
 
     def _review_with_save(
@@ -477,24 +494,16 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         card: CardRecord,
         review: ReviewRecord,
         read: CardRecord | None,
-        session: SavedSession,
+        saved: _MovedSession,
         settings_id: int,
     ) -> int | None:
-        head, tail = moves_around_review_id(
-            _json_text(session.with_last_review(MOVES_WITH_REVIEW_ID).moves)
-        )
+        session = saved.session
+        marked = session.with_last_review(MOVES_WITH_REVIEW_ID).moves
+        _, more = moves_text(marked, stored_moves=saved.stored_moves)
+        head, tail = moves_around_review_id(more)
         params = review_params(scope, card, review, read=read, settings_id=settings_id)
-        params |= {
-            "m_head": head,
-            "m_tail": tail,
-            "m_position": session.position,
-            "m_revision": session.revision,
-            "m_updated_at": session.updated_at,
-            **scope_params(scope),
-            "b_session_id": session.session_id,
-            "b_revision": session.revision - 1,
-            "b_started_at": session.started_at,
-        }
+        params |= _save_params(scope, session)
+        params |= {"m_head": head, "m_tail": tail}
         guard = self._login_guard
         if guard is not None:
             params |= guard.params()

@@ -263,7 +263,7 @@ class ReviewRecording:
         return self._prepare(item_id, read.card, given, session_id)
 
     def record_prepared_review(
-        self, prepared: PreparedReview, *, session: SavedSession
+        self, prepared: PreparedReview, *, session: SavedSession, stored_moves: int | None = None
     ) -> ReviewOutcome:
         """Write a prepared review and save ``session``, whose last move made it, at once.
 
@@ -276,7 +276,12 @@ class ReviewRecording:
                 again from the database.
         """
         review_id = self._store.record_review_with_save(
-            self.scope, prepared.card, prepared.review, read=prepared.read, session=session
+            self.scope,
+            prepared.card,
+            prepared.review,
+            read=prepared.read,
+            session=session,
+            stored_moves=stored_moves,
         )
         if review_id is None:
             raise CardChanged(

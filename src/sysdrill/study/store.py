@@ -156,6 +156,7 @@ class StudyStore(Protocol):
         *,
         read: CardRecord | None,
         session: SavedSession,
+        stored_moves: int | None = None,
     ) -> int | None:
         """Record a review as :meth:`record_checked_review` and save ``session``, at once.
 
@@ -168,6 +169,7 @@ class StudyStore(Protocol):
             review: The review to append.
             read: The card as it was read before the review; None when none was stored.
             session: The session in progress after the move (as :meth:`put_active_session`).
+            stored_moves: As :meth:`put_active_session`'s.
 
         Returns:
             The review's log id; None, having written nothing, when the stored card
@@ -230,12 +232,18 @@ class StudyStore(Protocol):
         """
         ...
 
-    def put_active_session(self, scope: StudyScope, session: SavedSession) -> None:
+    def put_active_session(
+        self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
+    ) -> None:
         """Insert or update a session in progress.
 
         ``session.revision`` must be 0 for a new session and one more than the
         stored revision for an update, with the stored start time (an update
         writes only the moves, position, revision and time of the last move).
+        ``stored_moves`` tells an update that the stored revision holds the first
+        ``stored_moves`` of ``session.moves`` and no others, so only the rest need
+        sending (a move's save adds one move to the few kilobytes stored); None
+        when the caller does not know (the moves are written whole).
 
         Raises:
             StorageConflict: If the stored revision is not the one before (another
