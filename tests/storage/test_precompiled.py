@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -9,7 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from sysdrill.storage.precompiled import Precompiled
+from sysdrill.storage.precompiled import DRIVER_CACHED_LENGTH, DRIVER_CACHED_VALUES, Precompiled
 
 T0 = datetime(2026, 12, 1, 9, 30, 15, 123456, tzinfo=UTC)
 
@@ -169,3 +171,16 @@ def test_a_review_and_its_save_run_compiled_once_on_postgresql(sql_url):
         assert len(compiled_per_call) == 4 and all(compiled_per_call)  # card, review, day, save
     else:
         assert compiled_per_call == [False, False]  # the review's one statement, the save
+
+
+def test_the_driver_limits_are_psycopgs():
+    queries = pytest.importorskip("psycopg._queries")
+    assert queries.MAX_CACHED_STATEMENT_LENGTH == DRIVER_CACHED_LENGTH
+    assert queries.MAX_CACHED_STATEMENT_PARAMS == DRIVER_CACHED_VALUES
+
+
+def test_importing_the_module_leaves_psycopg_unloaded():
+    # A SQLite server never needs the driver; loading it costs every full collection.
+    code = "import sys, sysdrill.storage.precompiled; print('psycopg' in sys.modules)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "False"

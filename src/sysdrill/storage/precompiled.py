@@ -41,12 +41,14 @@ from sqlalchemy.sql.elements import BindParameter
 
 __all__ = ["DRIVER_CACHED_LENGTH", "DRIVER_CACHED_VALUES", "Precompiled"]
 
-try:  # the driver's own limits where it has them
-    from psycopg._queries import MAX_CACHED_STATEMENT_LENGTH as DRIVER_CACHED_LENGTH
-    from psycopg._queries import MAX_CACHED_STATEMENT_PARAMS as DRIVER_CACHED_VALUES
-except ImportError:  # pragma: no cover - psycopg's values since 3.1
-    DRIVER_CACHED_LENGTH = 4096
-    DRIVER_CACHED_VALUES = 50
+# psycopg's own limits (``psycopg._queries``, the same since 3.1), written out: importing
+# psycopg here would load it into every process, SQLite's too, after the web app froze
+# its start-up objects out of garbage collection, and double the cost of each full
+# collection. tests/storage/test_precompiled.py checks them against psycopg's.
+DRIVER_CACHED_LENGTH = 4096
+"""The longest statement (bytes) whose placeholders psycopg converts once and keeps."""
+DRIVER_CACHED_VALUES = 50
+"""The most values a statement psycopg keeps may have."""
 
 _AS_IS = (sa.Boolean, sa.Float)
 """Types whose bind processors only check a bool or turn an int into a float: the
