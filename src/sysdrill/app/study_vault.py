@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sysdrill.content.collections import Chain, Deck
+from sysdrill.content.gc_pause import collector_paused
 from sysdrill.content.loader import Vault, load_vault
 from sysdrill.content.models import Item
 from sysdrill.content.vault_identity import VaultIdentity, read_vault_identity
@@ -77,7 +78,9 @@ def open_study_vault(root: Path | None = None, *, cache_dir: Path | None = None)
     """
     from sysdrill.content.sample import default_vault_path
 
-    return StudyVault.of(load_vault(root or default_vault_path(), cache_dir=cache_dir))
+    # Its objects all stay: collections during the load would walk them for nothing.
+    with collector_paused():
+        return StudyVault.of(load_vault(root or default_vault_path(), cache_dir=cache_dir))
 
 
 def vault_signature(root: Path) -> tuple[tuple[str, int], ...]:

@@ -1,0 +1,45 @@
+"""Pause Python's cyclic garbage collector while a vault loads.
+
+Loading a vault of ten thousand items builds a few hundred thousand objects that
+all stay alive, and the collector walks everything young each time enough new
+objects have piled up: in a measured load of that size (warm cache) it ran five
+full collections, found nothing to free, and the load took 1.3-2.1 s where it
+took 0.5-0.8 s paused. Reference counting still frees everything acyclic
+meanwhile; anything cyclic waits for the next collection after the pause.
+
+The pause nests and is safe across threads (a web server may load a vault in one
+thread while another is already loading): the collector runs again when the last
+pause ends, and only if it ran before the first began.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["collector_paused"]
+
+_lock = threading.Lock()
+_pauses = 0
+_resume = False
+"""Whether the collector ran before the first of the current pauses."""
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Run the ``with`` block with the cyclic garbage collector paused (see the module)."""
+    global _pauses, _resume
+    with _lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()

@@ -1,0 +1,90 @@
+"""The cyclic garbage collector pauses while a vault loads, and runs again after."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sysdrill.app.study_vault import open_study_vault
+from sysdrill.content.gc_pause import collector_paused
+from sysdrill.content.sample import default_vault_path
+
+
+@pytest.fixture
+def collecting() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if not was:
+        gc.disable()
+
+
+def test_pauses_nest_and_the_collector_runs_after_the_last(collecting):
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_collector_paused_before_stays_paused(collecting):
+    gc.disable()
+    with collector_paused():
+        pass
+    assert not gc.isenabled()
+
+
+def test_the_collector_runs_again_after_an_error(collecting):
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("load failed")
+    assert gc.isenabled()
+
+
+def test_pauses_overlapping_in_two_threads_end_with_the_later(collecting):
+    inside = threading.Barrier(2)
+    first_done = threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with collector_paused():
+            inside.wait()
+        first_done.set()
+
+    def second() -> None:
+        with collector_paused():
+            inside.wait()
+            first_done.wait()
+            seen.append(gc.isenabled())  # the first's pause ended, this one holds
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_a_vault_loads_with_the_collector_paused(
+    collecting, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import sysdrill.app.study_vault as study_vault
+
+    real = study_vault.load_vault
+    seen: list[bool] = []
+
+    def load(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(study_vault, "load_vault", load)
+    vault = open_study_vault(default_vault_path(), cache_dir=tmp_path / "cache")
+    assert len(vault.items) > 300  # the starter vault
+    assert seen == [False]
+    assert gc.isenabled()
