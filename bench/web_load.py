@@ -187,6 +187,36 @@ def session_table_churn(db_url: str) -> str | None:
     )
 
 
+def sessions_readable(db_url: str) -> str:
+    """How many sessions in progress the run left, and how many read back whole (one line).
+
+    A move's save appends to the stored moves' JSON (see docs/architecture.md): every
+    stored text must still parse as the array of moves.
+    """
+    import orjson
+    import sqlalchemy as sa
+
+    from sysdrill.storage import schema
+
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            texts = conn.execute(sa.select(schema.active_sessions.c.moves_json)).scalars().all()
+    finally:
+        engine.dispose()
+    moves = broken = 0
+    for text in texts:
+        try:
+            parsed = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, list) and all(isinstance(move, dict) for move in parsed):
+            moves += len(parsed)
+        else:
+            broken += 1
+    return f"  sessions in progress {len(texts)} ({moves} moves); moves unreadable in {broken}"
+
+
 # -- the server -----------------------------------------------------------------------------
 
 
@@ -744,6 +774,7 @@ def run_one(
         churn = session_table_churn(db_url)
     cpu_s = {role: max(0.0, after[role] - before.get(role, 0.0)) for role in after}
     report(name, tally, elapsed, stored_reviews(db_url), cpu_s)
+    print(sessions_readable(db_url))
     if churn is not None:
         print(churn)
 

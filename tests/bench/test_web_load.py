@@ -76,3 +76,44 @@ def test_session_table_churn_is_reported_on_postgresql_only(
         assert line is None
     else:
         assert line.startswith("  active_sessions: 0 updates, 0 heap-only (HOT), 0 dead rows")
+
+
+def test_sessions_left_are_checked_to_read_back_whole(
+    web_load: ModuleType, migrated_db_url: str
+) -> None:
+    from datetime import UTC, datetime
+
+    import sqlalchemy as sa
+
+    from sysdrill.storage import schema
+
+    at = datetime(2026, 12, 2, tzinfo=UTC)
+    engine = sa.create_engine(migrated_db_url)
+    with engine.begin() as conn:
+        user = conn.execute(
+            schema.users.insert().values(name="lee", created_at=at).returning(schema.users.c.id)
+        ).scalar_one()
+        for session_id, moves in ((1, '[{"move":"skip"},{"move":"rate"}]'), (2, '[{"move":"sk')):
+            conn.execute(
+                schema.sessions.insert().values(
+                    id=session_id, user_id=user, vault_id="v", kind="practice", started_at=at
+                )
+            )
+            conn.execute(
+                schema.active_sessions.insert().values(
+                    session_id=session_id,
+                    user_id=user,
+                    vault_id="v",
+                    kind="practice",
+                    options_json="{}",
+                    item_ids_json="[]",
+                    started_at=at,
+                    updated_at=at,
+                    position=0,
+                    moves_json=moves,
+                    revision=1,
+                )
+            )
+    engine.dispose()
+    line = web_load.sessions_readable(migrated_db_url)
+    assert line == "  sessions in progress 2 (2 moves); moves unreadable in 1"
