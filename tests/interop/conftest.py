@@ -197,11 +197,14 @@ def build_history_package(folder: Path, *, fsrs: bool = True) -> Path:
             col.add_note(note, deck)
         unseen = col.find_cards(f'"Front:{HISTORY_FRONTS[2]}"')
         col.sched.suspend_cards(unseen)
-        col.decks.select(deck)
-        for rating in (3, 3, 1, 3):
-            card = col.sched.getCard()
-            if card is not None:
-                col.sched.answerCard(card, rating)
+        # Each card answered by id, not taken from the queue: the queue would hold back a
+        # learning card due after Anki's day cutoff (4 am by default), so in the minutes
+        # before it the history came out with two reviews instead of four.
+        first, second = (col.find_cards(f'"Front:{front}"')[0] for front in HISTORY_FRONTS[:2])
+        for card_id, rating in ((first, 3), (second, 3), (first, 1), (second, 3)):
+            card = col.get_card(card_id)
+            card.start_timer()
+            col.sched.answerCard(card, rating)
         path = folder / "history.apkg"
         col.export_anki_package(
             out_path=str(path),
