@@ -2,9 +2,9 @@
 
 Loading a vault of ten thousand items builds a few hundred thousand objects that
 all stay alive, and the collector walks everything young each time enough new
-objects have piled up: in a measured load of that size (warm cache) it ran five
-full collections, found nothing to free, and the load took 1.3-2.1 s where it
-took 0.5-0.8 s paused. Reference counting still frees everything acyclic
+objects have piled up: ``bench/vault_load_bench.py`` counts about 500 collections,
+4 of them full, in a warm-cache load of that size, which takes about twice as long
+as it does paused (docs/benchmarks.md). Reference counting still frees everything acyclic
 meanwhile; anything cyclic waits for the next collection after the pause.
 
 The pause nests and is safe across threads (a web server may load a vault in one
