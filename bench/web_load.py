@@ -14,6 +14,21 @@ then reads the reviews
 stored in the database and matches every acknowledged review to a stored one
 (same item, written between the request and its answer): none may be missing.
 
+Each database gets two runs, each on a fresh database (``--runs`` picks one):
+
+- **saturated**: every learner sends its next request the moment the last one is
+  answered. This measures capacity, the reviews a second the server can take
+  (the throughput target). Its latency says little of the server: with no pause,
+  50 requests are always waiting, so the median is 50 over the requests a
+  second (Little's law) whatever the server does.
+- **paced**: the learners together owe ``--pace`` reviews a second (the target,
+  300, by default): each learner's reviews fall due one every ``users / pace``
+  seconds, and a learner waits for the next one's time before answering. The
+  latency of an answer counts from when it fell due, not from when it was sent,
+  so a learner held up by slow answers is charged the wait (no "coordinated
+  omission": a server that falls behind shows it in p99). This is the latency
+  target: p99 of every request at the target rate.
+
 ``--kill-worker`` kills one worker process (SIGKILL) half-way through the run;
 requests cut by the kill are counted apart (they were never acknowledged), and
 the match shows that no acknowledged review was lost.
@@ -32,7 +47,8 @@ generator used, since all three share the machine's cores. Targets on a
 
 Run: .venv/bin/python bench/web_load.py [--seconds 60] [--users 50] [--kill-worker]
      [--only postgresql|sqlite] [--postgres-url URL] [--items N] [--vault DIR]
-     [--single-user] [--ramp SECONDS] [--threads N]
+     [--single-user] [--ramp SECONDS] [--threads N] [--runs both|saturated|paced]
+     [--pace REVIEWS_PER_S]
 """
 
 from __future__ import annotations
@@ -66,6 +82,9 @@ T = TypeVar("T")
 
 TARGET_REVIEWS_PER_S = 300.0
 TARGET_P99_MS = 100.0
+KEPT_PACE = 0.97
+"""A paced run kept its pace when, once every learner had arrived, it acknowledged
+at least this share of the reviews that fell due."""
 SESSION_ITEMS = 20
 """Items per practice session (a learner's usual sitting)."""
 STARTUP_LIMIT_S = 180.0
@@ -352,12 +371,38 @@ class Tally:
     spread across learners means the workers share them evenly."""
     steady_from: float = 0.0
     """When every learner has arrived (``time.perf_counter``): the spread is told after it."""
+    steady_wall: float = 0.0
+    """The same moment as ``steady_from``, on ``time.time`` (as the acknowledgements are)."""
+    ended_wall: float = 0.0
+    """When the last learner stopped (``time.time``)."""
+    pace_reviews_per_s: float | None = None
+    """The reviews a second the learners owed together (a paced run), or None (saturated)."""
+    learners: int = 0
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
 
     def latency(self, kind: str, seconds: float) -> None:
         self.latencies_s.setdefault(kind, []).append(seconds)
+
+
+@dataclass
+class Pace:
+    """One learner's schedule in a paced run: a review due every ``interval_s`` seconds."""
+
+    interval_s: float
+    due: float
+    """When the next review falls due (``time.perf_counter``)."""
+
+    def take(self, now: float) -> tuple[float, float]:
+        """(when this review fell due, seconds to wait before answering it); moves on one.
+
+        A learner behind its schedule answers at once, and its answer's latency is
+        counted from when the review fell due (the caller's part).
+        """
+        due = self.due
+        self.due += self.interval_s
+        return due, max(0.0, due - now)
 
 
 class Cut(Exception):
@@ -369,15 +414,23 @@ class Cut(Exception):
 
 
 async def _call(
-    client: LeanClient, tally: Tally, kind: str, method: str, url: str, body: Any = None
+    client: LeanClient,
+    tally: Tally,
+    kind: str,
+    method: str,
+    url: str,
+    body: Any = None,
+    *,
+    due: float | None = None,
 ) -> tuple[dict[str, Any], float, float]:
+    """Send one request; its latency counts from ``due`` (perf_counter) when given and earlier."""
     sent = time.time()
     start = time.perf_counter()
     try:
         answer = await client.request(method, url, body)
     except Broken as exc:
         raise Cut(str(exc), refused=False) from exc
-    took_s = time.perf_counter() - start
+    took_s = time.perf_counter() - (start if due is None else min(start, due))
     tally.latency(kind, took_s)
     if kind in ("answer", "rate"):
         tally.moves_by_learner.setdefault(id(client), []).append((start, took_s))
@@ -399,8 +452,12 @@ async def learner(
     share: dict[str, str],
     multi_user: bool,
     kill: asyncio.Event,
+    pace_interval_s: float | None = None,
 ) -> None:
-    """One simulated learner: log in, then answer and rate practice sessions until ``stop_at``."""
+    """One simulated learner: log in, then answer and rate practice sessions until ``stop_at``.
+
+    With ``pace_interval_s`` its reviews fall due one every that many seconds (:class:`Pace`).
+    """
     rng = random.Random(n)
     client = LeanClient(*address)
     try:
@@ -411,6 +468,11 @@ async def learner(
             except Broken as exc:
                 raise SystemExit(f"learner-{n} could not log in: {exc}") from exc
             tally.latency("login", time.perf_counter() - start)
+        pace = None
+        if pace_interval_s is not None:
+            # Learners arrive in step; their reviews fall due out of step.
+            first = time.perf_counter() + rng.uniform(0.0, pace_interval_s)
+            pace = Pace(pace_interval_s, first)
         state: dict[str, Any] | None = None
         while time.monotonic() < stop_at:
             try:
@@ -425,7 +487,7 @@ async def learner(
                         state = None
                         await asyncio.sleep(0.1)
                     continue
-                state = await _move(client, tally, state, rng)
+                state = await _move(client, tally, state, rng, pace)
             except Cut as cut:
                 if cut.refused:
                     pass
@@ -459,11 +521,22 @@ def _api(state: dict[str, Any]) -> str:
 
 
 async def _move(
-    client: LeanClient, tally: Tally, state: dict[str, Any], rng: random.Random
+    client: LeanClient,
+    tally: Tally,
+    state: dict[str, Any],
+    rng: random.Random,
+    pace: Pace | None = None,
 ) -> dict[str, Any]:
-    """Make the move the session waits for; note the review when the server recorded one."""
+    """Make the move the session waits for; note the review when the server recorded one.
+
+    A paced learner answers when its next review falls due; it rates at once.
+    """
     phase = state["phase"]
     item = state["item"] or {}
+    due = None
+    if phase == "answer" and pace is not None:
+        due, wait_s = pace.take(time.perf_counter())
+        await asyncio.sleep(wait_s)
     if phase == "answer":
         text = ANSWERS.get(item.get("mode") or "", f"an answer of learner {rng.random():.6f}")
         body: dict[str, Any] = {"text": text}
@@ -480,7 +553,7 @@ async def _move(
         tally.error(f"unexpected phase {phase}")
         return {**state, "phase": "done"}
     after, sent, answered = await _call(
-        client, tally, phase, "POST", f"{_api(state)}/{phase}", body
+        client, tally, phase, "POST", f"{_api(state)}/{phase}", body, due=due
     )
     # An item is behind the learner once its review is written (never skipped here).
     if after["done"] > state["done"]:
@@ -515,13 +588,17 @@ async def drive(
     multi_user: bool,
     kill_after_s: float | None,
     server: subprocess.Popen[str],
+    pace_reviews_per_s: float | None = None,
 ) -> tuple[Tally, float]:
     """Run ``users`` learners for ``seconds``; returns the tally and the time taken.
 
     The learners arrive one by one over the first ``ramp_s`` seconds, as a
-    class does, rather than all logging in within the same millisecond.
+    class does, rather than all logging in within the same millisecond. With
+    ``pace_reviews_per_s`` they owe that many reviews a second together (a paced
+    run); without, each sends its next request as soon as the last is answered.
     """
-    tally = Tally()
+    tally = Tally(pace_reviews_per_s=pace_reviews_per_s, learners=users)
+    interval_s = None if pace_reviews_per_s is None else users / pace_reviews_per_s
     kill = asyncio.Event()
     host, port = base_url.removeprefix("http://").rsplit(":", 1)
     address = (host, int(port))
@@ -530,6 +607,7 @@ async def drive(
     stop_at = start + seconds
     # A second after the last learner arrived, its login done.
     tally.steady_from = time.perf_counter() + ramp_s + 1.0
+    tally.steady_wall = time.time() + ramp_s + 1.0
 
     async def killer() -> None:
         assert kill_after_s is not None
@@ -541,13 +619,23 @@ async def drive(
 
     async def arrive(n: int, share: dict[str, str]) -> None:
         await asyncio.sleep(ramp_s * n / max(users, 1))
-        await learner(address, n, tally, stop_at, share=share, multi_user=multi_user, kill=kill)
+        await learner(
+            address,
+            n,
+            tally,
+            stop_at,
+            share=share,
+            multi_user=multi_user,
+            kill=kill,
+            pace_interval_s=interval_s,
+        )
 
     shares = [{} for _ in range(users)] if multi_user else vault_shares(base_url, users)
     tasks = [arrive(n, shares[n]) for n in range(users)]
     if kill_after_s is not None:
         tasks.append(killer())
     await asyncio.gather(*tasks)
+    tally.ended_wall = time.time()
     return tally, time.monotonic() - start
 
 
@@ -645,14 +733,35 @@ def report(
     rate = reviews / elapsed_s
     missing = unmatched(tally.acknowledged, stored)
     errors = sum(tally.errors.values())
-    print(f"{name}")
+    pace = tally.pace_reviews_per_s
+    if pace is None:
+        print(f"{name}, saturated (capacity: each learner asks again once answered)")
+    else:
+        every_ms = tally.learners / pace * 1000
+        print(
+            f"{name}, paced at {pace:.0f} reviews/s (each learner's reviews due every "
+            f"{every_ms:.0f} ms; an answer's latency counts from when it fell due)"
+        )
     print(f"  requests {len(ordered)} in {elapsed_s:.1f} s; reviews acknowledged {reviews}")
-    verdict = "meets" if rate >= TARGET_REVIEWS_PER_S else "misses"
-    print(f"  throughput {rate:6.1f} reviews/s ({verdict} >= {TARGET_REVIEWS_PER_S:.0f})")
-    print(
-        f"  latency of every request p50 {p50:6.1f} ms  p99 {p99:6.1f} ms "
-        f"({'meets' if p99 <= TARGET_P99_MS else 'misses'} p99 <= {TARGET_P99_MS:.0f} ms)"
-    )
+    if pace is None:
+        verdict = "meets" if rate >= TARGET_REVIEWS_PER_S else "misses"
+        print(f"  throughput {rate:6.1f} reviews/s ({verdict} >= {TARGET_REVIEWS_PER_S:.0f})")
+        print(
+            f"  latency of every request p50 {p50:6.1f} ms  p99 {p99:6.1f} ms "
+            f"(at saturation the median is learners over requests a second)"
+        )
+    else:
+        steady = steady_rate(tally)
+        kept = steady >= KEPT_PACE * pace
+        print(
+            f"  throughput {rate:6.1f} reviews/s; {steady:.1f} once every learner had arrived "
+            f"({'kept' if kept else 'fell behind'} pace)"
+        )
+        verdict = "meets" if kept and p99 <= TARGET_P99_MS else "misses"
+        print(
+            f"  latency of every request p50 {p50:6.1f} ms  p99 {p99:6.1f} ms "
+            f"({verdict} p99 <= {TARGET_P99_MS:.0f} ms at {pace:.0f} reviews/s)"
+        )
     for kind, seconds in sorted(tally.latencies_s.items()):
         each = sorted(seconds)
         print(
@@ -676,6 +785,15 @@ def report(
     if ordered:
         per_request = sum(cpu_s.values()) / len(ordered) * 1000
         print(f"  CPU per request, all processes: {per_request:.2f} ms")
+
+
+def steady_rate(tally: Tally) -> float:
+    """Reviews acknowledged a second from when every learner had arrived to the end."""
+    span_s = tally.ended_wall - tally.steady_wall
+    if span_s <= 0:
+        return float("nan")
+    late = sum(1 for _, _, answered in tally.acknowledged if answered >= tally.steady_wall)
+    return late / span_s
 
 
 PACE_WINDOW_S = 0.2
@@ -742,9 +860,16 @@ def warm_up(address: tuple[str, int], *, workers: int, multi_user: bool) -> None
 
 
 def run_one(
-    name: str, db_url: str, *, workers: int, vault: Path, scratch: Path, args: argparse.Namespace
+    name: str,
+    db_url: str,
+    *,
+    workers: int,
+    vault: Path,
+    scratch: Path,
+    args: argparse.Namespace,
+    pace: float | None,
 ) -> None:
-    """Serve, load, report: one database and worker count."""
+    """Serve, load, report: one database, worker count and pace (None: saturated)."""
     multi_user = not args.single_user
     with running_server(
         db_url,
@@ -768,6 +893,7 @@ def run_one(
                 multi_user=multi_user,
                 kill_after_s=kill_after,
                 server=server,
+                pace_reviews_per_s=pace,
             )
         )
         after = cpu_by_role(server, pg_port)
@@ -777,6 +903,25 @@ def run_one(
     print(sessions_readable(db_url))
     if churn is not None:
         print(churn)
+
+
+def new_database(db_url: str, name: str) -> str:
+    """Create database ``name`` in the cluster of ``db_url``; its URL."""
+    import sqlalchemy as sa
+
+    url = sa.make_url(db_url)
+    engine = sa.create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    finally:
+        engine.dispose()
+    return url.set(database=name).render_as_string(hide_password=False)
+
+
+def paces(runs: str, pace: float) -> list[float | None]:
+    """The runs ``--runs`` asks for, in order: None for saturated, else the pace."""
+    return {"both": [None, pace], "saturated": [None], "paced": [pace]}[runs]
 
 
 def main() -> None:
@@ -805,7 +950,22 @@ def main() -> None:
     )
     parser.add_argument("--items", type=int, default=10_000, help="synthetic vault size")
     parser.add_argument("--vault", type=Path, help="use (or create) this synthetic vault")
+    parser.add_argument(
+        "--runs",
+        choices=("both", "saturated", "paced"),
+        default="both",
+        help="saturated (capacity), paced (latency at --pace), or both, each on a fresh database",
+    )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=TARGET_REVIEWS_PER_S,
+        help="reviews a second the learners owe together in the paced run",
+    )
     args = parser.parse_args()
+    runs = paces(args.runs, args.pace)
+    if args.postgres_url and len(runs) > 1:
+        parser.error("--postgres-url holds one run's data: add --runs saturated or --runs paced")
     from sysdrill.storage.engine import safe_url, upgrade_database
 
     with tempfile.TemporaryDirectory(prefix="sysdrill-load.") as temporary:
@@ -819,27 +979,32 @@ def main() -> None:
                 nullcontext(args.postgres_url)
                 if args.postgres_url
                 else throwaway_postgres(args.postgres_port)
-            ) as pg_url:
-                upgrade_database(pg_url)
-                run_one(
-                    f"PostgreSQL, {args.workers} workers ({safe_url(pg_url)})",
-                    pg_url,
-                    workers=args.workers,
-                    vault=vault,
-                    scratch=scratch / "pg",
-                    args=args,
-                )
+            ) as first_url:
+                for number, pace in enumerate(runs):
+                    pg_url = first_url if number == 0 else new_database(first_url, "sysdrill_paced")
+                    upgrade_database(pg_url)
+                    run_one(
+                        f"PostgreSQL, {args.workers} workers ({safe_url(pg_url)})",
+                        pg_url,
+                        workers=args.workers,
+                        vault=vault,
+                        scratch=scratch / f"pg-{number}",
+                        args=args,
+                        pace=pace,
+                    )
         if args.only in (None, "sqlite"):
-            sqlite_url = f"sqlite:///{scratch / 'study.sqlite3'}"
-            upgrade_database(sqlite_url)
-            run_one(
-                "SQLite, 1 worker",
-                sqlite_url,
-                workers=1,
-                vault=vault,
-                scratch=scratch / "sqlite",
-                args=args,
-            )
+            for number, pace in enumerate(runs):
+                sqlite_url = f"sqlite:///{scratch / f'study-{number}.sqlite3'}"
+                upgrade_database(sqlite_url)
+                run_one(
+                    "SQLite, 1 worker",
+                    sqlite_url,
+                    workers=1,
+                    vault=vault,
+                    scratch=scratch / f"sqlite-{number}",
+                    args=args,
+                    pace=pace,
+                )
 
 
 if __name__ == "__main__":

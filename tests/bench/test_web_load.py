@@ -117,3 +117,90 @@ def test_sessions_left_are_checked_to_read_back_whole(
     engine.dispose()
     line = web_load.sessions_readable(migrated_db_url)
     assert line == "  sessions in progress 2 (2 moves); moves unreadable in 1"
+
+
+def test_a_paced_learner_on_schedule_waits_for_each_review_to_fall_due(
+    web_load: ModuleType,
+) -> None:
+    pace = web_load.Pace(interval_s=0.2, due=10.0)
+    assert pace.take(9.95) == (10.0, pytest.approx(0.05))
+    assert pace.take(10.05) == (10.2, pytest.approx(0.15))
+    assert pace.due == pytest.approx(10.4)
+
+
+def test_a_paced_learner_behind_schedule_answers_at_once_and_is_charged_the_wait(
+    web_load: ModuleType,
+) -> None:
+    import asyncio
+
+    pace = web_load.Pace(interval_s=0.2, due=10.0)
+    # Held up by slow answers: the review due at 10.0 is only sent at 10.5.
+    due, wait_s = pace.take(10.5)
+    assert (due, wait_s) == (10.0, 0.0)
+
+    class Answered:
+        status = 200
+        text = "{}"
+
+        def json(self) -> dict[str, str]:
+            return {}
+
+    class Client:
+        async def request(self, method: str, url: str, body: object) -> Answered:
+            return Answered()
+
+    tally = web_load.Tally()
+    started = web_load.time.perf_counter()
+    asyncio.run(web_load._call(Client(), tally, "answer", "POST", "/x", due=started - 0.5))
+    (took_s,) = tally.latencies_s["answer"]
+    # Its latency counts from when it fell due, half a second before it was sent.
+    assert 0.5 <= took_s < 1.5
+    asyncio.run(web_load._call(Client(), tally, "rate", "POST", "/x"))
+    assert tally.latencies_s["rate"][0] < 0.5
+
+
+def test_the_kept_pace_counts_reviews_from_when_every_learner_had_arrived(
+    web_load: ModuleType,
+) -> None:
+    tally = web_load.Tally(steady_wall=100.0, ended_wall=110.0)
+    # 5 reviews during the ramp, then 3,000 over the 10 steady seconds.
+    tally.acknowledged = [("q", 95.0, 95.1)] * 5 + [("q", 101.0, 101.1)] * 3000
+    assert web_load.steady_rate(tally) == pytest.approx(300.0)
+
+
+def test_the_runs_asked_for_come_saturated_first(web_load: ModuleType) -> None:
+    assert web_load.paces("both", 300.0) == [None, 300.0]
+    assert web_load.paces("saturated", 300.0) == [None]
+    assert web_load.paces("paced", 250.0) == [250.0]
+
+
+def _report_of(web_load: ModuleType, tally: object, capsys: pytest.CaptureFixture[str]) -> str:
+    web_load.report("PostgreSQL", tally, 20.0, [], {"server": 1.0})
+    return capsys.readouterr().out
+
+
+def test_a_paced_run_judges_p99_at_its_pace_and_a_saturated_run_judges_throughput(
+    web_load: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paced = web_load.Tally(pace_reviews_per_s=300.0, learners=50, steady_wall=0.0)
+    paced.ended_wall = 20.0
+    paced.acknowledged = [("q", 1.0, 1.0 + i / 300) for i in range(6000)]
+    paced.latencies_s = {"answer": [0.010] * 99 + [0.090], "rate": [0.012] * 100}
+    out = _report_of(web_load, paced, capsys)
+    assert "paced at 300 reviews/s (each learner's reviews due every 167 ms" in out
+    assert "300.0 once every learner had arrived (kept pace)" in out
+    assert "(meets p99 <= 100 ms at 300 reviews/s)" in out
+
+    # The same latencies from a run that fell behind its pace miss the target.
+    paced.acknowledged = paced.acknowledged[:4000]
+    out = _report_of(web_load, paced, capsys)
+    assert "(fell behind pace)" in out
+    assert "(misses p99 <= 100 ms at 300 reviews/s)" in out
+
+    saturated = web_load.Tally()
+    saturated.acknowledged = [("q", 1.0, 1.1)] * 6200
+    saturated.latencies_s = {"answer": [0.080] * 100}
+    out = _report_of(web_load, saturated, capsys)
+    assert "saturated (capacity" in out
+    assert "throughput  310.0 reviews/s (meets >= 300)" in out
+    assert "p99 <= 100" not in out

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from tests.web.conftest import from_address
 
 from sysdrill.cli import serve_cmd
+from sysdrill.web.worker_cpus import cpus_to_keep_to
 
 
 def test_serve_upgrades_the_database_prints_the_url_and_serves(
@@ -104,7 +105,8 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         "serve", "--workers", "3", "--threads", "4", "--db", db_url, "--vault", str(vault)
     )
     assert result.exit_code == 0, result.stderr
-    assert f"database: {db_url}; 3 workers of 4 threads; single user" in result.stdout
+    pinned = ", each on a CPU of its own" if cpus_to_keep_to() else ""
+    assert f"database: {db_url}; 3 workers of 4 threads{pinned}; single user" in result.stdout
     assert served["app"] == "sysdrill.web.serving:app_from_environment"
     assert served["workers"] == 3
     assert served["environ"] == {
@@ -112,10 +114,30 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "4",
-        # Several workers share new connections evenly.
+        # Several workers share new connections evenly, each on a CPU of its own.
         "SYSDRILL_BALANCE_CONNECTIONS": "1",
+        "SYSDRILL_PIN_CPUS": "1",
         "SYSDRILL_VAULT": str(vault.resolve()),
     }
+
+
+def test_serve_keeps_workers_off_fixed_cpus_when_told(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any]
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = run_cli("serve", "--workers", "2", "--no-pin-cpus", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert f"database: {db_url}; 2 workers of 2 threads; single user" in result.stdout
+    assert served["environ"]["SYSDRILL_PIN_CPUS"] == "0"
+
+
+def test_one_worker_is_never_kept_to_a_cpu(
+    run_cli: Any, tmp_path: Path, served: dict[str, Any]
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = run_cli("serve", "--pin-cpus", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert served["environ"]["SYSDRILL_PIN_CPUS"] == "0"
 
 
 def test_serve_hides_the_database_password(
@@ -229,8 +251,13 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "2",
         "SYSDRILL_BALANCE_CONNECTIONS": "1",
+        "SYSDRILL_PIN_CPUS": "1",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }
+    monkeypatch.setenv("SYSDRILL_PIN_CPUS", "0")
+    result = run_cli("serve", "--workers", "2")
+    assert result.exit_code == 0, result.stderr
+    assert served["environ"]["SYSDRILL_PIN_CPUS"] == "0"
 
 
 @pytest.mark.parametrize("app", ["sysdrill.web.serving:app_from_environment", "an app object"])

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 
 from sysdrill.content.sample import sample_vault_path
+from sysdrill.web.worker_cpus import cpus_to_keep_to
 
 STARTUP_LIMIT_S = 90.0
 """How long the server may take to answer (the machine running the tests may be busy)."""
@@ -64,7 +65,13 @@ def test_serve_with_two_workers_runs_two_processes_that_answer_pages(tmp_path: P
                 time.sleep(0.2)
         assert dashboard.status_code == 200
         assert dashboard.json()["reviews_total"] == 0
-        assert len(_worker_pids(server.pid)) == 2 or not Path("/proc").is_dir()
+        workers = _worker_pids(server.pid)
+        assert len(workers) == 2 or not Path("/proc").is_dir()
+        if len(cpus_to_keep_to()) >= 2:
+            # Each worker keeps to a CPU of its own (sysdrill.web.worker_cpus).
+            kept = [os.sched_getaffinity(pid) for pid in workers]
+            assert [len(cpus) for cpus in kept] == [1, 1]
+            assert kept[0] != kept[1]
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=30)
         assert page.status_code == 200
         assert "<html" in page.text
@@ -72,5 +79,6 @@ def test_serve_with_two_workers_runs_two_processes_that_answer_pages(tmp_path: P
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=60)
     assert f"sysdrill is serving on http://127.0.0.1:{port}/" in out
-    assert "; 2 workers of 2 threads; single user" in out
+    pinned = ", each on a CPU of its own" if cpus_to_keep_to() else ""
+    assert f"; 2 workers of 2 threads{pinned}; single user" in out
     assert server.returncode == 0, err

@@ -31,6 +31,7 @@ def test_settings_survive_the_trip_through_the_environment(tmp_path: Path) -> No
         multi_user=True,
         threads=3,
         balance_connections=True,
+        pin_cpus=True,
     )
     assert ServerSettings.from_environment(settings.to_environment()) == settings
 
@@ -154,6 +155,28 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
         "behind_proxy": True,
         "balance_connections": True,
     }
+
+
+@pytest.mark.parametrize(("flag", "kept"), [("1", True), ("0", False)])
+def test_a_worker_keeps_to_a_cpu_only_when_told_to(
+    monkeypatch: pytest.MonkeyPatch, flag: str, kept: bool
+) -> None:
+    import sysdrill.web.app as web_app
+    import sysdrill.web.worker_cpus as worker_cpus
+
+    calls: list[str] = []
+    monkeypatch.setattr(worker_cpus, "keep_to_a_cpu", lambda: calls.append("kept") or 0)
+    monkeypatch.setattr(web_app, "create_app", lambda **settings: "the app")
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", "postgresql+psycopg://u@h/db")
+    monkeypatch.setenv("SYSDRILL_PIN_CPUS", flag)
+    assert serving.app_from_environment() == "the app"  # type: ignore[comparison-overlap]
+    assert calls == (["kept"] if kept else [])
+
+
+def test_a_bad_pin_cpus_variable_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SYSDRILL_PIN_CPUS", "sometimes")
+    with pytest.raises(UsageError, match="SYSDRILL_PIN_CPUS='sometimes' is neither yes nor no"):
+        serving.ServerSettings.from_environment(dict(os.environ))
 
 
 def test_a_bad_behind_proxy_variable_is_refused_with_the_fix(

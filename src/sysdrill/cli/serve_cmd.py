@@ -116,6 +116,15 @@ def serve(
             "wait for a database far away on the network.",
         ),
     ] = 2,
+    pin_cpus: Annotated[
+        bool,
+        typer.Option(
+            "--pin-cpus/--no-pin-cpus",
+            envvar="SYSDRILL_PIN_CPUS",
+            help="With several workers, keep each worker to a CPU of its own (Linux): "
+            "its threads hand requests to each other without waking other CPUs.",
+        ),
+    ] = True,
     multi_user: Annotated[
         bool,
         typer.Option(
@@ -143,6 +152,7 @@ def serve(
         create_served_app,
         refuse_unsafe_setup,
     )
+    from sysdrill.web.worker_cpus import cpus_to_keep_to
 
     if vault is not None and not vault.is_dir():
         raise VaultNotFound(
@@ -155,6 +165,7 @@ def serve(
         behind_proxy=behind_proxy,
         threads=threads,
         balance_connections=workers > 1,
+        pin_cpus=pin_cpus and workers > 1,
     )
     refuse_unsafe_setup(settings, workers=workers)
     upgrade_study_database(settings.db_url)
@@ -167,8 +178,10 @@ def serve(
     mode = "multi-user" if multi_user else "single user"
     noun = "worker" if workers == 1 else "workers"
     each = "thread" if threads == 1 else "threads"
+    pinned = ", each on a CPU of its own" if settings.pin_cpus and cpus_to_keep_to() else ""
     typer.echo(
-        f"database: {safe_url(settings.db_url)}; {workers} {noun} of {threads} {each}; {mode}"
+        f"database: {safe_url(settings.db_url)}; {workers} {noun} of {threads} {each}"
+        f"{pinned}; {mode}"
     )
     if open_browser:
         import webbrowser

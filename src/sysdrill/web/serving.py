@@ -33,6 +33,7 @@ __all__ = [
     "GIL_SWITCH_INTERVAL_S",
     "ENV_DATABASE_URL",
     "ENV_MULTI_USER",
+    "ENV_PIN_CPUS",
     "ENV_VAULT",
     "ServerSettings",
     "app_from_environment",
@@ -55,6 +56,9 @@ ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
 ENV_BALANCE_CONNECTIONS = "SYSDRILL_BALANCE_CONNECTIONS"
 """``1`` when several workers share the listening socket: each takes new connections
 only while it serves no more than the others (``sysdrill serve --workers N`` sets it)."""
+ENV_PIN_CPUS = "SYSDRILL_PIN_CPUS"
+"""``1`` to keep each worker to a CPU of its own (:mod:`sysdrill.web.worker_cpus`;
+``sysdrill serve --workers N`` sets it unless given ``--no-pin-cpus``)."""
 ENV_THREADS = "SYSDRILL_THREADS"
 """Requests each worker works on at once (``--threads``); :data:`DEFAULT_THREADS` when unset."""
 DEFAULT_THREADS = 2
@@ -80,6 +84,8 @@ class ServerSettings:
         threads: Requests each worker process works on at once.
         balance_connections: Workers share new connections evenly
             (:mod:`sysdrill.web.balanced_accept`); for several workers.
+        pin_cpus: Each worker keeps to a CPU of its own
+            (:mod:`sysdrill.web.worker_cpus`); for several workers.
     """
 
     db_url: str
@@ -88,6 +94,7 @@ class ServerSettings:
     behind_proxy: bool = False
     threads: int = DEFAULT_THREADS
     balance_connections: bool = False
+    pin_cpus: bool = False
 
     def to_environment(self) -> dict[str, str]:
         """The settings as the environment variables :meth:`from_environment` reads."""
@@ -97,6 +104,7 @@ class ServerSettings:
             ENV_BEHIND_PROXY: "1" if self.behind_proxy else "0",
             ENV_THREADS: str(self.threads),
             ENV_BALANCE_CONNECTIONS: "1" if self.balance_connections else "0",
+            ENV_PIN_CPUS: "1" if self.pin_cpus else "0",
         }
         if self.vault is not None:
             found[ENV_VAULT] = str(self.vault.resolve())
@@ -110,8 +118,9 @@ class ServerSettings:
         in ``$SYSDRILL_DATA_DIR``.
 
         Raises:
-            UsageError: If ``$SYSDRILL_MULTI_USER``, ``$SYSDRILL_BEHIND_PROXY`` or
-                ``$SYSDRILL_BALANCE_CONNECTIONS`` is not a yes/no value, or
+            UsageError: If ``$SYSDRILL_MULTI_USER``, ``$SYSDRILL_BEHIND_PROXY``,
+                ``$SYSDRILL_BALANCE_CONNECTIONS`` or ``$SYSDRILL_PIN_CPUS`` is not a
+                yes/no value, or
                 ``$SYSDRILL_THREADS`` not a whole number from 1 to 16.
             StorageUnavailable: If the database URL names an in-memory database.
         """
@@ -127,6 +136,7 @@ class ServerSettings:
             balance_connections=_flag(
                 environ, ENV_BALANCE_CONNECTIONS, "1 for several workers, else 0"
             ),
+            pin_cpus=_flag(environ, ENV_PIN_CPUS, "1 for a CPU per worker, else 0"),
         )
 
 
@@ -206,4 +216,9 @@ def app_from_environment() -> FastAPI:
         StorageUnavailable: If the database URL names an in-memory database.
     """
     tune_server_process()
-    return create_served_app(ServerSettings.from_environment(os.environ))
+    settings = ServerSettings.from_environment(os.environ)
+    if settings.pin_cpus:
+        from sysdrill.web.worker_cpus import keep_to_a_cpu
+
+        keep_to_a_cpu()
+    return create_served_app(settings)
