@@ -966,6 +966,8 @@ def main() -> None:
         help="reviews a second the learners owe together in the paced run",
     )
     args = parser.parse_args()
+    if args.pace <= 0:
+        parser.error(f"--pace {args.pace:g}: give the reviews a second to owe, above 0")
     runs = paces(args.runs, args.pace)
     if args.postgres_url and len(runs) > 1:
         parser.error("--postgres-url holds one run's data: add --runs saturated or --runs paced")

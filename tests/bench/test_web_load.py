@@ -204,3 +204,26 @@ def test_a_paced_run_judges_p99_at_its_pace_and_a_saturated_run_judges_throughpu
     assert "saturated (capacity" in out
     assert "throughput  310.0 reviews/s (meets >= 300)" in out
     assert "p99 <= 100" not in out
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--pace", "0"], "--pace 0: give the reviews a second to owe, above 0"),
+        (
+            ["--postgres-url", "postgresql+psycopg://u@127.0.0.1:1/db"],
+            "--postgres-url holds one run's data: add --runs saturated or --runs paced",
+        ),
+    ],
+)
+def test_the_script_refuses_runs_it_cannot_make(arguments: list[str], message: str) -> None:
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "web_load.py"), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
