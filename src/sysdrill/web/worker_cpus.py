@@ -5,9 +5,9 @@ interpreter to each other thousands of times a second, and every route waits on
 the database a few times. Left to the kernel, those threads wander between the
 CPUs, so each hand-off wakes a thread on another CPU (on a virtual machine an
 interrupt through the hypervisor) and finds its caches cold there. Kept to one
-CPU, the hand-offs stay on it: in 20 s runs of ``bench/web_load.py`` taken in
-turn, two workers kept to a CPU each did 262-385 reviews a second where the same
-server left to the kernel did 119-236 (docs/benchmarks.md). PostgreSQL and
+CPU, the hand-offs stay on it: in 60 s runs of ``bench/web_load.py`` taken in
+turn, two workers kept to a CPU each took 530-565 reviews a second where the same
+server left to the kernel took 307-384 (docs/benchmarks.md). PostgreSQL and
 everything else still run on any CPU.
 
 No state is shared between the workers: a starting worker reads which CPUs its
@@ -59,8 +59,8 @@ def choose_cpu(me: int, siblings: Mapping[int, Sibling], cpus: Sequence[int]) ->
         for pid, sibling in siblings.items()
         if pid == me or len(sibling.cpus) != 1
     )
-    rank = [started_pid[1] for started_pid in waiting].index(me)
-    by_use = sorted(cpus, key=lambda cpu: (used[cpu], cpus.index(cpu)))
+    rank = [pid for _, pid in waiting].index(me)
+    by_use = sorted(cpus, key=used.__getitem__)  # stable: ties keep the CPUs' order
     return by_use[rank % len(by_use)]
 
 
@@ -84,8 +84,10 @@ def _siblings(me: int) -> dict[int, Sibling]:
     found = {}
     for text in Path(f"/proc/{parent}/task/{parent}/children").read_text().split():
         pid = int(text)
+        if pid == me:
+            continue
         try:
-            if pid != me and b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 continue
             found[pid] = Sibling(_started(pid), frozenset(os.sched_getaffinity(pid)))
         except (OSError, ValueError, IndexError):
