@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def _add_item(root: Path, new_id: str) -> None:
 
 
 def _compiled_ids(db: Path) -> set[str]:
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         return {row[0] for row in conn.execute("SELECT id FROM items")}
 
 

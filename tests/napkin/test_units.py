@@ -142,3 +142,27 @@ def test_threads_asking_for_the_registry_at_once_share_one() -> None:
     for thread in threads:
         thread.join()
     assert len(seen) == 8 and all(registry is seen[0] for registry in seen)
+
+
+def test_currency_reads_on_the_installed_pint_from_a_fresh_registry(monkeypatch) -> None:
+    # pint 0.26 (chosen by the lock file from Python 3.12 on) refuses a `$` alias that
+    # 0.25 accepted, so the registry must be built afresh here on every pint CI runs.
+    import pint
+
+    from sysdrill.napkin import units
+    from sysdrill.napkin.calculators.inputs import parse_quantity
+    from sysdrill.napkin.claims import check_claims
+
+    monkeypatch.setattr(units, "_registry", None)
+    units._compile.cache_clear()
+    registry = get_registry()
+    assert isinstance(registry, pint.UnitRegistry)
+    assert str(registry.Quantity(3, "USD").units) == "USD"
+    price = parse_quantity("$2.10/GPU-hour", unit="USD / GPU / hour", name="--price")
+    assert price.magnitude == pytest.approx(2.10)
+    storage = parse_quantity("$0.03/GB", unit="USD / GB", name="--price")
+    assert storage.to("USD / TB").magnitude == pytest.approx(30)
+    # "$" compiled through pint, not read from the generated table.
+    assert compile_unit("$").scale == compile_unit("USD").scale == 1.0
+    verdicts = check_claims("1,000 GPU-hours × $2.10/GPU-hour = $2,100")
+    assert [claim.verdict.value for claim in verdicts] == ["ok"]

@@ -138,7 +138,7 @@ def test_review_days_migration_backfills_counters_from_the_log(blank_sql_url):
                     "item": f"q{n}",
                     "rating": rating,
                     "t": "2026-11-01 09:00:00.000000",
-                    "day": date(2026, 11, 1),
+                    "day": "2026-11-01",
                     "state": state,
                     "interval": interval,
                     "first": first,

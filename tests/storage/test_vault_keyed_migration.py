@@ -59,7 +59,7 @@ def database_before_vault_keys(url: str, item_ids: tuple[str, ...] = ("q0", "q1"
                     "reviewed_at, review_day, state_before, first_of_day, settings_id, "
                     "session_id) VALUES (1, :item, 3, 'self', 100, :t, :day, 0, :first, 1, 1)"
                 ),
-                {"item": item_id, "t": T0, "day": date(2026, 11, 1), "first": True},
+                {"item": item_id, "t": T0, "day": "2026-11-01", "first": True},
             )
         conn.execute(
             sa.text(
@@ -67,7 +67,7 @@ def database_before_vault_keys(url: str, item_ids: tuple[str, ...] = ("q0", "q1"
                 "young_passed, mature_first, mature_passed, duration_ms) "
                 "VALUES (1, :day, 3, 3, 0, 0, 0, 0, 300)"
             ),
-            {"day": date(2026, 11, 1)},
+            {"day": "2026-11-01"},
         )
     engine.dispose()
 

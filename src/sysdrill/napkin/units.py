@@ -59,8 +59,10 @@ sample = [sample] = samples
 GPU = [gpu] = GPUs
 request = [request] = req = requests
 node = [node] = nodes
-USD = [currency] = dollar = _ = $
+USD = [currency] = dollar
 """
+# No `$` alias: pint 0.26 refuses it (not a valid name), and "$" reaches pint only through
+# our own spelling table below, which maps it to USD.
 
 Dims = tuple[tuple[str, int], ...]
 """A dimension vector: sorted ``(dimension, exponent)`` pairs without zero exponents."""
