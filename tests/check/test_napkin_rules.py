@@ -55,11 +55,22 @@ def test_wrong_claim_in_napkin_math_is_an_arithmetic_error_on_its_line(tmp_path:
 
 
 def test_unit_mismatch_is_a_units_warning_not_an_error(tmp_path: Path) -> None:
-    root, path = _vault(tmp_path, "= 0.04 s.", "= 0.04 GB.")
+    # Issue 27: a mismatch with no per-unit reading abstains (info), so this test
+    # now uses one whose per-GPU-hour reading exists and does not hold.
+    root, path = _vault(
+        tmp_path, "= 0.04 s.", "= 0.04 s.\n    - Cost: 1,500 GPU-hours × $2.10 = $2,520."
+    )
     (finding,) = napkin_findings(load_item_file(path, root))
     assert finding.code == "napkin-units"
     assert finding.severity is Severity.WARNING
-    assert finding.line == _line_of(path, "= 0.04 GB.")
+    assert finding.line == _line_of(path, "1,500 GPU-hours")
+    assert "read per GPU-hours" in finding.message
+
+
+def test_a_unit_mismatch_with_no_reading_is_an_info_abstention(tmp_path: Path) -> None:
+    root, path = _vault(tmp_path, "= 0.04 s.", "= 0.05 GB.")
+    (finding,) = napkin_findings(load_item_file(path, root))
+    assert (finding.code, finding.severity) == ("napkin-unsure", Severity.INFO)
     assert "the left side is in s but the right side is in B" in finding.message
 
 
@@ -98,7 +109,7 @@ def test_only_certainly_wrong_arithmetic_is_an_error() -> None:
     assert errors == {"napkin-arithmetic"}
 
 
-def test_a_verdict_the_tier_does_not_know_is_a_warning_with_the_engines_reason(
+def test_a_verdict_the_tier_does_not_know_is_an_info_with_the_engines_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root, path = _vault(tmp_path)
@@ -115,7 +126,8 @@ def test_a_verdict_the_tier_does_not_know_is_a_warning_with_the_engines_reason(
         napkin_rules, "doubtful_claims", lambda text: [unsure] if "Traffic" in text else []
     )
     (finding,) = napkin_findings(load_item_file(path, root))
-    assert (finding.code, finding.severity) == ("napkin-unsure", Severity.WARNING)
+    # Silent when unsure (issue 27): a doubt is info, hidden by default.
+    assert (finding.code, finding.severity) == ("napkin-unsure", Severity.INFO)
     assert finding.message == (
         "details.napkin_math: '7B x 2 B = 14 GB': B may mean bytes or billions here"
     )
@@ -131,8 +143,18 @@ def test_rules_catalogue_has_severity_meaning_and_fix() -> None:
     assert RULES["napkin-arithmetic"][0] is Severity.ERROR
     assert RULES["napkin-units"][0] is Severity.WARNING
     assert RULES["napkin-prefix-ambiguous"][0] is Severity.INFO
-    assert RULES["napkin-unsure"][0] is Severity.WARNING
+    assert RULES["napkin-unsure"][0] is Severity.INFO
     for severity, meaning, fix in RULES.values():
         assert isinstance(severity, Severity)
         assert meaning
         assert fix
+
+
+def test_a_claim_equating_decimal_and_binary_prefixes_is_a_warning(tmp_path: Path) -> None:
+    root, path = _vault(
+        tmp_path,
+        "    - Time = 4 GB / (100 GB/s) = 0.04 s.",
+        "    - Time = 4 GB / (100 GB/s) = 0.04 s.\n    - HBM: 16 GB = 16 GiB.",
+    )
+    (finding,) = napkin_findings(load_item_file(path, root))
+    assert (finding.code, finding.severity) == ("napkin-prefix-ambiguous", Severity.WARNING)

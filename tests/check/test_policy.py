@@ -48,9 +48,62 @@ def test_build_goes_on_past_content_errors(planted, tmp_path: Path) -> None:
 
 
 def test_build_refuses_a_broken_reference(planted, tmp_path: Path) -> None:
-    planted.edit("topic: data-parallelism", "topic: no-such-topic")
+    planted.edit("      - cloud-0001", "      - cloud-0099", rel="chains.yaml")
     with pytest.raises(ContentInvalid, match=r"^the vault has 1 error finding\(s\), first "):
         build_vault(planted.root, tmp_path / "vault.db", now=NOW)
+
+
+def test_build_refuses_duplicate_ids(planted, tmp_path: Path) -> None:
+    planted.write("questions/cloud/cloud-0002.yaml", planted.base_text)
+    with pytest.raises(ContentInvalid, match="ERROR id-unique"):
+        build_vault(planted.root, tmp_path / "vault.db", now=NOW)
+
+
+def test_build_goes_on_past_a_topic_missing_from_the_taxonomy_and_counts_it(
+    planted, tmp_path: Path
+) -> None:
+    planted.edit("topic: data-parallelism", "topic: no-such-topic")
+    report = build_vault(planted.root, tmp_path / "vault.db", now=NOW)
+    assert report.items == 1
+    assert [(r.code, r.severity, r.total) for r in report.reported] == [
+        ("topic-in-taxonomy", Severity.ERROR, 1)
+    ]
+
+
+def test_build_command_reports_what_did_not_block_on_stderr(run_cli, planted, tmp_path) -> None:
+    planted.edit("topic: data-parallelism", "topic: no-such-topic")
+    planted.edit("2 * 2 GB = 4 GB", "2 * 2 GB = 5 GB")
+    planted.edit("phase: training", "phase: training\nTags: [ring]")
+    result = run_cli("build", str(planted.root), "--out", str(tmp_path / "a.db"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(f"Built {tmp_path / 'a.db'}: 1 items")
+    assert result.stderr.splitlines() == [
+        "Reported, not blocking: 2 errors, 1 warning, 0 info; "
+        f"`sysdrill check {planted.root}` lists each one:",
+        "  1 error napkin-arithmetic",
+        "  1 error topic-in-taxonomy",
+        "  1 warning field-misspelt",
+    ]
+    as_json = run_cli("build", str(planted.root), "--out", str(tmp_path / "b.db"), "--json")
+    assert json.loads(as_json.stdout)["reported"] == [
+        {"code": "napkin-arithmetic", "severity": "error", "count": 1},
+        {"code": "topic-in-taxonomy", "severity": "error", "count": 1},
+        {"code": "field-misspelt", "severity": "warning", "count": 1},
+    ]
+    assert as_json.stderr == ""
+
+
+def test_a_clean_build_reports_nothing_and_an_up_to_date_one_audits_nothing(
+    run_cli, planted, tmp_path
+) -> None:
+    out = str(tmp_path / "a.db")
+    first = run_cli("build", str(planted.root), "--out", out)
+    assert (first.exit_code, first.stderr) == (0, "")
+    planted.edit("topic: data-parallelism", "topic: no-such-topic")
+    assert "topic-in-taxonomy" in run_cli("build", str(planted.root), "--out", out).stderr
+    again = run_cli("build", str(planted.root), "--out", out)
+    assert again.stdout.startswith(f"{out} is up to date")
+    assert again.stderr == ""
 
 
 def test_strict_build_refuses_content_errors_even_when_up_to_date(planted, tmp_path: Path) -> None:
@@ -96,3 +149,25 @@ def test_show_search_and_stats_read_a_vault_with_content_errors(run_cli, planted
     assert [hit["id"] for hit in json.loads(found.stdout)] == ["cloud-0001"]
     stats = run_cli("stats", "--vault", vault, "--json")
     assert json.loads(stats.stdout)["total"] == 1
+
+
+def test_a_build_audited_in_the_background_reports_the_same_counts(
+    planted, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sysdrill.app import build as app_build
+
+    planted.edit("topic: data-parallelism", "topic: no-such-topic")
+    inline = build_vault(planted.root, tmp_path / "inline.db", now=NOW).reported
+    monkeypatch.setattr(app_build, "PARALLEL_CHECK_MIN_FILES", 1)
+    background = build_vault(planted.root, tmp_path / "background.db", now=NOW).reported
+    assert background == inline != ()
+
+
+def test_an_audit_outcome_survives_its_json_line_and_refuses_junk() -> None:
+    from sysdrill.app.vault_audit import AuditOutcome, ReportedFindings
+
+    outcome = AuditOutcome(1, "x", (ReportedFindings("title", Severity.ERROR, 2),))
+    assert AuditOutcome.from_json(outcome.to_json()) == outcome
+    for junk in ("", "[1, 2]", '[1, "x", [["title", "fatal", 2]]]', "null"):
+        with pytest.raises(ValueError):
+            AuditOutcome.from_json(junk)

@@ -47,6 +47,8 @@ def test_content_rules_are_style_wording_and_napkin_math_and_the_rest_structural
     content = {code for code, rule in rules.items() if rule.rule_class is RuleClass.CONTENT}
     assert content == {
         "unknown-field",
+        "field-misspelt",
+        "topic-in-taxonomy",
         "kind-field-unused",
         "id-format",
         "id-matches-filename",

@@ -230,6 +230,16 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         [(ITEM, 10)],
     ),
     (
+        "field-misspelt",
+        lambda v: v.edit("  napkin_math: |", "  napkin_maths: |"),
+        [(ITEM, 21)],
+    ),
+    (
+        "field-misspelt",
+        lambda v: v.replace_line(9, "phase: training\nTags: [ring]"),
+        [(ITEM, 10)],
+    ),
+    (
         "kind-field-unused",
         lambda v: v.replace_line(9, "phase: training\nformat: flashcard"),
         [(ITEM, 12), (ITEM, 18), (ITEM, 22)],

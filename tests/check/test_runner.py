@@ -230,3 +230,45 @@ def test_run_check_reports_each_parsed_file_to_a_progress_callback(planted) -> N
     total = seen[0][2]
     assert total >= 1
     assert seen == [(runner.CHECKING, done, total) for done in range(total)]
+
+
+def test_warm_run_with_nothing_changed_reuses_vault_rule_findings(
+    planted, tmp_path: Path, monkeypatch
+) -> None:
+    cache_dir = tmp_path / "cache"
+    planted.write("questions/cloud/x/cloud-0001.yaml", planted.base_text)
+    cold = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    ran: list[int] = []
+    real = runner.vault_findings
+
+    def spy(vault, summaries):  # type: ignore[no-untyped-def]
+        ran.append(len(summaries))
+        return real(vault, summaries)
+
+    monkeypatch.setattr(runner, "vault_findings", spy)
+    warm = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert ran == []
+    assert warm.findings == cold.findings
+    assert [f.code for f in warm.findings] == ["id-unique", "id-unique"]
+
+
+def test_vault_rule_finding_moves_with_an_edit_above_its_line(planted, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    other = "questions/cloud/x/cloud-0001.yaml"
+    planted.write(other, planted.base_text)
+    run_check(planted.root, cache_dir=cache_dir, workers=1)
+    planted.write(other, "# moved down a line\n" + planted.base_text)
+    warm = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert [(f.path, f.code, f.line) for f in warm.findings] == [
+        (ITEM, "id-unique", 2),
+        (other, "id-unique", 3),
+    ]
+
+
+def test_vault_rules_run_again_when_the_taxonomy_changes(planted, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    assert run_check(planted.root, cache_dir=cache_dir, workers=1).findings == []
+    taxonomy = planted.root / "taxonomy.yaml"
+    taxonomy.write_text(taxonomy.read_text("utf-8").replace("data-parallelism", "dp"), "utf-8")
+    warm = run_check(planted.root, cache_dir=cache_dir, workers=1)
+    assert [(f.path, f.code, f.line) for f in warm.findings] == [(ITEM, "topic-in-taxonomy", 6)]

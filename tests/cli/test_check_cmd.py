@@ -330,3 +330,21 @@ def test_check_on_a_folder_without_questions_is_one_error_line(run_cli, tmp_path
         f"Error: '{tmp_path / 'notes'}' has no questions/ folder, so there is nothing to "
         "check; pass the vault folder that holds questions/"
     ]
+
+
+def test_info_findings_are_counted_but_printed_only_with_info(run_cli, vault: Path) -> None:
+    # A field far from any known one is an info note: worth a count, not an author's time.
+    _edit(vault, "status: published", "status: published\nreviewer_mood: sunny")
+    hidden = run_cli("check", str(vault))
+    assert hidden.exit_code == 0, hidden.stdout
+    assert hidden.stdout == (
+        "Checked 1 file (1 valid item): 0 errors, 0 warnings, 1 info (hidden; --info shows them).\n"
+    )
+    shown = run_cli("check", str(vault), "--info")
+    lines = shown.stdout.splitlines()
+    assert len(lines) == 2 and " INFO unknown-field " in lines[0]
+    assert lines[1] == "Checked 1 file (1 valid item): 0 errors, 0 warnings, 1 info."
+    document = json.loads(run_cli("check", str(vault), "--json").stdout)
+    assert [f["code"] for f in document["findings"]] == ["unknown-field"]
+    github = run_cli("check", str(vault), "--format", "github")
+    assert "::notice" not in github.stdout

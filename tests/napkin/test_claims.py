@@ -190,10 +190,23 @@ def test_glued_settings_define_values_for_the_rest_of_the_line() -> None:
     assert judged(line) == [("(P-1)/(M+P-1) = 3/19", "ok"), ("3/19 ≈ 16%", "ok")]
 
 
-def test_units_that_differ_are_a_unit_mismatch() -> None:
-    (verdict,) = check_claims("4 GB/s * 2 = 8 GB")
+def test_units_that_differ_with_a_per_unit_reading_that_fails_are_a_unit_mismatch() -> None:
+    # Silent when unsure (issue 27): a mismatch is reported only when a reading
+    # exists (here per GPU-hour) and fails.
+    (verdict,) = check_claims("1,500 GPU-hours × $2.10 = $2,520")
     assert verdict.verdict is Verdict.UNIT_MISMATCH
-    assert verdict.message == "the left side is in B/s but the right side is in B"
+    assert verdict.message.startswith("the left side is in $·GPU·s but the right side is in $")
+
+
+def test_units_that_differ_with_no_reading_abstain() -> None:
+    (verdict,) = check_claims("2 ms * 3 = 9 GB")
+    assert (verdict.verdict, verdict.unsure) == (Verdict.SKIPPED, True)
+    assert verdict.message == "not judged: the left side is in s but the right side is in B"
+
+
+def test_a_right_number_in_a_unit_of_another_kind_is_a_unit_mismatch() -> None:
+    (verdict,) = check_claims("2 ms * 3 = 6 GB")
+    assert verdict.verdict is Verdict.UNIT_MISMATCH
 
 
 def test_prefix_ambiguous_is_a_note_with_both_readings() -> None:

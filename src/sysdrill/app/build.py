@@ -2,7 +2,8 @@
 
 The steps belong to three layers, joined only here:
 
-- the audit (:mod:`sysdrill.check`): a vault with error findings is refused.
+- the audit (:mod:`sysdrill.check`): a vault with structural errors is refused;
+  content findings are counted in the report and the build goes on.
   Small rebuilds audit first; a large one audits in a child process while the
   database is written (:class:`~sysdrill.app.vault_audit.BackgroundCheck`);
 - the compiler (:mod:`sysdrill.content.compile`): which files changed since the
@@ -23,7 +24,13 @@ from pathlib import Path
 
 from sysdrill import __version__
 from sysdrill.app.example_draw import with_example_text
-from sysdrill.app.vault_audit import BackgroundCheck, check_errors, refuse_invalid
+from sysdrill.app.vault_audit import (
+    AuditOutcome,
+    BackgroundCheck,
+    ReportedFindings,
+    check_errors,
+    refuse_invalid,
+)
 from sysdrill.content.compile import (
     CompiledItem,
     compile_collections,
@@ -63,6 +70,10 @@ class BuildReport:
     """When the database was written (for an up-to-date build, when it was last written)."""
     up_to_date: bool
     """True when nothing had changed and nothing was written."""
+    reported: tuple[ReportedFindings, ...] = ()
+    """Findings of the audit that did not stop the build (content findings, and
+    warnings and info), counted by rule; empty when no audit ran (an up-to-date
+    lenient build, or ``check=False``)."""
 
 
 def _counted(
@@ -137,8 +148,11 @@ def build_vault(
     )
     item_files = plan.item_files
     if previous is not None and plan.unchanged:
+        reported: tuple[ReportedFindings, ...] = ()
         if check and strict:  # built leniently before: content findings still refuse
-            refuse_invalid(root, check_errors(root, cache_dir, strict=True))
+            outcome = check_errors(root, cache_dir, strict=True)
+            refuse_invalid(root, outcome)
+            reported = outcome.reported
         return BuildReport(
             out=out,
             items=int(previous.meta.get("item_count", 0)),
@@ -149,16 +163,21 @@ def build_vault(
             release_hash=previous.meta.get("release_hash", ""),
             built_at=previous.built_at,
             up_to_date=True,
+            reported=reported,
         )
     background = None
+    audited = AuditOutcome(0, "")
     if check and len(plan.changed) >= PARALLEL_CHECK_MIN_FILES:
         background = BackgroundCheck(root, cache_dir, strict=strict)
     elif check:
-        refuse_invalid(root, check_errors(root, cache_dir, strict=strict))
+        audited = check_errors(root, cache_dir, strict=strict)
+        refuse_invalid(root, audited)
 
     def gate() -> None:
+        nonlocal audited
         if background is not None:
-            refuse_invalid(root, background.result())
+            audited = background.result()
+            refuse_invalid(root, audited)
 
     try:
         written = write_vault_db(
@@ -190,6 +209,7 @@ def build_vault(
         release_hash=written.release_hash,
         built_at=now,
         up_to_date=False,
+        reported=audited.reported,
     )
 
 

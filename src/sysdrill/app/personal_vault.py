@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.collections import Deck
+from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.models import Item, validate_item
 from sysdrill.storage.location import study_database_url
 from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore, PersonalItemRow
@@ -44,7 +45,8 @@ def merge_personal(
     for row in items:
         if row.item_id in shared.by_id:
             continue
-        added.append(validate_item(json.loads(row.item_json)))
+        raw = json.loads(row.item_json)
+        added.append(without_ignore_marks(validate_item(raw), raw=raw))
         members.setdefault(row.deck, []).append(row.item_id)
     if not added and not decks:
         return shared
@@ -63,6 +65,7 @@ def merge_personal(
         broken_files=shared.broken_files,
         by_id=by_id,
         chain_index=shared.chain_index,
+        files=shared.files,
     )
 
 

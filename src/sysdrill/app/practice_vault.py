@@ -39,6 +39,7 @@ from sysdrill import __version__
 from sysdrill.app.plans import active_plan
 from sysdrill.app.study_vault import StudyVault, vault_signature
 from sysdrill.content.collections import Chain, Deck
+from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.loader import (
     Vault,
     check_vault_root,
@@ -330,13 +331,16 @@ def open_practice_vault(
         # or a deck named only by its items' ``deck`` fields).
         return _load_all(root, path)
     items: list[Item] = []
+    files: dict[str, Path] = {}
     for row in rows:
         if row[_ID] in chosen:
             rel = row[_REL]
             loaded = read_item_file(root / rel, rel)
             if loaded.item is None or loaded.item.id != row[_ID]:
                 return _load_all(root, path)  # changed in place since
-            items.append(loaded.item)
+            # What learners read: an author's ``# sysdrill: ignore[...]`` marker is check's.
+            items.append(without_ignore_marks(loaded.item, raw=loaded.raw))
+            files[loaded.item.id] = loaded.path
     return StudyVault(
         root=root,
         identity=read_vault_identity(root),
@@ -346,6 +350,7 @@ def open_practice_vault(
         broken_files=broken,
         by_id={item.id: item for item in items},
         chain_index=ChainIndex(shared.chains, studyable(items)),
+        files=files,
     )
 
 

@@ -8,12 +8,13 @@ disk and rank matches the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sysdrill.app.example_draw import EXAMPLE_SEED, example_draw
+from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
 from sysdrill.storage.vault_query import ItemRecord, SearchHit
@@ -140,6 +141,10 @@ def show_item(database: Path, item_id: str) -> ShownItem:
     from sysdrill.storage.vault_query import get_item
 
     record = get_item(database, item_id)
+    # What a reader sees: an author's ``# sysdrill: ignore[...]`` marker is check's.
+    item = without_ignore_marks(record.item)
+    if item is not record.item:
+        record = replace(record, item=item)
     draw = example_draw(record.item)
     if draw is None:
         return ShownItem(record, record.item)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sysdrill.content.collections import Chain, Deck
 from sysdrill.content.gc_pause import collector_paused
+from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.loader import Vault, load_vault
 from sysdrill.content.models import Item
 from sysdrill.content.vault_identity import VaultIdentity, read_vault_identity
@@ -40,6 +41,8 @@ class StudyVault:
     chain_index: ChainIndex = field(repr=False)
     identity: VaultIdentity
     """Whom the study state belongs to (``content/vault_identity.py`` has the rule)."""
+    files: dict[str, Path] = field(default_factory=dict, repr=False)
+    """The file of each item read from the vault, by id (personal deck items have none)."""
 
     @property
     def vault_id(self) -> VaultId:
@@ -53,7 +56,8 @@ class StudyVault:
         Raises:
             ContentInvalid: If the vault's ``vault.yaml`` is unreadable or its id invalid.
         """
-        items = vault.items
+        # What learners read: an author's ``# sysdrill: ignore[...]`` marker is check's.
+        items = [without_ignore_marks(f.item, raw=f.raw) for f in vault.files if f.item is not None]
         return cls(
             root=vault.root,
             identity=read_vault_identity(vault.root),
@@ -63,6 +67,7 @@ class StudyVault:
             broken_files=sum(1 for f in vault.files if f.item is None),
             by_id={item.id: item for item in items},
             chain_index=ChainIndex(vault.chains, studyable(items)),
+            files={f.item.id: f.path for f in vault.files if f.item is not None},
         )
 
 

@@ -11,6 +11,8 @@ engine skips (prose, definitions, unreadable expressions) are not findings
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from sysdrill.content.diagnostics import Finding, Severity
@@ -19,7 +21,7 @@ from sysdrill.napkin.claims import doubtful_claims
 from sysdrill.napkin.filecheck import YAML_LOADER, item_fields, node_at, yaml_line
 from sysdrill.napkin.results import Verdict
 
-__all__ = ["RULES", "napkin_findings", "rule_code"]
+__all__ = ["RULES", "napkin_findings", "rule_code", "severity_of"]
 
 RULES: dict[str, tuple[Severity, str, str]] = {
     "napkin-arithmetic": (
@@ -39,8 +41,9 @@ RULES: dict[str, tuple[Severity, str, str]] = {
         "write KiB/MiB/GiB for 1024-based sizes and KB/MB/GB for 1000-based ones",
     ),
     "napkin-unsure": (
-        Severity.WARNING,
-        "the napkin engine read a claim in a way it is not sure of (the message gives its reason)",
+        Severity.INFO,
+        "the napkin engine read a claim but did not understand it well enough to judge "
+        "it (the message gives its reason); silent when unsure",
         "write the claim so that it has one reading: units on both sides, one relation",
     ),
 }
@@ -53,17 +56,36 @@ _CODES = {
     Verdict.PREFIX_AMBIGUOUS: "napkin-prefix-ambiguous",
 }
 _QUIET = frozenset({Verdict.OK, Verdict.SKIPPED})
+_BINARY = re.compile(r"\d\s*[KMGTPE]iB\b")
+_DECIMAL = re.compile(r"\d\s*[kKMGTPE]B\b")
 
 
-def rule_code(verdict: Verdict) -> str | None:
+def rule_code(verdict: Verdict, *, unsure: bool = False) -> str | None:
     """The rule code a verdict is reported under, or None when it is no finding.
 
     A verdict the tier does not know (one the engine added later) is a doubt,
-    never an error: only :attr:`Verdict.WRONG` is certain enough for that.
+    never an error: only :attr:`Verdict.WRONG` is certain enough for that. An
+    abstention (a skipped claim the engine read but did not understand) is
+    ``napkin-unsure``.
     """
+    if unsure:
+        return "napkin-unsure"
     if verdict in _QUIET:
         return None
     return _CODES.get(verdict, "napkin-unsure")
+
+
+def severity_of(code: str, claim: str) -> Severity:
+    """The severity of one finding: its rule's, except a prefix mix written out.
+
+    ``16 GB = 16 GiB`` writes a decimal and a binary prefix in one claim and equates
+    them: that is a confusion to fix (warning), where a 1024-based figure written
+    with a decimal symbol alone (``32,768 B = 32 KB``) is a note.
+    """
+    severity = RULES[code][0]
+    if code == "napkin-prefix-ambiguous" and _BINARY.search(claim) and _DECIMAL.search(claim):
+        return Severity.WARNING
+    return severity
 
 
 def _texts(loaded: ItemFile) -> list[tuple[tuple[str | int, ...], str]]:
@@ -95,7 +117,7 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
     root: yaml.Node | None = None
     for loc, text in _texts(loaded):
         for verdict in doubtful_claims(text):
-            code = rule_code(verdict.verdict)
+            code = rule_code(verdict.verdict, unsure=verdict.unsure)
             if code is None:
                 continue
             if document is None:
@@ -103,7 +125,8 @@ def napkin_findings(loaded: ItemFile) -> list[Finding]:
                 root = _compose(document)
             node = node_at(root, loc) if root is not None else None
             line, column = yaml_line(document, node, text, verdict.line, verdict.column)
-            severity, _, fix = RULES[code]
+            _, _, fix = RULES[code]
+            severity = severity_of(code, verdict.claim)
             field = ".".join(str(part) for part in loc)
             if verdict.verdict is Verdict.WRONG:
                 # The message quotes both sides: "expected 4 GB from 2 * 2 GB; the

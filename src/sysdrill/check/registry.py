@@ -157,6 +157,15 @@ _DEFINED = (
         rule_class=CONTENT,
     ),
     _rule(
+        "field-misspelt",
+        W,
+        Scope.ITEM,
+        "a field the schema does not know is close to one it does (`napkin_maths` for "
+        "`napkin_math`): what the author wrote there is neither shown nor checked",
+        "rename the field as the message suggests",
+        rule_class=CONTENT,
+    ),
+    _rule(
         "kind-field-unused",
         W,
         Scope.ITEM,
@@ -342,6 +351,9 @@ _DEFINED = (
         "the item's topic is not a topic of the vault's taxonomy "
         "(taxonomy.yaml or StaffML's taxonomy_data.yaml)",
         "use a topic id from the taxonomy or add the topic there",
+        # The item still works (a vault without a taxonomy takes any topic): a gap in
+        # the taxonomy is the author's to close, never a reason to refuse the build.
+        rule_class=CONTENT,
     ),
     _rule(
         "taxonomy-acyclic",

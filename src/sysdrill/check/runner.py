@@ -8,6 +8,12 @@ stats every file, hashes only those whose size or mtime changed (or that are
 too recent to trust, see :meth:`VaultCache.lookup_stat`), and parses only files
 whose digest changed. Cold runs hand half of the files to a forked worker
 process when there are enough of them to pay for it.
+
+The vault rules run over every item's summary on each run, and place their
+findings by parsing the files they point at (an item whose topic is missing from
+the taxonomy, say). So their findings are cached too, for the whole vault, under
+a key of everything they read (:func:`_vault_rules_key`): a warm run with nothing
+changed reads no file for a line number.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +51,7 @@ from sysdrill.content.cache import (
 )
 from sysdrill.content.diagnostics import Finding, Severity
 from sysdrill.content.loader import (
+    MAX_SHARED_FILE_BYTES,
     PARSER,
     ItemFile,
     Vault,
@@ -52,7 +60,9 @@ from sysdrill.content.loader import (
     load_shared_files,
     read_file,
     read_item_file,
+    shared_file_names,
 )
+from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.errors import UsageError
 
 __all__ = ["CHECKING", "ITEM_CHECKS", "CheckReport", "audit_file", "run_check"]
@@ -313,9 +323,12 @@ def _check_codes(codes: Iterable[str] | None, rules: dict[str, Rule]) -> set[str
 
 
 def _reuse_cached(
-    files: list[tuple[str, str]], cache: VaultCache, key: str
+    files: list[tuple[str, str]], cache: VaultCache, key: str, digests: dict[str, str]
 ) -> tuple[list[_Result], list[tuple[str, str]]]:
-    """Results of unchanged files from the cache, and the files that need auditing."""
+    """Results of unchanged files from the cache, and the files that need auditing.
+
+    The digest of each reused file goes into ``digests``.
+    """
     reused: list[_Result] = []
     stale: list[tuple[str, str]] = []
     for name, rel in files:
@@ -335,9 +348,60 @@ def _reuse_cached(
             reused.append(
                 (rel, entry.valid, findings_to_data(entry.findings), extra[1], extra[2], extra[3])
             )
+            digests[rel] = entry.digest
         else:
             stale.append((name, rel))
     return reused, stale
+
+
+def _vault_rules_key(
+    root: Path, key: str, results: list[_Result], digests: dict[str, str]
+) -> str | None:
+    """A digest of everything the vault rules read, or None when one input is unreadable.
+
+    The rules read the item summaries and the shared files (taxonomies, chains,
+    decks), place findings by parsing item and shared files, and look for the media
+    files items refer to. The key covers the rule code (``key``), every item
+    file's digest (summaries and line numbers follow from the bytes), every shared
+    file's digest, and which referenced media files exist.
+    """
+    digest = hashlib.sha256(key.encode())
+    media: set[str] = set()
+    for result in sorted(results, key=itemgetter(0)):
+        rel, summary = result[0], result[4]
+        file_digest = digests.get(rel)
+        if not file_digest:
+            return None
+        digest.update(f"{rel}\0{file_digest}\n".encode())
+        if summary is not None:
+            media.update(ItemSummary(*summary).media)
+    for name in shared_file_names(root):
+        try:
+            path = root / name
+            if path.stat().st_size > MAX_SHARED_FILE_BYTES:
+                return None
+            data = path.read_bytes()
+        except OSError:
+            return None
+        digest.update(f"{name}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    folder = root / MEDIA_FOLDER
+    for name in sorted(media):
+        digest.update(f"{name}\0{(folder / name).is_file()}\n".encode())
+    return digest.hexdigest()
+
+
+def _vault_rule_findings(
+    vault: Vault, results: list[_Result], cache: VaultCache | None, memo_key: str | None
+) -> list[Finding]:
+    """The vault rules' findings: from the cache when ``memo_key`` matches, else run."""
+    memo = cache.vault_extra if cache is not None else None
+    if memo_key is not None and isinstance(memo, tuple) and len(memo) == 2 and memo[0] == memo_key:
+        return list(findings_from_data(memo[1]))
+    summaries = sorted(ItemSummary(*r[4]) for r in results if r[4] is not None)
+    found = vault_findings(vault, summaries)
+    if cache is not None:
+        cache.vault_extra = (memo_key, findings_to_data(found)) if memo_key else None
+    return found
 
 
 def run_check(
@@ -383,14 +447,16 @@ def run_check(
     if cache_dir is not None:
         cache = VaultCache(cache_dir, root, salt=PARSER, keeps_raw=False)
     results: list[_Result] = []
+    digests: dict[str, str] = {}
     stale = files
     key = ""
     if cache is not None:
         key = _ruleset_key(rules)
         if cache.has_entries:
-            results, stale = _reuse_cached(files, cache, key)
+            results, stale = _reuse_cached(files, cache, key, digests)
     for result, size, mtime_ns, digest in _audit_in_parallel(stale, workers, progress):
         results.append(result)
+        digests[result[0]] = digest
         if cache is not None and digest:
             rel, valid, loader_findings, found, summary, ignores = result
             entry = CachedFile(size, mtime_ns, digest, valid, findings_from_data(loader_findings))
@@ -404,20 +470,17 @@ def run_check(
             Finding("vault-layout", rule.severity, "questions", 0, 0, rule.meaning, rule.fix)
         )
     report = CheckReport(root=root)
-    summaries: list[ItemSummary] = []
     ignores_of: dict[str, tuple[IgnoreScope, ...]] = {}
-    for rel, valid, loader_findings, found, summary, ignores in results:
+    for rel, valid, loader_findings, found, _, ignores in results:
         ignores_of[rel] = ignores
         if selection is None or rel in selection.files:
             report.files += 1
             report.items += valid
         report.findings.extend(findings_from_data(loader_findings))
         report.findings.extend(findings_from_data(found))
-        if summary is not None:
-            summaries.append(ItemSummary(*summary))
-    summaries.sort()
+    memo_key = _vault_rules_key(root, key, results, digests) if cache is not None else None
     report.findings.extend(vault.findings)
-    report.findings.extend(vault_findings(vault, summaries))
+    report.findings.extend(_vault_rule_findings(vault, results, cache, memo_key))
     report.findings.extend(plan_findings(vault))
     if selection is not None:
         report.findings = [f for f in report.findings if selection.covers(f)]

@@ -11,76 +11,27 @@ The comment silences the codes it names on that line and everything nested under
 it, in that file only. Only content findings can be silenced (see
 :class:`~sysdrill.check.registry.RuleClass`): a structural error leaves the item
 unusable whatever a comment says. ``check`` counts what was silenced and reports it.
+
+The comment's syntax and scope are :mod:`sysdrill.content.ignore_marks`'s, shared
+with the views that keep the comment from learners.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sysdrill.check.policy import rule_class
 from sysdrill.check.registry import Rule, RuleClass
 from sysdrill.content.diagnostics import Finding
+from sysdrill.content.ignore_marks import (
+    IGNORE_COMMENT,
+    IgnoreScope,
+    ignore_scopes,
+    silenced_codes,
+)
 
 __all__ = ["IGNORE_COMMENT", "IgnoreScope", "ignore_scopes", "silenced_codes", "split_suppressed"]
-
-IGNORE_COMMENT = re.compile(r"#\s*sysdrill:\s*ignore\[([^\]\n]*)\]")
-"""The comment, with the comma-separated codes it silences as group 1."""
-
-IgnoreScope = tuple[int, int, tuple[str, ...]]
-"""First and last line (1-based) a comment covers, and the codes it silences (plain
-data, so the check cache keeps it beside a file's findings)."""
-
-_MARKER = "sysdrill:"
-
-
-def _indent(line: str) -> int:
-    stripped = line.lstrip(" ")
-    width = len(line) - len(stripped)
-    # A sequence entry (`- x`) written at its key's own indentation still sits
-    # under that key.
-    return width + 1 if stripped.startswith("- ") or stripped == "-" else width
-
-
-def ignore_scopes(text: str) -> tuple[IgnoreScope, ...]:
-    """The ignore comments of a file and the lines each one covers.
-
-    A comment covers its own line and the lines nested under it: those that
-    follow while every non-blank line is indented deeper than the comment's line.
-
-    Args:
-        text: The file's text.
-    """
-    if _MARKER not in text:
-        return ()
-    lines = text.splitlines()
-    scopes: list[IgnoreScope] = []
-    for number, line in enumerate(lines, 1):
-        codes: set[str] = set()
-        for match in IGNORE_COMMENT.finditer(line):
-            codes.update(code.strip() for code in match.group(1).split(",") if code.strip())
-        if not codes:
-            continue
-        width = _indent(line)
-        last = number
-        for below in range(number + 1, len(lines) + 1):
-            text_below = lines[below - 1]
-            if text_below.strip():
-                if _indent(text_below) <= width:
-                    break
-                last = below
-        scopes.append((number, last, tuple(sorted(codes))))
-    return tuple(scopes)
-
-
-def silenced_codes(scopes: Iterable[IgnoreScope], line: int) -> set[str]:
-    """Codes silenced at a 1-based ``line`` (0, the whole file, is never silenced)."""
-    codes: set[str] = set()
-    for first, last, named in scopes:
-        if line > 0 and first <= line <= last:
-            codes.update(named)
-    return codes
 
 
 def split_suppressed(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sysdrill.cli.console import QuietOption
+from sysdrill.content.diagnostics import Severity
 
 if TYPE_CHECKING:
     from sysdrill.check import CheckReport
@@ -77,12 +79,21 @@ def check(
             help="Parse every file afresh and leave the cache (SYSDRILL_CACHE_DIR) alone.",
         ),
     ] = False,
+    show_info: Annotated[
+        bool,
+        typer.Option(
+            "--info",
+            help="Print info findings too (the napkin checker's abstentions, hints); they are "
+            "hidden by default and counted in the summary. JSON and SARIF always hold them.",
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Check a vault: YAML, schema, style, graph and napkin-math rules, every finding at once.
 
-    Prints one line per finding, `path:line:col: SEVERITY CODE message (fix: ...)`,
-    then a summary. Exits 0 when clean, 1 on errors (or warnings with --strict).
+    Prints one line per error or warning, `path:line:col: SEVERITY CODE message
+    (fix: ...)`, then a summary that counts info findings too (--info prints them).
+    Exits 0 when clean, 1 on errors (or warnings with --strict).
     `# sysdrill: ignore[CODE]` on a line silences that content finding there.
     --quiet prints the findings without the summary line or a progress bar.
     """
@@ -118,13 +129,15 @@ def check(
             cache_dir=None if no_cache else default_cache_dir(),
             progress=progress,
         )
-    _print(report, output_format, summary=not quiet)
+    _print(report, output_format, summary=not quiet, show_info=show_info)
     code = report.exit_code(strict=strict)
     if code:
         raise typer.Exit(code)
 
 
-def _print(report: CheckReport, output_format: ReportFormat, *, summary: bool = True) -> None:
+def _print(
+    report: CheckReport, output_format: ReportFormat, *, summary: bool = True, show_info: bool
+) -> None:
     from sysdrill.check import all_rules
     from sysdrill.check.formats import github_annotations, sarif_document
 
@@ -135,20 +148,32 @@ def _print(report: CheckReport, output_format: ReportFormat, *, summary: bool = 
         document = sarif_document(report, all_rules(), Path.cwd())
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
+    # Info is what the checker was unsure of or merely notes: an author who sees it line by
+    # line among real errors stops reading, so it is counted and shown on request.
+    shown = report
+    if not show_info:
+        shown = replace(
+            report, findings=[f for f in report.findings if f.severity is not Severity.INFO]
+        )
     if output_format is ReportFormat.GITHUB:
-        for line in github_annotations(report, Path.cwd()):
+        for line in github_annotations(shown, Path.cwd()):
             typer.echo(line)
     else:
-        for finding in report.findings:
+        for finding in shown.findings:
             typer.echo(finding.render())
     if not summary:
         return
     counts = report.counts
-    silenced = f" ({len(report.suppressed)} suppressed)" if report.suppressed else ""
+    notes = []
+    if counts["info"] and not show_info:
+        notes.append("hidden; --info shows them")
+    if report.suppressed:
+        notes.append(f"{len(report.suppressed)} suppressed")
+    aside = f" ({'; '.join(notes)})" if notes else ""
     typer.echo(
         f"Checked {_count(report.files, 'file')} ({_count(report.items, 'valid item')}): "
         f"{_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, "
-        f"{counts['info']} info{silenced}."
+        f"{counts['info']} info{aside}."
     )
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from sysdrill.app.search import ShownItem
+    from sysdrill.app.vault_audit import ReportedFindings
 
 __all__ = ["register"]
 
@@ -90,7 +91,8 @@ def build(
     """Compile a vault into a SQLite database: items, decks, chains, tags, full-text index.
 
     Refuses a vault with structural errors (unreadable YAML, schema, duplicate ids, broken
-    references; run `sysdrill check`); style and napkin findings do not stop it unless
+    references; run `sysdrill check`); content findings (style, napkin math, a topic
+    missing from the taxonomy) are counted on stderr and do not stop it unless
     --strict. Files unchanged in size, mtime and hash since the last build are not parsed
     again, and the file is replaced atomically, so a failed build leaves the previous one
     intact.
@@ -121,6 +123,10 @@ def build(
             "release_hash": report.release_hash,
             "built_at": report.built_at.isoformat(),
             "up_to_date": report.up_to_date,
+            "reported": [
+                {"code": r.code, "severity": r.severity.value, "count": r.total}
+                for r in report.reported
+            ],
         }
         typer.echo(json.dumps(data, indent=2))
         return
@@ -134,6 +140,27 @@ def build(
             f"parsed {report.parsed} files, reused {report.reused}, removed {report.removed}."
         )
     typer.echo(f"Release hash: {report.release_hash}")
+    for line in _reported_lines(report.reported, root):
+        typer.echo(line, err=True)
+
+
+def _reported_lines(reported: tuple[ReportedFindings, ...], root: Path) -> list[str]:
+    """What the audit found without stopping the build: a total, then one line per rule."""
+    if not reported:
+        return []
+    totals = dict.fromkeys(("error", "warning", "info"), 0)
+    for row in reported:
+        totals[row.severity.value] += row.total
+    counted = ", ".join(
+        f"{n} {name if n == 1 else name + 's'}"
+        for name, n in (("error", totals["error"]), ("warning", totals["warning"]))
+    )
+    lines = [
+        f"Reported, not blocking: {counted}, {totals['info']} info; "
+        f"`sysdrill check {root}` lists each one:"
+    ]
+    lines.extend(f"  {row.total} {row.severity.value} {row.code}" for row in reported)
+    return lines
 
 
 def search(

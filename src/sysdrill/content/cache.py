@@ -7,11 +7,12 @@ modified within two seconds of the cache's writing (:func:`trusted_by_stat`, the
 rule ``build`` applies to its own record of files too).
 
 The cache holds two files per vault: a small index (sizes, digests, loader
-findings, and an opaque slot the ``check`` runner fills with its per-file
-findings) and the raw mappings, read only when a caller needs an unchanged
-file's content. Both are written with :mod:`marshal`, which holds plain data
-only (no code runs on load), atomically (temporary file, then rename). A cache
-that is missing, corrupt or from another version is ignored.
+findings, an opaque slot per file the ``check`` runner fills with its per-file
+findings, and one for the whole vault, :attr:`VaultCache.vault_extra`) and the
+raw mappings, read only when a caller needs an unchanged file's content. Both
+are written with :mod:`marshal`, which holds plain data only (no code runs on
+load), atomically (temporary file, then rename). A cache that is missing,
+corrupt or from another version is ignored.
 
 The folder is ``SYSDRILL_CACHE_DIR`` when set, else the platform's user cache
 folder (``platformdirs.user_cache_dir("sysdrill")``).
@@ -41,7 +42,7 @@ __all__ = [
     "trusted_by_stat",
 ]
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """Bumped whenever the layout of the cache files changes."""
 
 RACY_WINDOW_NS = 2_000_000_000
@@ -176,6 +177,7 @@ class VaultCache:
         self._seen: set[str] = set()
         self._saved_at_ns = 0
         self._dirty = False
+        self._vault_extra: Any = None
         self._load_index()
 
     @property
@@ -202,14 +204,26 @@ class VaultCache:
             return None
         return data[1]
 
+    @property
+    def vault_extra(self) -> Any:
+        """Opaque marshal-able data a caller keeps for the whole vault (None if none)."""
+        return self._vault_extra
+
+    @vault_extra.setter
+    def vault_extra(self, value: Any) -> None:
+        if value != self._vault_extra:
+            self._vault_extra = value
+            self._dirty = True
+
     def _load_index(self) -> None:
         payload = self._read(self.index_path)
-        if not isinstance(payload, tuple) or len(payload) != 2:
+        if not isinstance(payload, tuple) or len(payload) != 3:
             return
-        saved_at_ns, entries = payload
+        saved_at_ns, entries, vault_extra = payload
         if not isinstance(entries, dict) or not isinstance(saved_at_ns, int):
             return
         self._saved_at_ns = saved_at_ns
+        self._vault_extra = vault_extra
         try:
             for rel, (size, mtime_ns, digest, valid, findings, extra) in entries.items():
                 self._index[rel] = CachedFile(
@@ -316,7 +330,9 @@ class VaultCache:
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            files: list[tuple[Path, Any]] = [(self.index_path, (time.time_ns(), index))]
+            files: list[tuple[Path, Any]] = [
+                (self.index_path, (time.time_ns(), index, self._vault_extra))
+            ]
             if self.keeps_raw:
                 files.insert(0, (self.raw_path, raw))
             for path, payload in files:

@@ -15,15 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from functools import partial
+from dataclasses import replace
 from typing import NamedTuple
 
-from sysdrill.napkin.conventions import (
-    claim_hints,
-    converts_macs,
-    judge_range,
-    states_conversion,
-)
+from sysdrill.napkin.judge import ClaimJudge
 from sysdrill.napkin.lexer import (
     Kind,
     Token,
@@ -34,16 +29,18 @@ from sysdrill.napkin.lexer import (
     shape_of,
     tokenize,
 )
+from sysdrill.napkin.operands import (
+    Side,
+    drop_annotations,
+    fold_approximations,
+    labelled_operands,
+)
 from sysdrill.napkin.parser import Chain, Parser, chain_of, evaluate_chain, is_label
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import FUNCTIONS, ParseFailed, Value
 from sysdrill.napkin.verdicts import (
     ORDER_RELATIONS,
-    Link,
-    compare,
-    compare_order,
-    same_kind,
 )
 
 __all__ = ["ClaimChecker", "check_claims", "doubtful_claims", "iter_claim_lines"]
@@ -58,6 +55,10 @@ _CLAIM_CHUNK = re.compile(r"[=≈~→<>≤≥≪≫]")
 _GLUED_EQUALS = re.compile(r"[\w)]=\S")
 _DOUBLE_RELATION = re.compile(r"[=≈~]\s*[=≈~]")
 _DIGIT = re.compile(r"\d")
+_SOLVED = re.compile(r"\b(?:so|thus|hence|therefore|→)\s+([A-Za-z]\w*)\s*[<>≤≥]")
+"""A name solved for on its line (``so M > 27``): an unknown there, not its earlier value."""
+_SOLVED_SUFFIX = re.compile(r"(?:→|\bso|\bthus|\bhence|\btherefore)\s+([KMGBT])\s*[=≈~]\s*[\d*]")
+"""``... → M ≈ 160``: the line solves for a letter that is also a magnitude suffix."""
 _LIST_MARKER = re.compile(r"^(\s*)(?:[-*+•]|\d{1,2}[.)]|\([a-zA-Z0-9]\))(\s+)")
 _OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
 _STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
@@ -154,19 +155,27 @@ def _renumbered(verdict: ClaimVerdict, number: int) -> ClaimVerdict:
         verdict.unit,
         verdict.message,
         verdict.suggestion,
+        verdict.unsure,
     )
 
 
-class _Side:
-    """One side of a link: its token span and value."""
+def _sentence_start(norm: str, at: int) -> int:
+    """Where the sentence holding ``norm[at]`` starts (after ``. `` or ``; ``)."""
+    return max(norm.rfind(". ", 0, at), norm.rfind("; ", 0, at)) + 1
 
-    __slots__ = ("end", "start", "truncated", "value")
 
-    def __init__(self, start: int, end: int, value: Value, *, truncated: bool = False) -> None:
-        self.start = start
-        self.end = end
-        self.value = value
-        self.truncated = truncated
+def _skipped(verdict: ClaimVerdict, reason: str) -> ClaimVerdict:
+    """The verdict as a skipped one with ``reason`` (what it judged no longer holds)."""
+    return replace(
+        verdict,
+        verdict=Verdict.SKIPPED,
+        message=reason,
+        computed=None,
+        claimed=None,
+        unit="",
+        suggestion=None,
+        unsure=False,
+    )
 
 
 class ClaimChecker:
@@ -175,6 +184,7 @@ class ClaimChecker:
     def __init__(self) -> None:
         self.variables: dict[str, Value] = {}
         self._defined: list[tuple[str, Value]] = []
+        self._judge = ClaimJudge(self.variables, self._define)
 
     def check_line(self, line: str, number: int) -> list[ClaimVerdict]:
         """Verdicts on the links of one line.
@@ -214,7 +224,7 @@ class ClaimChecker:
             return known
         self._defined = []
         verdicts, norm, reads = self._check_fresh(line, number)
-        doubts = tuple(v for v in verdicts if v.verdict not in _QUIET)
+        doubts = tuple(v for v in verdicts if v.verdict not in _QUIET or v.unsure)
         if len(_LINES) >= MAX_LINES:
             _LINES.clear()
         result = _LineResult(norm, reads, number, tuple(verdicts), doubts, tuple(self._defined))
@@ -232,8 +242,24 @@ class ClaimChecker:
         norm = normalize(source)
         reads = _reads(self.variables, norm)
         verdicts: list[ClaimVerdict] = []
+        # "3 / (M + 3) < 0.1, so M > 27": the line solves for M, whatever M was before.
+        unknowns = {
+            name: self.variables.pop(name)
+            for name in _SOLVED.findall(norm)
+            if name in self.variables
+        }
         for start, end in _chunks(norm):
             verdicts.extend(self._check_chunk(line, norm, number, norm[start:end], start))
+        self.variables.update(unknowns)
+        solved = _SOLVED_SUFFIX.search(norm)
+        if solved is not None and re.compile(rf"\d{solved[1]}\b").search(
+            norm, _sentence_start(norm, solved.start()), solved.start()
+        ):
+            # "536.8M = 83,740.8 + 12.78M → ... → M ≈ 160": 536.8M is 536.8 × M, the
+            # unknown; the line is an equation, not arithmetic with millions.
+            letter = solved[1]
+            reason = f"an equation solved for {letter} (a number glued to it is a coefficient)"
+            verdicts = [_skipped(verdict, reason) for verdict in verdicts]
         return verdicts, norm, reads
 
     def _check_chunk(
@@ -254,11 +280,11 @@ class ClaimChecker:
         tokens = tokenize(chunk, offset, scan(chunk))
         # Each rewrite runs only when the chunk has what it rewrites (this is the hot path).
         if " (" in chunk:
-            tokens = _drop_annotations(tokens)
+            tokens = labelled_operands(drop_annotations(tokens))
         if key is None:
             tokens = self._fold_assignments(tokens)
         if "~" in chunk or "≈" in chunk or _DOUBLE_RELATION.search(chunk):
-            tokens = _fold_approximations(tokens)
+            tokens = fold_approximations(tokens)
         plan, sides = self._plan(tokens)
         if key is not None:
             if len(_PLANS) >= MAX_PLANS:
@@ -266,7 +292,7 @@ class ClaimChecker:
             _PLANS[key] = _Plan(tuple(tokens), digits_change(tokens), offset, tuple(plan))
         return self._run_plan(line, norm, number, tokens, plan, sides)
 
-    def _plan(self, tokens: list[Token]) -> tuple[list[_Step], list[tuple[_Side | None, ...]]]:
+    def _plan(self, tokens: list[Token]) -> tuple[list[_Step], list[tuple[Side | None, ...]]]:
         """Where each link's sides are: the part of checking that depends only on shape."""
         stops: list[int] = []
         relations: list[int] = []
@@ -285,7 +311,7 @@ class ClaimChecker:
             elif kind is Kind.COMMA and depth == 0:
                 stops.append(index)
         plan: list[_Step] = []
-        sides: list[tuple[_Side | None, ...]] = []
+        sides: list[tuple[Side | None, ...]] = []
         if not relations:
             return plan, sides
         parser = Parser(tokens, self.variables)
@@ -309,7 +335,7 @@ class ClaimChecker:
         number: int,
         tokens: list[Token],
         plan: Sequence[_Step],
-        sides: list[tuple[_Side | None, ...]] | None,
+        sides: list[tuple[Side | None, ...]] | None,
     ) -> list[ClaimVerdict]:
         """Evaluate and judge the planned links (``sides`` given when just parsed)."""
         verdicts = []
@@ -322,7 +348,7 @@ class ClaimChecker:
                     parser = Parser(tokens, self.variables)
                 lhs = _reparse(parser, lhs_span)
                 rhs = _reparse(parser, rhs_span, right_side=True)
-            verdict = self._judge(line, norm, number, tokens, rel, lhs, rhs, segment_start)
+            verdict = self._judge.judge(line, norm, number, tokens, rel, lhs, rhs, segment_start)
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
@@ -376,180 +402,26 @@ class ClaimChecker:
         self.variables[name] = value
         self._defined.append((name, value))
 
-    def _judge(
-        self,
-        line: str,
-        norm: str,
-        number: int,
-        tokens: list[Token],
-        rel: int,
-        lhs: _Side | None,
-        rhs: _Side | None,
-        segment_start: int,
-    ) -> ClaimVerdict | None:
-        relation = tokens[rel].text
-        if relation not in _RELATIONS:
-            relation = "~"
-        column = tokens[rel].start + 1
-        lhs_text = norm[tokens[lhs.start].start : tokens[lhs.end - 1].end] if lhs else ""
-        rhs_text = norm[tokens[rhs.start].start : tokens[rhs.end - 1].end] if rhs else ""
 
-        link = Link(number, column, relation, lhs_text, rhs_text)
-        verdict = link.verdict
-
-        if lhs is None or rhs is None:
-            return verdict(Verdict.SKIPPED, "one side is not an expression")
-        left, right = lhs.value, rhs.value
-        if lhs.end - lhs.start == 1 and tokens[lhs.start].kind is Kind.NAME:
-            name = tokens[lhs.start].text
-            if relation == "=" and right.why is None and not rhs.truncated:
-                if lhs.start == segment_start or len(name) <= 3:
-                    self._define(name, right)
-                return verdict(Verdict.SKIPPED, f"defines {name}")
-            return verdict(Verdict.SKIPPED, "the left side is a name")
-        if rhs.end - rhs.start == 1 and tokens[rhs.start].kind is Kind.NAME:
-            return verdict(Verdict.SKIPPED, "the right side is a name")
-        ranged = left.why == "range" or right.why == "range"
-        for side in (left, right):
-            if side.why is not None and side.why != "range":
-                return verdict(Verdict.SKIPPED, f"not numeric ({side.why})")
-        order = relation in ORDER_RELATIONS
-        before = tokens[lhs.start - 1] if lhs.start > segment_start else None
-        if (
-            not order
-            and left.scale
-            and before is not None
-            and before.kind is Kind.NAME
-            and before.text.lower() not in _LEAD_WORDS
-        ):
-            # "TP of 8 and PP of 4 = 32 GPUs": a lone number inside a phrase is not
-            # the left side of the claim; the phrase is.
-            return verdict(Verdict.SKIPPED, "the left side is part of a phrase")
-        first = tokens[lhs.start]
-        if (
-            first.kind is Kind.NAME
-            and before is not None
-            and before.kind in (Kind.NAME, Kind.NUM)
-            and before.text.lower() not in _LEAD_WORDS
-            and is_unit_spelling(first.text)
-            and first.text not in self.variables
-        ):
-            # "46.7B total params × 2 B", "Memory per GPU ≤ 80 GB": a unit word that
-            # continues a phrase does not start the left side.
-            return verdict(Verdict.SKIPPED, "the left side starts inside a phrase")
-        if lhs.truncated or rhs.truncated:
-            return verdict(Verdict.SKIPPED, "the expression continues beyond what could be read")
-        if relation == "→" and left.scale:
-            return verdict(Verdict.SKIPPED, "an arrow after a single value marks a change")
-        if (
-            not order
-            and left.scale
-            and right.scale
-            and not ranged
-            and states_conversion(left, right)
-        ):
-            # "1 node = 8 GPUs", "1 epoch = 1.28M images": a stated conversion.
-            return verdict(Verdict.SKIPPED, "a stated conversion between units, not arithmetic")
-        if (
-            first.kind is not Kind.NUM
-            and not any(tokens[i].kind is Kind.NUM for i in range(lhs.start, lhs.end))
-        ) and all(
-            tokens[i].kind is not Kind.NAME or is_unit_spelling(tokens[i].text)
-            for i in range(lhs.start, lhs.end)
-        ):
-            # "$/token = $2.50/h ÷ ...": units alone name the quantity computed.
-            return verdict(Verdict.SKIPPED, "the left side names a unit")
-
-        flags = self._reading(tokens, lhs, rhs) if "@" in lhs_text or "MAC" in lhs_text else {}
-        hints = partial(claim_hints, tokens, lhs.end, lhs.start, rhs.end)
-        if not (flags or ranged):
-            # The common case: no stated convention, no range.
-            if order:
-                return compare_order(link, left, right, line, norm, tokens[rel])
-            reread = partial(self._read, tokens, lhs, rhs, None, reverse=True)
-            rhs_tokens = tokens[rhs.start : rhs.end]
-            return compare(link, left, right, line, norm, rhs_tokens, reread, hints)
-
-        def judge(pair: tuple[Value, Value], end: int | None) -> ClaimVerdict:
-            one, other = pair
-            if one.why is not None or other.why is not None:
-                return verdict(Verdict.SKIPPED, f"not numeric ({one.why or other.why})")
-            if order:
-                return compare_order(link, one, other, line, norm, tokens[rel])
-            # Binary prefixes read as decimal (GiB as GB): only paid for when the
-            # claim does not hold as written.
-            reread = partial(self._read, tokens, lhs, rhs, end, reverse=True, **flags)
-            rhs_tokens = tokens[rhs.start : rhs.end]
-            if end == 1:
-                rhs_tokens.reverse()  # the high end's number is the one to correct
-            return compare(link, one, other, line, norm, rhs_tokens, reread, hints)
-
-        ends = (0, 1) if ranged else (None,)
-        readings = [self._read(tokens, lhs, rhs, end, **flags) for end in ends]
-        if len(readings) == 1:
-            return judge(readings[0], None)
-        return judge_range(link, readings, judge)
-
-    def _reading(self, tokens: list[Token], lhs: _Side, rhs: _Side) -> dict[str, bool]:
-        """Conventions the written claim states, as parser flags."""
-        flags: dict[str, bool] = {}
-        left_tokens = tokens[lhs.start : lhs.end]
-        if any(t.kind is Kind.OP and t.text == "@" for t in left_tokens):
-            # "14 GB @ 3.35 TB/s" divides, "8 GPUs @ $2/h" multiplies: the reading
-            # whose dimension is the right side's.
-            divided = self._read(tokens, lhs, rhs, None, at_divides=True)[0]
-            if (
-                divided.why is None
-                and same_kind(divided, rhs.value)
-                and not same_kind(lhs.value, rhs.value)
-            ):
-                flags["at_divides"] = True
-        if converts_macs(left_tokens, tokens[rhs.start : rhs.end]):
-            flags["mac_as_flop"] = True
-        return flags
-
-    def _read(
-        self,
-        tokens: list[Token],
-        lhs: _Side,
-        rhs: _Side,
-        range_end: int | None,
-        **flags: bool,
-    ) -> tuple[Value, Value]:
-        """Both sides read again with other parser settings."""
-        parser = Parser(tokens, self.variables, range_end=range_end, **flags)
-        try:
-            left = parser.parse(lhs.start, lhs.end)[0]
-            right = parser.parse(rhs.start, rhs.end, right_side=True)[0]
-        except (ParseFailed, RecursionError):  # pragma: no cover - read alike before
-            return Value.bad("unreadable"), Value.bad("unreadable")
-        return left, right
-
-
-_LEAD_WORDS = frozenset({"a", "an", "the", "so", "thus", "hence", "then", "therefore"})
-"""Words before a claim's left side that do not make it part of a phrase."""
-_RELATIONS = frozenset({"=", "≈", "~", "→"}) | ORDER_RELATIONS
-
-
-def _span(tokens: list[Token], side: _Side | None) -> _Span:
+def _span(tokens: list[Token], side: Side | None) -> _Span:
     if side is None:
         return None
     return side.start, side.end, side.truncated, chain_of(tokens, side.start, side.end)
 
 
-def _reparse(parser: Parser, span: _Span, *, right_side: bool = False) -> _Side | None:
+def _reparse(parser: Parser, span: _Span, *, right_side: bool = False) -> Side | None:
     """Evaluate a planned side again, with this span's numbers."""
     if span is None:
         return None
     start, end, truncated, chain = span
     if chain is not None:
         # A plain chain of literals: fold it without parsing.
-        return _Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
+        return Side(start, end, evaluate_chain(parser.tokens, chain), truncated=truncated)
     try:
         value, _ = parser.parse(start, end, right_side=right_side)
     except (ParseFailed, RecursionError):  # pragma: no cover - same shape parses alike
         return None
-    return _Side(start, end, value, truncated=truncated)
+    return Side(start, end, value, truncated=truncated)
 
 
 def _assignment_end(tokens: list[Token], start: int) -> int:
@@ -585,52 +457,7 @@ def _chunks(norm: str) -> Iterator[tuple[int, int]]:
         yield start, len(norm)
 
 
-def _drop_annotations(tokens: list[Token]) -> list[Token]:
-    """Remove spaced parenthetical labels after an operand: ``4 (Micro-Batch)``."""
-    if not any(t.kind is Kind.LP for t in tokens):
-        return tokens
-    out: list[Token] = []
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        if (
-            token.kind is Kind.LP
-            and token.space_before
-            and out
-            and out[-1].kind in (Kind.NUM, Kind.NAME, Kind.RP, Kind.PCT)
-        ):
-            close = index + 1
-            while close < len(tokens) and tokens[close].kind is Kind.NAME:
-                close += 1
-            if close > index + 1 and close < len(tokens) and tokens[close].kind is Kind.RP:
-                index = close + 1
-                continue
-        out.append(token)
-        index += 1
-    return out
-
-
-def _fold_approximations(tokens: list[Token]) -> list[Token]:
-    """Drop a ``~`` that means "about" (not after a quantity); ``= ~x`` becomes ``≈``."""
-    out: list[Token] = []
-    for token in tokens:
-        if token.kind is Kind.REL and token.text in ("~", "≈") and out:
-            previous = out[-1]
-            if previous.kind is Kind.REL:
-                out[-1] = previous._replace(text="≈")
-                continue
-            after_quantity = previous.kind in _OPERAND_END or (
-                previous.kind is Kind.NAME and is_unit_spelling(previous.text)
-            )
-            if token.text == "~" and not after_quantity:
-                continue
-        elif token.kind is Kind.REL and token.text == "~":
-            continue
-        out.append(token)
-    return out
-
-
-def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Side | None:
+def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> Side | None:
     # Longest first; a left side longer than MAX_SIDE_TOKENS is not tried, which
     # keeps hostile lines ("(1+(1+(1+...") from costing quadratic time.
     for begin in range(max(start, rel - MAX_SIDE_TOKENS), rel):
@@ -657,11 +484,11 @@ def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> _Si
                 and before.kind is Kind.OP
                 and not (before.text == "-" and tokens[begin].space_before)
             )
-            return _Side(begin, rel, value, truncated=truncated)
+            return Side(begin, rel, value, truncated=truncated)
     return None
 
 
-def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _Side | None:
+def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> Side | None:
     if start >= end:
         return None
     if tokens[start - 1].text in ORDER_RELATIONS:
@@ -680,7 +507,7 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> _S
     if stop == start:
         return None
     truncated = stop < end and tokens[stop].kind in (Kind.OP, Kind.SQRT)
-    return _Side(start, stop, value, truncated=truncated)
+    return Side(start, stop, value, truncated=truncated)
 
 
 _LATEX_RELATION = re.compile(r"\\(?:approx|sim|to|le|ge|ll|gg|lt|gt|[Rr]ightarrow|implies)")
@@ -706,7 +533,7 @@ def iter_claim_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def doubtful_claims(text: str) -> list[ClaimVerdict]:
-    """The verdicts of :func:`check_claims` that are neither ok nor skipped.
+    """The verdicts of :func:`check_claims` that are neither ok nor skipped, and abstentions.
 
     What a report of findings needs: most claims hold, and a line met before
     then costs a lookup, with no verdict copied to carry this line's number.

@@ -7,6 +7,7 @@ FLOPs, ``1 node = 8 GPUs`` defines a unit, ``7B-13B`` is two claims); these help
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -94,6 +95,11 @@ def converts_macs(left: Sequence[Token], right: Sequence[Token]) -> bool:
     return False
 
 
+_MAGNITUDE_WRITTEN = re.compile(r"\de[-+]?\d|\d[KMGT]$")
+"""A number written with its magnitude: an exponent (``800e12``) or a suffix (``10K``;
+not ``B``, which may be bytes)."""
+
+
 def claim_hints(tokens: Sequence[Token], lhs_end: int, start: int, end: int) -> Hints:
     """Units written in ``tokens[start:end]`` and bare numbers before ``lhs_end``.
 
@@ -101,8 +107,15 @@ def claim_hints(tokens: Sequence[Token], lhs_end: int, start: int, end: int) -> 
     """
     units: list[Value] = []
     bare: list[float] = []
+    carried = 0
+    hidden = 0
     for index in range(start, end):
         token = tokens[index]
+        if token.kind is Kind.NUM and index < lhs_end:
+            if _MAGNITUDE_WRITTEN.search(token.text):
+                carried += 1
+            elif not token.exact or abs(token.value) >= 1000:
+                hidden += 1  # "102.4", "4096": its prefix may be in an unwritten unit
         if token.kind is Kind.NUM:
             if token.unit:
                 units.append(unit_value(token.unit))
@@ -114,4 +127,4 @@ def claim_hints(tokens: Sequence[Token], lhs_end: int, start: int, end: int) -> 
                 bare.append(token.value)
         elif token.kind is Kind.NAME and is_unit_spelling(token.text):
             units.append(unit_value(token.text))
-    return Hints(tuple(units), tuple(bare))
+    return Hints(tuple(units), tuple(bare), magnitudes=carried > 0 and not hidden)

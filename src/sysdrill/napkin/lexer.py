@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from sysdrill.content.latex_text import LatexStyle, latex_to_text
+from sysdrill.napkin.notation import rewrite_operands
 from sysdrill.napkin.units import is_unit_spelling
 
 __all__ = ["Kind", "Token", "digits_change", "normalize", "refill", "scan", "shape_of", "tokenize"]
@@ -57,7 +58,11 @@ _UNICODE_REWRITE = re.compile(
 )
 """Any character the three Unicode rewrites change: most lines that are not ASCII hold
 only ``×`` or ``≈``, and one look costs less than three passes."""
-_SCI = re.compile(r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*\(?\s*([-+]?\d+)(?:\s*\))?(?![\d.])")
+# The exponent may be in parentheses (superscripts become "^(6)"); a ")" after a bare
+# exponent closes an outer group ("(55 × 10^6)") and stays.
+_SCI = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))(?![\d.])"
+)
 _MATH_DOLLAR = re.compile(r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?!\d)")
 _POWER_GROUP = re.compile(r"\^\{([^{}]*)\}")
 _INDEX_GROUP = re.compile(r"_\{([^{}]*)\}")
@@ -73,13 +78,22 @@ with its literal comma is found far faster than one that starts with a look-behi
 _USD = re.compile(r"\bUSD\s*(?=\d)")
 _POINTS = re.compile(r"(\d)\s*(?:pp|p\.p\.|percentage points?|%-points?)(?![\w])")
 _POINTS_GATE = re.compile(r"\dpp|\d pp")
-_OPS_COUNT = re.compile(r"\b([kKMGTP]?)OP(s?)\b")
+_OPS_COUNT = re.compile(r"\b([kKMGTP]?)(?:OP|Op)(s?)\b")
 _FRACTION_OF = re.compile(r"(?<![\w.,/])(\d+\s*/\s*\d+)\s+of\s+(?=[\d$(])")
 _TO_RANGE = re.compile(
     r"(?<![\w.,])(\d+(?:\.\d+)?)([KMBT]?)\s+to\s+(\d+(?:\.\d+)?)(?=[KMBT]?(?![\w.,]))"
 )
 _FRACTION_GATE = re.compile(r"/\s*\d+\s+of\s")
 _NINES = re.compile(r"\b([2-9]) nines\b")
+_SCALE_AFTER_NUMBER = re.compile(r"(\d)\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
+"""``$3.84 million``, ``10 billion x``: a scale word after digits is a magnitude suffix."""
+_RATIO = re.compile(r"(?<=[\d)]) : (?=[\d(])")
+"""``2.0 : 0.6 = 3.33 : 1``: a spaced colon between numbers is a ratio, read as a quotient."""
+_SCALE_SUFFIX = {"thousand": "K", "million": "M", "billion": "B", "trillion": "T"}
+_LATEX_MICRO = re.compile(r"(?<![A-Za-z])(µ) (?=[A-Za-z])")
+"""``\\mu s`` as pylatexenc writes it (``µ s``): the micro sign and its unit rejoined."""
+_WATT_SECONDS = re.compile(r"(?<=[\d\s])([mkµuμ]?)Ws\b")
+"""``10 mWs`` is milliwatt-seconds: a watt-second is a joule, so it reads as ``10 mJ``."""
 _WORD_NUMBERS = {
     "one": 1,
     "two": 2,
@@ -155,6 +169,10 @@ def _number_word(match: re.Match[str]) -> str:
     return str(value)
 
 
+def _scale_suffix(match: re.Match[str]) -> str:
+    return match.group(1) + _SCALE_SUFFIX[match.group(2).lower()]
+
+
 def _to_range(match: re.Match[str]) -> str:
     """``4 to 8 nodes`` as the range ``4-8 nodes`` (rising only: a range reads low-high)."""
     low, suffix, high = match.groups()
@@ -176,7 +194,9 @@ def _latex(text: str) -> str:
     LaTeX parse would cost time for; the rest goes through pylatexenc.
     """
     if "\\" in text:
-        return latex_to_text(text, style=LatexStyle.NOTATION)
+        text = latex_to_text(text, style=LatexStyle.NOTATION)
+        # "5\,\mu s": a macro's trailing space is not the author's; the unit is "µs".
+        return _LATEX_MICRO.sub(r"\1", text) if "µ " in text else text
     text = _POWER_GROUP.sub(r"^(\1)", text)
     text = _INDEX_GROUP.sub(lambda m: "_" + m.group(1).replace(" ", ""), text)
     return text.replace("{", "").replace("}", "")
@@ -218,7 +238,7 @@ def normalize(line: str) -> str:
         text = _SUPER_RUN.sub(lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text)
         text = _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_SUBSCRIPTS), text)
     if "10" in text and "^" in text:  # _SCI needs both (superscripts are "^(" by now)
-        text = _SCI.sub(lambda m: f"{m.group(1)}e{m.group(2)}", text)
+        text = _SCI.sub(lambda m: f"{m.group(1)}e{m.group(2) or m.group(3)}", text)
     return _words(text)
 
 
@@ -228,14 +248,21 @@ def _words(text: str) -> str:
         text = _USD.sub("$", text)
     if ("pp" in text and _POINTS_GATE.search(text)) or "point" in text or "p.p." in text:
         text = _POINTS.sub(r"\1%", text)
-    if "OPs" in text:
+    if "OPs" in text or "Ops" in text:
         text = _OPS_COUNT.sub(r"\1FLOP\2", text)
     if " to " in text:
         text = _TO_RANGE.sub(_to_range, text)
     if "/" in text and _FRACTION_GATE.search(text):
         text = _FRACTION_OF.sub(r"(\1) × ", text)
+    if "illion" in text or "thousand" in text:
+        text = _SCALE_AFTER_NUMBER.sub(_scale_suffix, text)
     if not _WORD_GATE.isdisjoint(text.split()):
         text = _NUMBER_WORDS.sub(_number_word, text)
+    if " : " in text:
+        text = _RATIO.sub(" / ", text)
+    text = rewrite_operands(text)
+    if "Ws" in text:
+        text = _WATT_SECONDS.sub(r"\1J", text)
     if "nines" in text:
         text = _NINES.sub(_nines, text)
     return text
@@ -303,8 +330,16 @@ _make_token = tuple.__new__
 """``_make_token(Token, fields)``: a token from all twelve fields, without the Python-level
 NamedTuple constructor (what ``Token(*fields)`` gives, for a fraction of the cost)."""
 
-_SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
-_ALT_SUFFIXES = {"K": 2.0**10, "k": 2.0**10, "M": 2.0**20, "B": 2.0**30, "T": 2.0**40}
+# "G" is giga on a bare number ("0.5G / 200T"): authors write it for FLOP counts and rates.
+_SUFFIXES = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
+_ALT_SUFFIXES = {
+    "K": 2.0**10,
+    "k": 2.0**10,
+    "M": 2.0**20,
+    "B": 2.0**30,
+    "G": 2.0**30,
+    "T": 2.0**40,
+}
 
 _NUM = r"(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+(?![A-Za-z]))?|\.\d+)"
 _GLUE = r"(?:[A-Za-zµμ°_](?:[\w°µμ]|\.\d)*(?:-(?!\d)\w+)*|-[A-Za-z]\w*(?:-\w+)*)"

@@ -307,6 +307,14 @@ class Parser:
     def _name(self, token: Token) -> Value:
         name = token.text
         following = self.tokens[self.pos + 1] if self.pos + 1 < self.end else None
+        if (
+            name not in FUNCTIONS
+            and name[:1].isupper()
+            and name.lower() in FUNCTIONS
+            and following is not None
+            and following.kind is Kind.LP
+        ):
+            name = name.lower()  # "Max(8GB, 7GB)" at the start of a sentence
         if name in FUNCTIONS and following is not None and following.kind is Kind.LP:
             self.pos += 2
             args = [self._expression(0)]

@@ -75,6 +75,9 @@ class ClaimVerdict:
         unit: The unit of ``computed`` and ``claimed`` (``""`` for pure numbers).
         message: Why, in one sentence.
         suggestion: For ``wrong``: the line with the right side corrected.
+        unsure: For ``skipped``: the checker abstained on a claim it read but could
+            not understand well enough to judge (``check`` reports it as the info
+            ``napkin-unsure``); False for a claim that is simply not checkable.
     """
 
     line: int
@@ -88,6 +91,7 @@ class ClaimVerdict:
     unit: str = ""
     message: str = ""
     suggestion: str | None = None
+    unsure: bool = False
 
     @property
     def claim(self) -> str:
@@ -99,4 +103,7 @@ class ClaimVerdict:
         data = asdict(self)
         data["verdict"] = self.verdict.value
         data["claim"] = self.claim
+        if not self.unsure:
+            # The JSON shape predates abstentions: the key appears only when it says something.
+            del data["unsure"]
         return data

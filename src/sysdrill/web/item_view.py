@@ -1,7 +1,9 @@
 """What the item page shows: the item, its checked napkin math, its chains and visual.
 
 Kept apart from the routes so the page and its ``/api/items/{id}`` twin show the
-same data.
+same data. The napkin claims listed are a learner's view
+(:func:`sysdrill.app.learner_napkin.learner_claims`): those that hold and those
+``check`` reports as errors; doubts and abstentions never reach the page.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sysdrill.app.learner_napkin import learner_claims
 from sysdrill.content.collections import Chain
+from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.models import Item
-from sysdrill.napkin import ClaimVerdict, Verdict, check_claims
+from sysdrill.napkin import ClaimVerdict, Verdict
 
 __all__ = ["ChainStrip", "ItemView", "claim_rows", "item_view", "read_visual"]
 
@@ -137,7 +141,12 @@ def read_visual(vault_root: Path, item: Item) -> str | None:
 
 
 def item_view(
-    item: Item, *, vault_root: Path, chains: list[Chain], by_id: Mapping[str, Item]
+    item: Item,
+    *,
+    vault_root: Path,
+    chains: list[Chain],
+    by_id: Mapping[str, Item],
+    source: Path | None = None,
 ) -> ItemView:
     """Assemble the item page: claims checked, chains located, visual read.
 
@@ -146,9 +155,12 @@ def item_view(
         vault_root: The vault folder (visuals live under it).
         chains: The vault's chains.
         by_id: Every item of the vault by id (for chain members' titles).
+        source: The item's file, whose ignore comments keep a claim the author
+            silenced from being marked wrong (None: no file, or a template's draw).
     """
-    math = "\n".join(text for text in (item.details.napkin_math,) if text)
-    claims = claim_rows(check_claims(math)) if math else []
+    item = without_ignore_marks(item)
+    math = item.details.napkin_math
+    claims = claim_rows(learner_claims(math, source=source)) if math else []
     return ItemView(
         item=item,
         claims=claims,

@@ -15,3 +15,10 @@ def test_each_checkable_claim_is_marked_and_prose_is_left_out():
 
 def test_an_answer_without_math_has_no_lines():
     assert claim_lines("the pipeline bubble shrinks with more micro-batches") == []
+
+
+def test_doubts_about_a_claim_are_not_shown_to_the_learner():
+    # A prefix doubt: right only if GB means GiB. `check` tells the author; the
+    # learner is told nothing rather than told that right working is wrong.
+    assert claim_lines("16 GB = 16 GiB") == []
+    assert claim_lines("16 GB = 16 GiB; 2 * 2 GB = 4 GB") == ["Your math: 2 * 2 GB = 4 GB: right."]

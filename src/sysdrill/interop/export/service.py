@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from sysdrill.content.enums import Level, Status, Track
+from sysdrill.content.ignore_marks import strip_ignore_marks_in, without_ignore_marks
 from sysdrill.content.models import Item
 from sysdrill.errors import ExportFailed
 from sysdrill.files import replace_atomically
@@ -276,8 +277,11 @@ def export_vault(
         if not filters.matches(item, decks=names):
             report.filtered_out += 1
             continue
+        # An author's ``# sysdrill: ignore[...]`` marker is for check; no export carries it.
+        item = without_ignore_marks(item)
         shown = item if present is None else present(item)
-        chosen.append(ExportedItem(shown, dict(file.raw), file.rel, deck_name, deck_title))
+        raw = strip_ignore_marks_in(dict(file.raw))
+        chosen.append(ExportedItem(shown, raw, file.rel, deck_name, deck_title))
     if not chosen:
         if report.filtered_out:
             raise ExportFailed(

@@ -136,8 +136,13 @@ def _item_view(request: Request, context: WebContext, item_id: str) -> ItemView:
     vault = _learners_vault(request)
     # A parametric item is shown with its example draw, never its raw {placeholders};
     # practice draws fresh numbers each session.
-    item = shown_item(find_item(vault, item_id))
-    return item_view(item, vault_root=context.vault, chains=vault.chains, by_id=vault.by_id)
+    found = find_item(vault, item_id)
+    item = shown_item(found)
+    # A template's page shows a draw, not the file's text: no file lines to honour.
+    source = vault.files.get(item_id) if item is found else None
+    return item_view(
+        item, vault_root=context.vault, chains=vault.chains, by_id=vault.by_id, source=source
+    )
 
 
 @router.get("/items/{item_id}", include_in_schema=False)
