@@ -34,6 +34,7 @@ the boundary with ``raise ... from exc``.
     └── AccountError             an account operation that is refused
         ├── LoginFailed          wrong user name or password (one answer for both)
         ├── LoginThrottled       too many failed logins lately; wait and try again
+        │   └── SignupThrottled  too many sign-ups from one address lately; wait
         ├── NotLoggedIn          a private page or API call without a login
         │   └── LoginChanged     a login kept by a worker that no longer stands as kept
         ├── NotPermitted         a page or action for admins only
@@ -71,6 +72,7 @@ __all__ = [
     "SchedulingError",
     "SessionNotFound",
     "SignupRefused",
+    "SignupThrottled",
     "StorageConflict",
     "StorageError",
     "StorageUnavailable",
@@ -200,6 +202,10 @@ class LoginThrottled(AccountError):
         """Keep ``retry_after_s``, the seconds until a login is accepted again."""
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class SignupThrottled(LoginThrottled):
+    """Too many sign-ups from this address lately; the message says when to try again."""
 
 
 class NotLoggedIn(AccountError):

@@ -1,18 +1,19 @@
-"""Accounts: argon2id hashes, one answer for every failed login, rate limits, login sessions."""
+"""Accounts: argon2id hashes, one answer for every failed login, login sessions.
+
+The slowing down of failed logins: test_login_throttle.py; the password policy:
+test_password_policy.py.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
 
 from sysdrill.app.accounts import (
-    ACCOUNT_FAILURE_LIMIT,
-    ADDRESS_FAILURE_LIMIT,
-    FAILURE_WINDOW,
     HASH_PARAMETERS,
     LOGIN_FAILED_MESSAGE,
     LOGIN_SESSION_LIFETIME,
@@ -25,7 +26,6 @@ from sysdrill.errors import (
     AccountExists,
     AccountNotFound,
     LoginFailed,
-    LoginThrottled,
     MigrationError,
     SignupRefused,
     UsageError,
@@ -115,63 +115,6 @@ def test_unknown_user_wrong_password_and_disabled_account_get_one_answer(account
     assert answers == [LOGIN_FAILED_MESSAGE] * 3
 
 
-def test_an_account_locks_after_five_failures_even_for_the_right_password(accounts):
-    accounts.add("alice", PASSWORD, now=NOW)
-    for minute in range(ACCOUNT_FAILURE_LIMIT):
-        with pytest.raises(LoginFailed):
-            accounts.authenticate(
-                "alice",
-                "wrong password",
-                address=f"10.0.0.{minute}",
-                now=NOW + timedelta(minutes=minute),
-            )
-    later = NOW + timedelta(minutes=ACCOUNT_FAILURE_LIMIT)
-    with pytest.raises(LoginThrottled) as caught:
-        accounts.authenticate("alice", PASSWORD, address="10.9.9.9", now=later)
-    # The first failure (at NOW) ages out at NOW + 15 min: 10 minutes from `later`.
-    assert str(caught.value) == "Too many failed logins; try again in 10 minutes."
-    assert caught.value.retry_after_s == 600
-    unlocked = NOW + FAILURE_WINDOW + timedelta(seconds=1)
-    assert (
-        accounts.authenticate("alice", PASSWORD, address="10.9.9.9", now=unlocked).name == "alice"
-    )
-
-
-def test_an_unknown_name_locks_with_the_same_answer_as_a_known_one(accounts):
-    accounts.add("alice", PASSWORD, now=NOW)
-    messages = []
-    for name in ("alice", "nobody"):
-        for _ in range(ACCOUNT_FAILURE_LIMIT):
-            with pytest.raises(LoginFailed):
-                accounts.authenticate(name, "wrong password", address=name, now=NOW)
-        with pytest.raises(LoginThrottled) as caught:
-            accounts.authenticate(name, "wrong password", address=name, now=NOW)
-        messages.append(str(caught.value))
-    assert messages[0] == messages[1] == "Too many failed logins; try again in 15 minutes."
-
-
-def test_one_address_locks_after_twenty_failures_across_names(accounts):
-    accounts.add("alice", PASSWORD, now=NOW)
-    for attempt in range(ADDRESS_FAILURE_LIMIT):
-        with pytest.raises(LoginFailed):
-            accounts.authenticate(f"guess{attempt}", "wrong password", address="10.6.6.6", now=NOW)
-    with pytest.raises(LoginThrottled):
-        accounts.authenticate("alice", PASSWORD, address="10.6.6.6", now=NOW)
-    assert accounts.authenticate("alice", PASSWORD, address="10.0.0.2", now=NOW).name == "alice"
-
-
-def test_a_successful_login_clears_the_failures_of_its_name(accounts):
-    accounts.add("alice", PASSWORD, now=NOW)
-    for _ in range(ACCOUNT_FAILURE_LIMIT - 1):
-        with pytest.raises(LoginFailed):
-            accounts.authenticate("alice", "wrong password", address="10.0.0.1", now=NOW)
-    accounts.authenticate("alice", PASSWORD, address="10.0.0.1", now=NOW)
-    for _ in range(ACCOUNT_FAILURE_LIMIT - 1):
-        with pytest.raises(LoginFailed):
-            accounts.authenticate("alice", "wrong password", address="10.0.0.2", now=NOW)
-    assert accounts.authenticate("alice", PASSWORD, address="10.0.0.2", now=NOW).name == "alice"
-
-
 def test_a_login_session_is_stored_as_the_hash_of_its_token(db_url, accounts):
     alice = accounts.add("alice", PASSWORD, now=NOW)
     login = accounts.login("alice", PASSWORD, address="10.0.0.1", now=NOW)
@@ -204,8 +147,17 @@ def test_changing_ones_password_ends_the_other_logins_only(accounts):
     here = accounts.login("alice", PASSWORD, address="a", now=NOW)
     elsewhere = accounts.login("alice", PASSWORD, address="b", now=NOW)
     with pytest.raises(LoginFailed, match="The current password is wrong."):
-        accounts.change_password(alice, current="nope nope nope", new="another password")
-    accounts.change_password(alice, current=PASSWORD, new="another password", keep_token=here.token)
+        accounts.change_password(
+            alice, current="nope nope nope", new="another password", address="a", now=NOW
+        )
+    accounts.change_password(
+        alice,
+        current=PASSWORD,
+        new="another password",
+        keep_token=here.token,
+        address="a",
+        now=NOW,
+    )
     assert accounts.account_for_token(here.token, now=NOW) == alice
     assert accounts.account_for_token(elsewhere.token, now=NOW) is None
     assert accounts.authenticate("alice", "another password", address="a", now=NOW) == alice
@@ -262,15 +214,15 @@ def test_short_and_huge_passwords_are_refused(accounts):
 
 def test_sign_up_is_open_by_default_and_refuses_reserved_names(accounts):
     assert accounts.signup_settings().to_dict() == {"policy": "open", "has_invite_code": False}
-    assert accounts.signup("dana", PASSWORD, now=NOW).role is Role.LEARNER
+    assert accounts.signup("dana", PASSWORD, address="a", now=NOW).role is Role.LEARNER
     with pytest.raises(UsageError, match="The user name 'Local' is reserved"):
-        accounts.signup("Local", PASSWORD, now=NOW)
+        accounts.signup("Local", PASSWORD, address="a", now=NOW)
 
 
 def test_closed_sign_up_refuses_everyone(accounts):
     accounts.set_signup_policy(SignupPolicy.CLOSED)
     with pytest.raises(SignupRefused, match="Sign-up is closed on this server"):
-        accounts.signup("dana", PASSWORD, now=NOW)
+        accounts.signup("dana", PASSWORD, address="a", now=NOW)
 
 
 def test_invite_only_sign_up_needs_the_code(accounts):
@@ -279,8 +231,11 @@ def test_invite_only_sign_up_needs_the_code(accounts):
     settings = accounts.set_signup_policy(SignupPolicy.INVITE, invite_code="class-of-2026")
     assert settings.to_dict() == {"policy": "invite", "has_invite_code": True}
     with pytest.raises(SignupRefused, match="The invite code is wrong"):
-        accounts.signup("dana", PASSWORD, invite_code="class-of-2025", now=NOW)
-    assert accounts.signup("dana", PASSWORD, invite_code=" class-of-2026 ", now=NOW).name == "dana"
+        accounts.signup("dana", PASSWORD, invite_code="class-of-2025", address="a", now=NOW)
+    assert (
+        accounts.signup("dana", PASSWORD, invite_code=" class-of-2026 ", address="a", now=NOW).name
+        == "dana"
+    )
 
 
 def test_a_weaker_stored_hash_is_upgraded_at_the_next_login(db_url, accounts):
@@ -327,7 +282,7 @@ def test_simultaneous_sign_ups_of_one_name_create_one_account(db_url: str) -> No
     def sign_up(attempt: int) -> str:
         with open_accounts(db_url) as accounts:
             try:
-                accounts.signup("same-name", f"{PASSWORD} {attempt}", now=NOW)
+                accounts.signup("same-name", f"{PASSWORD} {attempt}", address="a", now=NOW)
             except AccountExists:
                 return "taken"
             return "created"

@@ -163,3 +163,37 @@ def test_the_deck_version_read_with_the_login_spares_a_query(
     # Kept under that version: served again without the database.
     again = cache.studied_vault(shared, db_url=unreachable, user="ann", version=1)
     assert again is merged
+
+
+UNREACHABLE = "postgresql+psycopg://nobody@127.0.0.1:1/none"
+"""A database that cannot answer: only a merged vault the cache kept is served with it."""
+
+
+def test_the_cache_drops_the_least_recent_learner_to_stay_within_its_item_bound(
+    db_url: str, shared: StudyVault, cards: Path
+) -> None:
+    from sysdrill.errors import StorageError
+
+    for user in ("ann", "bob", "cy"):
+        _import(cards, db_url, shared, user)
+    # Two personal items each: four items hold two learners.
+    cache = PersonalVaultCache(max_learners=10, max_items=4)
+    for user in ("ann", "bob", "cy"):
+        cache.studied_vault(shared, db_url=db_url, user=user)
+    assert len(cache) == 2
+    for user in ("bob", "cy"):
+        kept = cache.studied_vault(shared, db_url=UNREACHABLE, user=user, version=1)
+        assert [i.id for i in kept.items][-2:] == MINE
+    with pytest.raises(StorageError):
+        cache.studied_vault(shared, db_url=UNREACHABLE, user="ann", version=1)
+
+
+def test_a_learner_whose_decks_pass_the_bound_is_served_but_not_kept(
+    db_url: str, shared: StudyVault, cards: Path
+) -> None:
+    _import(cards, db_url, shared, "ann")
+    cache = PersonalVaultCache(max_items=1)
+    merged = cache.studied_vault(shared, db_url=db_url, user="ann")
+    assert [i.id for i in merged.items][-2:] == MINE
+    assert cache.personal_deck_names("ann", merged) == ("gpu",)
+    assert len(cache) == 0

@@ -116,3 +116,32 @@ def test_a_bad_or_taken_name_is_refused_before_the_password_prompt(run_cli) -> N
         "Error: The user name 'bob' is taken; choose another.\n",
     )
     assert "Password" not in taken.stdout
+
+
+@pytest.mark.parametrize(
+    ("password", "message"),
+    [
+        (
+            "password123",
+            "The password is one of the most common passwords; "
+            "choose one nobody would guess first.",
+        ),
+        ("carol at work 2026", "The password contains the user name; choose one without it."),
+    ],
+)
+def test_add_refuses_a_common_password_or_the_name_in_one_line(
+    run_cli, password: str, message: str
+) -> None:
+    result = run_cli("users", "add", "carol", "--password-stdin", input=f"{password}\n")
+    assert (result.exit_code, result.stderr) == (1, f"Error: {message}\n")
+    assert json.loads(run_cli("users", "list", "--json").stdout)["accounts"] == []
+
+
+def test_set_password_refuses_a_common_password_in_one_line(run_cli) -> None:
+    run_cli("users", "add", "bob", "--password-stdin", input="long enough pw\n")
+    result = run_cli("users", "set-password", "bob", "--password-stdin", input="qwertyuiop\n")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: The password is one of the most common passwords; "
+        "choose one nobody would guess first.\n"
+    )

@@ -18,6 +18,8 @@ from sysdrill.web.csrf import COOKIE_NAME as CSRF_COOKIE
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 """The clock of every test app."""
+TEST_HOSTS = ("testserver",)
+"""The host name Starlette's test client sends, allowed besides the loopback names."""
 
 
 def make_app(
@@ -27,6 +29,7 @@ def make_app(
     multi_user: bool = False,
     behind_proxy: bool = False,
     db_url: str | None = None,
+    allowed_hosts: tuple[str, ...] = TEST_HOSTS,
 ) -> FastAPI:
     """A web app whose database, cache and data folders live under ``root``.
 
@@ -47,6 +50,7 @@ def make_app(
         clock=lambda: NOW,
         multi_user=multi_user,
         behind_proxy=behind_proxy,
+        allowed_hosts=allowed_hosts,
     )
 
 

@@ -5,27 +5,31 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 from starlette.types import Receive, Scope, Send
-from tests.web.conftest import make_app
+from tests.web.conftest import NOW, TEST_HOSTS, make_app
 
 from sysdrill.web.csrf import (
     COOKIE_NAME,
     FIELD_NAME,
     HEADER_NAME,
     MULTIPART_PREFIX_BYTES,
+    TOKEN_MAX_AGE,
     CsrfMiddleware,
     CsrfSigner,
     renew_csrf_cookie,
 )
 from sysdrill.web.templating import TEMPLATES_DIR
 
-_TOKEN = re.compile(r'<input type="hidden" name="csrf_token" value="([0-9a-f]{64})">')
+_TOKEN = re.compile(r'<input type="hidden" name="csrf_token" value="([0-9]+\.[0-9a-f]{64})">')
 _RELOAD = "reload the page and submit again"
 
 
@@ -277,9 +281,9 @@ def echo() -> tuple[TestClient, str]:
     """A client of the CSRF middleware over :func:`_echo_body`, and its genuine token."""
     signer = CsrfSigner(lambda: b"k" * 32)
     cookie = "c" * 43
-    client = TestClient(CsrfMiddleware(_echo_body, signer=signer))
+    client = TestClient(CsrfMiddleware(_echo_body, signer=signer, clock=lambda: NOW))
     client.cookies.set(COOKIE_NAME, cookie)
-    return client, signer.token_for(cookie)
+    return client, signer.token_for(cookie, session="", now=NOW)
 
 
 def _multipart(*parts: tuple[str, bytes]) -> tuple[bytes, str]:
@@ -347,3 +351,118 @@ def test_a_renewed_cookie_voids_the_tokens_issued_before(tmp_path: Path) -> None
     assert refused.status_code == 403
     assert new != old
     assert accepted.status_code == 200
+
+
+# -- tokens are bound to the login and expire (issue 28) -------------------------------
+
+_PASSWORD = "correct horse battery"
+
+
+def _csrf(client: TestClient) -> str:
+    token: str = client.get("/api/csrf").json()["csrf_token"]
+    return token
+
+
+def _sign_up(client: TestClient, name: str) -> None:
+    answer = client.post(
+        "/api/signup",
+        json={"name": name, "password": _PASSWORD},
+        headers={HEADER_NAME: _csrf(client)},
+    )
+    assert answer.status_code == 201, answer.text
+
+
+def _write_with(app: FastAPI, *, session: str, csrf_cookie: str, token: str) -> int:
+    """A settings write from a browser holding exactly these cookies and sending ``token``."""
+    with TestClient(app, raise_server_exceptions=False) as planted:
+        planted.cookies.set("sysdrill_session", session)
+        planted.cookies.set(COOKIE_NAME, csrf_cookie)
+        answer = planted.put(
+            "/api/settings", json={"desired_retention": "0.8"}, headers={HEADER_NAME: token}
+        )
+    return answer.status_code
+
+
+def test_a_token_from_another_users_login_is_refused(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "web", multi_user=True)
+    with TestClient(app) as alice, TestClient(app) as bob:
+        _sign_up(alice, "alice")
+        _sign_up(bob, "bob")
+        alice_session = alice.cookies["sysdrill_session"]
+        alice_token, bob_token = _csrf(alice), _csrf(bob)
+        alice_cookie, bob_cookie = alice.cookies[COOKIE_NAME], bob.cookies[COOKIE_NAME]
+    # Bob plants his CSRF cookie in Alice's browser (a sibling subdomain can) and
+    # forges a write with his own token: the pair matches, but not Alice's login.
+    assert _write_with(app, session=alice_session, csrf_cookie=bob_cookie, token=bob_token) == 403
+    assert (
+        _write_with(app, session=alice_session, csrf_cookie=alice_cookie, token=alice_token) == 200
+    )
+
+
+def test_a_token_from_before_a_logout_or_login_is_refused(tmp_path: Path) -> None:
+    app = make_app(tmp_path / "web", multi_user=True)
+    with TestClient(app) as browser:
+        token = _csrf(browser)
+        before_login = (browser.cookies[COOKIE_NAME], token)
+        _sign_up(browser, "alice")
+        first = (browser.cookies[COOKIE_NAME], _csrf(browser))
+        assert browser.post("/api/logout", headers={HEADER_NAME: first[1]}).status_code == 200
+        login = browser.post(
+            "/api/login",
+            json={"name": "alice", "password": _PASSWORD},
+            headers={HEADER_NAME: _csrf(browser)},
+        )
+        assert login.status_code == 200
+        session = browser.cookies["sysdrill_session"]
+        now = (browser.cookies[COOKIE_NAME], _csrf(browser))
+    for cookie, token in (before_login, first):
+        assert _write_with(app, session=session, csrf_cookie=cookie, token=token) == 403
+    assert _write_with(app, session=session, csrf_cookie=now[0], token=now[1]) == 200
+
+
+@dataclass
+class _Clock:
+    """An app's clock, moved by the test."""
+
+    now: datetime = NOW
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_a_token_expires_after_its_documented_max_age(tmp_path: Path) -> None:
+    from sysdrill.content.sample import sample_vault_path
+    from sysdrill.storage.engine import upgrade_database
+    from sysdrill.web.app import create_app
+
+    clock = _Clock()
+    db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    upgrade_database(db_url)
+    app = create_app(
+        vault=sample_vault_path(),
+        db_url=db_url,
+        cache_dir=tmp_path / "cache",
+        data_dir=tmp_path / "data",
+        clock=clock,
+        allowed_hosts=TEST_HOSTS,
+    )
+    assert TOKEN_MAX_AGE == timedelta(hours=24)
+    with TestClient(app, raise_server_exceptions=False) as browser:
+        token = _csrf(browser)
+
+        def write() -> Any:
+            return browser.put(
+                "/api/settings", json={"desired_retention": "0.8"}, headers={HEADER_NAME: token}
+            )
+
+        clock.now = NOW + TOKEN_MAX_AGE
+        assert write().status_code == 200
+        clock.now = NOW + TOKEN_MAX_AGE + timedelta(seconds=1)
+        expired = write()
+        assert expired.status_code == 403
+        assert expired.json()["error"]["message"] == (
+            f"the CSRF token of this write has expired; send the {HEADER_NAME} header "
+            "with the token from GET /api/csrf and its cookie"
+        )
+        token = _csrf(browser)
+        assert write().status_code == 200

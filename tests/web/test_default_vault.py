@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from tests.web.conftest import with_csrf
+from tests.web.conftest import TEST_HOSTS, with_csrf
 
 from sysdrill.content.sample import starter_vault_path
 from sysdrill.storage.engine import upgrade_database
@@ -19,7 +19,11 @@ def test_practice_in_the_browser_draws_from_the_starter_vault(tmp_path: Path) ->
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     upgrade_database(db_url)
     app = create_app(
-        db_url=db_url, cache_dir=tmp_path / "cache", data_dir=tmp_path / "data", clock=lambda: NOW
+        db_url=db_url,
+        cache_dir=tmp_path / "cache",
+        data_dir=tmp_path / "data",
+        clock=lambda: NOW,
+        allowed_hosts=TEST_HOSTS,
     )
     assert app.state.sysdrill.vault == starter_vault_path()
     with with_csrf(TestClient(app, raise_server_exceptions=False)) as client:

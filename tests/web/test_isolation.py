@@ -26,7 +26,7 @@ from sysdrill.storage import schema
 from sysdrill.web.app import create_app
 from sysdrill.web.auth import PUBLIC_PATHS
 
-from .conftest import NOW, with_csrf
+from .conftest import NOW, TEST_HOSTS, with_csrf
 
 A_NAME, B_NAME = "alpha", "bravo7q"
 PASSWORD = "correct horse battery"
@@ -99,6 +99,7 @@ def app(db_url: str, tmp_path: Path) -> FastAPI:
         data_dir=tmp_path / "data",
         clock=lambda: NOW,
         multi_user=True,
+        allowed_hosts=TEST_HOSTS,
     )
 
 

@@ -28,7 +28,7 @@ def test_serve_upgrades_the_database_prints_the_url_and_serves(
     assert "http://127.0.0.1:8123/" in result.stdout
     assert f"database: {db_url}; 1 worker of 2 threads; single user" in result.stdout
     assert (served["host"], served["port"], served["workers"]) == ("127.0.0.1", 8123, 1)
-    with TestClient(served["app"]) as client:
+    with TestClient(served["app"], base_url="http://127.0.0.1:8123") as client:
         assert client.get("/api/dashboard").json()["items_total"] > 0
 
 
@@ -39,7 +39,9 @@ def test_serve_behind_proxy_trusts_the_proxys_scheme(
     monkeypatch.setattr(serve_cmd, "_run_server", lambda app, **_: served.update(app=app))
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
     assert run_cli("serve", "--db", db_url, "--behind-proxy").exit_code == 0
-    with TestClient(from_address(served["app"], "127.0.0.1")) as client:
+    with TestClient(
+        from_address(served["app"], "127.0.0.1"), base_url="http://localhost"
+    ) as client:
         answer = client.get("/api/csrf", headers={"X-Forwarded-Proto": "https"})
     assert "Secure" in answer.headers["set-cookie"]
 
@@ -117,6 +119,7 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         # Several workers share new connections evenly, each on a CPU of its own.
         "SYSDRILL_BALANCE_CONNECTIONS": "1",
         "SYSDRILL_PIN_CPUS": "1",
+        "SYSDRILL_ALLOWED_HOSTS": "127.0.0.1,localhost,::1",
         "SYSDRILL_VAULT": str(vault.resolve()),
     }
 
@@ -205,6 +208,7 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
         behind_proxy: bool = False,
         threads: int = 2,
         balance_connections: bool = False,
+        allowed_hosts: Any = (),
     ) -> str:
         built.update(
             vault=vault,
@@ -252,6 +256,7 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_THREADS": "2",
         "SYSDRILL_BALANCE_CONNECTIONS": "1",
         "SYSDRILL_PIN_CPUS": "1",
+        "SYSDRILL_ALLOWED_HOSTS": "127.0.0.1,localhost,::1",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }
     monkeypatch.setenv("SYSDRILL_PIN_CPUS", "0")

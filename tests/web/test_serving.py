@@ -109,7 +109,7 @@ def test_the_factory_builds_an_app_serving_the_vault_and_database_of_the_environ
     environ = ServerSettings(db_url=db_url, vault=sample_vault_path()).to_environment()
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
-    with TestClient(app_from_environment()) as client:
+    with TestClient(app_from_environment(), base_url="http://localhost") as client:
         sample = client.get("/api/dashboard").json()
     from sysdrill.content.loader import load_vault
 
@@ -131,6 +131,7 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
         behind_proxy: bool = False,
         threads: int = 4,
         balance_connections: bool = False,
+        allowed_hosts: Any = (),
     ) -> str:
         built.update(
             vault=vault,

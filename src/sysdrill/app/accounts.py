@@ -1,4 +1,4 @@
-"""Accounts of the multi-user web app: sign-up, login, passwords, roles, rate limits.
+"""Accounts of the multi-user web app: sign-up, login, passwords, roles.
 
 Passwords are stored as argon2id hashes (argon2-cffi) with the parameters in
 :data:`HASH_PARAMETERS`. A login is refused with one answer whether the user is
@@ -6,10 +6,11 @@ unknown, disabled or the password wrong, and an unknown user costs the same hash
 as a known one (a fixed dummy hash is verified), so neither the message nor the
 time tells which names exist.
 
-Failed logins are counted per account name and per client address in the
-database (so every worker sees them): :data:`ACCOUNT_FAILURE_LIMIT` failures of
-one name, or :data:`ADDRESS_FAILURE_LIMIT` from one address, within
-:data:`FAILURE_WINDOW` lock further attempts until the oldest of them is that old.
+Failed logins (and wrong current passwords at a password change) and sign-ups are
+recorded in the database, so every worker sees them, and slow down the next attempt
+of their address and account with backoff (:mod:`sysdrill.app.login_throttle`);
+nothing locks an account. New passwords go through
+:mod:`sysdrill.app.password_policy`.
 
 A login session is a random token in the browser's cookie; the database keeps
 only its SHA-256, so a copy of the database logs no one in.
@@ -28,21 +29,27 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from sysdrill.app.login_throttle import (
+    THROTTLE_WINDOW,
+    ThrottledEvent,
+    login_wait_s,
+    signup_wait_s,
+    wait_phrase,
+)
+from sysdrill.app.password_policy import MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, check_password
 from sysdrill.errors import (
     AccountExists,
     AccountNotFound,
     LoginFailed,
     LoginThrottled,
     SignupRefused,
+    SignupThrottled,
     UsageError,
 )
-from sysdrill.storage.accounts_store import AccountRow, AccountStore
+from sysdrill.storage.accounts_store import AccountRow, AccountStore, EventCounts
 from sysdrill.storage.location import study_database_url
 
 __all__ = [
-    "ACCOUNT_FAILURE_LIMIT",
-    "ADDRESS_FAILURE_LIMIT",
-    "FAILURE_WINDOW",
     "HASH_PARAMETERS",
     "LOGIN_FAILED_MESSAGE",
     "LOGIN_SESSION_LIFETIME",
@@ -118,22 +125,11 @@ _DUMMY_HASH = (
     "RIBYHwYM03ewcYYqQgxmttx6lLPtE9s7cBSK2wx5rUU"
 )
 
-MIN_PASSWORD_CHARS = 10
-"""Shortest password accepted."""
-MAX_PASSWORD_CHARS = 1024
-"""Longest password accepted (a longer one only costs the server hashing time)."""
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,39}$")
 RESERVED_NAMES = frozenset({"local", "admin", "root", "system"})
 """Names the sign-up page refuses (``local`` holds the single-user mode's history;
 the operator may still create these with ``sysdrill users add``)."""
 
-ACCOUNT_FAILURE_LIMIT = 5
-"""Failed logins of one account name within :data:`FAILURE_WINDOW` that lock it."""
-ADDRESS_FAILURE_LIMIT = 20
-"""Failed logins from one client address within :data:`FAILURE_WINDOW` that lock it
-(higher than per account: a class behind one NAT address shares it)."""
-FAILURE_WINDOW = timedelta(minutes=15)
-"""How long a failed login counts."""
 LOGIN_SESSION_LIFETIME = timedelta(days=14)
 """How long a login lasts before the user logs in again."""
 LOGIN_FAILED_MESSAGE = "Wrong user name or password."
@@ -185,16 +181,6 @@ def _check_name(name: str) -> str:
             "or '-', starting with a letter or digit."
         )
     return found
-
-
-def _check_password(password: str) -> str:
-    if len(password) < MIN_PASSWORD_CHARS:
-        raise UsageError(
-            f"The password is too short; use at least {MIN_PASSWORD_CHARS} characters."
-        )
-    if len(password) > MAX_PASSWORD_CHARS:
-        raise UsageError(f"The password is too long; use at most {MAX_PASSWORD_CHARS} characters.")
-    return password
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,29 +289,59 @@ class AccountService:
             AccountExists: If the name is taken.
         """
         checked = _check_name(name)
-        hashed = _hasher().hash(_check_password(password))
+        hashed = _hasher().hash(check_password(password, user_name=checked))
         row = self._store.add_account(checked, password_hash=hashed, role=role.value, now=_utc(now))
         return Account.from_row(row)
 
-    def signup(self, name: str, password: str, *, invite_code: str = "", now: datetime) -> Account:
+    def signup(
+        self, name: str, password: str, *, invite_code: str = "", address: str, now: datetime
+    ) -> Account:
         """Create a learner account from the sign-up page, under the server's policy.
+
+        A sign-up that passes the form's checks counts against its address, whatever
+        its outcome (:data:`sysdrill.app.login_throttle.SIGNUP_BACKOFF`).
+
+        Args:
+            name: The user name as typed.
+            password: The new password.
+            invite_code: The invite code, when sign-up is invite-only.
+            address: The client's address (an IP), for the per-address limit.
+            now: The current time (UTC).
 
         Raises:
             SignupRefused: If sign-up is closed or the invite code is wrong.
-            UsageError: If the name is reserved or not allowed, or the password too short.
+            SignupThrottled: If this address signed up too often lately.
+            UsageError: If the name is reserved or not allowed, or the password refused.
             AccountExists: If the name is taken.
         """
         settings = self.signup_settings()
         if settings.policy is SignupPolicy.CLOSED:
             raise SignupRefused("Sign-up is closed on this server; ask its admin for an account.")
+        subject = {"account_name": normalise_name(name)[:300], "address": address[:300]}
+        counts = self._store.event_counts(
+            ThrottledEvent.SIGNUP, **subject, since=_utc(now) - THROTTLE_WINDOW
+        )
+        wait_s = signup_wait_s(counts, now=now)
+        if wait_s:
+            raise SignupThrottled(
+                f"Too many sign-ups from this address; try again in {wait_phrase(wait_s)}.",
+                retry_after_s=wait_s,
+            )
+        checked = _check_name(name)
+        if checked in RESERVED_NAMES:
+            raise UsageError(f"The user name {name!r} is reserved; choose another.")
+        check_password(password, user_name=checked)
+        self._store.record_event(
+            ThrottledEvent.SIGNUP, **subject, now=now, forget_before=now - THROTTLE_WINDOW
+        )
         if settings.policy is SignupPolicy.INVITE:
             stored = self._store.get_site_setting(_INVITE_KEY)
             given = token_digest(invite_code.strip())
             if not isinstance(stored, str) or not hmac.compare_digest(stored, given):
                 raise SignupRefused("The invite code is wrong; ask the server's admin for it.")
-        if normalise_name(name) in RESERVED_NAMES:
-            raise UsageError(f"The user name {name!r} is reserved; choose another.")
-        return self.add(name, password, role=Role.LEARNER, now=now)
+        # A taken name is refused before the password costs a hash.
+        self.check_name_available(checked)
+        return self.add(checked, password, role=Role.LEARNER, now=now)
 
     def check_name_available(self, name: str) -> None:
         """Refuse a name that is not allowed or already has an account.
@@ -360,27 +376,42 @@ class AccountService:
 
         Raises:
             AccountNotFound: If there is no such account.
-            UsageError: If the password is too short or too long.
+            UsageError: If the password policy refuses the password.
         """
         account = self.get(name)
-        hashed = _hasher().hash(_check_password(password))
+        hashed = _hasher().hash(check_password(password, user_name=account.name))
         self._store.update_account(account.user_id, password_hash=hashed)
         self._store.delete_login_sessions(account.user_id)
         return account
 
     def change_password(
-        self, account: Account, *, current: str, new: str, keep_token: str | None = None
+        self,
+        account: Account,
+        *,
+        current: str,
+        new: str,
+        keep_token: str | None = None,
+        address: str,
+        now: datetime,
     ) -> None:
         """Change one's own password, proving the current one; other logins end.
 
+        Checking ``current`` is a password check like a login: a wrong one counts as
+        a failed login of the account from ``address``, and it is slowed down alike.
+
         Raises:
+            LoginThrottled: If this account or address failed too often lately.
             LoginFailed: If ``current`` is wrong.
-            UsageError: If the new password is too short or too long.
+            UsageError: If the password policy refuses the new password.
         """
+        subject, counts = self._check_throttle(account.name, address, _utc(now))
+        check_password(new, user_name=account.name)
         row = self._store.get_account(account.name)
-        if row is None or not _verify(row.password_hash, current):
+        if row is None or not _verify(row.password_hash, current[:MAX_PASSWORD_CHARS]):
+            self._record_failure(subject, now)
             raise LoginFailed("The current password is wrong.")
-        hashed = _hasher().hash(_check_password(new))
+        self._forget_failures(subject, counts)
+        hashed = _hasher().hash(new)
         self._store.update_account(account.user_id, password_hash=hashed)
         keep = None if keep_token is None else token_digest(keep_token)
         self._store.delete_login_sessions(account.user_id, keep=keep)
@@ -435,21 +466,30 @@ class AccountService:
 
     # -- login -----------------------------------------------------------------
 
-    def _throttle(self, subjects: dict[str, str], now: datetime) -> None:
-        limits = {"account": ACCOUNT_FAILURE_LIMIT, "address": ADDRESS_FAILURE_LIMIT}
-        for scope, subject in subjects.items():
-            times = self._store.failures_since(scope, subject, now - FAILURE_WINDOW)
-            limit = limits[scope]
-            if len(times) >= limit:
-                # Unlocked when enough failures age out to leave limit - 1.
-                unlock = times[len(times) - limit] + FAILURE_WINDOW
-                wait_s = max(1, int((unlock - now).total_seconds()))
-                minutes = -(-wait_s // 60)
-                raise LoginThrottled(
-                    f"Too many failed logins; try again in {minutes} minute"
-                    f"{'s' if minutes != 1 else ''}.",
-                    retry_after_s=wait_s,
-                )
+    def _check_throttle(
+        self, name: str, address: str, now: datetime
+    ) -> tuple[dict[str, str], EventCounts]:
+        """Refuse a password check that must wait; the (name, address) it counts under."""
+        subject = {"account_name": name[:300], "address": address[:300]}
+        counts = self._store.event_counts(
+            ThrottledEvent.FAILED_LOGIN, **subject, since=now - THROTTLE_WINDOW
+        )
+        wait_s = login_wait_s(counts, now=now)
+        if wait_s:
+            raise LoginThrottled(
+                f"Too many failed logins; try again in {wait_phrase(wait_s)}.",
+                retry_after_s=wait_s,
+            )
+        return subject, counts
+
+    def _forget_failures(self, subject: dict[str, str], counts: EventCounts) -> None:
+        if counts.pair:  # most logins have nothing to forget: no write for them
+            self._store.forget_events(ThrottledEvent.FAILED_LOGIN, **subject)
+
+    def _record_failure(self, subject: dict[str, str], now: datetime) -> None:
+        self._store.record_event(
+            ThrottledEvent.FAILED_LOGIN, **subject, now=now, forget_before=now - THROTTLE_WINDOW
+        )
 
     def authenticate(self, name: str, password: str, *, address: str, now: datetime) -> Account:
         """Check a user name and password, counting failures per name and address.
@@ -461,23 +501,22 @@ class AccountService:
             now: The current time (UTC).
 
         Raises:
-            LoginThrottled: If the name or the address failed too often lately.
+            LoginThrottled: If this name or address failed too often lately (the
+                login must wait; see :mod:`sysdrill.app.login_throttle`).
             LoginFailed: If the name is unknown, the account disabled or the password
                 wrong (one message for all three).
         """
-        _utc(now)
         key = normalise_name(name)[:300]
-        subjects = {"account": key, "address": address[:300]}
-        self._throttle(subjects, now)
+        subject, counts = self._check_throttle(key, address, _utc(now))
         row = self._store.get_account(key) if len(password) <= MAX_PASSWORD_CHARS else None
         if row is None or row.disabled:
             _verify(_DUMMY_HASH, password[:MAX_PASSWORD_CHARS])
-            self._store.record_failure(subjects, now=now)
+            self._record_failure(subject, now)
             raise LoginFailed(LOGIN_FAILED_MESSAGE)
         if not _verify(row.password_hash, password):
-            self._store.record_failure(subjects, now=now)
+            self._record_failure(subject, now)
             raise LoginFailed(LOGIN_FAILED_MESSAGE)
-        self._store.clear_failures("account", key, before=now - FAILURE_WINDOW)
+        self._forget_failures(subject, counts)
         hasher = _hasher()
         if hasher.check_needs_rehash(row.password_hash):
             self._store.update_account(row.user_id, password_hash=hasher.hash(password))

@@ -34,13 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from sysdrill.app.study_vault import StudyVault
-from sysdrill.errors import DeckNotFound, HostileInput, ImportFailed, StorageConflict
+from sysdrill.errors import DeckNotFound, HostileInput, ImportFailed, StorageConflict, UsageError
 from sysdrill.storage.location import study_database_url
 from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore
 
 __all__ = [
     "MAX_DECKS_PER_LEARNER",
     "MAX_DECK_ITEMS",
+    "MAX_ITEM_ID_CHARS",
+    "MAX_TITLE_CHARS",
     "PersonalDeck",
     "PersonalImport",
     "delete_personal_deck",
@@ -52,6 +54,10 @@ MAX_DECK_ITEMS = 5_000
 """Most items one personal deck may hold (the upload itself is limited as an admin's is)."""
 MAX_DECKS_PER_LEARNER = 50
 """Most personal decks one learner may keep."""
+MAX_TITLE_CHARS = 200
+"""Longest deck title (the deck's name is made from it; the database keeps 200)."""
+MAX_ITEM_ID_CHARS = 300
+"""Longest id of a personal item, as the database keeps it."""
 _RENAME_MARK = "-p"
 
 
@@ -124,6 +130,11 @@ def _stored_items(
         if item_id in taken:
             renamed[item_id] = _free_id(item_id, taken)
             raw = {**raw, "id": renamed[item_id]}
+        if len(str(raw["id"])) > MAX_ITEM_ID_CHARS:
+            raise ImportFailed(
+                f"an item id has {len(str(raw['id']))} characters, more than the "
+                f"{MAX_ITEM_ID_CHARS} a personal item may have; shorten it, nothing was stored"
+            )
         taken.add(str(raw["id"]))
         stored.append((str(raw["id"]), json.dumps(raw, ensure_ascii=False, default=str)))
     return stored, renamed
@@ -155,12 +166,20 @@ def import_personal_deck(
             deck name is taken (by the shared vault or another of the learner's decks).
         HostileInput: If the file or the deck is too large, or an archive lies.
         ContentInvalid: If an item does not validate.
-        UsageError: If ``format`` is unknown.
+        UsageError: If ``format`` is unknown, or the title is too long or holds a
+            NUL byte.
     """
     from sysdrill.app.interop import import_items
     from sysdrill.content.loader import load_vault
 
     deck_title = (title or "").strip() or source.stem or "imported"
+    if "\x00" in deck_title:
+        raise UsageError("a deck title cannot hold a NUL byte; type the title again")
+    if len(deck_title) > MAX_TITLE_CHARS:
+        raise UsageError(
+            f"the deck title has {len(deck_title)} characters; give one of at most "
+            f"{MAX_TITLE_CHARS}"
+        )
     with tempfile.TemporaryDirectory(prefix="sysdrill-personal-") as scratch:
         # A throwaway vault: the importer validates and lays out items as for the
         # shared vault, and nothing of it outlives this call.

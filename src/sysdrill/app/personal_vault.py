@@ -7,6 +7,12 @@ in a :class:`PersonalVaultCache` under their deck version, so it is built again
 only when they import or delete a deck, through any worker (the version is
 read from the database), or when the shared vault is reloaded.
 
+The cache bounds a worker's memory: it keeps at most :data:`PERSONAL_CACHE_ITEMS`
+personal items, each learner counting for at least a share of
+``PERSONAL_CACHE_ITEMS / PERSONAL_CACHE_LEARNERS`` (a merge copies the shared
+vault's index), and drops the least recently used learner first. A learner whose
+decks alone pass the bound is merged for each request and never kept.
+
 The merged vault keeps the shared vault's identity, so the study state of a
 personal item is kept as any other: by (user, vault, item). A personal item
 whose id the shared vault has gained since its import is left out (the shared
@@ -17,8 +23,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
+
+from cachetools import LRUCache
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.collections import Deck
@@ -27,10 +34,17 @@ from sysdrill.content.models import Item, validate_item
 from sysdrill.storage.location import study_database_url
 from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore, PersonalItemRow
 
-__all__ = ["PERSONAL_CACHE_LEARNERS", "PersonalVaultCache", "merge_personal"]
+__all__ = [
+    "PERSONAL_CACHE_ITEMS",
+    "PERSONAL_CACHE_LEARNERS",
+    "PersonalVaultCache",
+    "merge_personal",
+]
 
 PERSONAL_CACHE_LEARNERS = 64
-"""Learners whose merged vault one worker keeps (the least recently used is dropped)."""
+"""Learners whose merged vault one worker keeps at most (the least recently used is dropped)."""
+PERSONAL_CACHE_ITEMS = 20_000
+"""Personal items one worker keeps in merged vaults at most (a few tens of MiB)."""
 
 
 def merge_personal(
@@ -75,15 +89,28 @@ class _Entry:
     shared: StudyVault
     merged: StudyVault
     deck_names: tuple[str, ...]
+    personal_items: int
 
 
 class PersonalVaultCache:
     """Each learner's merged vault, kept by one app instance (bounded, thread-safe)."""
 
-    def __init__(self, *, max_learners: int = PERSONAL_CACHE_LEARNERS) -> None:
-        """Keep at most ``max_learners`` merged vaults."""
-        self._max = max_learners
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+    def __init__(
+        self,
+        *,
+        max_learners: int = PERSONAL_CACHE_LEARNERS,
+        max_items: int = PERSONAL_CACHE_ITEMS,
+    ) -> None:
+        """Keep at most ``max_learners`` merged vaults holding ``max_items`` personal items."""
+        floor = max(1, max_items // max(1, max_learners))
+
+        def weight(entry: _Entry) -> int:
+            # Each learner costs at least a share: a merge copies the shared index.
+            return max(entry.personal_items, floor)
+
+        self._entries: LRUCache[str, _Entry] = LRUCache(
+            maxsize=max(max_items, floor), getsizeof=weight
+        )
         self._shared: StudyVault | None = None
         self._lock = threading.Lock()
 
@@ -132,23 +159,28 @@ class PersonalVaultCache:
             shared=shared,
             merged=merge_personal(shared, decks, items),
             deck_names=tuple(deck.name for deck in decks),
+            personal_items=len(items),
         )
         with self._lock:
             if shared is not self._shared:
                 return entry.merged  # reloaded meanwhile: serve it, keep nothing old
-            self._entries[user] = entry
-            self._entries.move_to_end(user)
-            while len(self._entries) > self._max:
-                self._entries.popitem(last=False)
+            self._entries.pop(user, None)
+            if self._entries.getsizeof(entry) <= self._entries.maxsize:
+                # Evicts the least recently used learners until it fits.
+                self._entries[user] = entry
         return entry.merged
 
     def personal_deck_names(self, user: str, vault: StudyVault) -> tuple[str, ...]:
         """The names of ``user``'s personal decks in ``vault`` (from :meth:`studied_vault`)."""
         with self._lock:
             entry = self._entries.get(user)
-        if entry is None or entry.merged is not vault:
+            shared = self._shared
+        if entry is not None and entry.merged is vault:
+            return entry.deck_names
+        if shared is None or vault is shared or vault.chains is not shared.chains:
             return ()
-        return entry.deck_names
+        # A merge too large to keep: its decks after the shared ones are the learner's.
+        return tuple(deck.name for deck in vault.decks[len(shared.decks) :])
 
     def _held(self, user: str, version: int, shared: StudyVault) -> _Entry | None:
         with self._lock:
@@ -157,8 +189,8 @@ class PersonalVaultCache:
                 # once, rather than keep old vaults alive until each learner returns.
                 self._entries.clear()
                 self._shared = shared
+            # A lookup counts as a use: the learner moves to the back of the line.
             entry = self._entries.get(user)
             if entry is None or entry.version != version or entry.shared is not shared:
                 return None
-            self._entries.move_to_end(user)
             return entry

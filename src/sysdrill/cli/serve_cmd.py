@@ -125,6 +125,18 @@ def serve(
             "its threads hand requests to each other without waking other CPUs.",
         ),
     ] = True,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            metavar="NAME",
+            help="A host name the server answers to besides 127.0.0.1, localhost, ::1 "
+            "and --host (repeatable; behind a proxy, its public name; * for any). "
+            "Other names get 400, so no foreign page reaches the app through DNS "
+            "rebinding. Also SYSDRILL_ALLOWED_HOSTS (comma-separated).",
+            show_default=False,
+        ),
+    ] = None,
     multi_user: Annotated[
         bool,
         typer.Option(
@@ -148,8 +160,10 @@ def serve(
     from sysdrill.storage.location import study_database_url
     from sysdrill.web.serving import (
         APP_FACTORY,
+        ENV_ALLOWED_HOSTS,
         ServerSettings,
         create_served_app,
+        host_names,
         refuse_unsafe_setup,
     )
     from sysdrill.web.worker_cpus import cpus_to_keep_to
@@ -158,6 +172,11 @@ def serve(
         raise VaultNotFound(
             f"vault folder '{vault}' does not exist; give a folder holding questions/"
         )
+    import os
+
+    from sysdrill.web.request_limits import allowed_host_names
+
+    given = host_names(" ".join(allowed_host or ()) or os.environ.get(ENV_ALLOWED_HOSTS, ""))
     settings = ServerSettings(
         db_url=study_database_url(db),
         vault=vault,
@@ -166,6 +185,7 @@ def serve(
         threads=threads,
         balance_connections=workers > 1,
         pin_cpus=pin_cpus and workers > 1,
+        allowed_hosts=allowed_host_names(host, given),
     )
     refuse_unsafe_setup(settings, workers=workers)
     upgrade_study_database(settings.db_url)

@@ -1,9 +1,10 @@
-"""Accounts, login sessions, failed logins and site settings in the study database.
+"""Accounts, login sessions, throttle events and site settings in the study database.
 
 The multi-user web app keeps everything about logins in the database (nothing in a
 process's memory), so any worker serves any request and a restarted worker forgets
-no one. This module stores rows; the rules (hashing, rate limits, sign-up policy)
-live in :mod:`sysdrill.app.accounts`.
+no one. This module stores rows; the rules (hashing, sign-up policy) live in
+:mod:`sysdrill.app.accounts`, and the slowing down of failed logins and sign-ups in
+:mod:`sysdrill.app.login_throttle`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sysdrill.errors import AccountExists, StorageConflict
 from sysdrill.storage import schema as t
 from sysdrill.storage.engine_store import EngineStore
 
-__all__ = ["AccountRow", "AccountStore"]
+__all__ = ["AccountRow", "AccountStore", "EventCounts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,22 @@ class AccountRow:
     """The learner's personal deck version (0: none), read with the login."""
     settings_version: int | None = None
     """The learner's settings version, read with the login (None: not read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventCounts:
+    """Throttle events of one kind since a time, for one account name and one address."""
+
+    pair: int
+    """Events of this name from this address."""
+    pair_latest: datetime | None
+    """When the latest of them happened (UTC), or None."""
+    account: int
+    """Events of this name from any address."""
+    address: int
+    """Events from this address, whatever the name."""
+    address_latest: datetime | None
+    """When the latest of them happened (UTC), or None."""
 
 
 _ACCOUNT_QUERY = sa.select(
@@ -184,34 +201,58 @@ class AccountStore(EngineStore):
         with self._write("ending login sessions") as conn:
             conn.execute(query)
 
-    # -- failed logins ---------------------------------------------------------
+    # -- throttle events (failed logins, sign-ups) --------------------------------
 
-    def record_failure(self, subjects: dict[str, str], *, now: datetime) -> None:
-        """Record one failed login under each ``scope -> subject`` given."""
-        rows = [
-            {"scope": scope, "subject": subject, "failed_at": now}
-            for scope, subject in subjects.items()
-        ]
-        with self._write("recording a failed login") as conn:
-            conn.execute(t.login_failures.insert(), rows)
+    def record_event(
+        self,
+        kind: str,
+        *,
+        account_name: str,
+        address: str,
+        now: datetime,
+        forget_before: datetime,
+    ) -> None:
+        """Record one event, and delete everyone's events at or before ``forget_before``."""
+        e = t.throttle_events
+        with self._write("recording a login attempt") as conn:
+            conn.execute(e.delete().where(e.c.occurred_at <= forget_before))
+            conn.execute(
+                e.insert().values(
+                    kind=kind, account_name=account_name, address=address, occurred_at=now
+                )
+            )
 
-    def failures_since(self, scope: str, subject: str, since: datetime) -> list[datetime]:
-        """Times of the failed logins of ``subject`` after ``since``, oldest first."""
-        f = t.login_failures.c
-        query = (
-            sa.select(f.failed_at)
-            .where(f.scope == scope, f.subject == subject, f.failed_at > since)
-            .order_by(f.failed_at)
+    def event_counts(
+        self, kind: str, *, account_name: str, address: str, since: datetime
+    ) -> EventCounts:
+        """The events of ``kind`` after ``since``: of the pair, of the name, of the address."""
+        e = t.throttle_events.c
+        recent = sa.select(sa.func.count(), sa.func.max(e.occurred_at)).where(
+            e.kind == kind, e.occurred_at > since
         )
-        with self._read("reading failed logins") as conn:
-            return [row.failed_at for row in conn.execute(query)]
+        with self._read("reading login attempts") as conn:
+            pair = conn.execute(
+                recent.where(e.account_name == account_name, e.address == address)
+            ).one()
+            account = conn.execute(recent.where(e.account_name == account_name)).one()
+            by_address = conn.execute(recent.where(e.address == address)).one()
+        return EventCounts(
+            pair=int(pair[0]),
+            pair_latest=pair[1],
+            account=int(account[0]),
+            address=int(by_address[0]),
+            address_latest=by_address[1],
+        )
 
-    def clear_failures(self, scope: str, subject: str, *, before: datetime) -> None:
-        """Forget the failures of ``subject``, and everyone's failures older than ``before``."""
-        f = t.login_failures.c
-        with self._write("clearing failed logins") as conn:
-            conn.execute(t.login_failures.delete().where(f.scope == scope, f.subject == subject))
-            conn.execute(t.login_failures.delete().where(f.failed_at <= before))
+    def forget_events(self, kind: str, *, account_name: str, address: str) -> None:
+        """Delete the events of ``kind`` of this name from this address (a success)."""
+        e = t.throttle_events
+        with self._write("clearing login attempts") as conn:
+            conn.execute(
+                e.delete().where(
+                    e.c.kind == kind, e.c.account_name == account_name, e.c.address == address
+                )
+            )
 
     # -- site settings ---------------------------------------------------------
 

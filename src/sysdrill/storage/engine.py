@@ -62,6 +62,7 @@ REVISIONS = (
     "0007_personal_decks",
     "0008_settings_version",
     "0009_active_session_updates",
+    "0010_login_throttle",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

@@ -20,7 +20,6 @@ __all__ = [
     "accounts",
     "active_sessions",
     "cards",
-    "login_failures",
     "login_sessions",
     "metadata",
     "personal_deck_versions",
@@ -33,6 +32,7 @@ __all__ = [
     "sessions",
     "settings",
     "site_settings",
+    "throttle_events",
     "users",
 ]
 
@@ -127,15 +127,16 @@ login_sessions = sa.Table(
 )
 """Logged-in browsers: only the SHA-256 of each session cookie's token is kept."""
 
-login_failures = sa.Table(
-    "login_failures",
+throttle_events = sa.Table(
+    "throttle_events",
     metadata,
     sa.Column("id", _ID, primary_key=True, autoincrement=True),
-    sa.Column("scope", sa.String(20), nullable=False),
-    sa.Column("subject", sa.String(300), nullable=False),
-    sa.Column("failed_at", UtcDateTime, nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("account_name", sa.String(300), nullable=False),
+    sa.Column("address", sa.String(300), nullable=False),
+    sa.Column("occurred_at", UtcDateTime, nullable=False),
 )
-"""Recent failed logins per account name and per client address (rate limiting)."""
+"""Failed logins and sign-ups of the last day, by name and client address (throttling)."""
 
 site_settings = sa.Table(
     "site_settings",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from sysdrill.web.auth import require_login
 from sysdrill.web.context import WebContext
 from sysdrill.web.csrf import install_csrf
 from sysdrill.web.errors import install_error_handler, install_same_origin_guard
+from sysdrill.web.request_limits import LOOPBACK_HOSTS, install_request_limits
 from sysdrill.web.routes import ROUTER_MODULES
 from sysdrill.web.security import install_security
 
@@ -47,6 +48,7 @@ def create_app(
     behind_proxy: bool = False,
     threads: int = 2,
     balance_connections: bool = False,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
 
@@ -70,6 +72,9 @@ def create_app(
         balance_connections: Take new connections only while this worker serves no
             more than the others that share its listening socket
             (:mod:`sysdrill.web.balanced_accept`); for a server of several workers.
+        allowed_hosts: Host names the app answers to besides the loopback ones
+            (the address served, a proxy's public name; ``*`` for any); any other
+            ``Host`` is refused (:mod:`sysdrill.web.request_limits`).
 
     Returns:
         The ASGI application.
@@ -130,8 +135,10 @@ def create_app(
         app.include_router(router)
         app.state.routers.append(router)
     # In this order: a request meets the proxy's headers, then the security headers,
-    # the same-origin check and the CSRF check (the middleware added last runs first).
+    # the host, size and text limits, the same-origin check and the CSRF check (the
+    # middleware added last runs first).
     install_csrf(app)
     install_same_origin_guard(app)
+    install_request_limits(app, allowed_hosts=allowed_hosts)
     install_security(app, behind_proxy=behind_proxy)
     return app

@@ -1,14 +1,20 @@
 """CSRF tokens: every write must carry a token that another site cannot read or make.
 
-A signed double-submit token. A browser gets a random value in the ``sysdrill_csrf``
-cookie (HttpOnly, SameSite=Lax, see :func:`sysdrill.web.security.set_cookie`); the
-token is an HMAC of that value under the server's secret key. Pages put the token in
-a hidden ``csrf_token`` field of each form (``{{ csrf_field() }}`` in a template);
-scripts send it in the ``X-CSRF-Token`` header; ``GET /api/csrf`` hands one (and its
-cookie) to API clients. A write (POST, PUT, PATCH, DELETE) is served only when its
-token is the HMAC of its own cookie. Another site's page cannot read the cookie or a
-token (with SameSite=Lax its forms do not even carry the cookie), and without the key
-it cannot compute a token for a cookie it managed to plant.
+A signed double-submit token, bound to the login and dated. A browser gets a random
+value in the ``sysdrill_csrf`` cookie (HttpOnly, SameSite=Lax, see
+:func:`sysdrill.web.security.set_cookie`); a token is ``ISSUED.MAC``: the time it was
+issued (whole seconds since 1970, UTC) and an HMAC, under the server's secret key, of
+that cookie value, of the SHA-256 of the browser's login cookie (``sysdrill_session``;
+empty when logged out) and of the issue time. Pages put the token in a hidden
+``csrf_token`` field of each form (``{{ csrf_field() }}`` in a template); scripts send
+it in the ``X-CSRF-Token`` header; ``GET /api/csrf`` hands one (and its cookie) to API
+clients. A write (POST, PUT, PATCH, DELETE) is served only when its token was made for
+its own CSRF cookie *and* its own login, at most :data:`TOKEN_MAX_AGE` ago. Another
+site's page cannot read the cookie or a token (with SameSite=Lax its forms do not even
+carry the cookie); without the key it cannot compute a token; and a cookie and token
+it got for its own login, planted in a victim's browser, do not go with the victim's
+login. Logging in or out changes the login cookie, so every earlier token stops
+working (the CSRF cookie is renewed then too).
 
 Nothing is kept per process: the key is ``SYSDRILL_SECRET_KEY`` or one stored in the
 database (:mod:`sysdrill.app.server_secret`), so any worker checks any token and a
@@ -25,6 +31,7 @@ import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -36,6 +43,7 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sysdrill.web.auth import SESSION_COOKIE
 from sysdrill.web.context import WebContext
 from sysdrill.web.errors import refusal
 from sysdrill.web.security import set_cookie
@@ -45,6 +53,7 @@ __all__ = [
     "FIELD_NAME",
     "HEADER_NAME",
     "MULTIPART_PREFIX_BYTES",
+    "TOKEN_MAX_AGE",
     "URLENCODED_LIMIT_BYTES",
     "CsrfMiddleware",
     "CsrfSigner",
@@ -61,6 +70,8 @@ FIELD_NAME = "csrf_token"
 """The hidden form field holding the token."""
 HEADER_NAME = "X-CSRF-Token"
 """The request header holding the token (scripts, API clients)."""
+TOKEN_MAX_AGE = timedelta(hours=24)
+"""How long a token is accepted after it was issued (a page left open longer is reloaded)."""
 
 URLENCODED_LIMIT_BYTES = 4 * 1024 * 1024
 """A plain form's body is read whole for its token, up to this size (else refused)."""
@@ -69,6 +80,8 @@ MULTIPART_PREFIX_BYTES = 256 * 1024
 
 _UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _COOKIE_VALUE = re.compile(r"[A-Za-z0-9_-]{43}")
+_TOKEN = re.compile(r"([0-9]{1,12})\.([0-9a-f]{64})")
+_CLOCK_SKEW_S = 300  # workers' clocks may differ a little: a token "from the future" within it
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _RELOAD = "reload the page and submit again"
 
@@ -95,16 +108,42 @@ class CsrfSigner:
                     self._key = hmac.new(self._load_key(), b"sysdrill csrf", "sha256").digest()
         return self._key
 
-    def token_for(self, cookie_value: str) -> str:
-        """The token that goes with cookie value ``cookie_value``."""
-        digest = hmac.new(self._signing_key(), cookie_value.encode("ascii"), hashlib.sha256)
-        return digest.hexdigest()
+    def _mac(self, cookie_value: str, session_sha256: str, issued_s: int) -> str:
+        message = f"{cookie_value}\0{session_sha256}\0{issued_s}".encode("ascii")
+        return hmac.new(self._signing_key(), message, hashlib.sha256).hexdigest()
 
-    def is_valid(self, cookie_value: str, token: str) -> bool:
-        """Whether ``token`` is the one of ``cookie_value`` (compared in constant time)."""
-        expected = self.token_for(cookie_value).encode("ascii")
-        # Bytes: compare_digest refuses str that is not ASCII, and a token is untrusted.
-        return hmac.compare_digest(expected, token.encode("utf-8", "replace"))
+    def token_for(self, cookie_value: str, *, session: str, now: datetime) -> str:
+        """The token for CSRF cookie ``cookie_value`` and login cookie ``session``, issued now.
+
+        Args:
+            cookie_value: The browser's CSRF cookie.
+            session: The browser's login cookie ('' when logged out).
+            now: The current time (UTC).
+        """
+        issued_s = int(now.timestamp())
+        return f"{issued_s}.{self._mac(cookie_value, _digest(session), issued_s)}"
+
+    def refusal(self, cookie_value: str, token: str, *, session: str, now: datetime) -> str | None:
+        """Why ``token`` does not go with these cookies now, or None when it does.
+
+        The MAC is compared in constant time; an untrusted token is never decoded
+        past the format check.
+        """
+        found = _TOKEN.fullmatch(token)
+        if found is None:
+            return "does not match its cookie"
+        issued_s = int(found.group(1))
+        expected = self._mac(cookie_value, _digest(session), issued_s).encode("ascii")
+        if not hmac.compare_digest(expected, found.group(2).encode("ascii")):
+            return "does not match its cookie"
+        age_s = now.timestamp() - issued_s
+        if age_s > TOKEN_MAX_AGE.total_seconds() or age_s < -_CLOCK_SKEW_S:
+            return "has expired"
+        return None
+
+
+def _digest(session: str) -> str:
+    return hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()
 
 
 @dataclass(slots=True)
@@ -113,14 +152,18 @@ class CsrfState:
 
     signer: CsrfSigner
     cookie_value: str | None
+    session: str
+    """The login cookie the request came with ('' for none): tokens are bound to it."""
+    now: datetime
+    """When the request came (UTC)."""
     new_cookie: bool = field(default=False)
 
     def token(self) -> str:
-        """The token for this browser, giving it a cookie first if it has none."""
+        """The token for this browser and login, giving it a cookie first if it has none."""
         if self.cookie_value is None:
             self.cookie_value = secrets.token_urlsafe(32)
             self.new_cookie = True
-        return self.signer.token_for(self.cookie_value)
+        return self.signer.token_for(self.cookie_value, session=self.session, now=self.now)
 
     def renew(self) -> None:
         """Give this browser a new cookie (so every earlier token stops working)."""
@@ -138,8 +181,9 @@ class CsrfState:
             return f"this write came without the {COOKIE_NAME} cookie; {how}"
         if not token:
             return f"this write carries no CSRF token; {how}"
-        if not self.signer.is_valid(self.cookie_value, token):
-            return f"the CSRF token of this write does not match its cookie; {how}"
+        why = self.signer.refusal(self.cookie_value, token, session=self.session, now=self.now)
+        if why is not None:
+            return f"the CSRF token of this write {why}; {how}"
         return None
 
 
@@ -271,10 +315,11 @@ def _refuse(scope: Scope, message: str) -> Response:
 class CsrfMiddleware:
     """Refuses a write without its genuine token; sends a new browser its cookie."""
 
-    def __init__(self, app: ASGIApp, *, signer: CsrfSigner) -> None:
-        """Wrap ``app``, checking tokens with ``signer``."""
+    def __init__(self, app: ASGIApp, *, signer: CsrfSigner, clock: Callable[[], datetime]) -> None:
+        """Wrap ``app``, checking tokens with ``signer`` at the time ``clock`` tells."""
         self.app = app
         self.signer = signer
+        self.clock = clock
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check one request, then serve it."""
@@ -285,7 +330,8 @@ class CsrfMiddleware:
         cookie_value = connection.cookies.get(COOKIE_NAME)
         if cookie_value is not None and not _COOKIE_VALUE.fullmatch(cookie_value):
             cookie_value = None
-        state = CsrfState(self.signer, cookie_value)
+        session = connection.cookies.get(SESSION_COOKIE, "")
+        state = CsrfState(self.signer, cookie_value, session=session, now=self.clock())
         scope.setdefault("state", {})["csrf"] = state
         if scope["method"] in _UNSAFE_METHODS:
             token = connection.headers.get(HEADER_NAME)
@@ -350,7 +396,7 @@ def install_csrf(app: FastAPI) -> None:
     def load_key() -> bytes:
         return server_secret(context.db_url, now=context.now())
 
-    app.add_middleware(CsrfMiddleware, signer=CsrfSigner(load_key))
+    app.add_middleware(CsrfMiddleware, signer=CsrfSigner(load_key), clock=context.now)
     app.include_router(router)
     app.state.routers.append(router)
     templates().env.globals["csrf_field"] = pass_context(_csrf_field_global)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import secrets
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -202,9 +203,7 @@ _MATH = re.compile(
     r"|\$(?=\S)(?P<dollar>[^$\n]+?)(?<=\S)\$(?!\d)",
     re.DOTALL,
 )
-_PLACEHOLDER = re.compile(r"SYSDRILLMATH(\d+)Z")
 _VAULT_IMAGE = re.compile(r'(<img src=")(media/)')
-_SOUND_PLACEHOLDER = re.compile(r"SYSDRILLSOUND(\d+)Z")
 _SOUND_OR_CODE = re.compile(r"(?P<code>`+[^`]*`+)|" + SOUND_REF.pattern)
 
 
@@ -292,7 +291,23 @@ def _mathml(latex: str, *, block: bool) -> str:
         return f"<code>{html.escape(latex)}</code>"
 
 
+def _marker(text: str) -> str:
+    """A word that does not occur in ``text``, to hold formulas and sounds in its place.
+
+    Markdown would mangle MathML and ``<audio>``, so they are replaced by numbered
+    placeholders before it runs and put back after. A fixed placeholder word would
+    let an item that contains it (by chance or on purpose) point at a formula that
+    does not exist; a random word that the text does not contain cannot.
+    """
+    while True:
+        marker = "SYSDRILL" + secrets.token_hex(8).upper()
+        if marker not in text:
+            return marker
+
+
 def _render(text: str, *, inline: bool) -> str:
+    marker = _marker(text)
+    math_mark, sound_mark = f"{marker}M", f"{marker}S"
     formulas: list[str] = []
 
     def hold(match: re.Match[str]) -> str:
@@ -301,7 +316,7 @@ def _render(text: str, *, inline: bool) -> str:
         block = match.group("dollars") is not None or match.group("bracket") is not None
         latex = next(g for g in match.group("dollars", "bracket", "paren", "dollar") if g)
         formulas.append(_mathml(latex, block=block))
-        return f"SYSDRILLMATH{len(formulas) - 1}Z"
+        return f"{math_mark}{len(formulas) - 1}Z"
 
     sounds: list[str] = []
 
@@ -309,17 +324,20 @@ def _render(text: str, *, inline: bool) -> str:
         if match.group("code") is not None:
             return match.group("code")
         sounds.append(html.escape(match.group("name")))
-        return f"SYSDRILLSOUND{len(sounds) - 1}Z"
+        return f"{sound_mark}{len(sounds) - 1}Z"
 
     held = _SOUND_OR_CODE.sub(hold_sound, _MATH.sub(hold, text))
     md = _markdown()
     with _lock:
         # MarkdownIt instances are not documented as thread-safe; rendering is cheap.
         rendered = md.renderInline(held) if inline else md.render(held)
-    rendered = _PLACEHOLDER.sub(lambda m: formulas[int(m.group(1))], rendered)
+    # Only this call's marker is replaced, and only by what it numbered.
+    rendered = re.sub(rf"{math_mark}(\d+)Z", lambda m: formulas[int(m.group(1))], rendered)
     rendered = _VAULT_IMAGE.sub(r"\1/\2", rendered)
-    rendered = _SOUND_PLACEHOLDER.sub(
-        lambda m: f'<audio controls src="/media/{sounds[int(m.group(1))]}"></audio>', rendered
+    rendered = re.sub(
+        rf"{sound_mark}(\d+)Z",
+        lambda m: f'<audio controls src="/media/{sounds[int(m.group(1))]}"></audio>',
+        rendered,
     )
     return _html_cleaner()(rendered)
 

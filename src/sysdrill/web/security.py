@@ -1,8 +1,9 @@
 """Security headers on every response, the one cookie policy, and trusting a TLS proxy.
 
 From the outside in, a request meets: the proxy's forwarded headers (only with
-``behind_proxy``), the security headers (:func:`install_security`), the same-origin
-check (:mod:`sysdrill.web.errors`), then the CSRF token check (:mod:`sysdrill.web.csrf`).
+``behind_proxy``), the security headers (:func:`install_security`), the host, body
+size and text limits (:mod:`sysdrill.web.request_limits`), the same-origin check
+(:mod:`sysdrill.web.errors`), then the CSRF token check (:mod:`sysdrill.web.csrf`).
 
 Every page's scripts and styles are files under ``/static``: the Content-Security-Policy
 allows no inline script or style, so markup injected into a page despite the sanitizer

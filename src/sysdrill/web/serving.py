@@ -15,6 +15,7 @@ database, so any worker serves any request.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APP_FACTORY",
+    "ENV_ALLOWED_HOSTS",
     "DEFAULT_THREADS",
     "ENV_BALANCE_CONNECTIONS",
     "GIL_SWITCH_INTERVAL_S",
@@ -38,6 +40,7 @@ __all__ = [
     "ServerSettings",
     "app_from_environment",
     "create_served_app",
+    "host_names",
     "refuse_unsafe_setup",
     "tune_server_process",
 ]
@@ -59,6 +62,9 @@ only while it serves no more than the others (``sysdrill serve --workers N`` set
 ENV_PIN_CPUS = "SYSDRILL_PIN_CPUS"
 """``1`` to keep each worker to a CPU of its own (:mod:`sysdrill.web.worker_cpus`;
 ``sysdrill serve --workers N`` sets it unless given ``--no-pin-cpus``)."""
+ENV_ALLOWED_HOSTS = "SYSDRILL_ALLOWED_HOSTS"
+"""Host names the server answers to besides the loopback ones, comma-separated
+(``--allowed-host``; behind a proxy, its public name). ``*`` for any."""
 ENV_THREADS = "SYSDRILL_THREADS"
 """Requests each worker works on at once (``--threads``); :data:`DEFAULT_THREADS` when unset."""
 DEFAULT_THREADS = 2
@@ -68,6 +74,7 @@ server, 4 threads gave 15-25 % fewer reviews a second than 2; docs/benchmarks.md
 MAX_THREADS = 16
 """The most threads a worker may run (its connection pool holds that many and more)."""
 
+_HOST_NAME = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9._-]*[A-Za-z0-9_])?")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
@@ -86,6 +93,8 @@ class ServerSettings:
             (:mod:`sysdrill.web.balanced_accept`); for several workers.
         pin_cpus: Each worker keeps to a CPU of its own
             (:mod:`sysdrill.web.worker_cpus`); for several workers.
+        allowed_hosts: Host names the server answers to besides the loopback ones
+            (the address it binds, a proxy's public name); ``*`` for any.
     """
 
     db_url: str
@@ -95,6 +104,7 @@ class ServerSettings:
     threads: int = DEFAULT_THREADS
     balance_connections: bool = False
     pin_cpus: bool = False
+    allowed_hosts: tuple[str, ...] = ()
 
     def to_environment(self) -> dict[str, str]:
         """The settings as the environment variables :meth:`from_environment` reads."""
@@ -105,6 +115,7 @@ class ServerSettings:
             ENV_THREADS: str(self.threads),
             ENV_BALANCE_CONNECTIONS: "1" if self.balance_connections else "0",
             ENV_PIN_CPUS: "1" if self.pin_cpus else "0",
+            ENV_ALLOWED_HOSTS: ",".join(self.allowed_hosts),
         }
         if self.vault is not None:
             found[ENV_VAULT] = str(self.vault.resolve())
@@ -137,7 +148,30 @@ class ServerSettings:
                 environ, ENV_BALANCE_CONNECTIONS, "1 for several workers, else 0"
             ),
             pin_cpus=_flag(environ, ENV_PIN_CPUS, "1 for a CPU per worker, else 0"),
+            allowed_hosts=host_names(environ.get(ENV_ALLOWED_HOSTS, "")),
         )
+
+
+def host_names(text: str) -> tuple[str, ...]:
+    """Host names from a comma- or space-separated list (``SYSDRILL_ALLOWED_HOSTS``).
+
+    Raises:
+        UsageError: If one is no host name: it has a scheme, a port or a path.
+    """
+    import ipaddress
+
+    names = tuple(text.replace(",", " ").split())
+    for name in names:
+        if name == "*" or _HOST_NAME.fullmatch(name):
+            continue
+        try:
+            ipaddress.IPv6Address(name.removeprefix("[").removesuffix("]"))
+        except ValueError:
+            raise UsageError(
+                f"{name!r} is not a host name; give a name such as drill.example.org or an "
+                "address such as 192.168.1.5, without scheme, port or path."
+            ) from None
+    return names
 
 
 def _threads(environ: Mapping[str, str]) -> int:
@@ -205,6 +239,7 @@ def create_served_app(settings: ServerSettings) -> FastAPI:
         behind_proxy=settings.behind_proxy,
         threads=settings.threads,
         balance_connections=settings.balance_connections,
+        allowed_hosts=settings.allowed_hosts,
     )
 
 

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import BinaryIO
 
-from sysdrill.errors import HostileInput, ImportFailed, UsageError
+from sysdrill.errors import HostileInput, ImportFailed, StorageUnavailable, UsageError
 
 __all__ = ["UPLOAD_LIMIT_BYTES", "discard_upload", "stage_upload", "staged_upload"]
 
@@ -40,13 +40,14 @@ def stage_upload(data_dir: Path, name: str | None, stream: BinaryIO) -> tuple[st
     Raises:
         HostileInput: If it is larger than :data:`UPLOAD_LIMIT_BYTES` (nothing is kept).
         ImportFailed: If it is empty.
+        StorageUnavailable: If it cannot be written (a full disk; nothing is kept).
     """
     token = secrets.token_hex(16)
     folder = _folder(data_dir) / token
-    folder.mkdir(parents=True)
     path = folder / _safe_name(name)
     written = 0
     try:
+        folder.mkdir(parents=True)
         with path.open("wb") as out:
             while chunk := stream.read(_CHUNK_BYTES):
                 written += len(chunk)
@@ -56,6 +57,12 @@ def stage_upload(data_dir: Path, name: str | None, stream: BinaryIO) -> tuple[st
                 out.write(chunk)
         if written == 0:
             raise ImportFailed("the uploaded file is empty; choose a file to import")
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise StorageUnavailable(
+            f"the server cannot keep the upload ({exc.strerror}); nothing was kept. Try "
+            "again later, or tell the server's admin"
+        ) from exc
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

@@ -23,7 +23,7 @@ from sysdrill.app.accounts import (
     SignupPolicy,
     open_accounts,
 )
-from sysdrill.errors import AccountError, NotLoggedIn, NotPermitted, UsageError
+from sysdrill.errors import AccountError, LoginThrottled, NotLoggedIn, NotPermitted, UsageError
 from sysdrill.web.auth import (
     LOCAL_USER,
     clear_session_cookie,
@@ -113,6 +113,16 @@ def _logged_in(
     return response
 
 
+def _form_again(
+    request: Request, template: str, page: dict[str, Any], exc: AccountError | UsageError
+) -> Response:
+    """The form again with the refusal; a client told to wait is told for how long."""
+    response = render_page(request, template, page, status_code=status_for(exc))
+    if isinstance(exc, LoginThrottled) and exc.retry_after_s:
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+    return response
+
+
 def _me(request: Request) -> Account:
     account = current_account(request)
     if account is None:  # require_login refuses such requests before they get here
@@ -157,7 +167,7 @@ def login_form(
                 "error": str(exc),
                 "name": name,
             }
-            return render_page(request, "account/login.html", page, status_code=status_for(exc))
+            return _form_again(request, "account/login.html", page, exc)
     return _logged_in(request, context, RedirectResponse(_safe_next(next), status_code=303), login)
 
 
@@ -227,7 +237,13 @@ def signup_form(
     _multi_user(context)
     with open_accounts(context.db_url) as accounts:
         try:
-            account = accounts.signup(name, password, invite_code=invite_code, now=context.now())
+            account = accounts.signup(
+                name,
+                password,
+                invite_code=invite_code,
+                address=client_address(request),
+                now=context.now(),
+            )
         except (AccountError, UsageError) as exc:
             page = {
                 "signup": accounts.signup_settings(),
@@ -235,7 +251,7 @@ def signup_form(
                 "name": name,
                 "min_chars": MIN_PASSWORD_CHARS,
             }
-            return render_page(request, "account/signup.html", page, status_code=status_for(exc))
+            return _form_again(request, "account/signup.html", page, exc)
         login = accounts.start_session(account, now=context.now())
     return _logged_in(request, context, RedirectResponse("/", status_code=303), login)
 
@@ -246,7 +262,11 @@ def signup_api(request: Request, context: Context, body: SignupBody) -> Response
     _multi_user(context)
     with open_accounts(context.db_url) as accounts:
         account = accounts.signup(
-            body.name, body.password, invite_code=body.invite_code, now=context.now()
+            body.name,
+            body.password,
+            invite_code=body.invite_code,
+            address=client_address(request),
+            now=context.now(),
         )
         login = accounts.start_session(account, now=context.now())
     response = JSONResponse({"account": account.to_dict()}, status_code=201)
@@ -278,12 +298,17 @@ def password_form(
     with open_accounts(context.db_url) as accounts:
         try:
             accounts.change_password(
-                account, current=current, new=new, keep_token=session_token(request)
+                account,
+                current=current,
+                new=new,
+                keep_token=session_token(request),
+                address=client_address(request),
+                now=context.now(),
             )
         except (AccountError, UsageError) as exc:
             page = {"account": account, "changed": False, "error": str(exc)}
             page["min_chars"] = MIN_PASSWORD_CHARS
-            return render_page(request, "account/account.html", page, status_code=status_for(exc))
+            return _form_again(request, "account/account.html", page, exc)
     return RedirectResponse("/account?changed=true", status_code=303)
 
 
@@ -304,7 +329,12 @@ def password_api(request: Request, context: Context, body: PasswordChange) -> di
     account = _me(request)
     with open_accounts(context.db_url) as accounts:
         accounts.change_password(
-            account, current=body.current, new=body.new, keep_token=session_token(request)
+            account,
+            current=body.current,
+            new=body.new,
+            keep_token=session_token(request),
+            address=client_address(request),
+            now=context.now(),
         )
     return {"changed": True}
 
