@@ -18,15 +18,9 @@ from typing import Any, ParamSpec
 import orjson
 from starlette.responses import Response
 
-__all__ = ["is_json_route", "json_answer", "json_route"]
+__all__ = ["json_answer", "json_route"]
 
 _P = ParamSpec("_P")
-_JSON_ROUTE = "_sysdrill_json_route"
-
-
-def is_json_route(endpoint: Callable[..., Any]) -> bool:
-    """Whether ``endpoint`` was wrapped by :func:`json_route` (it returns a response)."""
-    return bool(getattr(endpoint, _JSON_ROUTE, False))
 
 
 def json_answer(data: Any, *, status_code: int = 200) -> Response:
@@ -49,7 +43,6 @@ def json_route(
         def answer(*args: _P.args, **kwargs: _P.kwargs) -> Response:
             return json_answer(endpoint(*args, **kwargs), status_code=status_code)
 
-        setattr(answer, _JSON_ROUTE, True)
         # The route's annotations are strings (postponed evaluation) naming things of
         # its own module; FastAPI before 0.116 would look them up in this module.
         answer.__signature__ = inspect.signature(endpoint, eval_str=True)  # type: ignore[attr-defined]

@@ -17,14 +17,11 @@ from sysdrill.app import sessions as app
 from sysdrill.web.auth import current_study, kept_login_route
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
-from sysdrill.web.lean_route import LeanMoveRoute
 from sysdrill.web.routes.study import Move, make_move, open_learner_study, start_options
 
 __all__ = ["router"]
 
-router = APIRouter(route_class=LeanMoveRoute)
-"""Its moves with a JSON body take the lean handler of web/lean_route.py (the bulk of a
-busy server's requests); the other routes' shapes keep FastAPI's own."""
+router = APIRouter()
 
 
 def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
