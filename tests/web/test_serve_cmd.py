@@ -116,8 +116,7 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "4",
-        # Several workers share new connections evenly, each on a CPU of its own.
-        "SYSDRILL_BALANCE_CONNECTIONS": "1",
+        # Several workers, each on a CPU of its own.
         "SYSDRILL_PIN_CPUS": "1",
         "SYSDRILL_ALLOWED_HOSTS": "127.0.0.1,localhost,::1",
         "SYSDRILL_VAULT": str(vault.resolve()),
@@ -207,14 +206,12 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
         multi_user: bool = False,
         behind_proxy: bool = False,
         threads: int = 2,
-        balance_connections: bool = False,
         allowed_hosts: Any = (),
     ) -> str:
         built.update(
             vault=vault,
             db_url=db_url,
             multi_user=multi_user,
-            balance_connections=balance_connections,
         )
         return "the app"
 
@@ -223,13 +220,7 @@ def test_serve_multi_user_passes_the_mode_to_the_app(
     result = run_cli("serve", "--multi-user", "--db", db_url)
     assert result.exit_code == 0, result.stderr
     assert f"database: {db_url}; 1 worker of 2 threads; multi-user" in result.stdout
-    # One worker has no other to share connections with.
-    assert built == {
-        "vault": None,
-        "db_url": db_url,
-        "multi_user": True,
-        "balance_connections": False,
-    }
+    assert built == {"vault": None, "db_url": db_url, "multi_user": True}
     assert served["app"] == "the app"
     assert served["environ"]["SYSDRILL_MULTI_USER"] == "1"
 
@@ -254,7 +245,6 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "2",
-        "SYSDRILL_BALANCE_CONNECTIONS": "1",
         "SYSDRILL_PIN_CPUS": "1",
         "SYSDRILL_ALLOWED_HOSTS": "127.0.0.1,localhost,::1",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),

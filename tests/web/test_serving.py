@@ -30,7 +30,6 @@ def test_settings_survive_the_trip_through_the_environment(tmp_path: Path) -> No
         vault=tmp_path,
         multi_user=True,
         threads=3,
-        balance_connections=True,
         pin_cpus=True,
     )
     assert ServerSettings.from_environment(settings.to_environment()) == settings
@@ -130,7 +129,6 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
         multi_user: bool = False,
         behind_proxy: bool = False,
         threads: int = 4,
-        balance_connections: bool = False,
         allowed_hosts: Any = (),
     ) -> str:
         built.update(
@@ -138,7 +136,6 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
             db_url=db_url,
             multi_user=multi_user,
             behind_proxy=behind_proxy,
-            balance_connections=balance_connections,
         )
         return "the app"
 
@@ -146,7 +143,6 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("SYSDRILL_DATABASE_URL", "postgresql+psycopg://u@h/db")
     monkeypatch.setenv("SYSDRILL_MULTI_USER", "1")
     monkeypatch.setenv("SYSDRILL_BEHIND_PROXY", "yes")
-    monkeypatch.setenv("SYSDRILL_BALANCE_CONNECTIONS", "1")
     monkeypatch.delenv("SYSDRILL_VAULT", raising=False)
     assert serving.app_from_environment() == "the app"  # type: ignore[comparison-overlap]
     assert built == {
@@ -154,7 +150,6 @@ def test_the_factory_passes_the_modes_to_create_app(monkeypatch: pytest.MonkeyPa
         "db_url": "postgresql+psycopg://u@h/db",
         "multi_user": True,
         "behind_proxy": True,
-        "balance_connections": True,
     }
 
 

@@ -183,7 +183,6 @@ def serve(
         multi_user=multi_user,
         behind_proxy=behind_proxy,
         threads=threads,
-        balance_connections=workers > 1,
         pin_cpus=pin_cpus and workers > 1,
         allowed_hosts=allowed_host_names(host, given),
     )

@@ -7,7 +7,6 @@ twin under ``/api/`` (OpenAPI at ``/docs``). Every asset is served from
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -18,7 +17,6 @@ from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from sysdrill import __version__
-from sysdrill.web import balanced_accept
 from sysdrill.web.auth import require_login
 from sysdrill.web.context import WebContext
 from sysdrill.web.csrf import install_csrf
@@ -47,7 +45,6 @@ def create_app(
     multi_user: bool = False,
     behind_proxy: bool = False,
     threads: int = 2,
-    balance_connections: bool = False,
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
 ) -> FastAPI:
     """Create the web app for one vault and one study database.
@@ -69,9 +66,6 @@ def create_app(
             in a thread each). A process runs one thread at a time, so more only
             helps while requests wait for the database; a few keep one slow request
             (an export, a login's password hash) from holding up the others.
-        balance_connections: Take new connections only while this worker serves no
-            more than the others that share its listening socket
-            (:mod:`sysdrill.web.balanced_accept`); for a server of several workers.
         allowed_hosts: Host names the app answers to besides the loopback ones
             (the address served, a proxy's public name; ``*`` for any); any other
             ``Host`` is refused (:mod:`sysdrill.web.request_limits`).
@@ -106,9 +100,6 @@ def create_app(
         import anyio.to_thread
 
         anyio.to_thread.current_default_thread_limiter().total_tokens = threads
-        if balance_connections:
-            # Uvicorn starts listening right after this start-up, through the running loop.
-            balanced_accept.install(asyncio.get_running_loop())
         # One engine (pool, checked schema, compiled statements) for the process's life.
         with context.database_held():
             yield

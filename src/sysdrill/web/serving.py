@@ -31,7 +31,6 @@ __all__ = [
     "APP_FACTORY",
     "ENV_ALLOWED_HOSTS",
     "DEFAULT_THREADS",
-    "ENV_BALANCE_CONNECTIONS",
     "GIL_SWITCH_INTERVAL_S",
     "ENV_DATABASE_URL",
     "ENV_MULTI_USER",
@@ -56,9 +55,6 @@ ENV_MULTI_USER = "SYSDRILL_MULTI_USER"
 """``1`` for accounts and per-user data; ``0`` or unset for the single local learner."""
 ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
 """``1`` to trust a reverse proxy's forwarded headers (``--behind-proxy``)."""
-ENV_BALANCE_CONNECTIONS = "SYSDRILL_BALANCE_CONNECTIONS"
-"""``1`` when several workers share the listening socket: each takes new connections
-only while it serves no more than the others (``sysdrill serve --workers N`` sets it)."""
 ENV_PIN_CPUS = "SYSDRILL_PIN_CPUS"
 """``1`` to keep each worker to a CPU of its own (:mod:`sysdrill.web.worker_cpus`;
 ``sysdrill serve --workers N`` sets it unless given ``--no-pin-cpus``)."""
@@ -89,8 +85,6 @@ class ServerSettings:
         multi_user: Accounts and per-user data instead of one local learner.
         behind_proxy: Trust a reverse proxy's forwarded headers (TLS at the proxy).
         threads: Requests each worker process works on at once.
-        balance_connections: Workers share new connections evenly
-            (:mod:`sysdrill.web.balanced_accept`); for several workers.
         pin_cpus: Each worker keeps to a CPU of its own
             (:mod:`sysdrill.web.worker_cpus`); for several workers.
         allowed_hosts: Host names the server answers to besides the loopback ones
@@ -102,7 +96,6 @@ class ServerSettings:
     multi_user: bool = False
     behind_proxy: bool = False
     threads: int = DEFAULT_THREADS
-    balance_connections: bool = False
     pin_cpus: bool = False
     allowed_hosts: tuple[str, ...] = ()
 
@@ -113,7 +106,6 @@ class ServerSettings:
             ENV_MULTI_USER: "1" if self.multi_user else "0",
             ENV_BEHIND_PROXY: "1" if self.behind_proxy else "0",
             ENV_THREADS: str(self.threads),
-            ENV_BALANCE_CONNECTIONS: "1" if self.balance_connections else "0",
             ENV_PIN_CPUS: "1" if self.pin_cpus else "0",
             ENV_ALLOWED_HOSTS: ",".join(self.allowed_hosts),
         }
@@ -129,9 +121,8 @@ class ServerSettings:
         in ``$SYSDRILL_DATA_DIR``.
 
         Raises:
-            UsageError: If ``$SYSDRILL_MULTI_USER``, ``$SYSDRILL_BEHIND_PROXY``,
-                ``$SYSDRILL_BALANCE_CONNECTIONS`` or ``$SYSDRILL_PIN_CPUS`` is not a
-                yes/no value, or
+            UsageError: If ``$SYSDRILL_MULTI_USER``, ``$SYSDRILL_BEHIND_PROXY``
+                or ``$SYSDRILL_PIN_CPUS`` is not a yes/no value, or
                 ``$SYSDRILL_THREADS`` not a whole number from 1 to 16.
             StorageUnavailable: If the database URL names an in-memory database.
         """
@@ -144,9 +135,6 @@ class ServerSettings:
             multi_user=_flag(environ, ENV_MULTI_USER, "1 for accounts or 0 for one learner"),
             behind_proxy=_flag(environ, ENV_BEHIND_PROXY, "1 behind a TLS proxy, else 0"),
             threads=_threads(environ),
-            balance_connections=_flag(
-                environ, ENV_BALANCE_CONNECTIONS, "1 for several workers, else 0"
-            ),
             pin_cpus=_flag(environ, ENV_PIN_CPUS, "1 for a CPU per worker, else 0"),
             allowed_hosts=host_names(environ.get(ENV_ALLOWED_HOSTS, "")),
         )
@@ -238,7 +226,6 @@ def create_served_app(settings: ServerSettings) -> FastAPI:
         multi_user=settings.multi_user,
         behind_proxy=settings.behind_proxy,
         threads=settings.threads,
-        balance_connections=settings.balance_connections,
         allowed_hosts=settings.allowed_hosts,
     )
 
