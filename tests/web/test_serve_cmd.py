@@ -261,11 +261,8 @@ def test_run_server_trusts_no_forwarded_headers_and_keeps_no_access_log(
 ) -> None:
     import uvicorn
 
-    from sysdrill.web import serving
-
     given: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda target, **options: given.update(options))
-    monkeypatch.setattr(serving, "tune_server_process", lambda: None)
     served_app: Any = app if ":" in app else object()
     serve_cmd._run_server(served_app, host="127.0.0.1", port=8123, workers=2, environ={})
     assert given["proxy_headers"] is False

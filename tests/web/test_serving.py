@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +13,6 @@ from sysdrill.errors import StorageUnavailable, UsageError
 from sysdrill.storage.engine import upgrade_database
 from sysdrill.web import serving
 from sysdrill.web.serving import ServerSettings, app_from_environment, refuse_unsafe_setup
-
-
-@pytest.fixture(autouse=True)
-def _switch_interval_restored() -> Any:
-    # The factory tunes the process it runs in; give the test process its own back.
-    before = sys.getswitchinterval()
-    yield
-    sys.setswitchinterval(before)
 
 
 def test_settings_survive_the_trip_through_the_environment(tmp_path: Path) -> None:
@@ -181,15 +172,3 @@ def test_a_bad_behind_proxy_variable_is_refused_with_the_fix(
     monkeypatch.setenv("SYSDRILL_BEHIND_PROXY", "maybe")
     with pytest.raises(UsageError, match="SYSDRILL_BEHIND_PROXY='maybe' is neither yes nor no"):
         serving.ServerSettings.from_environment(dict(os.environ))
-
-
-def test_a_worker_hands_the_interpreter_between_its_threads_sooner_than_python_does(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import sysdrill.web.app as web_app
-
-    monkeypatch.setattr(web_app, "create_app", lambda **_: "the app")
-    sys.setswitchinterval(0.005)
-    assert app_from_environment() == "the app"
-    assert sys.getswitchinterval() == pytest.approx(serving.GIL_SWITCH_INTERVAL_S)
-    assert serving.GIL_SWITCH_INTERVAL_S < 0.005

@@ -30,10 +30,7 @@ def _run_server(
 
     import uvicorn
 
-    from sysdrill.web.serving import tune_server_process
-
     os.environ.update(environ)
-    tune_server_process()
     # Forwarded headers are the app's to trust or not (create_app's behind_proxy);
     # uvicorn would otherwise trust them from any local process. Its access log
     # prints nothing at "warning", but would still quote every path to drop it.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,6 @@ __all__ = [
     "APP_FACTORY",
     "ENV_ALLOWED_HOSTS",
     "DEFAULT_THREADS",
-    "GIL_SWITCH_INTERVAL_S",
     "ENV_DATABASE_URL",
     "ENV_MULTI_USER",
     "ENV_PIN_CPUS",
@@ -41,7 +39,6 @@ __all__ = [
     "create_served_app",
     "host_names",
     "refuse_unsafe_setup",
-    "tune_server_process",
 ]
 
 APP_FACTORY = "sysdrill.web.serving:app_from_environment"
@@ -196,22 +193,6 @@ def refuse_unsafe_setup(settings: ServerSettings, *, workers: int) -> None:
         )
 
 
-GIL_SWITCH_INTERVAL_S = 0.0005
-"""How long a server thread may hold the interpreter while another waits for it (s)."""
-
-
-def tune_server_process() -> None:
-    """Hand the interpreter between a server process's threads sooner than Python's 5 ms.
-
-    The event loop thread parses requests and checks logins while worker threads
-    run the routes, and a route makes ten or so round trips to the database. Each
-    time its answer arrives the thread must win the interpreter back from a busy
-    event loop, which by default lets it wait up to 5 ms: 50 ms of a move's
-    latency spent waiting, not working. Half a millisecond keeps that wait small.
-    """
-    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-
-
 def create_served_app(settings: ServerSettings) -> FastAPI:
     """The app one server process serves with ``settings``.
 
@@ -237,7 +218,6 @@ def app_from_environment() -> FastAPI:
         UsageError: If a setting is unreadable.
         StorageUnavailable: If the database URL names an in-memory database.
     """
-    tune_server_process()
     settings = ServerSettings.from_environment(os.environ)
     if settings.pin_cpus:
         from sysdrill.web.worker_cpus import keep_to_a_cpu

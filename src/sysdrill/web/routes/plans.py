@@ -6,13 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import current_study
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
-from sysdrill.web.threads import off_the_loop
 
 __all__ = ["plans_view", "router"]
 
@@ -76,7 +76,7 @@ async def start_form(request: Request, context: Context) -> Response:
     name = form.get("name")
     chosen = name if isinstance(name, str) else ""
     adaptive = form.get("adaptive") == "on"
-    await off_the_loop(lambda: _start(request, context, chosen, adaptive=adaptive))
+    await run_in_threadpool(lambda: _start(request, context, chosen, adaptive=adaptive))
     return RedirectResponse("/plans", status_code=303)
 
 

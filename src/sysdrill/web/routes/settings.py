@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.web.auth import current_study
@@ -12,7 +13,6 @@ from sysdrill.web.context import Context, WebContext
 from sysdrill.web.csrf import FIELD_NAME
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
-from sysdrill.web.threads import off_the_loop
 
 __all__ = ["router"]
 
@@ -80,7 +80,7 @@ async def settings_form(request: Request, context: Context) -> Response:
         for key, value in form.items()
         if isinstance(value, str) and key != FIELD_NAME  # the CSRF token is no setting
     }
-    await off_the_loop(lambda: _update(request, context, changes))
+    await run_in_threadpool(lambda: _update(request, context, changes))
     return RedirectResponse("/settings?saved=true", status_code=303)
 
 

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app import sessions as app
@@ -35,7 +36,6 @@ from sysdrill.web.auth import current_study, kept_login_route, learner_vault, ru
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
-from sysdrill.web.threads import off_the_loop
 
 __all__ = ["Move", "make_move", "open_learner_study", "router", "start_options"]
 
@@ -88,21 +88,21 @@ def make_move(request: Request, context: WebContext, move: Move) -> Any:
 async def _page_after_form(request: Request, context: WebContext, move: Move) -> Response:
     """Make ``move`` (an answer read from a form), then show the session with its feedback.
 
-    Off the event loop, where the form was read (:mod:`sysdrill.web.threads`).
+    In the thread pool: the form was read on the event loop, and the move blocks.
     """
 
     def made() -> Response:
         view: SessionView = make_move(request, context, move)
         return _session_page(request, view)
 
-    return await off_the_loop(made)
+    return await run_in_threadpool(made)
 
 
 async def _redirect_after_form(
     request: Request, context: WebContext, session_id: int, move: Move
 ) -> Response:
     """:func:`_redirect_after` for a move read from a form, off the event loop."""
-    return await off_the_loop(lambda: _redirect_after(request, context, session_id, move))
+    return await run_in_threadpool(lambda: _redirect_after(request, context, session_id, move))
 
 
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
@@ -239,7 +239,7 @@ async def start_form(request: Request, context: Context) -> Response:
             return render_page(request, "study/empty.html", {"v": view})
         return RedirectResponse(f"/sessions/{view.session_id}", status_code=303)
 
-    return await off_the_loop(start)
+    return await run_in_threadpool(start)
 
 
 @router.get("/sessions/{session_id}", include_in_schema=False)

@@ -1,4 +1,4 @@
-"""The async form routes do their blocking work off the event loop."""
+"""The async form routes do their blocking work in the thread pool, off the event loop."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from sysdrill.web.routes import study
-from sysdrill.web.threads import off_the_loop
 
 
 def _on_a_loop() -> bool:
@@ -18,21 +17,6 @@ def _on_a_loop() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def test_off_the_loop_runs_work_in_a_thread_and_passes_its_result() -> None:
-    async def main() -> tuple[bool, bool]:
-        return _on_a_loop(), await off_the_loop(_on_a_loop)
-
-    assert asyncio.run(main()) == (True, False)
-
-
-def test_off_the_loop_raises_what_the_work_raises() -> None:
-    def fail() -> None:
-        raise ValueError("no")
-
-    with pytest.raises(ValueError, match="no"):
-        asyncio.run(off_the_loop(fail))
 
 
 def test_form_moves_are_made_off_the_event_loop(
