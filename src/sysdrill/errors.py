@@ -36,7 +36,6 @@ the boundary with ``raise ... from exc``.
         ├── LoginThrottled       too many failed logins lately; wait and try again
         │   └── SignupThrottled  too many sign-ups from one address lately; wait
         ├── NotLoggedIn          a private page or API call without a login
-        │   └── LoginChanged     a login kept by a worker that no longer stands as kept
         ├── NotPermitted         a page or action for admins only
         ├── SignupRefused        sign-up switched off, or a wrong invite code
         ├── AccountExists        a user name already taken
@@ -60,7 +59,6 @@ __all__ = [
     "HardwareNotFound",
     "HostileInput",
     "ImportFailed",
-    "LoginChanged",
     "LoginFailed",
     "LoginThrottled",
     "MigrationError",
@@ -210,13 +208,6 @@ class SignupThrottled(LoginThrottled):
 
 class NotLoggedIn(AccountError):
     """A private page or API call made without a login."""
-
-
-class LoginChanged(NotLoggedIn):
-    """A login a worker kept that no longer stands as kept: look it up again.
-
-    Ended, expired or disabled, or the learner's settings or decks changed.
-    """
 
 
 class NotPermitted(AccountError):

@@ -34,7 +34,7 @@ from sysdrill.app import session_cache
 from sysdrill.app.live_session import LiveSession, restore_session
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.template_draws import drawn_vault
-from sysdrill.errors import CardChanged, LoginChanged, SessionNotFound, SysdrillError
+from sysdrill.errors import CardChanged, SessionNotFound, SysdrillError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.saved import SavedSession
@@ -82,9 +82,6 @@ def one_transaction(
                 # The session's machine is kept for the next move only once this one committed.
                 with session_cache.after_commit(), study.store.unit_of_work():
                     return use_case(study, *args, **kwargs)
-            except LoginChanged:
-                # The login, not the machine: its caller looks the login up again.
-                raise
             except SysdrillError as exc:
                 # A card changed since it was read is read afresh by the retry too.
                 if not first.trusted and not isinstance(exc, CardChanged):

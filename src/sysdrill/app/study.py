@@ -27,7 +27,6 @@ from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, UserId, Vault
 
 if TYPE_CHECKING:
     from sysdrill.app.study_vault import StudyVault
-    from sysdrill.storage.login_guard import LoginGuard
 
 __all__ = [
     "UpgradeResult",
@@ -103,7 +102,6 @@ def open_study(
     user: str = "local",
     user_id: int | None = None,
     settings_version: int | None = None,
-    login_guard: LoginGuard | None = None,
     upgrade: bool = False,
 ) -> StudyService:
     """Open the study database and return a service for one user and one vault.
@@ -123,8 +121,6 @@ def open_study(
             saves looking it up.
         settings_version: The learner's settings version, read with their login:
             settings kept by this process at that version are used without a read.
-        login_guard: The login, when it was trusted from this process's memory
-            (:mod:`sysdrill.app.kept_logins`): every write confirms it first.
         upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
     Returns:
@@ -138,9 +134,7 @@ def open_study(
     # SQLAlchemy and Alembic load only when a database is opened.
     from sysdrill.storage.sql_store import SqlStudyStore
 
-    store = SqlStudyStore(
-        study_database_url(db_url), migrate_schema=upgrade, login_guard=login_guard
-    )
+    store = SqlStudyStore(study_database_url(db_url), migrate_schema=upgrade)
     if vault is None:
         vault_id = VaultId(STARTER_VAULT_ID)
     elif isinstance(vault, VaultIdentity):

@@ -2,7 +2,7 @@
 
 A rating in a session writes the item's card (only while it is the card read),
 the review, the day's counts and the session's save (only while the session is
-at the revision read, and the login the worker kept stands). As four statements
+at the revision read). As four statements
 in a transaction that was BEGIN, two statements and COMMIT; as one statement,
 outside any transaction, it is one round trip and still all or nothing, since a
 statement is.
@@ -14,7 +14,7 @@ its review's id, which only the insert knows. The statement returns that id, or
 NULL when the card was not the one read (then nothing is written). When the
 session's save matched no row although the review was inserted, it divides by
 the saves' count, zero, and PostgreSQL undoes the whole statement:
-``DivisionByZero`` then means the session (or the login) moved on.
+``DivisionByZero`` then means the session moved on.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from sysdrill.storage import schema as t
-from sysdrill.storage.login_guard import LOGIN_STANDS
 from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.sql_rows import (
     CHECKED_CARD_WRITES,
@@ -52,7 +51,7 @@ def moves_around_review_id(moves_json: str) -> tuple[str, str]:
     return head + '"review_id":', tail
 
 
-def _statement(card_write: Any, *, guarded: bool) -> Any:
+def _statement(card_write: Any) -> Any:
     card = card_write.cte("card_written")
     review_insert, day = reviewed_from(card)
     review = review_insert.returning(t.reviews.c.id).cte("review_written")
@@ -64,8 +63,6 @@ def _statement(card_write: Any, *, guarded: bool) -> Any:
         + sa.bindparam("m_tail", type_=sa.Text())
     )
     save = SAVE_ACTIVE_SESSION.where(sa.exists(sa.select(review.c.id)))
-    if guarded:
-        save = save.where(LOGIN_STANDS)
     saved = saving_moves(save, moves).returning(t.active_sessions.c.session_id).cte("session_saved")
     saves = sa.select(sa.func.count()).select_from(saved).scalar_subquery()
     # NULL / 0 is NULL (the card had changed: nothing written); id / 0 raises.
@@ -73,7 +70,7 @@ def _statement(card_write: Any, *, guarded: bool) -> Any:
 
 
 _SAME_VALUES = {
-    "c_user_id": ("r_user_id", "d_user_id", "b_user_id", "g_user_id"),
+    "c_user_id": ("r_user_id", "d_user_id", "b_user_id"),
     "c_vault_id": ("r_vault_id", "d_vault_id", "b_vault_id"),
     "c_item_id": ("r_item_id",),
     "c_last_review": ("r_reviewed_at", "m_updated_at"),
@@ -85,20 +82,10 @@ _SAME_VALUES = {
 a rating's card, review, day and session are the same user's, vault's, item's, time's."""
 
 
-def _precompiled(*, read_card: bool, guarded: bool) -> Precompiled:
-    statement = _statement(
-        CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0], guarded=guarded
-    )
-    same = {
-        kept: tuple(copy for copy in copies if guarded or not copy.startswith("g_"))
-        for kept, copies in _SAME_VALUES.items()
-    }
-    return Precompiled(statement, same=same)
-
-
 REVIEW_WITH_SAVE = {
-    (read_card, guarded): _precompiled(read_card=read_card, guarded=guarded)
+    read_card: Precompiled(
+        _statement(CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0]), same=_SAME_VALUES
+    )
     for read_card in (False, True)
-    for guarded in (False, True)
 }
-"""The statement by (a card was read, the save checks a kept login)."""
+"""The statement by whether a card was read."""

@@ -32,7 +32,6 @@ from sysdrill.storage.engine import (
     safe_url,
     schema_revision,
 )
-from sysdrill.storage.login_guard import SAVE_GUARDED_SESSION, LoginGuard, confirm_login
 from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.progress_queries import ProgressQueries
 from sysdrill.storage.review_with_save import (
@@ -83,7 +82,6 @@ __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 _DIVISION_BY_ZERO = "22012"
 """PostgreSQL's SQLSTATE when a review's one statement found its session moved on."""
 _SAVE_SESSION = Precompiled(SAVE_MOVES)
-_SAVE_GUARDED_SESSION = Precompiled(SAVE_GUARDED_SESSION)
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
 
@@ -114,9 +112,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
     Reviews' writes (:mod:`~sysdrill.storage.review_writes`) and progress queries are mixed in.
     """
 
-    def __init__(
-        self, url: str, *, migrate_schema: bool = False, login_guard: LoginGuard | None = None
-    ) -> None:
+    def __init__(self, url: str, *, migrate_schema: bool = False) -> None:
         """Open the database at ``url`` on the process's engine for it.
 
         Args:
@@ -124,8 +120,6 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
                 ``postgresql+psycopg://...``).
             migrate_schema: Apply pending migrations first (``sysdrill db upgrade``
                 does this; tests of a fresh database too).
-            login_guard: A login trusted from memory: every write transaction
-                confirms it before it commits (:mod:`sysdrill.storage.login_guard`).
 
         Raises:
             StorageUnavailable: If the database cannot be opened.
@@ -136,7 +130,6 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         self._url = url
         self._engine = acquire_engine(url)
         self._settings_ids = engine_memo(self._engine)
-        self._login_guard = login_guard
         self._closed = False
         try:
             if migrate_schema and schema_revision(self._engine) != HEAD_REVISION:
@@ -145,11 +138,6 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         except BaseException:
             self.close()
             raise
-
-    def _before_commit(self, conn: Connection) -> None:
-        guard = self._login_guard
-        if guard is not None and not guard.confirmed:
-            confirm_login(conn, guard)
 
     @property
     def engine(self) -> Engine:
@@ -407,11 +395,10 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         With ``stored_moves`` the update appends the moves after the first
         ``stored_moves`` (those the stored revision holds) to the stored ones.
         """
-        guard = self._login_guard
 
         def save(conn: Connection) -> None:
             with translate_errors("saving a session in progress"):
-                if self._saved_session(conn, scope, session, stored_moves, guard):
+                if self._saved_session(conn, scope, session, stored_moves):
                     return
             raise StorageConflict(
                 f"Session {session.session_id} was moved on by another request; "
@@ -427,7 +414,6 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         scope: StudyScope,
         session: SavedSession,
         stored_moves: int | None,
-        guard: LoginGuard | None,
     ) -> bool:
         """Insert or update the session on ``conn``; False when its revision is stale."""
         if session.revision == 0:
@@ -448,15 +434,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             return inserted.first() is not None
         append, more = moves_text(session.moves, stored_moves=stored_moves)
         params = _save_params(scope, session) | {"m_append": append, "m_more": more}
-        if guard is None:
-            return _SAVE_SESSION.execute(conn, params).rowcount == 1
-        # The save proves the trusted login too: no query of its own.
-        if _SAVE_GUARDED_SESSION.execute(conn, params | guard.params()).rowcount == 1:
-            guard.confirmed = True
-            return True
-        # Which condition failed: the login's (raises) or the revision's.
-        confirm_login(conn, guard)
-        return False
+        return _SAVE_SESSION.execute(conn, params).rowcount == 1
 
     def record_review_with_save(
         self,
@@ -504,10 +482,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         params = review_params(scope, card, review, read=read, settings_id=settings_id)
         params |= _save_params(scope, session)
         params |= {"m_head": head, "m_tail": tail}
-        guard = self._login_guard
-        if guard is not None:
-            params |= guard.params()
-        statement = REVIEW_WITH_SAVE[(read is not None, guard is not None)]
+        statement = REVIEW_WITH_SAVE[read is not None]
         with translate_errors(f"recording a review of {review.item_id}"):
             try:
                 found = statement.execute(conn, params).scalar()
@@ -515,16 +490,12 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
                 if getattr(exc.orig, "sqlstate", None) != _DIVISION_BY_ZERO:
                     raise
                 # The review was in, the session's save matched nothing: all undone.
-                if guard is not None:
-                    confirm_login(conn, guard)  # raises when the login is what changed
                 raise StorageConflict(
                     f"Session {session.session_id} was moved on by another request; "
                     "reload it and try again."
                 ) from None
         if found is None:
             return None  # the card was not the one read: nothing written
-        if guard is not None:
-            guard.confirmed = True
         return int(found)
 
     @staticmethod

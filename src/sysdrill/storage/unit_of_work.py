@@ -107,7 +107,6 @@ class ConnectionHolder:
             conn.execution_options(**{WRITE_OPTION: True})
             with conn.begin():
                 yield conn
-                self._before_commit(conn)
 
     def _write_last(self, write: Write) -> None:
         """Run ``write``, which its caller makes last in any unit of work.
@@ -178,7 +177,6 @@ class ConnectionHolder:
                         last, self._last_write = self._last_write, None
                         if last is not None:
                             last(conn)  # alone in the unit: on its own, committed at once
-                        self._before_commit(conn)
                     finally:
                         self._held = None
                         self._driver = None
@@ -187,6 +185,3 @@ class ConnectionHolder:
                 if driver is not None and not driver.broken and not driver.closed:
                     # Back to the pool as it came: statements in transactions.
                     driver.autocommit = False
-
-    def _before_commit(self, conn: Connection) -> None:
-        """Last word before a write transaction commits: raise to roll it back."""

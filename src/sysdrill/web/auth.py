@@ -14,22 +14,19 @@ of the logged-in user (or ``local``), so no route can reach another user's rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 from starlette.responses import Response
 
 from sysdrill.app.accounts import Account, LoginSession, open_accounts
-from sysdrill.app.kept_logins import forget_login, keep_login, kept_login
-from sysdrill.errors import LoginChanged, NotLoggedIn, NotPermitted, SysdrillError
+from sysdrill.errors import NotLoggedIn, NotPermitted
 from sysdrill.web.context import web_context
 from sysdrill.web.security import set_cookie
 from sysdrill.web.studied_vault import studied_vault
 
 if TYPE_CHECKING:
     from sysdrill.app.study_vault import StudyVault
-    from sysdrill.storage.login_guard import LoginGuard
     from sysdrill.study.service import StudyService
 
 __all__ = [
@@ -40,13 +37,10 @@ __all__ = [
     "client_address",
     "current_account",
     "current_study",
-    "forget_kept_login",
-    "kept_login_route",
     "learner_vault",
     "request_user",
     "require_admin",
     "require_login",
-    "run_on_kept_login",
     "session_token",
     "set_session_cookie",
 ]
@@ -69,20 +63,6 @@ PUBLIC_PATHS = frozenset(
 ``/openapi.json`` are not app routes and need no login either)."""
 
 _UNSET = object()
-_TRUSTS_KEPT_LOGIN = "_sysdrill_trusts_kept_login"
-_R = TypeVar("_R")
-_F = TypeVar("_F", bound=Callable[..., object])
-
-
-def kept_login_route(endpoint: _F) -> _F:
-    """Mark a route that may start from the login its worker kept.
-
-    Only for routes that make one move of a session and run it through
-    :func:`run_on_kept_login`: the move's transaction proves the login
-    (:mod:`sysdrill.app.kept_logins`), where any other route looks it up.
-    """
-    setattr(endpoint, _TRUSTS_KEPT_LOGIN, True)
-    return endpoint
 
 
 def set_session_cookie(response: Response, request: Request, login: LoginSession) -> None:
@@ -124,76 +104,10 @@ def current_account(request: Request) -> Account | None:
     account: Account | None = None
     token = session_token(request)
     if context.multi_user and token:
-        account = _trusted_account(request, token)
-        if account is None:
-            with open_accounts(context.db_url) as accounts:
-                account = accounts.account_for_token(token, now=context.now())
-            if account is not None:
-                keep_login(str(context.db_url), token, account)
+        with open_accounts(context.db_url) as accounts:
+            account = accounts.account_for_token(token, now=context.now())
     request.state.account = account
     return account
-
-
-def _trusted_account(request: Request, token: str) -> Account | None:
-    """The kept login, on a route marked by :func:`kept_login_route`; else None."""
-    endpoint = getattr(request.scope.get("route"), "endpoint", None)
-    if not getattr(endpoint, _TRUSTS_KEPT_LOGIN, False):
-        return None
-    context = web_context(request)
-    found = kept_login(str(context.db_url), token, now=context.now())
-    if found is None:
-        return None
-    account, request.state.login_guard = found
-    return account
-
-
-def _login_guard(request: Request) -> LoginGuard | None:
-    guard: LoginGuard | None = getattr(request.state, "login_guard", None)
-    return guard
-
-
-def forget_kept_login(request: Request) -> None:
-    """Drop the request's login from this worker's memory (logging out)."""
-    token = session_token(request)
-    if token:
-        forget_login(str(web_context(request).db_url), token)
-
-
-def _look_up_again(request: Request) -> None:
-    """Replace a kept login with the database's answer; raise if there is none."""
-    forget_kept_login(request)
-    request.state.login_guard = None
-    request.state.account = _UNSET
-    if current_account(request) is None:
-        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
-
-
-def run_on_kept_login(request: Request, move: Callable[[], _R]) -> _R:
-    """Run ``move`` (one move of a session); on a kept login, show nothing it did not prove.
-
-    A move's transaction proves a kept login before it commits. A move that read
-    without writing, or failed, is shown only once the login was looked up; a
-    login found changed (settings, decks, or ended) is looked up again and, if
-    it stands, the move is made once more on it.
-
-    Raises:
-        NotLoggedIn: If the kept login no longer stands.
-    """
-    guard = _login_guard(request)
-    if guard is None:
-        return move()
-    try:
-        made = move()
-    except LoginChanged:
-        _look_up_again(request)
-        return move()
-    except SysdrillError:
-        if not guard.confirmed:
-            _look_up_again(request)
-        raise
-    if not guard.confirmed:
-        _look_up_again(request)
-    return made
 
 
 async def require_login(request: Request) -> None:
@@ -277,5 +191,4 @@ def current_study(request: Request, *, claim: bool = True) -> StudyService:
         user=user,
         user_id=None if account is None else account.user_id,
         settings_version=None if account is None else account.settings_version,
-        login_guard=_login_guard(request),
     )

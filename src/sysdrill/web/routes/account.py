@@ -29,7 +29,6 @@ from sysdrill.web.auth import (
     clear_session_cookie,
     client_address,
     current_account,
-    forget_kept_login,
     request_user,
     require_admin,
     session_token,
@@ -186,7 +185,6 @@ def login_api(request: Request, context: Context, body: Credentials) -> Response
 def _logout(request: Request, context: WebContext) -> None:
     token = session_token(request)
     if context.multi_user and token:
-        forget_kept_login(request)
         with open_accounts(context.db_url) as accounts:
             accounts.logout(token)
 

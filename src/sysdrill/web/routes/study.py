@@ -32,7 +32,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
-from sysdrill.web.auth import current_study, kept_login_route, learner_vault, run_on_kept_login
+from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
@@ -76,13 +76,9 @@ Move = Callable[[StudyService, StudyVault, datetime], Any]
 
 
 def make_move(request: Request, context: WebContext, move: Move) -> Any:
-    """Make ``move`` on the learner's study (on the kept login, when one is); its view."""
-
-    def make() -> Any:
-        with open_learner_study(request, context, claim=False) as (study, vault):
-            return move(study, vault, context.now())
-
-    return run_on_kept_login(request, make)
+    """Make ``move`` on the learner's study; its view."""
+    with open_learner_study(request, context, claim=False) as (study, vault):
+        return move(study, vault, context.now())
 
 
 async def _page_after_form(request: Request, context: WebContext, move: Move) -> Response:
@@ -260,7 +256,6 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 
 
 @router.post("/sessions/{session_id}/answer", include_in_schema=False)
-@kept_login_route
 async def answer_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
     text = (await _form(request)).get("text", "")
@@ -270,7 +265,6 @@ async def answer_form(request: Request, context: Context, session_id: int) -> Re
 
 
 @router.post("/sessions/{session_id}/part", include_in_schema=False)
-@kept_login_route
 async def part_form(request: Request, context: Context, session_id: int) -> Response:
     """Answer the next part of an exercise."""
     text = (await _form(request)).get("text", "")
@@ -280,7 +274,6 @@ async def part_form(request: Request, context: Context, session_id: int) -> Resp
 
 
 @router.post("/sessions/{session_id}/rate", include_in_schema=False)
-@kept_login_route
 async def rate_form(request: Request, context: Context, session_id: int) -> Response:
     """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
     rating = (await _form(request)).get("rating", "")
@@ -290,7 +283,6 @@ async def rate_form(request: Request, context: Context, session_id: int) -> Resp
 
 
 @router.post("/sessions/{session_id}/rubric", include_in_schema=False)
-@kept_login_route
 async def rubric_form(request: Request, context: Context, session_id: int) -> Response:
     """Score a gauntlet answer by the key points it covered."""
     form = await request.form()
@@ -300,7 +292,6 @@ async def rubric_form(request: Request, context: Context, session_id: int) -> Re
 
 
 @router.post("/sessions/{session_id}/chain", include_in_schema=False)
-@kept_login_route
 async def chain_form(request: Request, context: Context, session_id: int) -> Response:
     """Take or decline the next item of the chain."""
     accept = (await _form(request)).get("accept") == "yes"
@@ -309,7 +300,6 @@ async def chain_form(request: Request, context: Context, session_id: int) -> Res
 
 
 @router.post("/sessions/{session_id}/skip", include_in_schema=False)
-@kept_login_route
 def skip_form(request: Request, context: Context, session_id: int) -> Response:
     """Leave the current item without a review."""
     return _redirect_after(
@@ -318,7 +308,6 @@ def skip_form(request: Request, context: Context, session_id: int) -> Response:
 
 
 @router.post("/sessions/{session_id}/undo", include_in_schema=False)
-@kept_login_route
 def undo_form(request: Request, context: Context, session_id: int) -> Response:
     """Take back the last rating; the item is asked again."""
     return _redirect_after(

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from sysdrill.app import sessions as app
-from sysdrill.web.auth import current_study, kept_login_route
+from sysdrill.web.auth import current_study
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.routes.study import Move, make_move, open_learner_study, start_options
@@ -25,7 +25,7 @@ router = APIRouter()
 
 
 def _json_of(request: Request, context: WebContext, move: Move) -> dict[str, Any]:
-    """Make ``move`` and return its view as JSON (on the kept login, when one is)."""
+    """Make ``move`` and return its view as JSON."""
     found: dict[str, Any] = make_move(request, context, move).to_dict()
     return found
 
@@ -79,7 +79,6 @@ class ChainBody(BaseModel):
 @router.post(
     "/api/study/sessions/{session_id}/answer", tags=["study"], response_model=dict[str, Any]
 )
-@kept_login_route
 @json_route()
 def answer_api(
     request: Request, context: Context, session_id: int, body: TextBody
@@ -91,7 +90,6 @@ def answer_api(
 
 
 @router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
-@kept_login_route
 @json_route()
 def rate_api(
     request: Request, context: Context, session_id: int, body: RatingBody
@@ -129,7 +127,6 @@ def session_api(request: Request, context: Context, session_id: int) -> dict[str
 
 
 @router.post("/api/study/sessions/{session_id}/part", tags=["study"])
-@kept_login_route
 @json_route()
 def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
     """Answer the next part of an exercise."""
@@ -141,7 +138,6 @@ def part_api(request: Request, context: Context, session_id: int, body: TextBody
 @router.post(
     "/api/study/sessions/{session_id}/rubric", tags=["study"], response_model=dict[str, Any]
 )
-@kept_login_route
 @json_route()
 def rubric_api(
     request: Request, context: Context, session_id: int, body: RubricBody
@@ -157,7 +153,6 @@ def rubric_api(
 @router.post(
     "/api/study/sessions/{session_id}/chain", tags=["study"], response_model=dict[str, Any]
 )
-@kept_login_route
 @json_route()
 def chain_api(
     request: Request, context: Context, session_id: int, body: ChainBody
@@ -169,7 +164,6 @@ def chain_api(
 
 
 @router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
-@kept_login_route
 @json_route()
 def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Leave the current item without a review."""
@@ -177,7 +171,6 @@ def skip_api(request: Request, context: Context, session_id: int) -> dict[str, A
 
 
 @router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
-@kept_login_route
 @json_route()
 def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Take back the last rating."""
