@@ -24,7 +24,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from sysdrill.storage import schema as t
-from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.sql_rows import (
     CHECKED_CARD_WRITES,
     MOVES_OPENED,
@@ -69,23 +68,8 @@ def _statement(card_write: Any) -> Any:
     return sa.select((review_id / saves).label("review_id")).add_cte(card, review, day, saved)
 
 
-_SAME_VALUES = {
-    "c_user_id": ("r_user_id", "d_user_id", "b_user_id"),
-    "c_vault_id": ("r_vault_id", "d_vault_id", "b_vault_id"),
-    "c_item_id": ("r_item_id",),
-    "c_last_review": ("r_reviewed_at", "m_updated_at"),
-    "r_review_day": ("d_day",),
-    "r_duration_ms": ("d_duration_ms",),
-    "b_session_id": ("r_session_id",),
-}
-"""Values the statement binds under several names, sent once (see :mod:`.precompiled`):
-a rating's card, review, day and session are the same user's, vault's, item's, time's."""
-
-
 REVIEW_WITH_SAVE = {
-    read_card: Precompiled(
-        _statement(CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0]), same=_SAME_VALUES
-    )
+    read_card: _statement(CHECKED_CARD_WRITES["postgresql"][1 if read_card else 0])
     for read_card in (False, True)
 }
 """The statement by whether a card was read."""

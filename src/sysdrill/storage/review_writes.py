@@ -18,7 +18,6 @@ from sqlalchemy.engine import Connection
 
 from sysdrill.errors import StorageError
 from sysdrill.storage import schema as t
-from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.sql_rows import (
     BUMP_DAY,
     CHECKED_CARD_WRITES,
@@ -45,10 +44,6 @@ _UNCHECKED = object()
 _CARD_STATE = tuple(
     column.name for column in t.cards.c if column.name not in ("user_id", "vault_id", "item_id")
 )
-_RECORD_REVIEW = Precompiled(RECORD_REVIEW_POSTGRESQL)
-_RECORD_CHECKED_REVIEW = {
-    first: Precompiled(statement) for first, statement in RECORD_CHECKED_REVIEW_POSTGRESQL.items()
-}
 
 
 def _settings_digest(settings: Mapping[str, Any]) -> tuple[str, str]:
@@ -167,9 +162,9 @@ class ReviewWrites(ConnectionHolder):
                     # One round trip for the three writes (sql_rows.RECORD_REVIEW_POSTGRESQL).
                     params = review_params(scope, card, review, read=read, settings_id=settings_id)
                     if read is _UNCHECKED:
-                        return int(_RECORD_REVIEW.execute(conn, params).scalar_one())
-                    checked = _RECORD_CHECKED_REVIEW["first" if read is None else "later"]
-                    found = checked.execute(conn, params).scalar()
+                        return int(conn.execute(RECORD_REVIEW_POSTGRESQL, params).scalar_one())
+                    checked = RECORD_CHECKED_REVIEW_POSTGRESQL["first" if read is None else "later"]
+                    found = conn.execute(checked, params).scalar()
                     return None if found is None else int(found)
                 if read is _UNCHECKED:
                     self._upsert_card(conn, scope, card)

@@ -284,7 +284,7 @@ def _checked_card_writes() -> dict[str, tuple[Any, Any]]:
                 for name, value in zip(_CARD_STATE, read, strict=True)
             )
         ),
-        # One row comparison: the statement's text stays short (see storage/precompiled.py).
+        # One row comparison: a shorter statement than a comparison per column.
         "postgresql": sa.tuple_(*(c[name] for name in _CARD_STATE)).is_not_distinct_from(
             sa.tuple_(*read)
         ),

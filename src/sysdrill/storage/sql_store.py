@@ -32,7 +32,6 @@ from sysdrill.storage.engine import (
     safe_url,
     schema_revision,
 )
-from sysdrill.storage.precompiled import Precompiled
 from sysdrill.storage.progress_queries import ProgressQueries
 from sysdrill.storage.review_with_save import (
     MOVES_WITH_REVIEW_ID,
@@ -81,7 +80,6 @@ __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
 _DIVISION_BY_ZERO = "22012"
 """PostgreSQL's SQLSTATE when a review's one statement found its session moved on."""
-_SAVE_SESSION = Precompiled(SAVE_MOVES)
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
 
@@ -434,7 +432,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             return inserted.first() is not None
         append, more = moves_text(session.moves, stored_moves=stored_moves)
         params = _save_params(scope, session) | {"m_append": append, "m_more": more}
-        return _SAVE_SESSION.execute(conn, params).rowcount == 1
+        return conn.execute(SAVE_MOVES, params).rowcount == 1
 
     def record_review_with_save(
         self,
@@ -485,7 +483,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         statement = REVIEW_WITH_SAVE[read is not None]
         with translate_errors(f"recording a review of {review.item_id}"):
             try:
-                found = statement.execute(conn, params).scalar()
+                found = conn.execute(statement, params).scalar()
             except sa.exc.DBAPIError as exc:
                 if getattr(exc.orig, "sqlstate", None) != _DIVISION_BY_ZERO:
                     raise
