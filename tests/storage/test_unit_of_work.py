@@ -200,7 +200,7 @@ def _sent_statements(store: SqlStudyStore) -> list[tuple[str, bool]]:
     return seen
 
 
-def test_a_review_with_its_save_alone_in_a_unit_is_one_statement_on_postgresql(store):
+def test_a_review_and_its_save_are_written_in_one_transaction(store):
     scope = _scope(store)
     for item_id in ("q1", "q2"):  # the scheduler's settings stored, then known
         store.record_review(scope, *_review(item_id))
@@ -214,7 +214,8 @@ def test_a_review_with_its_save_alone_in_a_unit_is_one_statement_on_postgresql(s
         )
     assert review_id is not None
     if store.engine.dialect.name == "postgresql":
-        assert sent == [("WITH", False)]
+        # The review's one statement (card, log entry, day's counts), then the save.
+        assert sent == [("WITH", True), ("UPDATE", True)]
     else:
         assert [word for word, _ in sent] == ["BEGIN", "INSERT", "INSERT", "INSERT", "UPDATE"]
     saved = store.get_active_session(scope, session_id)

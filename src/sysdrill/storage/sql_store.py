@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -33,12 +32,7 @@ from sysdrill.storage.engine import (
     schema_revision,
 )
 from sysdrill.storage.progress_queries import ProgressQueries
-from sysdrill.storage.review_with_save import (
-    MOVES_WITH_REVIEW_ID,
-    REVIEW_WITH_SAVE,
-    moves_around_review_id,
-)
-from sysdrill.storage.review_writes import ReviewWrites, review_params, review_row
+from sysdrill.storage.review_writes import ReviewWrites, review_row
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
     CARD_COLUMNS,
@@ -78,17 +72,8 @@ from sysdrill.study.user_state import (
 
 __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
-_DIVISION_BY_ZERO = "22012"
-"""PostgreSQL's SQLSTATE when a review's one statement found its session moved on."""
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _MovedSession:
-    session: SavedSession
-    stored_moves: int
-    """How many of the session's moves its stored revision holds."""
 
 
 def _save_params(scope: StudyScope, session: SavedSession) -> dict[str, Any]:
@@ -444,57 +429,18 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         session: SavedSession,
         stored_moves: int | None = None,
     ) -> int | None:
-        """Record a checked review and save the session whose last move made it, at once.
+        """Record a checked review and save the session whose last move made it.
 
-        On PostgreSQL, as a unit of work's only write: one statement on its own
-        (:mod:`~sysdrill.storage.review_with_save`). Elsewhere the review's
-        statements then the save, in one transaction.
+        The review's statements and the save run in one transaction (the unit of
+        work's): both are written, or neither. Returns the review's id, or None when
+        the stored card is no longer ``read`` (then nothing is written).
         """
         with self.unit_of_work():
-            alone = self._writes_alone()
-            settings_id = self._known_settings_id(review.settings)
-            # One statement appends the move: it needs to know what is stored.
-            if alone is not None and settings_id is not None and stored_moves is not None:
-                saved = _MovedSession(session, stored_moves)
-                return self._review_with_save(alone, scope, card, review, read, saved, settings_id)
             review_id = self.record_checked_review(scope, card, review, read=read)
             if review_id is not None:
                 with_id = session.with_last_review(review_id)
                 self.put_active_session(scope, with_id, stored_moves=stored_moves)
             return review_id
-
-    def _review_with_save(
-        self,
-        conn: Connection,
-        scope: StudyScope,
-        card: CardRecord,
-        review: ReviewRecord,
-        read: CardRecord | None,
-        saved: _MovedSession,
-        settings_id: int,
-    ) -> int | None:
-        session = saved.session
-        marked = session.with_last_review(MOVES_WITH_REVIEW_ID).moves
-        _, more = moves_text(marked, stored_moves=saved.stored_moves)
-        head, tail = moves_around_review_id(more)
-        params = review_params(scope, card, review, read=read, settings_id=settings_id)
-        params |= _save_params(scope, session)
-        params |= {"m_head": head, "m_tail": tail}
-        statement = REVIEW_WITH_SAVE[read is not None]
-        with translate_errors(f"recording a review of {review.item_id}"):
-            try:
-                found = conn.execute(statement, params).scalar()
-            except sa.exc.DBAPIError as exc:
-                if getattr(exc.orig, "sqlstate", None) != _DIVISION_BY_ZERO:
-                    raise
-                # The review was in, the session's save matched nothing: all undone.
-                raise StorageConflict(
-                    f"Session {session.session_id} was moved on by another request; "
-                    "reload it and try again."
-                ) from None
-        if found is None:
-            return None  # the card was not the one read: nothing written
-        return int(found)
 
     @staticmethod
     def _saved(row: Any) -> SavedSession:

@@ -126,16 +126,6 @@ class ConnectionHolder:
         self._begin_writing()
         write(self._held)
 
-    def _writes_alone(self) -> Connection | None:
-        """The held connection if the unit has written nothing yet (PostgreSQL only).
-
-        A statement run on it then runs on its own (committed at once): for a
-        unit's one and only write.
-        """
-        if self._driver is not None and self._last_write is None:
-            return self._held
-        return None
-
     def _begin_writing(self) -> None:
         """Make the held connection's next statements one transaction (PostgreSQL)."""
         driver = self._driver
