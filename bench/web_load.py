@@ -29,8 +29,9 @@ Each database gets two runs, each on a fresh database (``--runs`` picks one):
   omission": a server that falls behind shows it in p99). This is the latency
   target: p99 of every request at the target rate.
 
-The server's environment is this script's: ``SYSDRILL_PIN_CPUS=0 python
-bench/web_load.py ...`` runs the workers without keeping each to a CPU, to compare.
+The server's environment is this script's: ``SYSDRILL_PIN_CPUS=1 python
+bench/web_load.py ...`` keeps each worker to a CPU of its own (``serve --pin-cpus``,
+off by default), to compare.
 
 ``--kill-worker`` kills one worker process (SIGKILL) half-way through the run;
 requests cut by the kill are counted apart (they were never acknowledged), and

@@ -107,8 +107,7 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         "serve", "--workers", "3", "--threads", "4", "--db", db_url, "--vault", str(vault)
     )
     assert result.exit_code == 0, result.stderr
-    pinned = ", each on a CPU of its own" if cpus_to_keep_to() else ""
-    assert f"database: {db_url}; 3 workers of 4 threads{pinned}; single user" in result.stdout
+    assert f"database: {db_url}; 3 workers of 4 threads; single user" in result.stdout
     assert served["app"] == "sysdrill.web.serving:app_from_environment"
     assert served["workers"] == 3
     assert served["environ"] == {
@@ -116,17 +115,22 @@ def test_serve_with_workers_hands_uvicorn_the_factory_and_the_settings(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "4",
-        # Several workers, each on a CPU of its own.
-        "SYSDRILL_PIN_CPUS": "1",
+        # Workers are left to the kernel unless told (--pin-cpus).
+        "SYSDRILL_PIN_CPUS": "0",
         "SYSDRILL_ALLOWED_HOSTS": "127.0.0.1,localhost,::1",
         "SYSDRILL_VAULT": str(vault.resolve()),
     }
 
 
-def test_serve_keeps_workers_off_fixed_cpus_when_told(
+def test_serve_keeps_workers_to_a_cpu_each_only_when_told(
     run_cli: Any, tmp_path: Path, served: dict[str, Any]
 ) -> None:
     db_url = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = run_cli("serve", "--workers", "2", "--pin-cpus", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    pinned = ", each on a CPU of its own" if cpus_to_keep_to() else ""
+    assert f"database: {db_url}; 2 workers of 2 threads{pinned}; single user" in result.stdout
+    assert served["environ"]["SYSDRILL_PIN_CPUS"] == "1"
     result = run_cli("serve", "--workers", "2", "--no-pin-cpus", "--db", db_url)
     assert result.exit_code == 0, result.stderr
     assert f"database: {db_url}; 2 workers of 2 threads; single user" in result.stdout
@@ -245,14 +249,14 @@ def test_serve_reads_its_settings_from_the_environment_too(
         "SYSDRILL_MULTI_USER": "0",
         "SYSDRILL_BEHIND_PROXY": "0",
         "SYSDRILL_THREADS": "2",
-        "SYSDRILL_PIN_CPUS": "1",
+        "SYSDRILL_PIN_CPUS": "0",
         "SYSDRILL_ALLOWED_HOSTS": "127.0.0.1,localhost,::1",
         "SYSDRILL_VAULT": str(sample_vault_path().resolve()),
     }
-    monkeypatch.setenv("SYSDRILL_PIN_CPUS", "0")
+    monkeypatch.setenv("SYSDRILL_PIN_CPUS", "1")
     result = run_cli("serve", "--workers", "2")
     assert result.exit_code == 0, result.stderr
-    assert served["environ"]["SYSDRILL_PIN_CPUS"] == "0"
+    assert served["environ"]["SYSDRILL_PIN_CPUS"] == "1"
 
 
 @pytest.mark.parametrize("app", ["sysdrill.web.serving:app_from_environment", "an app object"])

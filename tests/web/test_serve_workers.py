@@ -48,7 +48,8 @@ def test_serve_with_two_workers_runs_two_processes_that_answer_pages(tmp_path: P
         "SYSDRILL_DATA_DIR": str(tmp_path / "data"),
         "SYSDRILL_CACHE_DIR": str(tmp_path / "cache"),
     }
-    command = [sys.executable, "-m", "sysdrill", "serve", "--workers", "2", "--port", str(port)]
+    command = [sys.executable, "-m", "sysdrill", "serve", "--workers", "2", "--pin-cpus"]
+    command += ["--port", str(port)]
     command += ["--db", db_url, "--vault", str(sample_vault_path())]
     server = subprocess.Popen(
         command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -68,7 +69,7 @@ def test_serve_with_two_workers_runs_two_processes_that_answer_pages(tmp_path: P
         workers = _worker_pids(server.pid)
         assert len(workers) == 2 or not Path("/proc").is_dir()
         if len(cpus_to_keep_to()) >= 2:
-            # Each worker keeps to a CPU of its own (sysdrill.web.worker_cpus).
+            # Each worker keeps to a CPU of its own (--pin-cpus, sysdrill.web.worker_cpus).
             kept = [os.sched_getaffinity(pid) for pid in workers]
             assert [len(cpus) for cpus in kept] == [1, 1]
             assert kept[0] != kept[1]

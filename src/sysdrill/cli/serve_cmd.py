@@ -118,10 +118,10 @@ def serve(
         typer.Option(
             "--pin-cpus/--no-pin-cpus",
             envvar="SYSDRILL_PIN_CPUS",
-            help="With several workers, keep each worker to a CPU of its own (Linux): "
-            "its threads hand requests to each other without waking other CPUs.",
+            help="With several workers, keep each worker to a CPU of its own (Linux; off "
+            "by default): a deployment option for a machine that runs nothing else busy.",
         ),
-    ] = True,
+    ] = False,
     allowed_host: Annotated[
         list[str] | None,
         typer.Option(

@@ -54,7 +54,7 @@ ENV_BEHIND_PROXY = "SYSDRILL_BEHIND_PROXY"
 """``1`` to trust a reverse proxy's forwarded headers (``--behind-proxy``)."""
 ENV_PIN_CPUS = "SYSDRILL_PIN_CPUS"
 """``1`` to keep each worker to a CPU of its own (:mod:`sysdrill.web.worker_cpus`;
-``sysdrill serve --workers N`` sets it unless given ``--no-pin-cpus``)."""
+``sysdrill serve --workers N --pin-cpus`` sets it; off by default)."""
 ENV_ALLOWED_HOSTS = "SYSDRILL_ALLOWED_HOSTS"
 """Host names the server answers to besides the loopback ones, comma-separated
 (``--allowed-host``; behind a proxy, its public name). ``*`` for any."""
