@@ -65,25 +65,6 @@ def test_serve_refuses_a_missing_vault(run_cli: Any, tmp_path: Path) -> None:
     assert "Error: vault folder" in result.stderr
 
 
-def test_reports_lists_what_the_web_app_stored(run_cli: Any, tmp_path: Path) -> None:
-    from datetime import UTC, datetime
-
-    from sysdrill.web.problem_reports import add_report
-
-    assert run_cli("reports").stdout == "No problem report yet.\n"
-    add_report(
-        tmp_path / "userdata",
-        item_id="cloud-0103",
-        kind="wrong-math",
-        message="line 2\nis off",
-        now=datetime(2026, 11, 25, 12, 30, tzinfo=UTC),
-    )
-    result = run_cli("reports")
-    assert result.exit_code == 0
-    assert result.stdout == "2026-11-25 12:30  cloud-0103  wrong-math  line 2 is off\n"
-    assert '"item_id": "cloud-0103"' in run_cli("reports", "--json").stdout
-
-
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """What ``serve`` handed to uvicorn, instead of serving."""

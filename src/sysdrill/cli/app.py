@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sysdrill.cli.import_cmd",
     "sysdrill.cli.export_cmd",
     "sysdrill.cli.serve_cmd",
+    "sysdrill.cli.reports_cmd",
 )
 """Modules whose ``register(app)`` adds commands, in the order help lists them."""
 

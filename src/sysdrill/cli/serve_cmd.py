@@ -1,4 +1,4 @@
-"""``sysdrill serve`` runs the web app (FastAPI under uvicorn); ``reports`` lists its reports."""
+"""``sysdrill serve`` runs the web app (FastAPI under uvicorn)."""
 
 from __future__ import annotations
 
@@ -206,32 +206,6 @@ def serve(
     _run_server(app, host=host, port=port, workers=workers, environ=settings.to_environment())
 
 
-def reports(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
-) -> None:
-    """List the problems learners reported about items in the web app, newest first.
-
-    Reports are kept in reports.jsonl in the user data folder ($SYSDRILL_DATA_DIR).
-    """
-    import json
-
-    from sysdrill.storage.location import data_dir
-    from sysdrill.web.problem_reports import list_reports
-
-    found = list_reports(data_dir())
-    if as_json:
-        typer.echo(json.dumps([r.to_dict() for r in found], indent=2, ensure_ascii=False))
-        return
-    if not found:
-        typer.echo("No problem report yet.")
-        return
-    for report in found:
-        when = report.reported_at.strftime("%Y-%m-%d %H:%M")
-        message = " ".join(report.message.split())
-        typer.echo(f"{when}  {report.item_id}  {report.kind.value}  {message}")
-
-
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` and ``reports`` to the CLI."""
+    """Add ``serve`` to the CLI."""
     app.command("serve")(serve)
-    app.command("reports")(reports)

@@ -63,6 +63,7 @@ REVISIONS = (
     "0008_settings_version",
     "0009_active_session_updates",
     "0010_login_throttle",
+    "0011_problem_reports",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

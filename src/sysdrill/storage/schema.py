@@ -25,6 +25,7 @@ __all__ = [
     "personal_deck_versions",
     "personal_decks",
     "personal_items",
+    "problem_reports",
     "review_days",
     "reviews",
     "scheduler_settings",
@@ -291,3 +292,16 @@ personal_deck_versions = sa.Table(
 Each worker caches a learner's merged vault under this number, so a change made
 through any worker is seen by all of them at their next request.
 """
+
+problem_reports = sa.Table(
+    "problem_reports",
+    metadata,
+    sa.Column("id", _ID, primary_key=True, autoincrement=True),
+    sa.Column("item_id", sa.String(300), nullable=False),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("message", sa.Text(), nullable=False),
+    sa.Column("user_name", sa.String(200), nullable=False),
+    sa.Column("reported_at", UtcDateTime, nullable=False),
+    sa.Index("ix_problem_reports_reported_at", "reported_at"),
+)
+"""Problems learners reported about items, for the vault's authors (the sender by name)."""

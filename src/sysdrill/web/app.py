@@ -54,7 +54,8 @@ def create_app(
         db_url: Study database URL (already migrated: ``sysdrill serve`` runs
             ``db upgrade`` once at start); None for the default database.
         cache_dir: Folder for the compiled vault copy; the user cache folder when None.
-        data_dir: Folder for user files (problem reports); the user data folder when None.
+        data_dir: Folder for user files (a personal vault of imports); the user data folder
+            when None.
         clock: Returns the current time, timezone-aware UTC.
         multi_user: Learners log in and each sees only their own study data
             (accounts in the study database; see docs/accounts.md). Otherwise one

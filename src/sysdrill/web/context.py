@@ -35,7 +35,7 @@ class WebContext:
         vault: The vault folder the pages read.
         db_url: The study database URL; None for the default database.
         cache_dir: Where the compiled copy of the vault is kept.
-        data_dir: Where user files such as problem reports are kept.
+        data_dir: Where user files such as imports into a bundled vault are kept.
         clock: Returns the current time, timezone-aware UTC (injected for tests).
         multi_user: Whether learners log in (each sees only their own study data);
             otherwise every request is the single ``local`` learner.

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Depends, Form, Request
 from pydantic import BaseModel, Field
 from starlette.responses import RedirectResponse, Response
 
+from sysdrill.app.problem_reports import MESSAGE_LIMIT_CHARS, list_problem_reports, report_problem
 from sysdrill.web.auth import request_user, require_admin
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
-from sysdrill.web.problem_reports import MESSAGE_LIMIT_CHARS, add_report, list_reports
 from sysdrill.web.routes.vault import find_item
 from sysdrill.web.templating import render_page
 
@@ -33,8 +33,8 @@ def _store(
     request: Request, context: WebContext, item_id: str, kind: str, message: str
 ) -> dict[str, Any]:
     find_item(context.load_vault(), item_id)
-    report = add_report(
-        context.data_dir,
+    report = report_problem(
+        context.db_url,
         item_id=item_id,
         kind=kind,
         message=message,
@@ -69,7 +69,7 @@ def report_api(
 @router.get("/reports", include_in_schema=False, dependencies=ADMIN)
 def reports_page(request: Request, context: Context) -> Response:
     """The authors' page: every problem report, newest first."""
-    reports = [r.to_dict() for r in list_reports(context.data_dir)]
+    reports = [r.to_dict() for r in list_problem_reports(context.db_url)]
     return render_page(request, "reports.html", {"reports": reports})
 
 
@@ -77,4 +77,4 @@ def reports_page(request: Request, context: Context) -> Response:
 @json_route()
 def reports_api(context: Context) -> dict[str, Any]:
     """Every problem report, newest first."""
-    return {"reports": [r.to_dict() for r in list_reports(context.data_dir)]}
+    return {"reports": [r.to_dict() for r in list_problem_reports(context.db_url)]}
