@@ -82,7 +82,8 @@ def test_checked_review_writes_over_the_card_read(store):
     store.record_review(user, card("q-1"), review("q-1", T0))
     later = card("q-1", due=T0 + timedelta(days=9))
     at = T0 + timedelta(days=1)
-    review_id = store.record_checked_review(user, later, review("q-1", at), read=card("q-1"))
+    read = store.get_card(user, "q-1")
+    review_id = store.record_checked_review(user, later, review("q-1", at), read=read)
     assert review_id is not None
     assert store.get_card(user, "q-1") == later
     assert [r.review_id for r in store.iter_reviews(user)][-1] == review_id
@@ -96,34 +97,45 @@ def test_checked_first_review_writes_a_card_where_none_was_stored(store):
     assert store.get_card(user, "q-1") == card("q-1")
 
 
-@pytest.mark.parametrize(
-    "read",
-    [
-        None,  # read before the first review: another session wrote a card since
-        replace(card("q-1"), reps=2),  # an earlier state of the card
-        replace(card("q-1"), stability_days=12.25),  # rescheduled since
-        replace(card("q-1"), due=None),
-    ],
-)
-def test_checked_review_over_a_changed_card_writes_nothing(store, read):
+@pytest.mark.parametrize("reviews_before_read", [0, 1])
+def test_checked_review_over_a_changed_card_writes_nothing(store, reviews_before_read):
     user = scope_of(store.ensure_user("local", now=T0))
-    store.record_review(user, card("q-1"), review("q-1", T0))
+    if reviews_before_read:
+        store.record_review(user, card("q-1"), review("q-1", T0))
+    read = store.get_card(user, "q-1")
+    # Another session writes the card since, with the same state: its version is stale.
+    store.record_review(user, card("q-1"), review("q-1", T0 + timedelta(hours=1)))
     later = card("q-1", due=T0 + timedelta(days=9))
     at = T0 + timedelta(days=1)
     assert store.record_checked_review(user, later, review("q-1", at), read=read) is None
     assert store.get_card(user, "q-1") == card("q-1")
-    assert len(list(store.iter_reviews(user))) == 1
-    assert sum(day.reviews for day in store.daily_stats(user)) == 1
+    assert len(list(store.iter_reviews(user))) == reviews_before_read + 1
+    assert sum(day.reviews for day in store.daily_stats(user)) == reviews_before_read + 1
+
+
+def test_every_write_of_a_card_raises_its_version(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    first = store.record_review(user, card("q-1"), review("q-1", T0))
+    assert store.get_card(user, "q-1").version == 1
+    store.record_review(user, card("q-1"), review("q-1", T0 + timedelta(hours=1)))
+    assert store.get_card(user, "q-1").version == 2
+    read = store.get_card(user, "q-1")
+    at = T0 + timedelta(days=1)
+    assert store.record_checked_review(user, card("q-1"), review("q-1", at), read=read)
+    assert store.get_card(user, "q-1").version == 3
+    store.undo_review(user, first, card=card("q-1"))
+    assert store.cards_of(user, ["q-1"])["q-1"].version == 4
+    assert store.record_checked_review(user, card("q-2"), review("q-2", at), read=None)
+    assert store.get_card(user, "q-2").version == 1
 
 
 def test_checked_review_over_a_card_taken_away_writes_nothing(store):
     user = scope_of(store.ensure_user("local", now=T0))
     review_id = store.record_review(user, card("q-1"), review("q-1", T0))
+    read = store.get_card(user, "q-1")
     store.undo_review(user, review_id, card=None)
     at = T0 + timedelta(days=1)
-    assert (
-        store.record_checked_review(user, card("q-1"), review("q-1", at), read=card("q-1")) is None
-    )
+    assert store.record_checked_review(user, card("q-1"), review("q-1", at), read=read) is None
     assert store.get_card(user, "q-1") is None
     assert list(store.iter_reviews(user)) == []
 
@@ -563,7 +575,14 @@ def _rate_read_card(store, how: str, user, session, *, stored_moves: int):
     later = card("q-1", due=T0 + timedelta(days=9))
     rated = review("q-1", T0 + timedelta(days=1))
     return _review_with_save(
-        store, how, user, later, rated, read=card("q-1"), session=session, stored_moves=stored_moves
+        store,
+        how,
+        user,
+        later,
+        rated,
+        read=store.get_card(user, "q-1"),
+        session=session,
+        stored_moves=stored_moves,
     )
 
 
@@ -575,8 +594,9 @@ def test_review_with_save_writes_both_and_the_move_records_the_review(store, how
     later = card("q-1", due=T0 + timedelta(days=9))
     moved = _with_move(_saved(session_id), 1)
     at = T0 + timedelta(days=1)
+    read = store.get_card(user, "q-1")
     review_id = _review_with_save(
-        store, how_written, user, later, review("q-1", at), read=card("q-1"), session=moved
+        store, how_written, user, later, review("q-1", at), read=read, session=moved
     )
     assert review_id is not None
     assert store.get_card(user, "q-1") == later

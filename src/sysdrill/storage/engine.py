@@ -64,6 +64,7 @@ REVISIONS = (
     "0009_active_session_updates",
     "0010_login_throttle",
     "0011_problem_reports",
+    "0012_card_version",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

@@ -173,15 +173,22 @@ class MemoryStudyStore:
         self._next_review_id += 1
         stored = replace(review, review_id=review_id, settings=copy.deepcopy(review.settings))
         self._reviews.setdefault(scope, []).append(stored)
-        self._cards.setdefault(scope, {})[card.item_id] = card
+        self._write_card(scope, card)
         return review_id
+
+    def _write_card(self, scope: StudyScope, card: CardRecord) -> None:
+        """Store ``card``, raising the stored version as every SQL card write does."""
+        cards = self._cards.setdefault(scope, {})
+        old = cards.get(card.item_id)
+        cards[card.item_id] = replace(card, version=1 if old is None else old.version + 1)
 
     def record_checked_review(
         self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
     ) -> int | None:
         """Write as :meth:`record_review` while the stored card is ``read``; else None."""
         self._check()
-        if self._cards.get(scope, {}).get(card.item_id) != read:
+        stored = self._cards.get(scope, {}).get(card.item_id)
+        if (None if stored is None else stored.version) != (None if read is None else read.version):
             return None
         return self.record_review(scope, card, review)
 
@@ -273,7 +280,7 @@ class MemoryStudyStore:
         if card is None:
             cards.pop(found.item_id, None)
         else:
-            cards[found.item_id] = card
+            self._write_card(scope, card)
 
     def put_active_session(
         self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
@@ -340,7 +347,7 @@ class MemoryStudyStore:
         for key in [k for k, (owner, _) in self._sessions.items() if owner == scope]:
             del self._sessions[key]
         new_ids = [self.start_session(scope, s) for s in state.sessions]
-        self._cards[scope] = {card.item_id: card for card in state.cards}
+        self._cards[scope] = {card.item_id: replace(card, version=1) for card in state.cards}
         self._reviews[scope] = []
         for review in state.reviews:
             session = None if review.session_id is None else new_ids[review.session_id]

@@ -41,9 +41,6 @@ __all__ = ["ReviewWrites", "day_row", "review_params", "review_row"]
 
 _UNCHECKED = object()
 """Write the card whatever is stored (``record_review``), not only over the card read."""
-_CARD_STATE = tuple(
-    column.name for column in t.cards.c if column.name not in ("user_id", "vault_id", "item_id")
-)
 
 
 def _settings_digest(settings: Mapping[str, Any]) -> tuple[str, str]:
@@ -84,13 +81,12 @@ def review_params(
 ) -> dict[str, Any]:
     """The bound values of a review's statement on PostgreSQL, by prefix.
 
-    ``c_`` the card's new row, ``s_`` the card read (when ``read`` is one), ``d_``
-    the day's counts, ``r_`` the review's row.
+    ``c_`` the card's new row, ``s_version`` the version of the card read (when
+    ``read`` is one), ``d_`` the day's counts, ``r_`` the review's row.
     """
     params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
     if isinstance(read, CardRecord):
-        stored = card_row(scope, read)
-        params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
+        params["s_version"] = read.version
     params |= {f"d_{k}": v for k, v in day_row(scope, review).items()}
     params |= {f"r_{k}": v for k, v in review_row(scope, review, settings_id).items()}
     return params
@@ -171,8 +167,7 @@ class ReviewWrites(ConnectionHolder):
                 else:
                     card_params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
                     if isinstance(read, CardRecord):
-                        stored = card_row(scope, read)
-                        card_params |= {f"s_{name}": stored[name] for name in _CARD_STATE}
+                        card_params["s_version"] = read.version
                     first, later = CHECKED_CARD_WRITES[conn.dialect.name]
                     written = conn.execute(first if read is None else later, card_params)
                     if written.first() is None:

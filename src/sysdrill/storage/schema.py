@@ -162,6 +162,8 @@ cards = sa.Table(
     sa.Column("reps", sa.Integer(), nullable=False),
     sa.Column("lapses", sa.Integer(), nullable=False),
     sa.Column("never_seen", sa.Boolean(), nullable=False),
+    # Raised by every write: a review writes only while the version read is stored.
+    sa.Column("version", sa.Integer(), nullable=False, server_default="0"),
 )
 
 scheduler_settings = sa.Table(

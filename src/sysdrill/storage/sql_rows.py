@@ -81,6 +81,8 @@ def card_row(scope: StudyScope, card: CardRecord) -> dict[str, Any]:
         "reps": card.reps,
         "lapses": card.lapses,
         "never_seen": card.never_seen,
+        # What a write adds to the stored version: a new card's is 1 (UPSERT_CARD adds).
+        "version": 1,
     }
 
 
@@ -91,7 +93,7 @@ def card_record(row: Any) -> CardRecord:
     """The card of a row of :data:`CARD_COLUMNS`."""
     # Positional unpacking: attribute access on ten thousand rows shows up in
     # the progress report's time.
-    item_id, state, step, stability, difficulty, due, last_review, reps, lapses, never = row
+    item_id, state, step, stability, difficulty, due, last, reps, lapses, never, version = row
     return CardRecord(
         item_id,
         _STATES[state],
@@ -99,10 +101,11 @@ def card_record(row: Any) -> CardRecord:
         stability,
         difficulty,
         due if due is None or due.tzinfo is UTC else utc(due),
-        last_review if last_review is None or last_review.tzinfo is UTC else utc(last_review),
+        last if last is None or last.tzinfo is UTC else utc(last),
         reps,
         lapses,
         bool(never),
+        version,
     )
 
 
@@ -225,8 +228,8 @@ INSERT_ACTIVE_SESSION = {
 """Save a new session in progress unless its id is taken (no row back: a conflict), by dialect.
 
 Its id comes back: the drivers' row counts of ``ON CONFLICT DO NOTHING`` differ."""
-UPSERT_CARD = _upserts(t.cards, ("user_id", "vault_id", "item_id"))
-"""Write a card (insert or replace), by dialect name."""
+UPSERT_CARD = _upserts(t.cards, ("user_id", "vault_id", "item_id"), add=("version",))
+"""Write a card (insert or replace, raising its version), by dialect name."""
 UPSERT_DAY = _upserts(t.review_days, ("user_id", "vault_id", "day"), add=DAY_COUNTERS)
 """Add a review to its day's counts (insert or add), by dialect name."""
 
@@ -260,43 +263,33 @@ RECORD_REVIEW_POSTGRESQL = _written_review()
 """Write a review with its card and day on PostgreSQL (see :func:`_written_review`)."""
 
 _CARD_KEY = ("user_id", "vault_id", "item_id")
-_CARD_STATE = tuple(column.name for column in t.cards.c if column.name not in _CARD_KEY)
 
 
 def _checked_card_writes() -> dict[str, tuple[Any, Any]]:
     """Writes of a card that happen only while the stored card is the one read, by dialect.
 
     Each dialect gets a pair: the insert of a card where none was stored (nothing
-    happens if one is), and the update of a stored card whose every column still
-    holds the value read (bound as ``s_`` + the column's name). Both return the
-    card's item id when they wrote, and no row otherwise. The card's new row is
-    bound as ``c_`` + the column's name.
+    happens if one is), and the update of a stored card whose version is still the
+    one read (bound as ``s_version``), raising it. Both return the card's item id
+    when they wrote, and no row otherwise. The card's new row is bound as ``c_`` +
+    the column's name.
     """
-    prefix = "c_"
     c = t.cards.c
-    new_state = {name: sa.bindparam(prefix + name, type_=c[name].type) for name in _CARD_STATE}
-    key = [c[name] == sa.bindparam(prefix + name, type_=c[name].type) for name in _CARD_KEY]
-    read = [sa.bindparam("s_" + name, type_=c[name].type) for name in _CARD_STATE]
-    unchanged = {
-        "sqlite": sa.and_(
-            *(
-                c[name].is_not_distinct_from(value)
-                for name, value in zip(_CARD_STATE, read, strict=True)
-            )
-        ),
-        # One row comparison: a shorter statement than a comparison per column.
-        "postgresql": sa.tuple_(*(c[name] for name in _CARD_STATE)).is_not_distinct_from(
-            sa.tuple_(*read)
-        ),
-    }
+    new_state = {k: v for k, v in _prefixed(t.cards, "c_").items() if k not in _CARD_KEY}
     found: dict[str, tuple[Any, Any]] = {}
     for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert)):
         update = (
-            t.cards.update().where(*key, unchanged[name]).values(new_state).returning(c.item_id)
+            t.cards.update()
+            .where(
+                *(c[key] == sa.bindparam("c_" + key, type_=c[key].type) for key in _CARD_KEY),
+                c.version == sa.bindparam("s_version", type_=sa.Integer()),
+            )
+            .values({**new_state, "version": c.version + 1})
+            .returning(c.item_id)
         )
         first = (
             insert(t.cards)
-            .values(_prefixed(t.cards, prefix))
+            .values(_prefixed(t.cards, "c_"))
             .on_conflict_do_nothing(index_elements=list(_CARD_KEY))
             .returning(c.item_id)
         )

@@ -6,7 +6,7 @@ them (:mod:`sysdrill.storage` imports them from here, never the other way).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
 
@@ -50,3 +50,6 @@ class CardRecord:
     """Times a learned item was forgotten (Again in review)."""
     never_seen: bool = True
     """True until the learner has reviewed the item at least once."""
+    version: int = field(default=0, compare=False)
+    """Writes of the stored card so far: a review of the card read is written only while
+    the store holds this version (the optimistic check); not part of its state."""

@@ -9,7 +9,7 @@ scheduled first and written with the save of the session move that made it
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
 from sysdrill.errors import CardChanged, SchedulingError
@@ -194,6 +194,7 @@ class ReviewRecording:
         moment = given.moment
         before = found or new_card(item_id)
         after = review_card(before, given.rating, now=moment, settings=self.settings)
+        after = replace(after, version=before.version + 1)  # as stored once written
         interval_before: float | None = None
         if before.due is not None and before.last_review is not None:
             interval_before = (before.due - before.last_review) / timedelta(days=1)
