@@ -73,6 +73,9 @@ def _drive(app, script):
 
     async def main():
         async with app.run_test(size=(100, 40)) as pilot:
+            # Let the first screen finish mounting: on a loaded machine the script could
+            # otherwise query a widget before it exists.
+            await pilot.pause()
             await script(pilot)
             await pilot.pause()
         return app.return_value

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sysdrill.app.accounts import open_accounts
 from sysdrill.app.login_throttle import PAIR_BACKOFF, SIGNUP_BACKOFF
@@ -62,8 +63,19 @@ def app(tmp_path: Path, clock: Clock) -> FastAPI:
     return made
 
 
+def _from_address(app: FastAPI, address: str) -> ASGIApp:
+    """The app as reached from ``address`` (TestClient's own ``client=`` needs Starlette 0.44)."""
+
+    async def reached(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = {**scope, "client": (address, 50000)}
+        await app(scope, receive, send)
+
+    return reached
+
+
 def _client(app: FastAPI, address: str) -> Iterator[TestClient]:
-    client = TestClient(app, raise_server_exceptions=False, client=(address, 50000))
+    client = TestClient(_from_address(app, address), raise_server_exceptions=False)
     with with_csrf(client) as found:
         yield found
 
