@@ -90,25 +90,37 @@ class Row:
     note: str
 
 
-def load_corpus(path: Path) -> list[Row]:
-    """Read one split; comment lines start with ``#``, the first other line is the header."""
-    rows: list[Row] = []
+def read_tsv(
+    path: Path, fields: tuple[str, ...], error: type[ValueError]
+) -> list[tuple[int, list[str]]]:
+    """The data rows of a TSV file, each with its 1-based line number.
+
+    ``#`` lines and blank lines are comments; the first other line is the header and
+    must be ``fields``; every data row must have ``len(fields)`` fields. A problem
+    raises ``error``.
+    """
+    rows: list[tuple[int, list[str]]] = []
     header_seen = False
     for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
         if not raw.strip() or raw.startswith("#"):
             continue
-        fields = raw.split("\t")
+        cells = raw.split("\t")
         if not header_seen:
-            if tuple(fields) != FIELDS:
-                raise CorpusError(f"{path.name}:{number}: header must be {FIELDS}")
+            if tuple(cells) != fields:
+                raise error(f"{path.name}:{number}: header must be {fields}")
             header_seen = True
             continue
-        if len(fields) != len(FIELDS):
-            raise CorpusError(f"{path.name}:{number}: {len(fields)} fields, want {len(FIELDS)}")
-        rows.append(Row(*fields))
+        if len(cells) != len(fields):
+            raise error(f"{path.name}:{number}: {len(cells)} fields, want {len(fields)}")
+        rows.append((number, cells))
     if not header_seen:
-        raise CorpusError(f"{path.name}: no header line")
+        raise error(f"{path.name}: no header line")
     return rows
+
+
+def load_corpus(path: Path) -> list[Row]:
+    """Read one split; comment lines start with ``#``, the first other line is the header."""
+    return [Row(*cells) for _, cells in read_tsv(path, FIELDS, CorpusError)]
 
 
 def corpus_problems(rows: Sequence[Row]) -> list[str]:

@@ -54,6 +54,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from napkin_accuracy import read_tsv  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 REALDATA_ENV = "SYSDRILL_REALDATA"
 LABELS_PATH = ROOT / "tests" / "data" / "napkin" / "real_labels.tsv"
@@ -192,26 +196,11 @@ def require_realdata(path: Path) -> Path:
 def load_labels(path: Path) -> list[Label]:
     """Read the labels; ``#`` lines are comments, the first other line is the header."""
     labels: list[Label] = []
-    header_seen = False
-    for number, raw in enumerate(path.read_text("utf-8").splitlines(), 1):
-        if not raw.strip() or raw.startswith("#"):
-            continue
-        fields = raw.split("\t")
-        if not header_seen:
-            if tuple(fields) != LABEL_FIELDS:
-                raise LabelError(f"{path.name}:{number}: header must be {LABEL_FIELDS}")
-            header_seen = True
-            continue
-        if len(fields) != len(LABEL_FIELDS):
-            raise LabelError(
-                f"{path.name}:{number}: {len(fields)} fields, want {len(LABEL_FIELDS)}"
-            )
+    for number, fields in read_tsv(path, LABEL_FIELDS, LabelError):
         source, line, rule, verdict, match, recomputation = fields
         if not line.isdigit():
             raise LabelError(f"{path.name}:{number}: line {line!r} is not a number")
         labels.append(Label(source, int(line), rule, verdict, match, recomputation))
-    if not header_seen:
-        raise LabelError(f"{path.name}: no header line")
     return labels
 
 

@@ -83,7 +83,8 @@ def main() -> None:
             data_dir=root / "data",
             clock=lambda: NOW,
         )
-        with TestClient(app) as client:
+        # A served name: the app refuses TestClient's default host, testserver.
+        with TestClient(app, base_url="http://localhost") as client:
             # Writes carry a CSRF token, as any API client's do (docs/web.md).
             client.headers["X-CSRF-Token"] = client.get("/api/csrf").json()["csrf_token"]
 

@@ -72,6 +72,7 @@ class Link:
         claimed: float | None = None,
         unit: str = "",
         suggestion: str | None = None,
+        unsure: bool = False,
     ) -> ClaimVerdict:
         """The verdict on this link."""
         return ClaimVerdict(
@@ -86,6 +87,7 @@ class Link:
             unit=unit,
             message=message,
             suggestion=suggestion,
+            unsure=unsure,
         )
 
     def abstain(self, message: str) -> ClaimVerdict:
@@ -94,16 +96,7 @@ class Link:
         It is ``skipped`` for every reader of verdicts (a learner never sees it) and
         ``check`` counts it as the info ``napkin-unsure`` with this reason.
         """
-        return ClaimVerdict(
-            self.number,
-            self.column,
-            self.relation,
-            self.lhs,
-            self.rhs,
-            Verdict.SKIPPED,
-            message=f"not judged: {message}",
-            unsure=True,
-        )
+        return self.verdict(Verdict.SKIPPED, f"not judged: {message}", unsure=True)
 
 
 def same_kind(left: Value, right: Value) -> bool:

@@ -98,10 +98,6 @@ class ReviewWrites(ConnectionHolder):
     _settings_ids: dict[str, int]
     """Scheduler-settings ids by digest, shared by the stores of one engine."""
 
-    def _known_settings_id(self, settings: Mapping[str, Any]) -> int | None:
-        """The id of settings stored before (and remembered), else None."""
-        return self._settings_ids.get(_settings_digest(settings)[0])
-
     def _settings_id(self, conn: Connection, settings: Mapping[str, Any]) -> int:
         digest, text = _settings_digest(settings)
         cached = self._settings_ids.get(digest)

@@ -101,7 +101,7 @@ def create_app(
         import anyio.to_thread
 
         anyio.to_thread.current_default_thread_limiter().total_tokens = threads
-        # One engine (pool, checked schema, compiled statements) for the process's life.
+        # One engine (pool, checked schema, SQLAlchemy's statement cache) for the process's life.
         with context.database_held():
             yield
 
