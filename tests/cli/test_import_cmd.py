@@ -46,6 +46,17 @@ def test_import_prints_summary_and_creates_vault(run_cli, tmp_path: Path) -> Non
     assert (vault / "questions/ring-quiz/global-quiz-0001.yaml").is_file()
 
 
+def test_import_into_a_new_folder_gives_the_vault_its_own_id(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+    vault = tmp_path / "Class Vault"
+    assert run_cli("import", str(quiz), "--into", str(vault), "-q").exit_code == 0
+    declared = (vault / "vault.yaml").read_text("utf-8")
+    assert "id: class-vault-" in declared
+    # Importing again keeps the identity the vault was given.
+    assert run_cli("import", str(quiz), "--into", str(vault), "-q").exit_code == 0
+    assert (vault / "vault.yaml").read_text("utf-8") == declared
+
+
 def test_import_lists_source_defects_check_will_report(run_cli, tmp_path: Path) -> None:
     quiz = write_quiz(tmp_path / "quiz.txt")
     result = run_cli("import", str(quiz), "--into", str(tmp_path / "vault"))
@@ -306,6 +317,6 @@ def test_import_reports_each_stage_to_a_progress_callback(tmp_path: Path) -> Non
         (PREPARING, 1, 2),
         (PREPARING, 2, 2),
     ]
-    assert (WRITING, 6, 6) in seen  # two items and decks.yaml, staged then moved
+    assert (WRITING, 8, 8) in seen  # two items, decks.yaml and vault.yaml, staged then moved
     assert seen[-1] == (AUDITING, 2, 2)
     assert [stage for stage, _, _ in seen].index(WRITING) < [s for s, _, _ in seen].index(AUDITING)

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -193,6 +195,28 @@ def test_failure_mid_write_leaves_vault_as_it_was(
     assert not [p for p in vault.iterdir() if p.name.startswith(vault_writer.STAGING_PREFIX)]
 
 
+def test_a_killed_import_leaves_no_staging_folder_after_the_next_import(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    quiz = write_quiz(tmp_path / "quiz.txt", ["One.", "Two."])
+    import_source(quiz, into=vault, now=NOW)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    killed = vault / f"{vault_writer.STAGING_PREFIX}{gone.stdout.strip()}-0123456789ab"
+    (killed / "new" / "0").mkdir(parents=True)
+    (killed / "new" / "0" / "0.yaml").write_text("half written", "utf-8")
+    running = vault / f"{vault_writer.STAGING_PREFIX}{os.getpid()}-ba9876543210"
+    running.mkdir()
+    write_quiz(quiz, ["One.", "Two.", "Three."])
+    import_source(quiz, into=vault, now=LATER)
+    assert not killed.exists()
+    # A folder whose writer still runs is another import at work: left alone.
+    assert running.is_dir()
+
+
 def test_failure_writing_new_vault_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -380,6 +404,7 @@ def test_report_json_shape(tmp_path: Path) -> None:
     assert shape["written"] == [
         "questions/ring-basics-quiz/global-quiz-0001.yaml",
         "decks.yaml",
+        "vault.yaml",
     ]
     assert isinstance(report, ImportReport)
 
@@ -402,7 +427,7 @@ def test_imported_seed_vault_passes_check_apart_from_reported_defects(
 def test_staging_folder_never_survives(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     import_source(write_quiz(tmp_path / "q.txt", ["One."]), into=vault, now=NOW)
-    assert sorted(os.listdir(vault)) == ["decks.yaml", "questions"]
+    assert sorted(os.listdir(vault)) == ["decks.yaml", "questions", "vault.yaml"]
 
 
 def test_registry_names_every_format_and_loads_each_reader() -> None:

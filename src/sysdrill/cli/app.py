@@ -2,8 +2,10 @@
 
 Each command module exposes ``register(app)``; modules import heavy libraries
 inside their command functions so that ``sysdrill --help`` stays fast.
-Any :class:`~sysdrill.errors.SysdrillError` becomes one ``Error: <message>``
-line on stderr and exit code 1; usage mistakes exit 2; Ctrl-C exits 130.
+Any :class:`~sysdrill.errors.SysdrillError`, and any operating-system error (a
+folder that cannot be written, a path under a file), becomes one ``Error: <message>``
+line on stderr and exit code 1; usage mistakes exit 2; Ctrl-C exits 130; a reader
+that stops reading (``sysdrill stats | head``) ends the command with 0.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 import typer
 
 from sysdrill import __version__
+from sysdrill.cli.help_words import plain_help
 from sysdrill.errors import SysdrillError
 
 __all__ = ["COMMAND_MODULES", "build_app", "main"]
@@ -87,6 +90,23 @@ def _is_usage_error(exc: BaseException) -> bool:
     return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
 
 
+def _os_message(exc: OSError) -> str:
+    """One line for an operating-system error: the path, what went wrong, the fix."""
+    what = (exc.strerror or str(exc)).rstrip(".").lower()
+    if exc.filename is None:
+        return f"{what}; check the paths you passed and their permissions"
+    return f"{exc.filename}: {what}; check that the path exists and that you may write there"
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real descriptor (captured output in tests)
+        pass
+
+
 def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -> int:
     """Run the CLI and return its exit code.
 
@@ -99,7 +119,7 @@ def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -
     """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    command = typer.main.get_command(app or build_app())
+    command = plain_help(typer.main.get_command(app or build_app()))
     try:
         result = command.main(args=args, prog_name="sysdrill", standalone_mode=False)
     except typer.Exit as exc:
@@ -111,6 +131,14 @@ def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -
         if debug:
             raise
         typer.echo(f"Error: {exc}", err=True)
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except OSError as exc:
+        if debug:
+            raise
+        typer.echo(f"Error: {_os_message(exc)}", err=True)
         return 1
     except Exception as exc:
         if not _is_usage_error(exc):

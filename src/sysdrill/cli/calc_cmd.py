@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from sysdrill.cli.help_words import plain_help
+
 if TYPE_CHECKING:
     from sysdrill.napkin.calculators.spec import Calculator, CalculatorResult
 
@@ -181,7 +183,7 @@ class CalcGroup(TyperGroup):
         single.command(name=calc.name, help=help_text, short_help=calc.summary)(
             _calculator_command(calc)
         )
-        return typer.main.get_command(single)
+        return plain_help(typer.main.get_command(single))
 
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         """Resolve a calculator name, or hand the arguments to the expression command."""

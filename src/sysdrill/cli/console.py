@@ -48,9 +48,18 @@ QuietOption = Annotated[
 ]
 
 
+class _PipeConsole(Console):
+    """A console that lets a closed pipe reach :func:`sysdrill.cli.app.main`."""
+
+    def on_broken_pipe(self) -> None:
+        # Rich exits 1 here; a reader that stops reading (`stats | head`) is not an
+        # error, and main() ends such a run with 0.
+        raise BrokenPipeError
+
+
 def out_console() -> Console:
     """Console on the current stdout (JSON output should use ``typer.echo`` instead)."""
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    return _PipeConsole(file=sys.stdout, highlight=False, soft_wrap=True)
 
 
 def err_console() -> Console:

@@ -20,6 +20,7 @@ import functools
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -31,6 +32,7 @@ from pydantic import ValidationError
 from sysdrill.content.loader import ItemFile, load_item_file, read_item_file
 from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import validate_item
+from sysdrill.content.vault_identity import VAULT_FILE, new_vault_id, vault_file_text
 from sysdrill.errors import ContentInvalid, ImportFailed, UsageError
 from sysdrill.interop import vault_writer
 from sysdrill.interop.detect import detect_format
@@ -691,6 +693,11 @@ def import_source(
     }
     if not dry_run:
         files: dict[str, str | bytes] = {**plan.files, **media}
+        if report.created_vault:
+            # A new vault names itself, as `init` does, so its study progress stays
+            # its own when the folder moves (docs/sessions.md).
+            vault_id = new_vault_id(into.resolve().name, secrets.token_hex(3))
+            files[VAULT_FILE] = vault_file_text(vault_id)
         vault_writer.write_files(
             into,
             files,

@@ -47,7 +47,8 @@ __all__ = [
 ]
 
 STAGING_PREFIX = ".sysdrill-staging-"
-"""Name prefix of the staging folder created inside the vault while writing."""
+"""Name prefix of the staging folder created inside the vault while writing; the
+writer's process id follows, so a later write can tell a killed writer's folder."""
 
 _ORDER: dict[str, tuple[str, ...]] = {
     "": tuple(Item.model_fields),
@@ -279,6 +280,26 @@ def _place(staged: str, target: str) -> None:
     os.replace(staged, target)
 
 
+def _remove_stale_staging(root: Path) -> None:
+    """Remove staging folders whose writer is gone (an import killed half-way)."""
+    for folder in root.glob(f"{STAGING_PREFIX}*"):
+        pid = folder.name.removeprefix(STAGING_PREFIX).split("-")[0]
+        if pid.isdigit() and _running(int(pid)):
+            continue  # another import into this vault is writing now
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process with this id runs on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
+
+
 def _rollback(moved: list[tuple[str, str | None]], staging: Path, created_dirs: list[Path]) -> None:
     """Put back every file already moved, then remove what the write created."""
     for target, backup in reversed(moved):
@@ -370,7 +391,8 @@ def write_files(
                 f"cannot create vault folder '{root}': {exc.strerror}; check the path"
             ) from exc
         created_dirs.extend(missing)
-    staging = root / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
+    _remove_stale_staging(root)
+    staging = root / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
     moved: list[tuple[str, str | None]] = []
     total = 2 * len(files)
     # Plain os calls on strings: pathlib's object per path is a third of the time
