@@ -5,9 +5,11 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from sysdrill.study.deadline import (
-    deadline_eve,
+    FINAL_PASS_DAYS,
     effective_maximum_interval_days,
     effective_retention,
+    final_pass_day,
+    final_pass_start,
 )
 from sysdrill.study.ratings import Rating
 from sysdrill.study.scheduler import new_card, review_card
@@ -36,20 +38,36 @@ def test_passed_deadline_restores_normal_scheduling():
     settings = with_deadline(-1)
     assert effective_retention(settings, now=T0) == 0.90
     assert effective_maximum_interval_days(settings, now=T0) == 36500
-    assert deadline_eve(settings, now=T0) is None
+    assert final_pass_start(settings, now=T0) is None
 
 
 def test_interval_cap_ends_before_the_deadline():
-    settings = with_deadline(10)
-    assert effective_maximum_interval_days(settings, now=T0) == 9
+    settings = with_deadline(20)
+    assert effective_maximum_interval_days(settings, now=T0) == 19
     graduated = review_card(new_card("q"), Rating.EASY, now=T0, settings=settings)
-    for _ in range(5):
-        assert graduated.due is not None
-        assert graduated.due.date() < date(2026, 11, 12)
-        if graduated.due.date() >= date(2026, 11, 11):
-            break
-        graduated = review_card(graduated, Rating.EASY, now=graduated.due, settings=settings)
+    assert graduated.due is not None
+    assert graduated.due.date() < date(2026, 11, 22)
 
 
-def test_interview_tomorrow_still_allows_one_day_interval():
-    assert effective_maximum_interval_days(with_deadline(1), now=T0) == 1
+def test_a_review_in_the_final_pass_is_the_last_look_and_is_not_capped():
+    # Capping here would bring every item back on the eve of the interview.
+    assert effective_maximum_interval_days(with_deadline(FINAL_PASS_DAYS), now=T0) == 36500
+    assert effective_maximum_interval_days(with_deadline(1), now=T0) == 36500
+    assert effective_maximum_interval_days(with_deadline(FINAL_PASS_DAYS + 1), now=T0) == 7
+
+
+def test_final_pass_spreads_items_evenly_over_its_days():
+    deadline = T0.date() + timedelta(days=30)
+    days = [final_pass_day(f"item-{n}", deadline=deadline, today=T0.date()) for n in range(700)]
+    window = [deadline - timedelta(days=d) for d in range(FINAL_PASS_DAYS, 0, -1)]
+    assert set(days) == set(window)
+    per_day = [days.count(day) for day in window]
+    assert max(per_day) < 2 * min(per_day), per_day
+
+
+def test_final_pass_day_never_falls_before_today_and_the_eve_takes_the_rest():
+    deadline = T0.date() + timedelta(days=3)
+    days = {final_pass_day(f"i{n}", deadline=deadline, today=T0.date()) for n in range(100)}
+    assert days == {T0.date() + timedelta(days=d) for d in range(3)}
+    eve = deadline - timedelta(days=1)
+    assert final_pass_day("any", deadline=deadline, today=eve) == eve

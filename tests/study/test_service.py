@@ -170,6 +170,21 @@ def test_deadline_eve_brings_back_items_due_after_the_interview(study, make_item
     assert study.next_items(items, now=T0 + timedelta(hours=1)) == []
 
 
+def test_final_pass_offers_each_day_its_share_not_every_item_on_the_eve(study, make_item):
+    items = [make_item(f"far{n:02d}") for n in range(70)]
+    for item in items:
+        first = _graduate(study, item.id, now=T0 - timedelta(days=60))
+        assert _graduate(study, item.id, now=first.due).due > T0 + timedelta(days=7)
+    study.update_settings(deadline=(T0 + timedelta(days=7)).date(), new_per_day=0)
+    first_day = _ids(study.next_items(items, now=T0, limit=100))
+    assert 0 < len(first_day) < 30
+    for item_id in first_day:
+        study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
+    # Reviewed in the pass: not offered again before the interview.
+    later = _ids(study.next_items(items, now=T0 + timedelta(days=3), limit=100))
+    assert not set(first_day) & set(later)
+
+
 def test_deadline_workload_counts_items_in_scope(study, make_item):
     items = [make_item("a", track="cloud"), make_item("b", track="edge")]
     study.update_settings(deadline=(T0 + timedelta(days=3)).date())

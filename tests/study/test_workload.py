@@ -32,17 +32,50 @@ def test_workload_covers_each_day_until_the_deadline():
     assert sum(w.reviews for w in workload) > 15
 
 
-def test_workload_brings_far_items_back_on_the_eve():
-    settings = with_deadline(4)
+def _far(item_id: str):
+    """A card last reviewed ten days ago and due long after the deadline."""
     card = review_card(
-        new_card("far"), Rating.EASY, now=T0 - timedelta(days=1), settings=StudySettings(fuzz=False)
+        new_card(item_id),
+        Rating.EASY,
+        now=T0 - timedelta(days=10),
+        settings=StudySettings(fuzz=False),
     )
-    far = card.__class__(
+    return card.__class__(
         **{**{f: getattr(card, f) for f in card.__slots__}, "due": T0 + timedelta(days=30)}
     )
+
+
+def test_workload_brings_far_items_back_once_before_the_deadline():
+    settings = with_deadline(4)
+    far = _far("far")
     workload = expected_workload([far], unseen=0, settings=settings, now=T0)
-    assert [w.reviews for w in workload] == [0, 0, 0, 1]
+    assert sum(w.reviews for w in workload) == 1
     assert far.state is CardState.REVIEW
+    # Reviewed since the final pass began (a week before the deadline): done.
+    looked = far.__class__(
+        **{**{f: getattr(far, f) for f in far.__slots__}, "last_review": T0 - timedelta(days=1)}
+    )
+    assert (
+        sum(w.reviews for w in expected_workload([looked], unseen=0, settings=settings, now=T0))
+        == 0
+    )
+
+
+def test_workload_spreads_the_final_pass_instead_of_piling_it_on_the_eve():
+    settings = with_deadline(10)
+    cards = [_far(f"item-{n}") for n in range(350)]
+    reviews = [w.reviews for w in expected_workload(cards, unseen=0, settings=settings, now=T0)]
+    assert sum(reviews) == 350
+    assert reviews[:3] == [0, 0, 0]  # before the final pass nothing is due
+    window = reviews[3:]
+    assert len(window) == 7 and min(window) > 0
+    assert max(window) < 2 * min(window), window
+
+
+def test_new_items_are_spread_over_the_final_pass_too():
+    settings = with_deadline(10, new_per_day=70)
+    workload = expected_workload([], unseen=70, settings=settings, now=T0)
+    assert workload[-1].reviews < 70
 
 
 def test_workload_without_deadline_names_the_fix():

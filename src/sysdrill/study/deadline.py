@@ -2,10 +2,15 @@
 
 With ``deadline`` set and the date still ahead (UTC days):
 
-* **Interval cap.** The maximum interval becomes the days left minus one, so a
-  review scheduled today falls due on the eve of the interview at the latest.
-  Items scheduled before the deadline was set are offered on the eve too
-  (:func:`deadline_eve`).
+* **Interval cap.** Until the last :data:`FINAL_PASS_DAYS` days, the maximum
+  interval is the days left minus one, so no review is scheduled past the
+  interview.
+* **Final pass.** In the last :data:`FINAL_PASS_DAYS` days every studied item
+  comes up once more, whatever its due date, unless it was reviewed in those
+  days already; each item's day (:func:`final_pass_day`) is drawn from its id so
+  the pass spreads evenly over the window instead of piling up on the eve. A
+  review in the window is the item's last look: the interval cap no longer
+  applies there.
 * **Retention ramp.** The desired retention rises from the learner's setting
   to ``max(setting, 0.95)`` (never above 0.97): unchanged 28 days or more before the
   date, raised linearly over the next three weeks, and held at the target in
@@ -19,7 +24,8 @@ Once the date has come, scheduling is normal again.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import hashlib
+from datetime import date, datetime, timedelta
 
 from sysdrill.study.clock import day_start, require_utc
 from sysdrill.study.settings import MAX_DESIRED_RETENTION, StudySettings
@@ -29,7 +35,9 @@ __all__ = [
     "RAMP_END_DAYS",
     "RAMP_START_DAYS",
     "days_left",
-    "deadline_eve",
+    "final_pass_day",
+    "final_pass_start",
+    "FINAL_PASS_DAYS",
     "effective_maximum_interval_days",
     "effective_retention",
 ]
@@ -40,6 +48,8 @@ RAMP_START_DAYS = 28
 """Days before the deadline at which the retention ramp starts."""
 RAMP_END_DAYS = 7
 """Days before the deadline from which the ramp's target holds."""
+FINAL_PASS_DAYS = 7
+"""Days before the deadline over which every studied item comes up once more."""
 
 
 def days_left(settings: StudySettings, *, now: datetime) -> int | None:
@@ -66,14 +76,30 @@ def effective_retention(settings: StudySettings, *, now: datetime) -> float:
 def effective_maximum_interval_days(settings: StudySettings, *, now: datetime) -> int:
     """Maximum interval in force at ``now``, in days (capped before a deadline)."""
     left = days_left(settings, now=now)
-    if left is None:
+    if left is None or left <= FINAL_PASS_DAYS:
         return settings.maximum_interval_days
     return max(1, min(settings.maximum_interval_days, left - 1))
 
 
-def deadline_eve(settings: StudySettings, *, now: datetime) -> datetime | None:
-    """Midnight UTC starting the day before the deadline, while the deadline is ahead."""
+def final_pass_start(settings: StudySettings, *, now: datetime) -> datetime | None:
+    """Midnight UTC starting the final pass, while the deadline is ahead."""
     if days_left(settings, now=now) is None:
         return None
     assert settings.deadline is not None
-    return day_start(settings.deadline - timedelta(days=1))
+    return day_start(settings.deadline - timedelta(days=FINAL_PASS_DAYS))
+
+
+def final_pass_day(item_id: str, *, deadline: date, today: date) -> date:
+    """The day, from ``today`` on, on which the final pass offers ``item_id``.
+
+    Each day of the window takes each item still waiting with a chance of one in
+    the days left (a hash of the id and that day count, modulo the count, is
+    0), which spreads the items evenly over the window; the eve takes the rest.
+    """
+    day = max(today, deadline - timedelta(days=FINAL_PASS_DAYS))
+    while (left := (deadline - day).days) > 1:
+        digest = hashlib.blake2b(f"{item_id}/{left}".encode(), digest_size=8).digest()
+        if int.from_bytes(digest) % left == 0:
+            break
+        day += timedelta(days=1)
+    return day

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from sysdrill.content.models import Item
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc, utc_day
-from sysdrill.study.deadline import deadline_eve
+from sysdrill.study.deadline import final_pass_day, final_pass_start
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
 from sysdrill.study.recording import PreparedReview, ReadCard, ReviewOutcome, ReviewRecording
@@ -217,6 +217,18 @@ class StudyService(ReviewRecording):
             self._today = (day, new, learned)
         return self._today[1], self._today[2]
 
+    def _offered_in_final_pass(
+        self, card: CardRecord, *, pass_start: datetime, now: datetime
+    ) -> bool:
+        """Whether the final pass offers ``card`` now: due, or its pass day has come."""
+        if card.due is not None and card.due <= now:
+            return True
+        if card.last_review is not None and card.last_review >= pass_start:
+            return False  # its last look before the interview is done
+        assert self.settings.deadline is not None
+        day = final_pass_day(card.item_id, deadline=self.settings.deadline, today=now.date())
+        return day <= now.date()
+
     @staticmethod
     def _pool(items: Sequence[Item], chosen: ItemFilter) -> dict[str, Item]:
         # Sessions call next_items again and again with the same vault list;
@@ -276,11 +288,13 @@ class StudyService(ReviewRecording):
         new_done, reviews_done = self._today_counts(moment)
         reviews_left = max(0, self.settings.reviews_per_day - reviews_done)
         due_by = moment
-        eve = deadline_eve(self.settings, now=moment)
-        if eve is not None and moment >= eve:
-            # Deadline mode: on the eve of the interview every studied item not
-            # yet seen today comes up, whatever its due date.
+        pass_start = final_pass_start(self.settings, now=moment)
+        if pass_start is not None and moment >= pass_start:
+            # Deadline mode: in the final pass every studied item not reviewed
+            # since it began comes up once, on its own day (study/deadline.py).
             due_by = _END_OF_TIME
+        else:
+            pass_start = None
         picked: list[Item] = []
         offset = 0
         page = limit * 2 + 8
@@ -290,9 +304,10 @@ class StudyService(ReviewRecording):
                 item = by_id.get(card.item_id)
                 if item is None:
                     continue
-                if eve is not None and card.last_review is not None and card.last_review >= eve:
-                    if card.due is not None and card.due > moment:
-                        continue
+                if pass_start is not None and not self._offered_in_final_pass(
+                    card, pass_start=pass_start, now=moment
+                ):
+                    continue
                 if card.state is CardState.REVIEW:
                     if reviews_left <= 0:
                         continue

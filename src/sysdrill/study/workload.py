@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from sysdrill.errors import SchedulingError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import day_start, require_utc
-from sysdrill.study.deadline import days_left
+from sysdrill.study.deadline import FINAL_PASS_DAYS, days_left, final_pass_day
 from sysdrill.study.ratings import Rating
 from sysdrill.study.scheduler import new_card, review_card
 from sysdrill.study.settings import StudySettings
@@ -24,6 +24,8 @@ __all__ = ["DayWorkload", "expected_workload", "no_days_left"]
 
 _MAX_SIMULATED_REVIEWS = 200
 """Guard against a pathological loop per card in the workload simulation."""
+_STUDY_HOUR = timedelta(hours=9)
+"""When a simulated day's study starts (after midnight UTC)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,21 +45,34 @@ def _simulate(
     start: datetime,
     settings: StudySettings,
     deadline: date,
+    pass_day: date,
     counts: dict[date, int],
 ) -> None:
-    eve = deadline - timedelta(days=1)
+    pass_start = day_start(deadline - timedelta(days=FINAL_PASS_DAYS))
     moment = max(start, card.due or start)
     current = card
     for _ in range(_MAX_SIMULATED_REVIEWS):
+        looked = current.last_review is not None and current.last_review >= pass_start
+        if not looked and current.last_review is not None and moment.date() > pass_day:
+            # The final pass offers it on its own day (study/deadline.py).
+            moment = max(start, day_start(pass_day) + _STUDY_HOUR)
         if moment.date() >= deadline:
-            reviewed_on = current.last_review.date() if current.last_review else None
-            if reviewed_on is not None and reviewed_on < eve and start.date() <= eve:
-                counts[eve] = counts.get(eve, 0) + 1
             return
         counts[moment.date()] = counts.get(moment.date(), 0) + 1
         current = review_card(current, Rating.GOOD, now=moment, settings=settings)
         assert current.due is not None
         moment = current.due
+
+
+def _pass_shares(batch: int, *, deadline: date, today: date) -> list[tuple[date, int]]:
+    """``batch`` new items split evenly over the final-pass days left from ``today``."""
+    first = max(today, deadline - timedelta(days=FINAL_PASS_DAYS))
+    days = [first + timedelta(days=n) for n in range((deadline - first).days)]
+    if not days:
+        return []
+    whole, extra = divmod(batch, len(days))
+    shares = [(day, whole + (1 if n < extra else 0)) for n, day in enumerate(days)]
+    return [(day, share) for day, share in shares if share]
 
 
 def no_days_left(deadline: date | None, *, today: date) -> str:
@@ -109,11 +124,21 @@ def expected_workload(
     # Fuzz draws random intervals: without it the same state and date give the same plan.
     settings = settings.with_changes(fuzz=False)
     counts: dict[date, int] = {}
+    today = moment.date()
     for card in cards:
         if card.state is not CardState.NEW:
-            _simulate(card, start=moment, settings=settings, deadline=deadline, counts=counts)
+            pass_day = final_pass_day(card.item_id, deadline=deadline, today=today)
+            _simulate(
+                card,
+                start=moment,
+                settings=settings,
+                deadline=deadline,
+                pass_day=pass_day,
+                counts=counts,
+            )
     # Identical new cards follow identical schedules without fuzz: simulate one
-    # per introduction day and weight it by the day's batch.
+    # per introduction day and final-pass day, weighted by the items of the
+    # day's batch that the pass offers on that day (it spreads them evenly).
     new_counts: dict[date, int] = {}
     remaining = unseen
     day = moment.date()
@@ -124,11 +149,19 @@ def expected_workload(
             day += timedelta(days=1)
             continue
         new_counts[day] = batch
-        start = moment if day == moment.date() else day_start(day) + timedelta(hours=9)
-        one: dict[date, int] = {}
-        _simulate(new_card("new"), start=start, settings=settings, deadline=deadline, counts=one)
-        for when, count in one.items():
-            counts[when] = counts.get(when, 0) + count * batch
+        start = moment if day == moment.date() else day_start(day) + _STUDY_HOUR
+        for pass_day, share in _pass_shares(batch, deadline=deadline, today=today):
+            one: dict[date, int] = {}
+            _simulate(
+                new_card("new"),
+                start=start,
+                settings=settings,
+                deadline=deadline,
+                pass_day=pass_day,
+                counts=one,
+            )
+            for when, count in one.items():
+                counts[when] = counts.get(when, 0) + count * share
         remaining -= batch
         day += timedelta(days=1)
     total_days = (deadline - moment.date()).days
