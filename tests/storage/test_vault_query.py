@@ -92,6 +92,17 @@ def test_search_falls_back_to_plain_terms_on_fts_syntax_errors(
     assert {h.id for h in search_items(built, query)} == expected
 
 
+@pytest.mark.parametrize("query", ["allreduce", "AllReduce", "all reduce", "all-reduce"])
+def test_search_folds_hyphens_and_spacing(built: Path, query: str) -> None:
+    # The sample vault writes "all-reduce"; a learner types it any of these ways.
+    assert {"cloud-0101", "cloud-0102", "cloud-0105"} <= {h.id for h in search_items(built, query)}
+
+
+def test_search_keeps_fts_operators_in_plain_words(built: Path) -> None:
+    either = {h.id for h in search_items(built, "roofline OR bubble")}
+    assert either == {"edge-0102", "cloud-0104"}
+
+
 def test_search_fallback_finds_words_of_a_broken_query(built: Path) -> None:
     assert [h.id for h in search_items(built, 'bubble"')] == ["cloud-0104"]
 

@@ -131,6 +131,51 @@ def plain_terms_query(text: str) -> str:
     return " ".join(phrases)
 
 
+_PLAIN = re.compile(r"[\w\s]+")
+_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
+
+
+def folded_query(db: sqlite3.Connection, text: str) -> str | None:
+    """An FTS5 query for plain words that also matches them hyphenated or spaced.
+
+    ``allreduce`` also finds ``all-reduce`` and ``all reduce`` (it splits into
+    two words the index holds), and ``all reduce`` also finds ``allreduce``;
+    None when ``text`` is not plain words (or uses FTS5's operators), to be
+    searched as written.
+    """
+    if not _PLAIN.fullmatch(text) or _OPERATORS & set(text.split()):
+        return None
+    words = [word.lower() for word in text.split()]
+    splits = {
+        word: [(word[:i], word[i:]) for i in range(2, len(word) - 1)]
+        for word in words
+        if len(word) >= 5
+    }
+    wanted = {half for pairs in splits.values() for pair in pairs for half in pair}
+    wanted |= {a + b for a, b in zip(words, words[1:], strict=False)}
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, items_fts, row)"
+    )
+    marks = ",".join("?" * len(wanted))
+    known = {
+        row[0]
+        for row in db.execute(f"SELECT term FROM temp.vocab WHERE term IN ({marks})", [*wanted])
+    }
+    groups: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        following = words[index + 1] if index + 1 < len(words) else None
+        if following is not None and word + following in known:
+            groups.append(f'("{word} {following}" OR "{word}{following}")')
+            index += 2
+            continue
+        spaced = [f'"{a} {b}"' for a, b in splits.get(word, []) if a in known and b in known]
+        groups.append(f'("{word}" OR {" OR ".join(spaced)})' if spaced else f'"{word}"')
+        index += 1
+    return " ".join(groups)
+
+
 def _filters(
     tracks: Sequence[str], levels: Sequence[str], topics: Sequence[str]
 ) -> tuple[str, list[Any]]:
@@ -200,7 +245,8 @@ def search_items(
             f"WHERE items_fts MATCH ?{where} ORDER BY score LIMIT ?"
         )
         try:
-            rows = db.execute(sql, [query, *params, limit]).fetchall()
+            match = folded_query(db, query) or query
+            rows = db.execute(sql, [match, *params, limit]).fetchall()
         except (sqlite3.Error, ValueError):
             # Not valid FTS5 (or not encodable): search the words it contains instead.
             plain = plain_terms_query(query)
@@ -233,7 +279,8 @@ def count_matches(
             f"WHERE items_fts MATCH ?{where}"
         )
         try:
-            return int(db.execute(sql, [query, *params]).fetchone()[0])
+            match = folded_query(db, query) or query
+            return int(db.execute(sql, [match, *params]).fetchone()[0])
         except (sqlite3.Error, ValueError):
             plain = plain_terms_query(query)
             if not plain:
