@@ -307,3 +307,111 @@ def card_scores(parsed: Any, expected_file: Path) -> tuple[float, float, list[An
     precision = (len(found) - len(unexpected)) / len(found) if found else 0.0
     recall = (len(expected) - len(missed)) / len(expected) if expected else 1.0
     return precision, recall, unexpected, missed
+
+
+# --- Issue 31: a collection to go to sysdrill and back ---------------------------
+
+ROUND_TRIP_DECK = "Languages::日本語"
+ROUND_TRIP_FRONTS = {
+    "basic": "What is HBM?",
+    "suspended": "What is NVLink?",
+    "image": "Which kanji?",
+    "reviewed": "What is ZeRO?",
+}
+"""Fronts of the Basic notes of :func:`build_round_trip_collection`, by role."""
+
+
+def build_round_trip_collection(folder: Path) -> tuple[Path, Path]:
+    """An official-``anki`` collection and the package it exports (current format, with
+    scheduling and media), as a learner brings them to sysdrill.
+
+    Deck ``Languages::日本語``, 7 notes and 10 cards:
+
+    - four Basic notes (fronts :data:`ROUND_TRIP_FRONTS`): one with HTML in its back,
+      one suspended, one whose back is an image, one answered Good twice (review);
+    - "Vocab (and reversed card)": Anki's reversed type with a third field, IPA; its
+      reverse card suspended;
+    - a Cloze note with hints and a Back Extra; card 1 put in review by "set due
+      date" (9 days, a manual entry: no graded review);
+    - "Kanji 5": five fields, two templates (Recognise, Recall) and its own CSS; the
+      Recall card buried.
+
+    Returns:
+        The collection file (closed) and the package.
+    """
+    from anki.collection import Collection, ExportAnkiPackageOptions
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "collection.anki2"
+    col = Collection(str(path))
+    try:
+        deck = col.decks.id(ROUND_TRIP_DECK)
+        image = folder / "kanji.png"
+        image.write_bytes(PNG_BYTES)
+        stored = col.media.add_file(str(image))
+        models = col.models
+        backs = {
+            "basic": "High-bandwidth <b>memory</b>",
+            "suspended": "A GPU interconnect",
+            "image": f'<img src="{stored}">',
+            "reviewed": "Sharded optimizer state",
+        }
+        cards: dict[str, list[int]] = {}
+        for role, front in ROUND_TRIP_FRONTS.items():
+            note = col.new_note(models.by_name("Basic"))
+            note["Front"], note["Back"] = front, backs[role]
+            col.add_note(note, deck)
+            cards[role] = list(note.card_ids())
+        vocab = models.copy(models.by_name("Basic (and reversed card)"), add=False)
+        vocab["name"] = "Vocab (and reversed card)"
+        models.add_field(vocab, models.new_field("IPA"))
+        models.add(vocab)
+        note = col.new_note(models.by_name("Vocab (and reversed card)"))
+        note["Front"], note["Back"], note["IPA"] = "犬", "dog", "[inu]"
+        col.add_note(note, deck)
+        cards["vocab"] = list(note.card_ids())
+        note = col.new_note(models.by_name("Cloze"))
+        note["Text"] = "{{c1::NCCL::library}} runs {{c2::all-reduce::collective}}"
+        note["Back Extra"] = "Ring or tree"
+        col.add_note(note, deck)
+        cards["cloze"] = list(note.card_ids())
+        kanji = models.new("Kanji 5")
+        for name in ("Kanji", "Meaning", "Reading", "Example", "Notes"):
+            models.add_field(kanji, models.new_field(name))
+        for name, front, back in (
+            (
+                "Recognise",
+                '<div class="k">{{Kanji}}</div>',
+                "{{FrontSide}}<hr id=answer>{{Meaning}}<br>{{Reading}}"
+                "{{#Example}}<br>{{Example}}{{/Example}}",
+            ),
+            ("Recall", "{{Meaning}}", "{{FrontSide}}<hr id=answer>{{Kanji}}<br>{{Notes}}"),
+        ):
+            template = models.new_template(name)
+            template["qfmt"], template["afmt"] = front, back
+            models.add_template(kanji, template)
+        kanji["css"] = ".k { font-size: 48px; }\n.card { font-family: serif; }"
+        models.add(kanji)
+        note = col.new_note(models.by_name("Kanji 5"))
+        note["Kanji"], note["Meaning"], note["Reading"] = "水", "water", "mizu"
+        note["Example"], note["Notes"] = "水を飲む", "radical 85"
+        col.add_note(note, deck)
+        cards["kanji"] = list(note.card_ids())
+        col.sched.suspend_cards([cards["suspended"][0], cards["vocab"][1]])
+        col.sched.bury_cards([cards["kanji"][1]], manual=True)
+        for rating in (3, 3):
+            card = col.get_card(cards["reviewed"][0])
+            card.start_timer()
+            col.sched.answerCard(card, rating)
+        col.sched.set_due_date([cards["cloze"][0]], "9!")
+        package = folder / "deck.apkg"
+        col.export_anki_package(
+            out_path=str(package),
+            options=ExportAnkiPackageOptions(
+                with_scheduling=True, with_deck_configs=True, with_media=True, legacy=False
+            ),
+            limit=None,
+        )
+    finally:
+        col.close()
+    return path, package

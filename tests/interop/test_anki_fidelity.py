@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.interop.conftest import import_with_anki
+from tests.interop.conftest import CLOZE_EXTRA, CLOZE_TEXT, import_with_anki
 
 from sysdrill.interop.export import export_vault
 from sysdrill.interop.field_map import FieldRole
@@ -175,13 +175,14 @@ def test_export_writes_one_cloze_note_and_one_reversed_note(
         conn.close()
     assert len(notes) == 5
     assert cards == 9
-    text, extra = notes["fixture-cloze"].split("\x1f")
-    assert "{{c2::all-reduce::collective}}" in text
-    assert extra == "<p>Ring or tree algorithms</p>"
-    assert notes["fixture-optional-yes"].split("\x1f") == [
-        "<p>HBM</p>",
-        "<p>high-bandwidth memory</p>",
-        "y",
+    # Items unchanged since their import give back every field exactly as Anki stored it.
+    assert notes["fixture-cloze"].split("\x1f") == [CLOZE_TEXT, CLOZE_EXTRA]
+    assert notes["fixture-optional-yes"].split("\x1f") == ["HBM", "high-bandwidth memory", "y"]
+    assert notes["fixture-custom"].split("\x1f") == [
+        "17",
+        "10<sup>4</sup> + 1?",
+        "10001",
+        "https://example.org/aufgabe-17",
     ]
 
 
@@ -211,9 +212,5 @@ def test_anki_imports_the_reexport_with_the_same_notes_cards_and_types(
     after = import_with_anki(out, tmp_path / "b", read)
 
     assert (after[0], after[1]) == (before[0], before[1]) == (5, 9)
-    # Linked notes keep their GUID and note type; a single-card custom note comes
-    # back as our flashcard type (its field layout is not kept).
-    assert {guid: name for guid, name in after[2].items() if guid.startswith("fixture")} == {
-        guid: name for guid, name in before[2].items() if guid != "fixture-custom"
-    }
-    assert "sysdrill flashcard" in after[2].values()
+    # Every note keeps its GUID and note type, the single-card custom note too.
+    assert after[2] == before[2]

@@ -158,7 +158,9 @@ def test_export_puts_media_back_into_the_package(media_apkg: Path, tmp_path: Pat
         index = json.loads(archive.read("media"))
         stored = {name: archive.read(number) for number, name in index.items()}
         (tmp_path / "c.anki2").write_bytes(archive.read("collection.anki2"))
-    assert stored == {PNG_NAME: PNG_BYTES, MP3_NAME: MP3_BYTES}
+    # Notes unchanged since their import go back as Anki stored them: their
+    # media under the names the collection knows.
+    assert stored == {"gpu-diagram.png": PNG_BYTES, "say-hbm.mp3": MP3_BYTES}
     import sqlite3
 
     conn = sqlite3.connect(tmp_path / "c.anki2")
@@ -166,8 +168,36 @@ def test_export_puts_media_back_into_the_package(media_apkg: Path, tmp_path: Pat
         fields = [row[0] for row in conn.execute("SELECT flds FROM notes ORDER BY flds")]
     finally:
         conn.close()
-    assert any(f'<img src="{PNG_NAME}"' in field for field in fields)
-    assert any(f"[sound:{MP3_NAME}]" in field for field in fields)
+    assert any('<img src="gpu-diagram.png">' in field for field in fields)
+    assert any("[sound:say-hbm.mp3]" in field for field in fields)
+
+
+def test_an_edited_note_refers_to_its_media_by_vault_name(media_apkg: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    import_source(media_apkg, into=vault, now=NOW, audit=False)
+    path = next(p for p in (vault / "questions").rglob("*.yaml") if "H100" in p.read_text())
+    # The question only (the file keeps Anki's field values further down).
+    text = path.read_text("utf-8").replace("What does an H100 board", "What does a B200 board", 1)
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.apkg"
+
+    export_vault(vault, format="apkg", out=out, now=NOW)
+
+    with zipfile.ZipFile(out) as archive:
+        index = json.loads(archive.read("media"))
+        (tmp_path / "c.anki2").write_bytes(archive.read("collection.anki2"))
+    import sqlite3
+
+    conn = sqlite3.connect(tmp_path / "c.anki2")
+    try:
+        fields = dict(conn.execute("SELECT guid, flds FROM notes").fetchall())
+    finally:
+        conn.close()
+    front, back = fields["fixture-image-answer"].split("\x1f")
+    assert front == "<p>What does a B200 board look like?</p>"
+    # The answer was not edited: it keeps the collection's name for the image.
+    assert back == '<img src="gpu-diagram.png">'
+    assert set(index.values()) == {"gpu-diagram.png", "say-hbm.mp3"}
 
 
 def test_export_of_an_unchanged_vault_keeps_note_modification_times(
@@ -192,7 +222,12 @@ def test_export_of_an_unchanged_vault_keeps_note_modification_times(
         finally:
             conn.close()
 
-    assert mods[0] == mods[1] == [int(stamp), int(stamp)]
+    # The notes did not change since the import: they keep Anki's own times.
+    assert mods[0] == mods[1]
+    assert mods[0] == sorted(
+        yaml.safe_load(p.read_text("utf-8"))["source"]["anki"]["note_mod_s"]
+        for p in (vault / "questions").rglob("*.yaml")
+    )
 
 
 try:

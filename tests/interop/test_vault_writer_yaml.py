@@ -131,3 +131,29 @@ def test_every_bundled_item_is_written_as_pyyaml_writes_it() -> None:
     assert len(raws) > 10
     for raw in raws:
         assert dump_yaml(raw) == _pyyaml_text(raw)
+
+
+_NESTED_SCALARS = st.one_of(
+    _SCALARS,
+    st.text(alphabet=st.sampled_from("ab 水\n\t:#-'\"|"), max_size=20),
+    st.sampled_from(["a\nb", "a\n\nb", "  lead\nx", "end\n", "end\n\n", ".card {\n  x: y;\n}"]),
+)
+_NESTED = st.recursive(
+    st.one_of(_NESTED_SCALARS, st.lists(_NESTED_SCALARS, max_size=3)),
+    lambda inner: st.one_of(
+        st.dictionaries(
+            st.sampled_from(["anki", "fields", "css", "1", "a b", "水"]), inner, max_size=3
+        ),
+        st.lists(
+            st.dictionaries(st.sampled_from(["name", "front"]), inner, max_size=2), max_size=2
+        ),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(["source", "details", "id", "x"]), _NESTED, max_size=3))
+def test_the_direct_writer_writes_nested_mappings_as_pyyaml_does(data: dict[str, object]) -> None:
+    # Issue 31: an Anki item's `source.anki` nests mappings, lists of mappings and CSS.
+    assert dump_yaml(data) == _pyyaml_text(data)

@@ -31,6 +31,8 @@ from sysdrill.content.enums import (
 __all__ = [
     "DEFAULT_ANSWER_TOLERANCE",
     "REQUIRED_FIELDS",
+    "AnkiNote",
+    "AnkiNoteType",
     "ChainRef",
     "Details",
     "HumanReview",
@@ -184,6 +186,48 @@ class TemplateCalculator(_Open):
     """The output that is the answer (``time``); a fraction is shown in ``%`` if asked."""
 
 
+class AnkiNoteType(_Open):
+    """The Anki note type an imported note had, so export writes the same one (our addition)."""
+
+    id: int
+    """Anki's note type id: a note updates in place only under the same id."""
+    name: str
+    mod_s: int | None = None
+    """When Anki last changed the note type, in seconds since the epoch."""
+    cloze: bool = False
+    """Anki's cloze kind (cards from ``{{cN::...}}`` blanks, not one per template)."""
+    fields: dict[str, str]
+    """Every field in the note type's order, with the role the import gave it
+    (``question``, ``answer``, ``extra``, ``source``, ``tags`` or ``ignore``)."""
+    templates: list[dict[str, str]] = Field(default_factory=list)
+    """Each card template as ``{name, front, back}`` (Anki template HTML)."""
+    css: str = ""
+    sort_field: int = 0
+    """0-based index of the field Anki's browser sorts by."""
+
+
+class AnkiNote(_Open):
+    """The Anki note and card an item was imported from (``source.anki``, our addition)."""
+
+    guid: str
+    """The note's GUID: an export carrying it updates that note in Anki."""
+    card: int = 0
+    """This item's card ordinal in the note (template index; cloze number minus 1)."""
+    note_mod_s: int | None = None
+    """When Anki last changed the note, in seconds since the epoch."""
+    deck: str | None = None
+    """The card's Anki deck, ``Parent::Child``."""
+    suspended: bool | None = None
+    """The card was suspended in Anki."""
+    buried: bool | None = None
+    """The card was buried in Anki."""
+    note_type: AnkiNoteType
+    values: list[str] = Field(default_factory=list)
+    """Every field of the note as Anki stored it (HTML), in the note type's order."""
+    media: dict[str, str] | None = None
+    """Vault ``media/`` file of each media file the fields name, by its Anki name."""
+
+
 class ItemSource(_Open):
     """Where an imported item came from (our addition)."""
 
@@ -197,6 +241,8 @@ class ItemSource(_Open):
     """SHA-256 of the item's source text, to tell updated from unchanged."""
     provenance: str | None = None
     """Provenance the source declared (``human``, ``llm-draft``...) when it was not ``imported``."""
+    anki: AnkiNote | None = None
+    """Anki packages: the note, note type and card the item came from, so export updates it."""
 
 
 class NoteLink(_Open):

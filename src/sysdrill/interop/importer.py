@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
-import json
 import os
 import secrets
 from collections.abc import Callable, Mapping
@@ -44,6 +42,7 @@ from sysdrill.interop.field_map import (
 )
 from sysdrill.interop.formats import FORMAT_NAMES, deck_slug, get_reader, slugify
 from sysdrill.interop.import_report import ImportReport, ItemAction, ItemOutcome
+from sysdrill.interop.item_digest import item_digest
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 from sysdrill.interop.vault_writer import (
     IdAllocator,
@@ -94,11 +93,6 @@ def _plain_copy(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return copy.deepcopy(value)
-
-
-def _digest(data: dict[str, Any]) -> str:
-    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -259,6 +253,7 @@ def _finalise(
     digest: str,
     now: datetime,
     previous: dict[str, Any] | None,
+    anki: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     original = data.get("provenance")
     stamp: dict[str, Any] = {
@@ -272,6 +267,8 @@ def _finalise(
         data["provenance"] = "imported"
         if isinstance(original, str) and original != "imported":
             stamp["provenance"] = original
+    if anki is not None:
+        stamp["anki"] = _plain_copy(anki)
     data["source"] = stamp
     stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
     if previous is None:
@@ -341,7 +338,7 @@ def _plan_items(
         if isinstance(own_deck, str) and own_deck.strip() and not forced_deck:
             plan.deck_titles.setdefault(_deck_name(own_deck), own_deck.strip())
         data = _item_data(parsed_item, deck=deck, forced_deck=forced_deck)
-        digest = _digest(data)
+        digest = item_digest(data, parsed_item.anki)
         existing = index.by_identity.get((family, parsed_item.key))
         where = f"{name} ({parsed_item.key})"
         if existing is not None:
@@ -349,6 +346,24 @@ def _plan_items(
             stamp = existing.raw.get("source") or {}
             action = ItemAction.UNCHANGED if stamp.get("digest") == digest else ItemAction.UPDATED
             previous: dict[str, Any] | None = existing.raw
+            if action is ItemAction.UPDATED and _only_anki_block_missing(
+                stamp, data, parsed_item.anki
+            ):
+                # Imported before items kept their Anki note: the source did not change,
+                # so the file keeps its text (and the author's edits); only the stamp grows.
+                kept = _with_anki_block(existing.raw, parsed_item.anki, digest)
+                for note in parsed_item.notes:
+                    report.notes.append(
+                        ImportNote(
+                            f"{item_id}: {note.message}", note.location or where, note.skipped
+                        )
+                    )
+                report.outcomes.append(ItemOutcome(action, parsed_item.key, item_id, rel))
+                plan.files[rel] = vault_writer.dump_yaml(kept)
+                item_deck = existing.raw.get("deck")
+                if isinstance(item_deck, str) and item_deck:
+                    plan.deck_items.setdefault(item_deck, []).append(item_id)
+                continue
         elif parsed_item.preferred_id is not None and allocator.taken(parsed_item.preferred_id):
             item_id = parsed_item.preferred_id
             other = index.by_id.get(item_id)
@@ -403,6 +418,7 @@ def _plan_items(
             digest=digest,
             now=now,
             previous=previous,
+            anki=parsed_item.anki,
         )
         try:
             validate_item(final)
@@ -413,6 +429,27 @@ def _plan_items(
     progress(PREPARING, total, total)
     _note_dropped(parsed, index, report)
     return plan
+
+
+def _only_anki_block_missing(
+    stamp: Mapping[str, Any], data: dict[str, Any], anki: dict[str, Any] | None
+) -> bool:
+    """Whether an item was imported, unchanged, before items kept their Anki note."""
+    return (
+        anki is not None
+        and isinstance(stamp, Mapping)
+        and "anki" not in stamp
+        and stamp.get("digest") == item_digest(data)
+    )
+
+
+def _with_anki_block(
+    raw: dict[str, Any], anki: dict[str, Any] | None, digest: str
+) -> dict[str, Any]:
+    """An item file's mapping as it is, its ``source`` stamp given the Anki block and digest."""
+    kept = _plain_copy(raw)
+    kept["source"] = {**kept.get("source", {}), "digest": digest, "anki": _plain_copy(anki)}
+    return vault_writer.order_item(kept)
 
 
 def _note_dropped(parsed: ParsedSource, index: VaultIndex, report: ImportReport) -> None:
@@ -577,6 +614,7 @@ def import_source(
     with_scheduling: bool = False,
     now: datetime,
     progress: Progress | None = None,
+    on_written: Callable[[ImportReport], None] | None = None,
 ) -> ImportReport:
     """Import a source into a vault: every file written, or none.
 
@@ -600,6 +638,11 @@ def import_source(
         progress: Called as ``progress(stage, done, total)`` while items are
             prepared, written and audited (:data:`PREPARING`, :data:`WRITING`,
             :data:`AUDITING`); the audit of a real import runs on the written files.
+        on_written: Called with the report once every file is in place (not on
+            a dry run): the last step of the all-or-nothing write. If it raises,
+            the vault is put back as it was (a new vault removed) and the
+            exception goes on; a caller seeds ``--with-scheduling``'s study
+            database here, so the vault and the history arrive together or not at all.
 
     Returns:
         What was added, updated, left unchanged and skipped, with notes.
@@ -698,13 +741,14 @@ def import_source(
             # its own when the folder moves (docs/sessions.md).
             vault_id = new_vault_id(into.resolve().name, secrets.token_hex(3))
             files[VAULT_FILE] = vault_file_text(vault_id)
+        report.written = list(files)
         vault_writer.write_files(
             into,
             files,
             create_root=report.created_vault,
             progress=lambda done, total: report_progress(WRITING, done, total),
+            on_written=None if on_written is None else lambda: on_written(report),
         )
-        report.written = list(files)
         if report.created_vault:
             (into / "questions").mkdir(parents=True, exist_ok=True)
         if audit:

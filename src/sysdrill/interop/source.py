@@ -43,6 +43,9 @@ class ParsedItem:
     group: str | None = None
     """Key shared by items read from one source note (cloze blanks, reverse cards):
     they get one note id, and each item's id is ``<note id>-<card>``."""
+    anki: dict[str, Any] | None = None
+    """Anki packages: the note, note type and card the item came from, kept as its
+    ``source.anki`` (see :class:`~sysdrill.content.models.AnkiNote`)."""
 
 
 @dataclass(slots=True)

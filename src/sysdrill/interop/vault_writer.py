@@ -198,8 +198,9 @@ def _fast_scalar(value: Any) -> str | None:
 def _fast_entry(key: Any, value: Any, indent: str, out: list[str]) -> bool:
     """Append the lines of ``key: value`` (as PyYAML writes them) to ``out``, if simple.
 
-    Scalars, lists of scalars and mappings of those are handled; False means
-    the entry holds something else (nothing is appended then).
+    Scalars and lists of scalars are written directly; a mapping entry by entry,
+    each other entry of it by PyYAML alone and indented. False means the entry
+    holds something else (nothing is appended then).
     """
     name = _ascii_scalar(key) if type(key) is str and len(key) <= _FAST_MAX_KEY_CHARS else None
     if name is None:
@@ -218,14 +219,24 @@ def _fast_entry(key: Any, value: Any, indent: str, out: list[str]) -> bool:
         out.append(f"{indent}{name}:\n")
         out.extend(f"{indent}- {item}\n" for item in items)
         return True
-    if type(value) is dict and not indent:
+    if type(value) is dict:
         if not value:
-            out.append(f"{name}: {{}}\n")
+            out.append(f"{indent}{name}: {{}}\n")
             return True
-        nested: list[str] = [f"{name}:\n"]
+        inner_indent = indent + "  "
+        nested: list[str] = [f"{indent}{name}:\n"]
         for inner_key, inner_value in value.items():
-            if not _fast_entry(inner_key, inner_value, "  ", nested):
-                return False
+            if _fast_entry(inner_key, inner_value, inner_indent, nested):
+                continue
+            # Block style is relative: an entry PyYAML writes alone, indented, is what
+            # it writes inside the mapping (blank lines of a block scalar stay empty).
+            chunk = _yaml_dump({inner_key: inner_value})
+            if chunk.endswith("\n...\n"):
+                return False  # a kept final line break: only PyYAML knows the whole
+            nested.extend(
+                inner_indent + line if line.strip("\n") else line
+                for line in chunk.splitlines(keepends=True)
+            )
         out.extend(nested)
         return True
     return False
@@ -365,6 +376,7 @@ def write_files(
     *,
     create_root: bool = False,
     progress: Callable[[int, int], None] = _no_progress,
+    on_written: Callable[[], None] | None = None,
 ) -> None:
     """Write files below ``root``, all of them or none.
 
@@ -375,11 +387,15 @@ def write_files(
         create_root: Create ``root`` (and remove it again on failure).
         progress: Called as ``progress(done, total)`` as files are staged
             (``total`` counts each file twice: staged, then moved into place).
+        on_written: Called once every file is in place, before the write is
+            final: if it raises, every file is put back and the exception goes on.
 
     Raises:
         ImportFailed: If any file cannot be written; the vault is left as it was.
     """
     if not files:
+        if on_written is not None:
+            on_written()
         return
     created_dirs: list[Path] = []
     if create_root:
@@ -438,6 +454,12 @@ def write_files(
     except BaseException:
         _rollback(moved, staging, created_dirs)
         raise
+    if on_written is not None:
+        try:
+            on_written()
+        except BaseException:
+            _rollback(moved, staging, created_dirs)
+            raise
     shutil.rmtree(staging, ignore_errors=True)
 
 

@@ -85,6 +85,15 @@ class LinkedNote:
     @property
     def guid(self) -> str:
         """The Anki note's own GUID when imported from a package, else one from the note id."""
+        return self.scoped_guid(None)
+
+    def scoped_guid(self, scope: str | None) -> str:
+        """The Anki note's own GUID when imported from Anki, else one from vault and note id.
+
+        Args:
+            scope: The vault's declared id (``apkg.guid_scope``), or None for
+                a GUID from the note id alone.
+        """
         for exported in self.items:
             source = exported.item.source
             if source is not None and source.format in _ANKI_SOURCES and source.key:
@@ -93,7 +102,9 @@ class LinkedNote:
                 return guid if mark else source.key
         import genanki
 
-        return str(genanki.guid_for("sysdrill-note", self.note_id))
+        if scope is None:
+            return str(genanki.guid_for("sysdrill-note", self.note_id))
+        return str(genanki.guid_for("sysdrill-note", scope, self.note_id))
 
 
 def linked_notes(items: list[ExportedItem]) -> dict[str, LinkedNote]:

@@ -17,17 +17,34 @@ from collections.abc import Mapping
 
 from sysdrill.interop.anki_scheduling import AnkiCardHistory
 
-__all__ = ["card_ord", "write_scheduling"]
+__all__ = ["set_card_queues", "write_scheduling"]
 
 _DAY_SECONDS = 86_400
 _DEFAULT_EASE_PERMILLE = 2500
 
 
-def card_ord(card: str | None) -> int:
-    """Anki's card ordinal of a sibling: ``cN`` is N-1, ``reverse`` 1, anything else 0."""
-    if card and card.startswith("c") and card[1:].isdigit():
-        return max(int(card[1:]) - 1, 0)
-    return 1 if card == "reverse" else 0
+def set_card_queues(conn: sqlite3.Connection, queues: Mapping[tuple[str, int], int]) -> int:
+    """Put the cards named by (note GUID, card ordinal) in a queue: -1 suspended, -3 buried.
+
+    Anki keeps the queue when the package is imported with scheduling.
+
+    Returns:
+        Cards changed.
+    """
+    if not queues:
+        return 0
+    cards = _card_ids(conn)
+    rows = [(queue, cards[slot]) for slot, queue in queues.items() if slot in cards]
+    conn.executemany("UPDATE cards SET queue = ? WHERE id = ?", rows)
+    return len(rows)
+
+
+def _card_ids(conn: sqlite3.Connection) -> dict[tuple[str, int], int]:
+    """Each card's id by (note GUID, card ordinal), read once (genanki indexes no GUID)."""
+    rows = conn.execute(
+        "SELECT notes.guid, cards.ord, cards.id FROM cards JOIN notes ON notes.id = cards.nid"
+    )
+    return {(str(guid), int(ord_)): int(cid) for guid, ord_, cid in rows}
 
 
 def _anki_interval(days: float) -> int:
@@ -56,15 +73,11 @@ def write_scheduling(
     created_s = int(row[0]) if row and row[0] else 0
     used_ids: set[int] = {int(r[0]) for r in conn.execute("SELECT id FROM revlog")}
     written = 0
-    for (guid, ord_), history in cards.items():
-        found = conn.execute(
-            "SELECT cards.id FROM cards JOIN notes ON notes.id = cards.nid "
-            "WHERE notes.guid = ? AND cards.ord = ?",
-            (guid, ord_),
-        ).fetchone()
-        if found is None:
+    card_ids = _card_ids(conn) if cards else {}
+    for slot, history in cards.items():
+        card_id = card_ids.get(slot)
+        if card_id is None:
             continue
-        card_id = int(found[0])
         queue = {0: 0, 1: 1, 2: 2, 3: 1}.get(history.card_type, 0)
         ease = history.ease_permille or (_DEFAULT_EASE_PERMILLE if history.card_type else 0)
         memory = (

@@ -3,7 +3,10 @@
 Identity is stable, so importing a newer export updates notes instead of
 adding copies:
 
-- each note's GUID is ``genanki.guid_for("sysdrill", item_id)``;
+- an item imported from an Anki package is written as the note it came from:
+  its GUID, note type and card (:mod:`~sysdrill.interop.export.anki_original`);
+- any other item's note GUID comes from the vault's id and the item's id
+  (:func:`note_guid`);
 - each kind of item has its own note type with a fixed model id
   (:data:`NOTE_TYPES`); changing a note type's fields means a new id;
 - each deck's id is derived from its name (:func:`deck_id`).
@@ -40,7 +43,20 @@ from sysdrill.interop.export.anki_notes import (
     linked_note_fields,
     linked_notes,
 )
-from sysdrill.interop.export.anki_schedule import card_ord, write_scheduling
+from sysdrill.interop.export.anki_original import (
+    anki_source,
+    card_queues,
+    card_slots,
+    linked_card_ordinal,
+    original_deck,
+    original_model,
+    original_note,
+    original_note_fields,
+    original_note_mod,
+    original_notes,
+    original_tags,
+)
+from sysdrill.interop.export.anki_schedule import set_card_queues, write_scheduling
 from sysdrill.interop.export.cards import (
     ExportedItem,
     FieldRenderer,
@@ -54,7 +70,15 @@ from sysdrill.interop.export.cards import (
     parts_markdown,
 )
 
-__all__ = ["NOTE_TYPES", "NoteType", "deck_id", "note_guid", "note_type_for", "write_apkg"]
+__all__ = [
+    "NOTE_TYPES",
+    "NoteType",
+    "deck_id",
+    "guid_scope",
+    "note_guid",
+    "note_type_for",
+    "write_apkg",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +189,38 @@ def note_type_for(item: Item) -> NoteType:
     return NOTE_TYPES["flashcard"]
 
 
-def note_guid(item_id: str) -> str:
-    """Anki note GUID of an item: the same id always gives the same GUID."""
+def guid_scope(vault: Path | None) -> str | None:
+    """What a vault's note GUIDs are derived from besides item ids: its declared id.
+
+    A vault that declares its id (``vault.yaml``, or a bundled vault's name)
+    gives GUIDs of its own, so two vaults with an item ``global-flashcard-0001``
+    each never update each other's note in Anki. A vault known only by its
+    folder gives None (the GUID of the item id alone, as before vaults had ids):
+    a folder's digest changes when it moves, and the GUIDs must not.
+
+    Raises:
+        ContentInvalid: If the vault's ``vault.yaml`` is unreadable or its id invalid.
+    """
+    if vault is None:
+        return None
+    from sysdrill.content.vault_identity import read_vault_identity
+
+    identity = read_vault_identity(vault)
+    return identity.vault_id if identity.declared else None
+
+
+def note_guid(item_id: str, scope: str | None = None) -> str:
+    """Anki note GUID of an item: the same vault and id always give the same GUID.
+
+    Args:
+        item_id: The item's id.
+        scope: The vault's declared id (:func:`guid_scope`), or None.
+    """
     import genanki
 
-    return str(genanki.guid_for("sysdrill", item_id))
+    if scope is None:
+        return str(genanki.guid_for("sysdrill", item_id))
+    return str(genanki.guid_for("sysdrill", scope, item_id))
 
 
 def deck_id(name: str) -> int:
@@ -266,42 +317,71 @@ def write_apkg(
     import genanki
 
     render = FieldRenderer()
+    scope = guid_scope(vault)
     models = {key: _model(note_type) for key, note_type in NOTE_TYPES.items()}
     decks: dict[str, Any] = {}
-    linked = linked_notes(items)
+    originals = original_notes(items)
+    linked = linked_notes([e for e in items if anki_source(e.item) is None])
     used_media: set[str] = set()
+    renamed_media: dict[str, str] = {}
+    """Vault media file of each file packed under its Anki name (unchanged original fields)."""
     mods: dict[str, int] = {}
+    model_mods: dict[int, int] = {}
     slots: dict[tuple[str, int], str] = {}
     """Item id of each card, by (note GUID, card ordinal)."""
+    queues: dict[tuple[str, int], int] = {}
     fallback = int(now.timestamp())
     done = 0
-    for note in linked.values():
-        name, tags = linked_deck_and_tags(note)
+
+    def deck(name: str) -> Any:
         if name not in decks:
             decks[name] = genanki.Deck(deck_id(name), name)
+        return decks[name]
+
+    original_models: dict[int, Any] = {}
+    for original in originals.values():
+        kind = original.anki.note_type
+        model = original_models.get(kind.id)
+        if model is None:
+            model = original_models[kind.id] = original_model(original)
+            if kind.mod_s is not None:
+                model_mods[kind.id] = kind.mod_s
+        kept = original_note_fields(original, render, used_media)
+        renamed_media.update(kept.packed)
+        mods[original.guid] = original_note_mod(original, vault=vault, fallback=fallback)
+        for ord_, item_id in card_slots(original).items():
+            slots[(original.guid, ord_)] = item_id
+        for ord_, queue in card_queues(original).items():
+            queues[(original.guid, ord_)] = queue
+        deck(original_deck(original)).add_note(
+            original_note(original, model, kept.values, original_tags(original))
+        )
+        done += len(original.items)
+        if progress is not None:
+            progress(done)
+    for note in linked.values():
+        name, tags = linked_deck_and_tags(note)
         fields = [flatten_media(f, used_media) for f in linked_note_fields(note, render)]
-        mods[note.guid] = note_mod_seconds(note.items, vault=vault, fallback=fallback)
+        guid = note.scoped_guid(scope)
+        mods[guid] = note_mod_seconds(note.items, vault=vault, fallback=fallback)
         for sibling in note.items:
-            link = sibling.item.note_link
-            slots[(note.guid, card_ord(link.card if link else None))] = sibling.item.id
-        decks[name].add_note(
-            genanki.Note(model=linked_model(note, _CSS), fields=fields, tags=tags, guid=note.guid)
+            slots[(guid, linked_card_ordinal(sibling.item))] = sibling.item.id
+        deck(name).add_note(
+            genanki.Note(model=linked_model(note, _CSS), fields=fields, tags=tags, guid=guid)
         )
         done += len(note.items)
         if progress is not None:
             progress(done)
     for exported in items:
         item = exported.item
-        if item.note_link is not None:
+        if item.note_link is not None or anki_source(item) is not None:
             continue
         note_type = note_type_for(item)
         name = anki_deck_name(item, deck=exported.deck_title)
-        if name not in decks:
-            decks[name] = genanki.Deck(deck_id(name), name)
-        guid = note_guid(item.id)
+        guid = note_guid(item.id, scope)
         mods[guid] = note_mod_seconds([exported], vault=vault, fallback=fallback)
         slots[(guid, 0)] = item.id
-        decks[name].add_note(
+        deck(name).add_note(
             genanki.Note(
                 model=models[note_type.key],
                 fields=[flatten_media(f, used_media) for f in _fields(item, note_type, render)],
@@ -319,10 +399,15 @@ def write_apkg(
         conn = sqlite3.connect(collection)
         try:
             package.write_to_db(conn.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            # By id: genanki's collection has no index on guid.
+            note_ids = {
+                str(guid): int(nid) for nid, guid in conn.execute("SELECT id, guid FROM notes")
+            }
             conn.executemany(
-                "UPDATE notes SET mod = ? WHERE guid = ?",
-                [(mod, guid) for guid, mod in mods.items()],
+                "UPDATE notes SET mod = ? WHERE id = ?",
+                [(mod, note_ids[guid]) for guid, mod in mods.items() if guid in note_ids],
             )
+            _set_model_mods(conn, model_mods)
             if scheduling:
                 histories = {
                     slot: scheduling[item_id]
@@ -330,15 +415,36 @@ def write_apkg(
                     if item_id in scheduling
                 }
                 write_scheduling(conn, histories)
+            set_card_queues(conn, queues)
             conn.commit()
         finally:
             conn.close()
         media_dir = vault / MEDIA_FOLDER if vault is not None else Path(folder) / MEDIA_FOLDER
-        present = [media_dir / name for name in sorted(used_media) if (media_dir / name).is_file()]
+        packed = {name: media_dir / name for name in sorted(used_media)}
+        for anki_name, stored in sorted(renamed_media.items()):
+            packed.setdefault(anki_name, media_dir / stored)
+        present = [(name, file) for name, file in packed.items() if file.is_file()]
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
             archive.write(collection, "collection.anki2")
-            for number, file in enumerate(present):
+            for number, (_, file) in enumerate(present):
                 archive.write(file, str(number))
-            index = {str(number): file.name for number, file in enumerate(present)}
+            index = {str(number): name for number, (name, _) in enumerate(present)}
             archive.writestr("media", json.dumps(index))
     return sorted(decks)
+
+
+def _set_model_mods(conn: sqlite3.Connection, model_mods: Mapping[int, int]) -> None:
+    """Give the note types written again their own modification times.
+
+    Anki replaces a note type of the same id only with a newer one: with its own
+    time, the collection keeps its note type (field options, fonts) as it is.
+    """
+    if not model_mods:
+        return
+    row = conn.execute("SELECT models FROM col LIMIT 1").fetchone()
+    models = json.loads(row[0]) if row and row[0] else {}
+    for model_id, mod in model_mods.items():
+        model = models.get(str(model_id))
+        if isinstance(model, dict):
+            model["mod"] = mod
+    conn.execute("UPDATE col SET models = ?", (json.dumps(models),))

@@ -149,10 +149,16 @@ def _writer(
         return functools.partial(write_apkg, vault=vault, scheduling=scheduling, progress=progress)
     from sysdrill.interop.export import text_formats
 
+    if fmt == ExportFormat.ANKI_TEXT:
+        from sysdrill.interop.export.apkg import guid_scope
+
+        return functools.partial(
+            text_formats.write_anki_text,
+            used_media=used_media,
+            progress=progress,
+            guid_scope=guid_scope(vault),
+        )
     writers: dict[ExportFormat, Writer] = {
-        ExportFormat.ANKI_TEXT: functools.partial(
-            text_formats.write_anki_text, used_media=used_media, progress=progress
-        ),
         ExportFormat.CSV: functools.partial(text_formats.write_csv, progress=progress),
         ExportFormat.STAFFML_JSON: functools.partial(
             text_formats.write_staffml_json, progress=progress

@@ -67,6 +67,7 @@ def write_anki_text(
     *,
     used_media: set[str] | None = None,
     progress: ItemsWritten | None = None,
+    guid_scope: str | None = None,
 ) -> list[str]:
     """Write Anki "Notes in Plain Text" (tab-separated, HTML fields, GUID column).
 
@@ -83,6 +84,8 @@ def write_anki_text(
         used_media: Collects the names of the vault's media files the fields
             refer to, for the caller to copy beside the file.
         progress: Called with the number of rows written so far.
+        guid_scope: The vault's declared id, as the package's GUIDs use it
+            (:func:`~sysdrill.interop.export.apkg.guid_scope`).
     """
     del now  # the format has no timestamps
     render = FieldRenderer()
@@ -103,7 +106,7 @@ def write_anki_text(
             decks.add(deck)
             writer.writerow(
                 [
-                    note_guid(item.id),
+                    note_guid(item.id, guid_scope),
                     deck,
                     " ".join(anki_tags(item)),
                     flatten_media(render(front_markdown(item)), used),

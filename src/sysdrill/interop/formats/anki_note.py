@@ -8,8 +8,10 @@ rendered), and any other note one item.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,11 +21,23 @@ from sysdrill.interop.formats._common import card_item, html_to_markdown, split_
 from sysdrill.interop.formats.anki_template import CardTemplate, answer_html, render_template
 from sysdrill.interop.source import ParsedItem
 
-__all__ = ["OWN_PREFIX", "NoteType", "note_items", "note_roles"]
+__all__ = [
+    "OWN_PREFIX",
+    "NoteOrigin",
+    "NoteSides",
+    "NoteType",
+    "card_ordinal",
+    "labelled",
+    "note_items",
+    "note_roles",
+    "note_sides",
+]
 
 _PLAIN_EXTRAS = frozenset({"extra", "back extra"})
 """Extra fields shown as they are, without their name before them (Anki's own names)."""
 _URL = re.compile(r"https://\S+")
+_VAULT_MEDIA = re.compile(r"media/([^\s)\]\\\"'<>]+)")
+"""A vault media file named in converted text (``![](media/x.png)``, ``[sound:media/x.mp3]``)."""
 OWN_PREFIX = "sysdrill "
 """Note types our exporter writes start with this; their ``Id`` field is kept."""
 
@@ -40,6 +54,26 @@ class NoteType:
     """Anki marks it as a cloze note type (old schema ``type: 1``)."""
     card_templates: tuple[CardTemplate, ...] = ()
     """Its card templates in order, when the reader could read them."""
+    id: int | None = None
+    """Anki's note type id, when the source has one (packages do, CrowdAnki does not)."""
+    mod_s: int | None = None
+    """When Anki last changed the note type, in seconds since the epoch."""
+    css: str = ""
+    sort_field: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class NoteOrigin:
+    """Where a note sits in its Anki collection, kept with its items (``source.anki``).
+
+    Only notes of a package carry it: export writes them back as the same note
+    of the same note type, so Anki updates them in place.
+    """
+
+    note_mod_s: int
+    """When Anki last changed the note, in seconds since the epoch."""
+    cards: Mapping[int, tuple[str | None, int]]
+    """Deck name and Anki queue of each card of the note, by card ordinal."""
 
 
 def note_roles(
@@ -98,7 +132,7 @@ def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: NoteCont
     for name, text in zip(names, texts, strict=False):
         key = name.casefold()
         if key not in known and key != answer_name and text.strip():
-            back_parts.append(_labelled(name, text))
+            back_parts.append(labelled(name, text))
     back = "\n\n".join(part for part in back_parts if part)
     data, notes = card_item(
         front=front, back=back, deck=ctx.deck, tags=ctx.tags, where=ctx.where, media=ctx.media
@@ -108,26 +142,34 @@ def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: NoteCont
     return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
 
 
-def _labelled(name: str, text: str) -> str:
+def labelled(name: str, text: str) -> str:
+    """An extra field as shown under the answer: ``**Name:** text``."""
     return f"**{name}:** {text}" if "\n" not in text else f"**{name}:**\n\n{text}"
 
 
 @dataclass(slots=True)
-class _Sides:
-    """A note's fields sorted by role."""
+class NoteSides:
+    """A note's fields sorted by role: what its items ask and answer."""
 
     question: str = ""
     answer: str = ""
     extras: list[str] = field(default_factory=list)
+    """Extra fields as shown under the answer (``**Name:** text``, or the text alone)."""
+    extra_names: list[str] = field(default_factory=list)
+    """The field each of :attr:`extras` comes from."""
     resources: list[dict[str, str]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
 
     def back(self, *first: str) -> str:
+        """The back of a card: ``first`` (a cloze card's revealed text), answer, extras."""
         return "\n\n".join(part for part in (*first, self.answer, *self.extras) if part)
 
 
-def _sides(names: tuple[str, ...], texts: list[str], roles: dict[str, FieldRole]) -> _Sides:
-    sides = _Sides()
+def note_sides(
+    names: tuple[str, ...], texts: list[str], roles: Mapping[str, FieldRole]
+) -> NoteSides:
+    """Sort a note's fields (as Markdown) by role; a field without one is an extra."""
+    sides = NoteSides()
     questions: list[str] = []
     answers: list[str] = []
     for name, text in zip(names, texts, strict=False):
@@ -144,8 +186,10 @@ def _sides(names: tuple[str, ...], texts: list[str], roles: dict[str, FieldRole]
             sides.resources.append({"name": name, "url": text.strip()})
         elif name.casefold() in _PLAIN_EXTRAS:
             sides.extras.append(text)
+            sides.extra_names.append(name)
         else:
-            sides.extras.append(_labelled(name, text))
+            sides.extras.append(labelled(name, text))
+            sides.extra_names.append(name)
     sides.question = "\n\n".join(questions)
     sides.answer = "\n\n".join(answers)
     return sides
@@ -156,7 +200,7 @@ def _finish(
     front: str,
     back: str,
     *,
-    sides: _Sides,
+    sides: NoteSides,
     ctx: NoteContext,
     link: dict[str, Any] | None = None,
     group: str | None = None,
@@ -187,12 +231,134 @@ def note_items(
     roles: dict[str, FieldRole],
     card_ords: set[int],
     media_names: Mapping[str, str],
+    origin: NoteOrigin | None = None,
 ) -> list[ParsedItem]:
     """The items of one note, one per card to review.
 
     One per cloze number, two for a reversed note, one per card for a note
-    type with three or more templates, else one.
+    type with three or more templates, else one. With ``origin`` (an Anki
+    package's note), each item keeps its note, note type and card in
+    :attr:`ParsedItem.anki` (``source.anki`` of the item).
     """
+    items = _note_items(
+        guid=guid,
+        note_type=note_type,
+        values=values,
+        tags=tags,
+        deck=deck,
+        where=where,
+        roles=roles,
+        card_ords=card_ords,
+        media_names=media_names,
+    )
+    if origin is None or note_type.id is None or note_type.name.casefold().startswith(OWN_PREFIX):
+        return items
+    kept = _anki_block(note_type, values, roles, origin, items, media_names)
+    return [
+        dataclasses.replace(item, anki={"guid": guid, **_card_block(item, origin), **kept})
+        for item in items
+    ]
+
+
+def card_ordinal(card: str | None) -> int:
+    """Anki's card ordinal of a sibling: ``cN`` and ``tN`` are N-1, ``reverse`` 1, else 0."""
+    if card and card[0] in "ct" and card[1:].isdigit():
+        return max(int(card[1:]) - 1, 0)
+    return 1 if card == "reverse" else 0
+
+
+def _card_block(item: ParsedItem, origin: NoteOrigin) -> dict[str, Any]:
+    """The per-card part of ``source.anki``: ordinal, deck, suspended or buried."""
+    _, mark, card = item.key.rpartition("#")
+    ord_ = card_ordinal(card if mark and item.group is not None else None)
+    if not mark or item.group is None:
+        ord_ = min(origin.cards, default=0)
+    deck, queue = origin.cards.get(ord_, (None, 0))
+    block: dict[str, Any] = {"card": ord_}
+    if deck:
+        block["deck"] = deck
+    if queue == -1:
+        block["suspended"] = True
+    elif queue in (-2, -3):
+        block["buried"] = True
+    return block
+
+
+def _anki_block(
+    note_type: NoteType,
+    values: list[str],
+    roles: Mapping[str, FieldRole],
+    origin: NoteOrigin,
+    items: list[ParsedItem],
+    media_names: Mapping[str, str],
+) -> dict[str, Any]:
+    """What every item of the note keeps of it: note type, field values, media names."""
+    names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
+    kind: dict[str, Any] = {"id": note_type.id, "name": note_type.name}
+    if note_type.mod_s is not None:
+        kind["mod_s"] = note_type.mod_s
+    if note_type.cloze:
+        kind["cloze"] = True
+    kind["fields"] = {name: roles.get(name, FieldRole.EXTRA).value for name in names}
+    kind["templates"] = [
+        {"name": t.name, "front": t.front, "back": t.back} for t in note_type.card_templates
+    ]
+    if note_type.css:
+        kind["css"] = note_type.css
+    if note_type.sort_field:
+        kind["sort_field"] = note_type.sort_field
+    padded = [*values, *([""] * (len(names) - len(values)))][: max(len(names), len(values))]
+    block: dict[str, Any] = {
+        "note_mod_s": origin.note_mod_s,
+        "note_type": kind,
+        "values": padded,
+    }
+    used = _media_used(items)
+    if used:
+        joined = "\x1f".join(values)
+        named = {
+            name: stored
+            for name, stored in media_names.items()
+            if stored in used and (name in joined or urllib.parse.quote(name) in joined)
+        }
+        if named:
+            block["media"] = dict(sorted(named.items()))
+    return block
+
+
+def _media_used(items: list[ParsedItem]) -> set[str]:
+    """Vault media files the items' texts name."""
+    used: set[str] = set()
+    for item in items:
+        for text in _texts(item.data):
+            if "media/" in text:
+                used.update(_VAULT_MEDIA.findall(text))
+    return used
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from _texts(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _texts(inner)
+
+
+def _note_items(
+    *,
+    guid: str,
+    note_type: NoteType,
+    values: list[str],
+    tags: list[str],
+    deck: str | None,
+    where: str,
+    roles: dict[str, FieldRole],
+    card_ords: set[int],
+    media_names: Mapping[str, str],
+) -> list[ParsedItem]:
     names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
     if len(names) < len(values):
         names = names + tuple(f"Field {n + 1}" for n in range(len(names), len(values)))
@@ -205,7 +371,7 @@ def note_items(
     ctx = NoteContext(tags, deck, where, media, media_names)
     if note_type.name.casefold().startswith(OWN_PREFIX):
         return [_own_item(guid, names, texts, ctx)]
-    sides = _sides(names, texts, roles)
+    sides = note_sides(names, texts, roles)
     if note_type.cloze or "cloze" in note_type.name.casefold() or has_cloze(sides.question):
         cards = cloze_cards(sides.question)
         if cards:
@@ -261,7 +427,7 @@ def _template_items(
     note_type: NoteType,
     names: tuple[str, ...],
     values: list[str],
-    sides: _Sides,
+    sides: NoteSides,
     ctx: NoteContext,
     card_ords: set[int],
 ) -> list[ParsedItem]:

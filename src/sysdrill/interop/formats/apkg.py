@@ -30,7 +30,7 @@ from pathlib import Path
 from sysdrill.errors import ImportFailed
 from sysdrill.interop.anki_scheduling import read_scheduling
 from sysdrill.interop.field_map import FieldRole
-from sysdrill.interop.formats.anki_note import NoteType, note_items, note_roles
+from sysdrill.interop.formats.anki_note import NoteOrigin, NoteType, note_items, note_roles
 from sysdrill.interop.formats.anki_template import CardTemplate
 from sysdrill.interop.media import protobuf_fields, read_package_media
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
@@ -133,11 +133,44 @@ def _old_schema(conn: sqlite3.Connection) -> tuple[dict[int, NoteType], dict[int
                 CardTemplate(str(t.get("name", "")), str(t.get("qfmt", "")), str(t.get("afmt", "")))
                 for t in card_templates
             ),
+            id=int(key),
+            mod_s=_int_or_none(model.get("mod")),
+            css=str(model.get("css") or ""),
+            sort_field=_int_or_none(model.get("sortf")) or 0,
         )
     deck_names = {
         int(key): str(deck.get("name", "")) for key, deck in decks.items() if isinstance(deck, dict)
     }
     return note_types, deck_names
+
+
+def _int_or_none(value: object) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _notetype_config(config: object) -> tuple[bool, int, str]:
+    """Cloze kind, sort field and CSS of the new schema's ``NotetypeConfig`` protobuf.
+
+    Fields: ``kind`` 1 (1 is cloze), ``sort_field_idx`` 2, ``css`` 3.
+    """
+    cloze, sort_field, css = False, 0, ""
+    if isinstance(config, bytes):
+        try:
+            for number, value in protobuf_fields(config):
+                if number == 1 and isinstance(value, int):
+                    cloze = value == 1
+                elif number == 2 and isinstance(value, int):
+                    sort_field = value
+                elif number == 3 and isinstance(value, bytes):
+                    css = value.decode("utf-8", "replace")
+        except ValueError:
+            pass  # unreadable: a normal note type without CSS
+    return cloze, sort_field, css
 
 
 def _template(name: str, config: object) -> CardTemplate:
@@ -160,7 +193,13 @@ def _template(name: str, config: object) -> CardTemplate:
 def _new_schema(
     conn: sqlite3.Connection, tables: dict[str, str]
 ) -> tuple[dict[int, NoteType], dict[int, str]]:
-    names = {int(ntid): str(name) for ntid, name in conn.execute("SELECT id, name FROM notetypes")}
+    names: dict[int, str] = {}
+    details: dict[int, tuple[int | None, bool, int, str]] = {}
+    for ntid, name, mtime, config in conn.execute(
+        "SELECT id, name, mtime_secs, config FROM notetypes"
+    ):
+        names[int(ntid)] = str(name)
+        details[int(ntid)] = (_int_or_none(mtime), *_notetype_config(config))
     fields: dict[int, list[str]] = {}
     for ntid, name in conn.execute("SELECT ntid, name FROM fields ORDER BY ntid, ord"):
         fields.setdefault(int(ntid), []).append(str(name))
@@ -174,7 +213,12 @@ def _new_schema(
             name,
             tuple(fields.get(ntid, ())),
             templates=len(templates[ntid]) if ntid in templates else None,
+            cloze=details[ntid][1],
             card_templates=tuple(templates.get(ntid, ())),
+            id=ntid,
+            mod_s=details[ntid][0],
+            css=details[ntid][3],
+            sort_field=details[ntid][2],
         )
         for ntid, name in names.items()
     }
@@ -225,14 +269,18 @@ def _read_collection(
         raise ImportFailed("has neither note type tables nor a col table")
     first_deck: dict[int, int] = {}
     ords: dict[int, set[int]] = {}
-    for nid, did, ord_ in conn.execute("SELECT nid, did, ord FROM cards ORDER BY nid, ord"):
+    cards: dict[int, dict[int, tuple[str | None, int]]] = {}
+    query = "SELECT nid, did, ord, queue FROM cards ORDER BY nid, ord"
+    for nid, did, ord_, queue in conn.execute(query):
         first_deck.setdefault(int(nid), int(did))
         ords.setdefault(int(nid), set()).add(int(ord_ or 0))
+        card = (deck_names.get(int(did)), int(queue or 0))
+        cards.setdefault(int(nid), {}).setdefault(int(ord_ or 0), card)
     roles_of: dict[int, dict[str, FieldRole]] = {}
     keys_of: dict[int, tuple[str, set[str]]] = {}
     seen: set[str] = set()
-    rows = conn.execute("SELECT id, guid, mid, tags, flds FROM notes ORDER BY id")
-    for number, (nid, guid, mid, tags, flds) in enumerate(rows, start=1):
+    rows = conn.execute("SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id")
+    for number, (nid, guid, mid, mod, tags, flds) in enumerate(rows, start=1):
         where = f"note {number}"
         guid = str(guid or f"nid:{nid}")
         if guid in seen:
@@ -255,6 +303,7 @@ def _read_collection(
             roles=roles,
             card_ords=ords.get(int(nid), {0}),
             media_names=media_names,
+            origin=NoteOrigin(_int_or_none(mod) or 0, cards.get(int(nid), {})),
         )
         for item in items:
             if not item.data["question"]:
