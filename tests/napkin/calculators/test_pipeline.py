@@ -61,9 +61,11 @@ def test_virtual_stages_only_for_interleaved() -> None:
         pipeline_bubble(stages=8, micro_batches=16, virtual_stages=2)
 
 
-def test_smallest_m_for_target_bubble() -> None:
+def test_smallest_m_for_target_bubble_at_most() -> None:
     # (P-1)/(M+P-1) <= 0.2 with P = 4 needs M >= 12.
-    assert micro_batches_for_bubble(stages=4, target_bubble_fraction=0.2) == 12
+    assert (
+        micro_batches_for_bubble(stages=4, target_bubble_fraction=0.2, strictly_below=False) == 12
+    )
     assert micro_batches_for_bubble(stages=1, target_bubble_fraction=0.01) == 1
     assert (
         micro_batches_for_bubble(
@@ -77,6 +79,22 @@ def test_smallest_m_for_target_bubble() -> None:
     )
 
 
+@pytest.mark.parametrize(("stages", "expected"), [(4, 28), (8, 64), (16, 136)])
+def test_bubble_below_a_target_means_strictly_below_by_default(stages: int, expected: int) -> None:
+    # (p-1)/(m+p-1) < 10 %: m = 9(p-1) gives exactly 10 % (27, 63, 135), so one more is needed.
+    m = micro_batches_for_bubble(stages=stages, target_bubble_fraction=0.1)
+    assert m == expected
+    assert pipeline_bubble(stages=stages, micro_batches=m).bubble_fraction < 0.1
+    assert pipeline_bubble(stages=stages, micro_batches=m - 1).bubble_fraction == pytest.approx(0.1)
+
+
+def test_default_agrees_with_cloud_0104() -> None:
+    # cloud-0104: 8 stages need 64 micro-batches to bring the bubble below 10 % (7/71 = 9.859 %).
+    m = micro_batches_for_bubble(stages=8, target_bubble_fraction=0.1)
+    assert m == 64
+    assert describe(pipeline_bubble(stages=8, micro_batches=m).bubble_fraction) == "9.859%"
+
+
 def test_target_must_be_a_fraction() -> None:
     with pytest.raises(UsageError, match="target_bubble_fraction"):
         micro_batches_for_bubble(stages=4, target_bubble_fraction=1.5)
@@ -88,7 +106,7 @@ def test_target_must_be_a_fraction() -> None:
     target=st.floats(min_value=0.001, max_value=0.999),
 )
 def test_smallest_m_meets_the_target_and_one_fewer_does_not(stages: int, target: float) -> None:
-    m = micro_batches_for_bubble(stages=stages, target_bubble_fraction=target)
+    m = micro_batches_for_bubble(stages=stages, target_bubble_fraction=target, strictly_below=False)
     assert pipeline_bubble(stages=stages, micro_batches=m).bubble_fraction <= target + 1e-9
     if m > 1:
         assert pipeline_bubble(stages=stages, micro_batches=m - 1).bubble_fraction > target - 1e-9
@@ -116,7 +134,7 @@ def test_bubbles_are_percentages_of_the_published_forms() -> None:
 def test_megatron_target_strictly_below_moves_past_an_exact_bound() -> None:
     # (p-1)/m < 10% with p = 8: m = 70 gives exactly 10%, so 71 is the fewest below it.
     at_most = micro_batches_for_bubble(
-        stages=8, target_bubble_fraction=0.1, measure=BubbleMeasure.MEGATRON
+        stages=8, target_bubble_fraction=0.1, measure=BubbleMeasure.MEGATRON, strictly_below=False
     )
     below = micro_batches_for_bubble(
         stages=8, target_bubble_fraction=0.1, measure=BubbleMeasure.MEGATRON, strictly_below=True

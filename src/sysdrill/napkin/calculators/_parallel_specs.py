@@ -118,7 +118,7 @@ def _micro_batches_for_bubble(v: dict[str, Any]) -> dict[str, Any]:
         schedule=v["schedule"],
         virtual_stages=v["virtual_stages"],
         measure=v["measure"],
-        strictly_below=v["below"],
+        strictly_below=not v["at_most"],
     )
     bubble = pipeline.pipeline_bubble(
         stages=v["stages"],
@@ -354,9 +354,9 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
     Calculator(
         name="pipeline-microbatches",
         family="pipeline",
-        summary="Fewest micro-batches for a bubble at most (or, with --below, under) a target.",
+        summary="Fewest micro-batches for a bubble under (or, with --at-most, at most) a target.",
         formula="step share: M ≥ (P-1)(1-f)/(v·f);  Megatron (P-1)/(v·M): M ≥ (P-1)/(v·f); "
-        "--below: strictly less than f",
+        "--at-most: equal to f allowed",
         source="Huang et al. 2019 (GPipe) §2.3; Narayanan et al. 2021 (Megatron-LM) §2.2",
         params=(
             count("stages", "Pipeline stages P."),
@@ -370,10 +370,15 @@ PARALLEL_CALCULATORS: tuple[Calculator, ...] = (
                 default="step",
                 choices=pipeline.BubbleMeasure,
             ),
-            Param("below", Kind.FLAG, "Require a bubble strictly below f.", default="false"),
+            Param(
+                "at_most",
+                Kind.FLAG,
+                "Accept a bubble equal to f, not only below it.",
+                default="false",
+            ),
         ),
         run=_micro_batches_for_bubble,
-        example="--stages 8 --target 10% --measure megatron --below",
+        example="--stages 8 --target 10% --measure megatron",
     ),
     # tensor parallelism --------------------------------------------------------------------
     Calculator(

@@ -127,15 +127,18 @@ def micro_batches_for_bubble(
     schedule: Schedule = Schedule.ONE_F_ONE_B,
     virtual_stages: int = 1,
     measure: BubbleMeasure = BubbleMeasure.STEP,
-    strictly_below: bool = False,
+    strictly_below: bool = True,
 ) -> int:
-    """Fewest micro-batches ``M`` whose bubble meets the target.
+    """Fewest micro-batches ``M`` whose bubble is below the target.
 
-    With the step measure ``(P-1)/(v·M + P-1) ≤ f`` gives ``M ≥ (P-1)(1-f)/(v·f)``;
-    with Megatron-LM's ``(P-1)/(v·M) ≤ f`` it gives ``M ≥ (P-1)/(v·f)``. With
-    ``strictly_below`` the bubble must be less than ``f``, so a bound that lands
-    exactly on a whole number moves up by one. For the interleaved schedule ``M``
-    is rounded up to a multiple of ``P``.
+    "A bubble below 10 %" means strictly below, as an interview question (and
+    cloud-0104) reads it: with 8 stages, 63 micro-batches leave exactly
+    ``7/70 = 10 %`` idle, so 64 is the answer. With the step measure
+    ``(P-1)/(v·M + P-1) < f`` gives ``M > (P-1)(1-f)/(v·f)``; with Megatron-LM's
+    ``(P-1)/(v·M) < f`` it gives ``M > (P-1)/(v·f)``. A bound that lands exactly on
+    a whole number therefore moves up by one; ``strictly_below=False`` accepts a
+    bubble equal to ``f`` instead. For the interleaved schedule ``M`` is rounded up
+    to a multiple of ``P``.
 
     Args:
         stages: Pipeline stages ``P``.
@@ -143,7 +146,11 @@ def micro_batches_for_bubble(
         schedule: The schedule.
         virtual_stages: Model chunks per GPU ``v`` (interleaved only).
         measure: Whether ``f`` is a share of the step or Megatron-LM's bubble over compute.
-        strictly_below: Require a bubble below ``f`` rather than at most ``f``.
+        strictly_below: Require a bubble below ``f`` (the default); ``False`` accepts
+            a bubble of exactly ``f``.
+
+    Returns:
+        The fewest micro-batches per step, at least 1.
     """
     p = require_count(stages, name="stages")
     f = require_fraction(
