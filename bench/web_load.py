@@ -194,9 +194,15 @@ def session_table_churn(db_url: str) -> str | None:
                     "FROM pg_stat_user_tables WHERE relid = 'active_sessions'::regclass"
                 )
             ).one()
+            # Each move a row of session_moves since migration 0013 (a JSON array before).
+            rows = sa.inspect(conn).has_table("session_moves")
             moves = conn.execute(
                 sa.text(
-                    "SELECT avg(length(moves_json)), max(length(moves_json)) FROM active_sessions"
+                    "SELECT avg(n), max(n) FROM (SELECT sum(length(move_json)) AS n"
+                    " FROM session_moves GROUP BY session_id) AS per_session"
+                    if rows
+                    else "SELECT avg(length(moves_json)), max(length(moves_json))"
+                    " FROM active_sessions"
                 )
             ).one()
     finally:
@@ -213,18 +219,34 @@ def session_table_churn(db_url: str) -> str | None:
 def sessions_readable(db_url: str) -> str:
     """How many sessions in progress the run left, and how many read back whole (one line).
 
-    A move's save appends to the stored moves' JSON (see docs/architecture.md): every
-    stored text must still parse as the array of moves.
+    Every stored session's moves must parse as a list of moves: each a row of
+    ``session_moves`` since migration 0013 (the code compared may be older: then one
+    JSON array per session, which a save appended to).
     """
     import orjson
     import sqlalchemy as sa
 
-    from sysdrill.storage import schema
-
     engine = sa.create_engine(db_url)
     try:
         with engine.connect() as conn:
-            texts = conn.execute(sa.select(schema.active_sessions.c.moves_json)).scalars().all()
+            if sa.inspect(conn).has_table("session_moves"):
+                found = conn.execute(
+                    sa.text(
+                        "SELECT a.session_id, m.move_json FROM active_sessions a LEFT JOIN"
+                        " session_moves m ON m.session_id = a.session_id"
+                        " ORDER BY a.session_id, m.seq"
+                    )
+                ).all()
+                by_session: dict[int, list[str]] = {}
+                for session_id, text in found:
+                    by_session.setdefault(session_id, [])
+                    if text is not None:
+                        by_session[session_id].append(text)
+                texts = ["[" + ",".join(listed) + "]" for listed in by_session.values()]
+            else:
+                texts = list(
+                    conn.execute(sa.text("SELECT moves_json FROM active_sessions")).scalars()
+                )
     finally:
         engine.dispose()
     moves = broken = 0
@@ -351,7 +373,7 @@ def vault_shares(base_url: str, count: int) -> list[dict[str, str]]:
 async def lift_daily_limits(client: LeanClient) -> None:
     """Let practice introduce new items all run long (the defaults stop at 20 a day)."""
     answer = await client.request(
-        "PUT", "/api/settings", {"new_per_day": "1000000", "reviews_per_day": "1000000"}
+        "PUT", "/api/settings", {"new_per_day": "100000", "reviews_per_day": "100000"}
     )
     if answer.status != 200:
         raise SystemExit(f"lifting the daily limits failed: {answer.status} {answer.text}")

@@ -93,7 +93,10 @@ def test_sessions_left_are_checked_to_read_back_whole(
         user = conn.execute(
             schema.users.insert().values(name="lee", created_at=at).returning(schema.users.c.id)
         ).scalar_one()
-        for session_id, moves in ((1, '[{"move":"skip"},{"move":"rate"}]'), (2, '[{"move":"sk')):
+        for session_id, moves in (
+            (1, ['{"move":"skip"}', '{"move":"rate"}']),
+            (2, ['{"move":"sk']),
+        ):
             conn.execute(
                 schema.sessions.insert().values(
                     id=session_id, user_id=user, vault_id="v", kind="practice", started_at=at
@@ -110,10 +113,15 @@ def test_sessions_left_are_checked_to_read_back_whole(
                     started_at=at,
                     updated_at=at,
                     position=0,
-                    moves_json=moves,
                     revision=1,
                 )
             )
+            for seq, move in enumerate(moves):
+                conn.execute(
+                    schema.session_moves.insert().values(
+                        session_id=session_id, seq=seq, move_json=move
+                    )
+                )
     engine.dispose()
     line = web_load.sessions_readable(migrated_db_url)
     assert line == "  sessions in progress 2 (2 moves); moves unreadable in 1"

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from sysdrill.storage.engine import MIGRATIONS_DIR, create_study_engine, migrate
 from sysdrill.storage.sql_store import SqlStudyStore
-from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.card_state import CardRecord, CardState, ReadCard
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.user_state import StudyScope, VaultId
 
@@ -98,7 +98,7 @@ def test_downgrade_drops_the_version_and_upgrade_gives_the_kept_cards_version_0(
         assert read == CARD
         assert read is not None and read.version == 0
         at = T0 + timedelta(days=1)
-        assert store.record_checked_review(scope, CARD, _review(at), read=read) is not None
+        store.record_review(scope, CARD, _review(at), read=ReadCard(read))
         written = store.get_card(scope, "q-1")
         assert written is not None and written.version == 1
     finally:

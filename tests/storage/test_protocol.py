@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from sysdrill.errors import StorageError
-from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.errors import CardChanged, StorageError
+from sysdrill.study.card_state import CardRecord, CardState, ReadCard
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.user_state import SessionRecord, StudyScope, UserId, UserState, VaultId
 
@@ -77,14 +77,17 @@ def test_record_review_overwrites_card_and_appends_log(store):
     assert [r.rating for r in store.iter_reviews(user)] == [3, 1]
 
 
+def _read(store, user, item_id: str) -> ReadCard:
+    return ReadCard(store.get_card(user, item_id))
+
+
 def test_checked_review_writes_over_the_card_read(store):
     user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("q-1"), review("q-1", T0))
     later = card("q-1", due=T0 + timedelta(days=9))
     at = T0 + timedelta(days=1)
-    read = store.get_card(user, "q-1")
-    review_id = store.record_checked_review(user, later, review("q-1", at), read=read)
-    assert review_id is not None
+    read = _read(store, user, "q-1")
+    review_id = store.record_review(user, later, review("q-1", at), read=read)
     assert store.get_card(user, "q-1") == later
     assert [r.review_id for r in store.iter_reviews(user)][-1] == review_id
     assert sum(day.reviews for day in store.daily_stats(user)) == 2
@@ -92,8 +95,7 @@ def test_checked_review_writes_over_the_card_read(store):
 
 def test_checked_first_review_writes_a_card_where_none_was_stored(store):
     user = scope_of(store.ensure_user("local", now=T0))
-    review_id = store.record_checked_review(user, card("q-1"), review("q-1", T0), read=None)
-    assert review_id is not None
+    store.record_review(user, card("q-1"), review("q-1", T0), read=ReadCard(None))
     assert store.get_card(user, "q-1") == card("q-1")
 
 
@@ -102,12 +104,13 @@ def test_checked_review_over_a_changed_card_writes_nothing(store, reviews_before
     user = scope_of(store.ensure_user("local", now=T0))
     if reviews_before_read:
         store.record_review(user, card("q-1"), review("q-1", T0))
-    read = store.get_card(user, "q-1")
+    read = _read(store, user, "q-1")
     # Another session writes the card since, with the same state: its version is stale.
     store.record_review(user, card("q-1"), review("q-1", T0 + timedelta(hours=1)))
     later = card("q-1", due=T0 + timedelta(days=9))
     at = T0 + timedelta(days=1)
-    assert store.record_checked_review(user, later, review("q-1", at), read=read) is None
+    with pytest.raises(CardChanged, match="changed by another review"):
+        store.record_review(user, later, review("q-1", at), read=read)
     assert store.get_card(user, "q-1") == card("q-1")
     assert len(list(store.iter_reviews(user))) == reviews_before_read + 1
     assert sum(day.reviews for day in store.daily_stats(user)) == reviews_before_read + 1
@@ -119,23 +122,24 @@ def test_every_write_of_a_card_raises_its_version(store):
     assert store.get_card(user, "q-1").version == 1
     store.record_review(user, card("q-1"), review("q-1", T0 + timedelta(hours=1)))
     assert store.get_card(user, "q-1").version == 2
-    read = store.get_card(user, "q-1")
+    read = _read(store, user, "q-1")
     at = T0 + timedelta(days=1)
-    assert store.record_checked_review(user, card("q-1"), review("q-1", at), read=read)
+    store.record_review(user, card("q-1"), review("q-1", at), read=read)
     assert store.get_card(user, "q-1").version == 3
     store.undo_review(user, first, card=card("q-1"))
     assert store.cards_of(user, ["q-1"])["q-1"].version == 4
-    assert store.record_checked_review(user, card("q-2"), review("q-2", at), read=None)
+    store.record_review(user, card("q-2"), review("q-2", at), read=ReadCard(None))
     assert store.get_card(user, "q-2").version == 1
 
 
 def test_checked_review_over_a_card_taken_away_writes_nothing(store):
     user = scope_of(store.ensure_user("local", now=T0))
     review_id = store.record_review(user, card("q-1"), review("q-1", T0))
-    read = store.get_card(user, "q-1")
+    read = _read(store, user, "q-1")
     store.undo_review(user, review_id, card=None)
     at = T0 + timedelta(days=1)
-    assert store.record_checked_review(user, card("q-1"), review("q-1", at), read=read) is None
+    with pytest.raises(CardChanged):
+        store.record_review(user, card("q-1"), review("q-1", at), read=read)
     assert store.get_card(user, "q-1") is None
     assert list(store.iter_reviews(user)) == []
 
@@ -327,7 +331,7 @@ def _moves(count: int, *, note: str = "plain"):
     ]
 
 
-def test_saves_that_append_their_moves_store_every_move(make_store):
+def test_saves_that_add_their_moves_store_every_move(make_store):
     store = make_store()
     user = scope_of(store.ensure_user("local", now=T0))
     session_id = store.start_session(user, SessionRecord("practice", T0))
@@ -344,12 +348,12 @@ def test_saves_that_append_their_moves_store_every_move(make_store):
         store.put_active_session(user, saved, stored_moves=stored)
         assert make_store().get_active_session(user, session_id) == saved
     # A save that does not know what is stored writes the moves whole.
-    rolled = _saved(session_id, revision=5, position=1, moves=_moves(1, note="undone"))
-    store.put_active_session(user, rolled)
-    assert make_store().get_active_session(user, session_id) == rolled
+    whole = _saved(session_id, revision=5, position=1, moves=_moves(1, note="undone"))
+    store.put_active_session(user, whole)
+    assert make_store().get_active_session(user, session_id) == whole
 
 
-def test_review_with_save_appends_its_move(store, how_written):
+def test_a_review_with_its_session_stores_its_move_with_the_review(store):
     user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("q-1"), review("q-1", T0))  # settings stored once
     session_id = store.start_session(user, SessionRecord("practice", T0))
@@ -357,21 +361,8 @@ def test_review_with_save_appends_its_move(store, how_written):
     first = _saved(session_id, revision=1, position=1, moves=_moves(2))
     store.put_active_session(user, first, stored_moves=0)
     moved = _with_move(first, 2)
-    review_id = _rate_read_card(store, how_written, user, moved, stored_moves=2)
-    assert review_id is not None
+    review_id = _rate_read_card(store, user, moved)
     assert store.get_active_session(user, session_id) == moved.with_last_review(review_id)
-
-
-def test_memory_store_refuses_a_wrong_count_of_stored_moves():
-    from sysdrill.storage.memory import MemoryStudyStore
-
-    store = MemoryStudyStore()
-    user = scope_of(store.ensure_user("local", now=T0))
-    session_id = store.start_session(user, SessionRecord("practice", T0))
-    store.put_active_session(user, _saved(session_id, moves=_moves(1)))
-    with pytest.raises(ValueError, match="does not hold the first 2 moves"):
-        saved = _saved(session_id, revision=1, moves=_moves(3))
-        store.put_active_session(user, saved, stored_moves=2)
 
 
 def test_active_session_stamp_is_its_revision_and_start_for_its_owner_only(store):
@@ -510,35 +501,6 @@ def test_moving_vault_state_never_merges_into_a_vault_with_state(store):
     assert [c.item_id for c in store.iter_cards(new)] == ["r"]
 
 
-def test_unit_of_work_commits_every_write_together(make_store):
-    store = make_store()
-    user = scope_of(store.ensure_user("local", now=T0))
-    with store.unit_of_work():
-        store.record_review(user, card("q-1"), review("q-1", T0))
-        store.record_review(user, card("q-2"), review("q-2", T0 + timedelta(seconds=1)))
-        # Reads inside the unit see its own writes.
-        assert store.get_card(user, "q-1") == card("q-1")
-    again = make_store()
-    assert [r.item_id for r in again.iter_reviews(user)] == ["q-1", "q-2"]
-    assert again.get_card(user, "q-2") == card("q-2")
-
-
-def test_unit_of_work_that_raises_writes_nothing(make_store):
-    store = make_store()
-    user = scope_of(store.ensure_user("local", now=T0))
-    store.record_review(user, card("q-0"), review("q-0", T0))
-    with pytest.raises(RuntimeError, match="halfway"), store.unit_of_work():
-        store.record_review(user, card("q-1"), review("q-1", T0 + timedelta(seconds=1)))
-        store.put_settings(user.user_id, {"desired_retention": 0.85})
-        raise RuntimeError("the move failed halfway")
-    again = make_store()
-    assert [r.item_id for r in again.iter_reviews(user)] == ["q-0"]
-    assert again.get_card(user, "q-1") is None
-    assert "desired_retention" not in again.get_settings(user.user_id)
-    # The day's counts hold the one review that committed.
-    assert sum(day.reviews for day in again.daily_stats(user)) == 1
-
-
 def test_reviews_of_one_day_add_up_in_its_counts(store):
     user = scope_of(store.ensure_user("local", now=T0))
     for n in range(3):
@@ -557,78 +519,46 @@ def _with_move(saved, revision: int):
     return replace(saved, moves=(*saved.moves, move), revision=revision, position=revision)
 
 
-@pytest.fixture(params=["alone", "in a unit of work"])
-def how_written(request: pytest.FixtureRequest) -> str:
-    """Outside a unit of work, and as a unit's only write (PostgreSQL: one statement)."""
-    return str(request.param)
-
-
-def _review_with_save(store, how: str, *args, **kwargs):
-    if how == "alone":
-        return store.record_review_with_save(*args, **kwargs)
-    with store.unit_of_work():
-        return store.record_review_with_save(*args, **kwargs)
-
-
-def _rate_read_card(store, how: str, user, session, *, stored_moves: int):
+def _rate_read_card(store, user, session):
     """Review q-1 a day after T0 from the card stored at T0, saving ``session``."""
     later = card("q-1", due=T0 + timedelta(days=9))
     rated = review("q-1", T0 + timedelta(days=1))
-    return _review_with_save(
-        store,
-        how,
-        user,
-        later,
-        rated,
-        read=store.get_card(user, "q-1"),
-        session=session,
-        stored_moves=stored_moves,
-    )
+    read = _read(store, user, "q-1")
+    return store.record_review(user, later, rated, read=read, session=session)
 
 
-def test_review_with_save_writes_both_and_the_move_records_the_review(store, how_written):
+def test_a_review_with_its_session_writes_both_in_one_transaction(store):
     user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("q-1"), review("q-1", T0))  # settings stored once
     session_id = store.start_session(user, SessionRecord("practice", T0))
     store.put_active_session(user, _saved(session_id))
-    later = card("q-1", due=T0 + timedelta(days=9))
     moved = _with_move(_saved(session_id), 1)
-    at = T0 + timedelta(days=1)
-    read = store.get_card(user, "q-1")
-    review_id = _review_with_save(
-        store, how_written, user, later, review("q-1", at), read=read, session=moved
-    )
-    assert review_id is not None
-    assert store.get_card(user, "q-1") == later
+    review_id = _rate_read_card(store, user, moved)
+    assert store.get_card(user, "q-1") == card("q-1", due=T0 + timedelta(days=9))
     assert [r.review_id for r in store.iter_reviews(user)][-1] == review_id
-    stored = store.get_active_session(user, session_id)
-    assert stored == moved.with_last_review(review_id)
+    assert store.get_active_session(user, session_id) == moved.with_last_review(review_id)
     assert sum(day.reviews for day in store.daily_stats(user)) == 2
 
 
-def test_review_with_save_of_a_changed_card_writes_nothing(store, how_written):
+def test_a_review_with_its_session_over_a_changed_card_writes_nothing(store):
     user = scope_of(store.ensure_user("local", now=T0))
     store.record_review(user, card("q-1"), review("q-1", T0))
     session_id = store.start_session(user, SessionRecord("practice", T0))
     store.put_active_session(user, _saved(session_id))
-    at = T0 + timedelta(days=1)
-    found = _review_with_save(
-        store,
-        how_written,
-        user,
-        card("q-1", due=T0 + timedelta(days=9)),
-        review("q-1", at),
-        read=None,  # read before the first review: the card changed since
-        session=_with_move(_saved(session_id), 1),
-        stored_moves=0,
-    )
-    assert found is None
+    with pytest.raises(CardChanged):
+        store.record_review(
+            user,
+            card("q-1", due=T0 + timedelta(days=9)),
+            review("q-1", T0 + timedelta(days=1)),
+            read=ReadCard(None),  # read before the first review: the card changed since
+            session=_with_move(_saved(session_id), 1),
+        )
     assert store.get_card(user, "q-1") == card("q-1")
     assert len(list(store.iter_reviews(user))) == 1
     assert store.active_session_stamp(user, session_id) == (0, T0)
 
 
-def test_review_with_save_of_a_session_moved_on_writes_nothing(store, how_written):
+def test_a_review_with_a_session_moved_on_writes_nothing(store):
     from sysdrill.errors import StorageConflict
 
     user = scope_of(store.ensure_user("local", now=T0))
@@ -637,8 +567,22 @@ def test_review_with_save_of_a_session_moved_on_writes_nothing(store, how_writte
     store.put_active_session(user, _saved(session_id))
     store.put_active_session(user, _saved(session_id, revision=1, position=1))
     with pytest.raises(StorageConflict, match="moved on by another request"):
-        made_on_revision_0 = _with_move(_saved(session_id), 1)
-        _rate_read_card(store, how_written, user, made_on_revision_0, stored_moves=0)
+        _rate_read_card(store, user, _with_move(_saved(session_id), 1))
     assert store.get_card(user, "q-1") == card("q-1")
     assert len(list(store.iter_reviews(user))) == 1
+    assert sum(day.reviews for day in store.daily_stats(user)) == 1
     assert store.active_session_stamp(user, session_id) == (1, T0)
+
+
+def test_undo_with_its_session_saves_the_moves_left(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    session_id = store.start_session(user, SessionRecord("practice", T0))
+    store.put_active_session(user, _saved(session_id))
+    moved = _with_move(_saved(session_id), 1)
+    review_id = store.record_review(
+        user, card("q-1"), review("q-1", T0), read=ReadCard(None), session=moved
+    )
+    rolled = _saved(session_id, revision=2, position=0)
+    store.undo_review(user, review_id, card=None, session=rolled)
+    assert store.get_active_session(user, session_id) == rolled
+    assert list(store.iter_reviews(user)) == []

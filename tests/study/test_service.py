@@ -104,17 +104,16 @@ def test_a_review_from_a_card_read_earlier_uses_it_while_it_is_stored(study):
     assert study.card_state("q") == first.card
 
 
-def test_a_review_from_a_card_read_before_another_review_reads_it_afresh(study):
+def test_a_review_from_a_card_read_before_another_review_is_refused(study):
+    from sysdrill.errors import CardChanged
+
     stale = study.cards_of(["q"])["q"]  # then another session of the learner reviews q
     _graduate(study, "q")
     at = T0 + timedelta(days=30)
-    outcome = study.record_review(
-        "q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=at, read=stale
-    )
-    assert outcome.card_before is not None and outcome.card_before.reps == 1
-    assert outcome.previous_state is CardState.REVIEW
-    assert study.card_state("q").reps == 2
-    assert len(list(study.store.iter_reviews(study.scope))) == 2
+    with pytest.raises(CardChanged, match="Reload the session"):
+        study.record_review("q", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=at, read=stale)
+    assert study.card_state("q").reps == 1
+    assert len(list(study.store.iter_reviews(study.scope))) == 1
 
 
 def test_record_review_rejects_naive_time_and_negative_duration(study):

@@ -27,6 +27,7 @@ from sysdrill.web.csrf import (
     CsrfSigner,
     renew_csrf_cookie,
 )
+from sysdrill.web.request_limits import RequestLimitsMiddleware
 from sysdrill.web.templating import TEMPLATES_DIR
 
 _TOKEN = re.compile(r'<input type="hidden" name="csrf_token" value="([0-9]+\.[0-9a-f]{64})">')
@@ -281,7 +282,9 @@ def echo() -> tuple[TestClient, str]:
     """A client of the CSRF middleware over :func:`_echo_body`, and its genuine token."""
     signer = CsrfSigner(lambda: b"k" * 32)
     cookie = "c" * 43
-    client = TestClient(CsrfMiddleware(_echo_body, signer=signer, clock=lambda: NOW))
+    # Behind the request limits, as in the app: they read a plain form's body for it.
+    checked = CsrfMiddleware(_echo_body, signer=signer, clock=lambda: NOW)
+    client = TestClient(RequestLimitsMiddleware(checked, allowed_hosts=("testserver",)))
     client.cookies.set(COOKIE_NAME, cookie)
     return client, signer.token_for(cookie, session="", now=NOW)
 

@@ -23,7 +23,7 @@ from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import GradedBy, Rating
-from sysdrill.study.service import PreparedReview, ReadCard, StudyService
+from sysdrill.study.service import ReadCard, ScheduledReview, StudyService
 from sysdrill.study.sessions.engine import (
     Clock,
     Feedback,
@@ -143,9 +143,7 @@ class _MoveRecorder:
         self.cards: dict[str, ReadCard] = {}
         """The cards of the session's items as last read or written: a review then
         needs no query for its card (its write checks the card is still this one)."""
-        self.with_save = False
-        """Write a review with the move's save, at once (see :meth:`LiveSession.join_saves`)."""
-        self.pending: PreparedReview | None = None
+        self.pending: ScheduledReview | None = None
         """The review of the move being made, to write with its save."""
 
     def record(self, result: ItemResult, *, now: datetime) -> datetime | None:
@@ -154,28 +152,23 @@ class _MoveRecorder:
             return None if due is None else datetime.fromisoformat(due)
         assert result.rating is not None and result.graded_by is not None
         read = self.cards.get(result.item.id)
-        given: dict[str, Any] = {
-            "rating": result.rating,
-            "graded_by": result.graded_by,
-            "answer": result.answer,
-            "duration_ms": result.duration_ms,
-            "now": now,
-            "session_id": self.session_id,
-        }
-        if self.with_save and read is not None:
-            prepared = self.study.prepare_review(result.item.id, read=read, **given)
-            self.pending = prepared
-            before = prepared.read
-            self.move["card_before"] = None if before is None else _card_to_dict(before)
-            self.move["due"] = prepared.due.isoformat()
-            return prepared.due
-        outcome = self.study.record_review(result.item.id, read=read, **given)
-        self.cards[result.item.id] = ReadCard(outcome.card)
-        self.move["review_id"] = outcome.review_id
-        before = outcome.card_before
+        if read is None:  # an item the session did not plan (a chain's next one)
+            read = ReadCard(self.study.store.get_card(self.study.scope, result.item.id))
+        scheduled = self.study.schedule_review(
+            result.item.id,
+            rating=result.rating,
+            graded_by=result.graded_by,
+            answer=result.answer,
+            duration_ms=result.duration_ms,
+            now=now,
+            session_id=self.session_id,
+            card=read.card,
+        )
+        self.pending = scheduled
+        before = scheduled.read
         self.move["card_before"] = None if before is None else _card_to_dict(before)
-        self.move["due"] = outcome.due.isoformat()
-        return outcome.due
+        self.move["due"] = scheduled.due.isoformat()
+        return scheduled.due
 
 
 class LiveSession(Session):
@@ -218,15 +211,6 @@ class LiveSession(Session):
     def use_clock(self, clock: Clock) -> None:
         """Read the time of the moves from now on from ``clock`` (an interactive driver's)."""
         self._move_clock.live = clock
-
-    def join_saves(self, on: bool) -> None:
-        """Write each review with its move's save, in one go (``on``), or before it.
-
-        Together, a review whose card changed since it was read fails with the
-        save (:class:`~sysdrill.errors.StorageConflict`): for moves made where
-        that means "make the move again from the database".
-        """
-        self._moves_recorder.with_save = on
 
     def read_cards(self) -> None:
         """Read the cards of the session's items now, in one query, for the reviews to come."""
@@ -308,15 +292,10 @@ class LiveSession(Session):
         )
         recorder = self._moves_recorder
         pending, recorder.pending = recorder.pending, None
-        if pending is None:
-            store = self._study.store
-            store.put_active_session(self._study.scope, self.saved, stored_moves=stored_moves)
-            return
-        outcome = self._study.record_prepared_review(
-            pending, session=self.saved, stored_moves=stored_moves
-        )
-        move["review_id"] = outcome.review_id  # as stored (saved.moves holds this dict)
-        recorder.cards[outcome.item_id] = ReadCard(outcome.card)
+        outcome = self._study.save_move(self.saved, review=pending, stored_moves=stored_moves)
+        if outcome is not None:
+            move["review_id"] = outcome.review_id  # as stored (saved.moves holds this dict)
+            recorder.cards[outcome.item_id] = ReadCard(outcome.card)
 
     # -- the learner's moves (saved) ----------------------------------------------
 

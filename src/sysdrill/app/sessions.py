@@ -23,9 +23,7 @@ from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
-from sysdrill.app import session_cache
-from sysdrill.app.live_session import card_from_dict, restore_session, save_new
-from sysdrill.app.session_moves import load_session, one_transaction
+from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
 from sysdrill.app.session_plans import StartOptions, assemble_plan
 from sysdrill.app.session_views import (
     ChainOfferView,
@@ -38,6 +36,7 @@ from sysdrill.app.session_views import (
 )
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.template_draws import drawn_vault, template_draws, with_template_draws
+from sysdrill.app.worker_memory import WorkerMemory
 from sysdrill.errors import ContentInvalid, SessionNotFound, UsageError
 from sysdrill.study.clock import require_utc
 from sysdrill.study.filters import ItemFilter
@@ -73,6 +72,7 @@ __all__ = [
     "finished_report",
     "follow_chain",
     "list_sessions",
+    "load_session",
     "rate",
     "score_rubric",
     "set_deadline",
@@ -171,9 +171,13 @@ def _after(live: Any, *, now: datetime, feedback: FeedbackView | None = None) ->
 # -- the use cases -----------------------------------------------------------------------
 
 
-@one_transaction
 def start_session(
-    study: StudyService, vault: StudyVault, options: StartOptions, *, now: datetime
+    study: StudyService,
+    vault: StudyVault,
+    options: StartOptions,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Plan a session of ``options.kind`` and save it as a session in progress.
 
@@ -182,6 +186,7 @@ def start_session(
         vault: The vault studied.
         options: The kind and the options it is started with.
         now: Current time (UTC).
+        memory: What the web worker keeps: the session's machine is kept there.
 
     Returns:
         The first prompt; or, when the plan has nothing to ask, a view with
@@ -201,27 +206,82 @@ def start_session(
     plan, started_with = with_template_draws(plan, options.to_dict(), seed)
     saved = save_new(study, plan, started_with=started_with, now=moment)
     live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
-    session_cache.keep(study, vault, live)
+    if memory is not None:
+        memory.keep_session(study, vault, live)
     return replace(_after(live, now=moment), note=note)
 
 
-@one_transaction
+def load_session(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
+) -> LiveSession:
+    """The session in progress, its machine ready for the next move.
+
+    The machine ``memory`` kept after the session's last move is used when the
+    database still holds the session at the revision and start time it was kept
+    at (two small columns); otherwise the session is read and its moves replayed.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+    """
+    moment = require_utc(now)
+    live = None if memory is None else memory.take_session(study, vault, session_id)
+    # A session id may be used again once its session is deleted (SQLite reuses the
+    # highest): the start time tells the two apart where the revision cannot.
+    if live is not None and study.store.active_session_stamp(study.scope, session_id) == (
+        live.saved.revision,
+        live.saved.started_at,
+    ):
+        live.rebind(study, clock=lambda: moment)
+        return live
+    saved = study.store.get_active_session(study.scope, session_id)
+    if saved is None:
+        raise SessionNotFound(
+            f"No session {session_id} in progress. Start one, or see the sessions "
+            "in progress with list_sessions()."
+        )
+    return restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
+
+
+def _kept(
+    memory: WorkerMemory | None, study: StudyService, vault: StudyVault, live: LiveSession
+) -> LiveSession:
+    """Keep ``live`` (its move stored) for the session's next move, and return it."""
+    if memory is not None:
+        memory.keep_session(study, vault, live)
+    return live
+
+
 def current_prompt(
-    study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Return where a session in progress stands (a countdown that ran out ends it).
 
     Raises:
         SessionNotFound: If no session with that id is in progress.
     """
-    _, live = load_session(study, vault, session_id, now=now, verify=True)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     live.tick()
-    return _after(live, now=now)
+    return _after(_kept(memory, study, vault, live), now=now)
 
 
-@one_transaction
 def answer(
-    study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    text: str,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Answer the current item: an option letter or number, a number with a unit, or text.
 
@@ -231,15 +291,21 @@ def answer(
     Raises:
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session does not wait for an answer, or the option is unknown.
+        StorageConflict: If another request moved the session on meanwhile.
     """
-    _, live = load_session(study, vault, session_id, now=now)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     given = live.answer(text)
-    return _after(live, now=now, feedback=_feedback(live, given))
+    return _after(_kept(memory, study, vault, live), now=now, feedback=_feedback(live, given))
 
 
-@one_transaction
 def answer_part(
-    study: StudyService, vault: StudyVault, session_id: int, text: str, *, now: datetime
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    text: str,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Answer the next part of the current exercise; the last part answers the item.
 
@@ -247,7 +313,7 @@ def answer_part(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session does not wait for an answer or the item has no parts.
     """
-    _, live = load_session(study, vault, session_id, now=now)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     item = live.current
     if live.phase is not Phase.ANSWER or item is None or not item.parts:
         raise UsageError("The current item has no parts to answer one by one.")
@@ -255,10 +321,9 @@ def answer_part(
         raise UsageError("Answer this item as a whole: it is graded automatically.")
     live.answer_part(text)
     feedback = _feedback(live, live.last_feedback) if not live.part_answers else None
-    return _after(live, now=now, feedback=feedback)
+    return _after(_kept(memory, study, vault, live), now=now, feedback=feedback)
 
 
-@one_transaction
 def rate(
     study: StudyService,
     vault: StudyVault,
@@ -266,20 +331,24 @@ def rate(
     rating: str | Rating,
     *,
     now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Grade your recall: ``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``.
+
+    The review and the move are written in one transaction, once.
 
     Raises:
         SessionNotFound: If no session with that id is in progress.
         UsageError: If no rating is awaited or the rating is unknown.
+        CardChanged: If another session reviewed the item meanwhile (nothing written).
+        StorageConflict: If another request moved the session on meanwhile.
     """
     chosen = rating if isinstance(rating, Rating) else rating_from_text(rating)
-    _, live = load_session(study, vault, session_id, now=now)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     live.rate(chosen)
-    return _after(live, now=now)
+    return _after(_kept(memory, study, vault, live), now=now)
 
 
-@one_transaction
 def score_rubric(
     study: StudyService,
     vault: StudyVault,
@@ -287,6 +356,7 @@ def score_rubric(
     covered: Collection[int],
     *,
     now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Score a gauntlet answer by the key points it covered (0-based indexes).
 
@@ -294,14 +364,19 @@ def score_rubric(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If no rubric is awaited.
     """
-    _, live = load_session(study, vault, session_id, now=now)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     live.score_rubric(covered)
-    return _after(live, now=now)
+    return _after(_kept(memory, study, vault, live), now=now)
 
 
-@one_transaction
 def follow_chain(
-    study: StudyService, vault: StudyVault, session_id: int, accept: bool, *, now: datetime
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    accept: bool,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Take (or decline) the next item of the chain offered.
 
@@ -309,38 +384,48 @@ def follow_chain(
         SessionNotFound: If no session with that id is in progress.
         UsageError: If nothing is offered.
     """
-    _, live = load_session(study, vault, session_id, now=now)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     live.follow_chain(accept)
-    return _after(live, now=now)
+    return _after(_kept(memory, study, vault, live), now=now)
 
 
-@one_transaction
-def skip(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> SessionView:
+def skip(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
+) -> SessionView:
     """Leave the current item without a review (or decline a chain offer).
 
     Raises:
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session is over.
     """
-    _, live = load_session(study, vault, session_id, now=now)
+    live = load_session(study, vault, session_id, now=now, memory=memory)
     live.skip()
-    return _after(live, now=now)
+    return _after(_kept(memory, study, vault, live), now=now)
 
 
-@one_transaction
 def undo_last_rating(
-    study: StudyService, vault: StudyVault, session_id: int, *, now: datetime
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
 ) -> SessionView:
     """Take back the last review of the session: the item is asked again.
 
     The review is deleted and the item's card put back as it was; moves made
-    after it (a skip, a chain offer taken) are taken back too.
+    after it (a skip, a chain offer taken) are taken back too. One transaction.
 
     Raises:
         SessionNotFound: If no session with that id is in progress.
         UsageError: If the session has no review to take back.
     """
-    saved, _ = load_session(study, vault, session_id, now=now)
+    saved = load_session(study, vault, session_id, now=now, memory=memory).saved
     moves = list(saved.moves)
     last = max(
         (i for i, move in enumerate(moves) if move.get("review_id") is not None), default=None
@@ -349,29 +434,31 @@ def undo_last_rating(
         raise UsageError("Nothing to undo: no item of this session has been rated yet.")
     move = moves[last]
     before = move.get("card_before")
-    study.undo_review(
-        int(move["review_id"]), card=None if before is None else card_from_dict(before)
-    )
     kept = tuple(moves[:last])
-    rolled = replace(
-        saved,
-        moves=kept,
-        updated_at=require_utc(now),
-        revision=saved.revision + 1,
-    )
     moment = require_utc(now)
+    rolled = replace(saved, moves=kept, updated_at=moment, revision=saved.revision + 1)
     live = restore_session(
         study, drawn_vault(vault, rolled), replace(rolled, moves=()), clock=lambda: moment
     )
     live.replay(kept)
-    rolled = replace(rolled, position=len(live.results))
-    study.store.put_active_session(study.scope, rolled)
-    live.saved = rolled
-    return _after(live, now=now)
+    live.saved = replace(rolled, position=len(live.results))
+    study.undo_review(
+        int(move["review_id"]),
+        card=None if before is None else card_from_dict(before),
+        session=live.saved,
+    )
+    live.read_cards()  # the undone item's card is the one from before its review again
+    return _after(_kept(memory, study, vault, live), now=now)
 
 
-@one_transaction
-def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: datetime) -> ReportView:
+def finish(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
+) -> ReportView:
     """End a session: items not reached are reported so, the score is stored.
 
     The session leaves the sessions in progress; its record keeps the summary.
@@ -383,7 +470,7 @@ def finish(study: StudyService, vault: StudyVault, session_id: int, *, now: date
         SessionNotFound: If no session with that id is in progress.
     """
     try:
-        _, live = load_session(study, vault, session_id, now=now, verify=True)
+        live = load_session(study, vault, session_id, now=now, memory=memory)
     except ContentInvalid as exc:
         return _abandon(study, session_id, reason=str(exc), now=now)
     live.quit()
@@ -475,7 +562,7 @@ def drive_session(
     Raises:
         SessionNotFound: If no session with that id is in progress.
     """
-    _, live = load_session(study, vault, session_id, now=clock())
+    live = load_session(study, vault, session_id, now=clock())
     live.use_clock(clock)
     try:
         drive(live)
@@ -541,6 +628,6 @@ def undo_in_driver(
         UsageError: If the session has no review to take back.
     """
     undo_last_rating(study, vault, session_id, now=clock())
-    _, live = load_session(study, vault, session_id, now=clock())
+    live = load_session(study, vault, session_id, now=clock())
     live.use_clock(clock)
     return live

@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sysdrill.app.settings_cache import keep_settings, kept_settings
 from sysdrill.content.vault_identity import STARTER_VAULT_ID, VaultIdentity
 from sysdrill.storage.location import default_database_url, study_database_url
 from sysdrill.study.service import StudyService
@@ -27,6 +26,7 @@ from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, UserId, Vault
 
 if TYPE_CHECKING:
     from sysdrill.app.study_vault import StudyVault
+    from sysdrill.app.worker_memory import WorkerMemory
 
 __all__ = [
     "UpgradeResult",
@@ -102,6 +102,7 @@ def open_study(
     user: str = "local",
     user_id: int | None = None,
     settings_version: int | None = None,
+    memory: WorkerMemory | None = None,
     upgrade: bool = False,
 ) -> StudyService:
     """Open the study database and return a service for one user and one vault.
@@ -120,7 +121,8 @@ def open_study(
         user_id: The learner's database id, when known (a logged-in account's):
             saves looking it up.
         settings_version: The learner's settings version, read with their login:
-            settings kept by this process at that version are used without a read.
+            settings ``memory`` kept at that version are used without a read.
+        memory: What the web worker keeps between requests (None: nothing kept).
         upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
 
     Returns:
@@ -143,12 +145,15 @@ def open_study(
         vault_id = vault.vault_id
     try:
         known = None if user_id is None else UserId(user_id)
-        kept = None
-        if known is not None and settings_version is not None:
-            kept = kept_settings(store.engine, known, settings_version)
-        study = StudyService(store, user=user, user_id=known, vault_id=vault_id, settings=kept)
-        if known is not None and settings_version is not None and kept is None:
-            keep_settings(store.engine, known, settings_version, study.settings)
+        study = StudyService(store, user=user, user_id=known, vault_id=vault_id)
+        if memory is not None and known is not None and settings_version is not None:
+            kept = memory.settings(store.engine, known, settings_version)
+            if kept is None:
+                memory.keep_settings(store.engine, known, settings_version, study.settings)
+            else:
+                study = StudyService(
+                    store, user=user, user_id=known, vault_id=vault_id, settings=kept
+                )
         if vault is not None and not isinstance(vault, VaultIdentity):
             claim_earlier_state(study, vault)
         return study

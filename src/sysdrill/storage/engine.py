@@ -65,6 +65,7 @@ REVISIONS = (
     "0010_login_throttle",
     "0011_problem_reports",
     "0012_card_version",
+    "0013_session_moves",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

@@ -1,8 +1,9 @@
 """A store over the process's shared engine for one database URL: open, read, write, close.
 
-The stores of the multi-user tables (accounts, personal decks) hold the engine the
-same way: acquired on open, the schema checked once, released on close, and each
-read or write in its own connection with database errors translated.
+Every store (study state, accounts, personal decks) holds the engine the same way:
+acquired on open, the schema checked once, released on close, and each read or
+write in its own connection with database errors translated. A write is one plain
+transaction (``engine.begin()``), committed before the method returns.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Self
 
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from sysdrill.storage.engine import (
     WRITE_OPTION,
@@ -21,9 +22,23 @@ from sysdrill.storage.engine import (
     safe_url,
 )
 from sysdrill.storage.translate import translate_errors
-from sysdrill.storage.unit_of_work import read_connection
 
-__all__ = ["EngineStore"]
+__all__ = ["EngineStore", "read_connection"]
+
+
+@contextmanager
+def read_connection(engine: Engine) -> Iterator[Connection]:
+    """A pooled connection to read with, outside any transaction on PostgreSQL.
+
+    Each read there runs on its own (autocommit), so it costs one round trip
+    rather than three (BEGIN, the query, ROLLBACK when the connection goes back
+    to the pool); at READ COMMITTED each statement saw its own snapshot anyway.
+    SQLite reads cost no round trip and keep SQLAlchemy's transactions.
+    """
+    with engine.connect() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execution_options(isolation_level="AUTOCOMMIT")
+        yield conn
 
 
 class EngineStore:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sysdrill.errors import StorageConflict, StorageError
+from sysdrill.errors import CardChanged, StorageConflict, StorageError
 from sysdrill.study.card_figures import DAY_US, SeenCard, epoch_us
-from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.card_state import CardRecord, CardState, ReadCard
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import (
@@ -39,28 +38,6 @@ class MemoryStudyStore:
         self._active: dict[SessionId, tuple[StudyScope, SavedSession]] = {}
         self._next_review_id = 1
         self._closed = False
-
-    @contextmanager
-    def unit_of_work(self) -> Iterator[None]:
-        """Make the calls in the block all-or-nothing: a raise puts every dict back."""
-        self._check()
-        kept = copy.deepcopy(
-            (self._users, self._cards, self._reviews, self._settings, self._sessions, self._active)
-        )
-        next_review_id = self._next_review_id
-        try:
-            yield
-        except BaseException:
-            (
-                self._users,
-                self._cards,
-                self._reviews,
-                self._settings,
-                self._sessions,
-                self._active,
-            ) = kept
-            self._next_review_id = next_review_id
-            raise
 
     def _check(self) -> None:
         if self._closed:
@@ -166,14 +143,36 @@ class MemoryStudyStore:
                 learned += 1
         return new, learned
 
-    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
-        """Write the card's new state and append ``review``."""
+    def record_review(
+        self,
+        scope: StudyScope,
+        card: CardRecord,
+        review: ReviewRecord,
+        *,
+        read: ReadCard | None = None,
+        session: SavedSession | None = None,
+    ) -> int:
+        """Write the card (while it is ``read``), the review and ``session``: all or none."""
         self._check()
+        if read is not None:
+            stored = self._cards.get(scope, {}).get(card.item_id)
+            expected = None if read.card is None else read.card.version
+            if (None if stored is None else stored.version) != expected:
+                raise CardChanged(
+                    f"The card of {review.item_id} was changed by another review "
+                    "meanwhile; nothing was written. Reload the session and rate it again."
+                )
+        if session is not None:
+            self._check_revision(session)
         review_id = self._next_review_id
         self._next_review_id += 1
-        stored = replace(review, review_id=review_id, settings=copy.deepcopy(review.settings))
-        self._reviews.setdefault(scope, []).append(stored)
+        stored_review = replace(
+            review, review_id=review_id, settings=copy.deepcopy(review.settings)
+        )
+        self._reviews.setdefault(scope, []).append(stored_review)
         self._write_card(scope, card)
+        if session is not None:
+            self._save(scope, session.with_last_review(review_id), len(session.moves) - 1)
         return review_id
 
     def _write_card(self, scope: StudyScope, card: CardRecord) -> None:
@@ -181,34 +180,6 @@ class MemoryStudyStore:
         cards = self._cards.setdefault(scope, {})
         old = cards.get(card.item_id)
         cards[card.item_id] = replace(card, version=1 if old is None else old.version + 1)
-
-    def record_checked_review(
-        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
-    ) -> int | None:
-        """Write as :meth:`record_review` while the stored card is ``read``; else None."""
-        self._check()
-        stored = self._cards.get(scope, {}).get(card.item_id)
-        if (None if stored is None else stored.version) != (None if read is None else read.version):
-            return None
-        return self.record_review(scope, card, review)
-
-    def record_review_with_save(
-        self,
-        scope: StudyScope,
-        card: CardRecord,
-        review: ReviewRecord,
-        *,
-        read: CardRecord | None,
-        session: SavedSession,
-        stored_moves: int | None = None,
-    ) -> int | None:
-        """Write as :meth:`record_checked_review`, then save the session; all or nothing."""
-        with self.unit_of_work():
-            review_id = self.record_checked_review(scope, card, review, read=read)
-            if review_id is not None:
-                with_id = session.with_last_review(review_id)
-                self.put_active_session(scope, with_id, stored_moves=stored_moves)
-        return review_id
 
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
@@ -268,30 +239,40 @@ class MemoryStudyStore:
             and not (open_only and s.ended_at is not None)
         ]
 
-    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
-        """Delete one review and put the card as it was before it."""
+    def undo_review(
+        self,
+        scope: StudyScope,
+        review_id: int,
+        *,
+        card: CardRecord | None,
+        session: SavedSession | None = None,
+    ) -> None:
+        """Delete one review, put the card as it was before it, and save ``session``."""
         self._check()
         log = self._reviews.get(scope, [])
         found = next((r for r in log if r.review_id == review_id), None)
         if found is None:
             raise StorageError(f"No review {review_id} to undo. Undo only a review just given.")
+        if session is not None:
+            self._check_revision(session)
         log.remove(found)
         cards = self._cards.setdefault(scope, {})
         if card is None:
             cards.pop(found.item_id, None)
         else:
             self._write_card(scope, card)
+        if session is not None:
+            self._save(scope, session, len(session.moves))
 
     def put_active_session(
         self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
     ) -> None:
-        """Insert or update a session in progress (revision checked).
-
-        Raises:
-            ValueError: If ``stored_moves`` says the stored revision holds moves it does
-                not (a caller's mistake the SQL store, appending, could not see).
-        """
+        """Insert or update a session in progress (revision checked)."""
         self._check()
+        self._check_revision(session)
+        self._save(scope, session, stored_moves)
+
+    def _check_revision(self, session: SavedSession) -> None:
         stored = self._active.get(session.session_id)
         expected = None if stored is None else stored[1].revision + 1
         if (stored is None and session.revision != 0) or (
@@ -302,16 +283,13 @@ class MemoryStudyStore:
                 f"Session {session.session_id} was moved on by another request; "
                 "reload it and try again."
             )
-        if (
-            stored is not None
-            and stored_moves is not None
-            and stored[1].moves != session.moves[:stored_moves]
-        ):
-            raise ValueError(
-                f"Session {session.session_id}: the stored revision does not hold the "
-                f"first {stored_moves} moves of the save."
-            )
-        self._active[session.session_id] = (scope, session)
+
+    def _save(self, scope: StudyScope, session: SavedSession, stored_moves: int | None) -> None:
+        """Store ``session``, keeping the first ``stored_moves`` moves as stored (as SQL does)."""
+        stored = self._active.get(session.session_id)
+        kept = 0 if stored is None or stored_moves is None else stored_moves
+        moves = (*(() if stored is None else stored[1].moves[:kept]), *session.moves[kept:])
+        self._active[session.session_id] = (scope, replace(session, moves=copy.deepcopy(moves)))
 
     def get_active_session(self, scope: StudyScope, session_id: int) -> SavedSession | None:
         """Return the user's session in progress with that id, or None."""

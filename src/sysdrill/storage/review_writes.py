@@ -1,46 +1,64 @@
-"""Writing reviews: a review's card, its log entry and its day's counts, and undoing one.
+"""Writing reviews and session moves: each a plain transaction of plain statements.
 
-Mixed into :class:`~sysdrill.storage.sql_store.SqlStudyStore`. A review is one
-statement on PostgreSQL (data-modifying CTEs, ``sql_rows``), three on SQLite, in
-one transaction either way.
+Mixed into :class:`~sysdrill.storage.sql_store.SqlStudyStore`. A review writes its
+card (only while the stored card is the one it was scheduled from, when the caller
+says which: the card's ``version``), its log entry, its day's counts and, when it was
+made in a session, the session's move, all in one ``engine.begin()`` transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import weakref
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
-from sysdrill.errors import StorageError
+from sysdrill.errors import CardChanged, StorageConflict, StorageError
 from sysdrill.storage import schema as t
+from sysdrill.storage.engine_store import EngineStore
 from sysdrill.storage.sql_rows import (
     BUMP_DAY,
     CHECKED_CARD_WRITES,
+    INSERT_ACTIVE_SESSION,
+    INSERT_MOVES,
     INSERT_REVIEW,
-    RECORD_CHECKED_REVIEW_POSTGRESQL,
-    RECORD_REVIEW_POSTGRESQL,
+    SAVE_ACTIVE_SESSION,
     UPSERT_CARD,
     UPSERT_DAY,
     card_row,
+    json_text,
     of_scope,
     scope_params,
     utc,
 )
-from sysdrill.storage.translate import translate_errors
-from sysdrill.storage.unit_of_work import ConnectionHolder
-from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.card_state import CardRecord, CardState, ReadCard
 from sysdrill.study.review_log import ReviewRecord, day_counts
+from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import StudyScope
 
-__all__ = ["ReviewWrites", "day_row", "review_params", "review_row"]
+__all__ = ["ReviewWrites", "day_row", "review_row", "settings_ids"]
 
-_UNCHECKED = object()
-"""Write the card whatever is stored (``record_review``), not only over the card read."""
+_ids_by_engine: weakref.WeakKeyDictionary[Engine, dict[str, int]] = weakref.WeakKeyDictionary()
+_ids_lock = threading.Lock()
+
+
+def settings_ids(engine: Engine) -> dict[str, int]:
+    """Scheduler-settings ids by digest, kept as long as ``engine``.
+
+    A digest's id, once committed, never changes: every store on the engine shares
+    them (a dict's single get and set are atomic under threads).
+    """
+    with _ids_lock:
+        found = _ids_by_engine.get(engine)
+        if found is None:
+            found = _ids_by_engine[engine] = {}
+        return found
 
 
 def _settings_digest(settings: Mapping[str, Any]) -> tuple[str, str]:
@@ -76,24 +94,14 @@ def day_row(scope: StudyScope, review: ReviewRecord) -> dict[str, Any]:
     return {**row, **day_counts(review)}
 
 
-def review_params(
-    scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: object, settings_id: int
-) -> dict[str, Any]:
-    """The bound values of a review's statement on PostgreSQL, by prefix.
-
-    ``c_`` the card's new row, ``s_version`` the version of the card read (when
-    ``read`` is one), ``d_`` the day's counts, ``r_`` the review's row.
-    """
-    params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
-    if isinstance(read, CardRecord):
-        params["s_version"] = read.version
-    params |= {f"d_{k}": v for k, v in day_row(scope, review).items()}
-    params |= {f"r_{k}": v for k, v in review_row(scope, review, settings_id).items()}
-    return params
+def _conflict(session: SavedSession) -> StorageConflict:
+    return StorageConflict(
+        f"Session {session.session_id} was moved on by another request; reload it and try again."
+    )
 
 
-class ReviewWrites(ConnectionHolder):
-    """The review-writing methods of the SQL study store."""
+class ReviewWrites(EngineStore):
+    """The review- and move-writing methods of the SQL study store."""
 
     _settings_ids: dict[str, int]
     """Scheduler-settings ids by digest, shared by the stores of one engine."""
@@ -119,64 +127,140 @@ class ReviewWrites(ConnectionHolder):
                     raise
                 return int(found)
             assert result.inserted_primary_key is not None
-            # The id is only safe to cache once this transaction commits.
+            # The id is only safe to keep once this transaction commits.
             return int(result.inserted_primary_key[0])
         self._settings_ids[digest] = int(found)
         return int(found)
 
-    def _upsert_card(self, conn: Connection, scope: StudyScope, card: CardRecord) -> None:
+    def _write_card(self, conn: Connection, scope: StudyScope, card: CardRecord) -> None:
         conn.execute(UPSERT_CARD[conn.dialect.name], card_row(scope, card))
 
-    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
-        """Write the card's new state and append ``review`` in one transaction."""
-        review_id = self._record(scope, card, review, read=_UNCHECKED)
-        assert review_id is not None
-        return review_id
+    def record_review(
+        self,
+        scope: StudyScope,
+        card: CardRecord,
+        review: ReviewRecord,
+        *,
+        read: ReadCard | None = None,
+        session: SavedSession | None = None,
+    ) -> int:
+        """Write a review: its card, log entry and day's counts, and its session's move.
 
-    def record_checked_review(
-        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
-    ) -> int | None:
-        """Like :meth:`record_review`, only while the stored card is still ``read``.
+        One transaction. With ``read`` (the card the review was scheduled from) the
+        card is written only while the stored card is still that one: its version.
+        With ``session`` (the session after the move that made the review) the move
+        is stored with the review's id, and the session's revision checked.
 
-        ``read`` is the card as it was read before the review (None: no card was
-        stored). Returns None, having written nothing, when the stored card is no
-        longer that one.
+        Raises:
+            CardChanged: If the stored card is no longer ``read.card``.
+            StorageConflict: If the session was moved on meanwhile.
         """
-        return self._record(scope, card, review, read=read)
+        with self._write(f"recording a review of {review.item_id}") as conn:
+            if read is None:
+                self._write_card(conn, scope, card)
+            else:
+                first, later = CHECKED_CARD_WRITES[conn.dialect.name]
+                params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
+                if read.card is not None:
+                    params["s_version"] = read.card.version
+                written = conn.execute(first if read.card is None else later, params)
+                if written.first() is None:
+                    raise CardChanged(
+                        f"The card of {review.item_id} was changed by another review "
+                        "meanwhile; nothing was written. Reload the session and rate it again."
+                    )
+            settings_id = self._settings_id(conn, review.settings)
+            result = conn.execute(INSERT_REVIEW, review_row(scope, review, settings_id))
+            conn.execute(UPSERT_DAY[conn.dialect.name], day_row(scope, review))
+            assert result.inserted_primary_key is not None
+            review_id = int(result.inserted_primary_key[0])
+            if session is not None:
+                stored = len(session.moves) - 1
+                self._save_session(conn, scope, session.with_last_review(review_id), stored)
+            return review_id
 
-    def _record(
-        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: object
-    ) -> int | None:
-        with translate_errors(f"recording a review of {review.item_id}"):
-            with self._write() as conn:
-                settings_id = self._settings_id(conn, review.settings)
-                if conn.dialect.name == "postgresql":
-                    # One round trip for the three writes (sql_rows.RECORD_REVIEW_POSTGRESQL).
-                    params = review_params(scope, card, review, read=read, settings_id=settings_id)
-                    if read is _UNCHECKED:
-                        return int(conn.execute(RECORD_REVIEW_POSTGRESQL, params).scalar_one())
-                    checked = RECORD_CHECKED_REVIEW_POSTGRESQL["first" if read is None else "later"]
-                    found = conn.execute(checked, params).scalar()
-                    return None if found is None else int(found)
-                if read is _UNCHECKED:
-                    self._upsert_card(conn, scope, card)
-                else:
-                    card_params = {f"c_{k}": v for k, v in card_row(scope, card).items()}
-                    if isinstance(read, CardRecord):
-                        card_params["s_version"] = read.version
-                    first, later = CHECKED_CARD_WRITES[conn.dialect.name]
-                    written = conn.execute(first if read is None else later, card_params)
-                    if written.first() is None:
-                        return None
-                result = conn.execute(INSERT_REVIEW, review_row(scope, review, settings_id))
-                conn.execute(UPSERT_DAY[conn.dialect.name], day_row(scope, review))
-                assert result.inserted_primary_key is not None
-                return int(result.inserted_primary_key[0])
+    def put_active_session(
+        self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
+    ) -> None:
+        """Insert or update a session in progress, refusing a stale revision (one transaction).
 
-    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
-        """Delete one review, put the card back and take it off its day's counters."""
+        See :meth:`_save_session` for ``stored_moves``.
+        """
+        with self._write("saving a session in progress") as conn:
+            self._save_session(conn, scope, session, stored_moves)
+
+    def _save_session(
+        self, conn: Connection, scope: StudyScope, session: SavedSession, stored_moves: int | None
+    ) -> None:
+        """Insert or update the session and its moves on ``conn``.
+
+        ``stored_moves``: the stored revision holds the first ``stored_moves`` of
+        ``session.moves`` and no others, so only the rest are inserted (None: every
+        stored move is replaced).
+
+        Raises:
+            StorageConflict: If the stored revision is not ``session.revision - 1``.
+        """
+        if session.revision == 0:
+            row = {
+                "session_id": session.session_id,
+                "user_id": scope.user_id,
+                "vault_id": scope.vault_id,
+                "kind": session.kind,
+                "options_json": json_text(session.options),
+                "item_ids_json": json_text(session.item_ids),
+                "started_at": session.started_at,
+                "position": session.position,
+                "revision": session.revision,
+                "updated_at": session.updated_at,
+            }
+            if conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row).first() is None:
+                raise _conflict(session)
+        else:
+            params = {
+                "m_position": session.position,
+                "m_revision": session.revision,
+                "m_updated_at": session.updated_at,
+                **scope_params(scope),
+                "b_session_id": session.session_id,
+                "b_revision": session.revision - 1,
+                "b_started_at": session.started_at,
+            }
+            if conn.execute(SAVE_ACTIVE_SESSION, params).rowcount != 1:
+                raise _conflict(session)
+            if stored_moves is None:
+                self._take_back_moves(conn, session, 0)
+        kept = stored_moves or 0
+        rows = [
+            {"session_id": session.session_id, "seq": seq, "move_json": json_text(move)}
+            for seq, move in enumerate(session.moves[kept:], start=kept)
+        ]
+        if rows:
+            conn.execute(INSERT_MOVES, rows)
+
+    @staticmethod
+    def _take_back_moves(conn: Connection, session: SavedSession, first: int) -> None:
+        """Delete the session's stored moves from the ``first``-th on."""
+        m = t.session_moves.c
+        conn.execute(
+            t.session_moves.delete().where(m.session_id == session.session_id, m.seq >= first)
+        )
+
+    def undo_review(
+        self,
+        scope: StudyScope,
+        review_id: int,
+        *,
+        card: CardRecord | None,
+        session: SavedSession | None = None,
+    ) -> None:
+        """Delete one review, put the card back, take it off its day's counters.
+
+        With ``session`` (the session without the undone move and those after it)
+        the session is saved in the same transaction.
+        """
         r = t.reviews.c
-        with translate_errors("undoing a review"), self._write() as conn:
+        with self._write("undoing a review") as conn:
             row = conn.execute(
                 sa.select(
                     r.item_id,
@@ -212,4 +296,7 @@ class ReviewWrites(ConnectionHolder):
                 mine = sa.and_(of_scope(t.cards, scope), t.cards.c.item_id == row.item_id)
                 conn.execute(t.cards.delete().where(mine))
             else:
-                self._upsert_card(conn, scope, card)
+                self._write_card(conn, scope, card)
+            if session is not None:
+                self._save_session(conn, scope, session, len(session.moves))
+                self._take_back_moves(conn, session, len(session.moves))

@@ -30,6 +30,7 @@ __all__ = [
     "reviews",
     "scheduler_settings",
     "server_secrets",
+    "session_moves",
     "sessions",
     "settings",
     "site_settings",
@@ -240,12 +241,25 @@ active_sessions = sa.Table(
     sa.Column("options_json", sa.Text(), nullable=False),
     sa.Column("item_ids_json", sa.Text(), nullable=False),
     sa.Column("position", sa.Integer(), nullable=False),
-    sa.Column("moves_json", sa.Text(), nullable=False),
     sa.Column("revision", sa.Integer(), nullable=False),
     sa.Column("started_at", UtcDateTime, nullable=False),
     sa.Column("updated_at", UtcDateTime, nullable=False),
 )
-"""Sessions in progress: the plan and the moves so far (one row until they finish)."""
+"""Sessions in progress: the plan, and the revision each move raises (a row until they end)."""
+
+session_moves = sa.Table(
+    "session_moves",
+    metadata,
+    sa.Column(
+        "session_id",
+        sa.Integer(),
+        sa.ForeignKey("active_sessions.session_id"),
+        primary_key=True,
+    ),
+    sa.Column("seq", sa.Integer(), primary_key=True),
+    sa.Column("move_json", sa.Text(), nullable=False),
+)
+"""The moves of the sessions in progress, one row each, in order (``seq`` from 0)."""
 
 server_secrets = sa.Table(
     "server_secrets",

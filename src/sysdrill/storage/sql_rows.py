@@ -7,7 +7,6 @@ live here, beside :mod:`sysdrill.storage.sql_store` which runs them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,21 +24,18 @@ __all__ = [
     "CARDS_OF_ITEMS",
     "CARD_COLUMNS",
     "CHECKED_CARD_WRITES",
-    "RECORD_CHECKED_REVIEW_POSTGRESQL",
     "DAY_REVIEW_COUNTS",
     "DUE_CARDS",
     "ACTIVE_SESSION_STAMP",
     "GET_ACTIVE_SESSION",
     "GET_CARD",
     "GET_SETTINGS",
+    "MOVES_OF_SESSION",
     "INSERT_ACTIVE_SESSION",
     "INSERT_DAY",
+    "INSERT_MOVES",
     "INSERT_REVIEW",
-    "RECORD_REVIEW_POSTGRESQL",
-    "MOVES_KEPT",
-    "MOVES_OPENED",
     "SAVE_ACTIVE_SESSION",
-    "SAVE_MOVES",
     "STUDIED_IDS",
     "UPSERT_CARD",
     "UPSERT_DAY",
@@ -47,10 +43,7 @@ __all__ = [
     "card_record",
     "card_row",
     "json_text",
-    "moves_text",
-    "saving_moves",
     "of_scope",
-    "reviewed_from",
     "scope_params",
     "session_record",
     "utc",
@@ -239,29 +232,6 @@ def _prefixed(table: sa.Table, prefix: str) -> dict[str, Any]:
     return {column.name: sa.bindparam(prefix + column.name) for column in table.c}
 
 
-def _written_review() -> Any:
-    """PostgreSQL: the card, the review and the day's counts in one statement.
-
-    The card's upsert and the day's run as data-modifying CTEs of the review's
-    insert: one round trip where three were. Their parameters carry the prefixes
-    ``c_`` (the card's row), ``d_`` (the day's) and ``r_`` (the review's).
-    """
-    card = UPSERT_CARD["postgresql"].values(_prefixed(t.cards, "c_")).cte("card_written")
-    day = UPSERT_DAY["postgresql"].values(_prefixed(t.review_days, "d_")).cte("day_counted")
-    review_values = {
-        name: value for name, value in _prefixed(t.reviews, "r_").items() if name != "id"
-    }
-    return (
-        postgresql.insert(t.reviews)
-        .values(review_values)
-        .returning(t.reviews.c.id)
-        .add_cte(card, day)
-    )
-
-
-RECORD_REVIEW_POSTGRESQL = _written_review()
-"""Write a review with its card and day on PostgreSQL (see :func:`_written_review`)."""
-
 _CARD_KEY = ("user_id", "vault_id", "item_id")
 
 
@@ -301,45 +271,6 @@ CHECKED_CARD_WRITES = _checked_card_writes()
 """(first card, later card) writes checked against the card read, by dialect name."""
 
 
-def reviewed_from(card: Any) -> tuple[Any, Any]:
-    """PostgreSQL: the review's insert and the day's counts (a CTE), both from ``card``'s rows.
-
-    ``card`` is a CTE of a checked card write: when it wrote nothing (the stored card
-    was no longer the one read), neither does the review nor the day. Their values are
-    bound as ``r_`` and ``d_`` + the column's name.
-    """
-    review_columns = [column for column in t.reviews.c if column.name != "id"]
-    review = postgresql.insert(t.reviews).from_select(
-        [column.name for column in review_columns],
-        sa.select(
-            *(sa.bindparam("r_" + col.name, type_=col.type) for col in review_columns)
-        ).select_from(card),
-    )
-    day_insert = postgresql.insert(t.review_days).from_select(
-        [column.name for column in t.review_days.c],
-        sa.select(
-            *(sa.bindparam("d_" + col.name, type_=col.type) for col in t.review_days.c)
-        ).select_from(card),
-    )
-    day = day_insert.on_conflict_do_update(
-        index_elements=["user_id", "vault_id", "day"],
-        set_={name: t.review_days.c[name] + day_insert.excluded[name] for name in DAY_COUNTERS},
-    ).cte("day_counted")
-    return review, day
-
-
-def _checked_review(card_write: Any) -> Any:
-    """PostgreSQL: a review, its day and ``card_write`` in one statement, all or nothing."""
-    card = card_write.cte("card_written")
-    review, day = reviewed_from(card)
-    return review.returning(t.reviews.c.id).add_cte(card, day)
-
-
-RECORD_CHECKED_REVIEW_POSTGRESQL = {
-    "first": _checked_review(CHECKED_CARD_WRITES["postgresql"][0]),
-    "later": _checked_review(CHECKED_CARD_WRITES["postgresql"][1]),
-}
-"""A review written only while its card is as read, by whether a card was read (PostgreSQL)."""
 # Those of every web move too (reading the learner, the settings, the session).
 USER_ID = sa.select(t.users.c.id).where(t.users.c.name == sa.bindparam("b_name"))
 GET_SETTINGS = sa.select(t.settings.c.key, t.settings.c.value_json).where(
@@ -354,47 +285,30 @@ GET_ACTIVE_SESSION = sa.select(t.active_sessions).where(*_THE_ACTIVE_SESSION)
 ACTIVE_SESSION_STAMP = sa.select(
     t.active_sessions.c.revision, t.active_sessions.c.started_at
 ).where(*_THE_ACTIVE_SESSION)
-SAVE_ACTIVE_SESSION = t.active_sessions.update().where(
-    *_THE_ACTIVE_SESSION,
-    t.active_sessions.c.revision == sa.bindparam("b_revision"),
-    t.active_sessions.c.started_at == sa.bindparam("b_started_at"),
-)
-"""Save a move: only a session's moves, position, revision and time change once it started.
-
-The revision and start time it was read at must still be stored: the update is what
-checks that no other request moved the session on (nor replaced it under a reused id)."""
-_MOVES = t.active_sessions.c.moves_json
-MOVES_OPENED = sa.func.rtrim(_MOVES, sa.literal_column("']'"))
-"""The stored moves' JSON without its closing bracket (see :data:`MOVES_KEPT`).
-
-Each move is a JSON object, so only the array's own bracket ends the text; one
-function call reads the stored value once (PostgreSQL decompresses it per call)."""
-MOVES_KEPT = sa.case(
-    (sa.bindparam("m_append", type_=sa.Boolean()), MOVES_OPENED), else_=sa.literal_column("''")
-)
-"""The stored moves' JSON without its closing bracket when ``m_append``, else nothing.
-
-A save appends its new moves to those stored (``m_append`` true, the rest of the
-array's text after it) rather than sending every move again: the stored revision,
-which the update checks, holds exactly the moves before them."""
-
-
-def saving_moves(save: Any, moves: Any) -> Any:
-    """``save`` setting the moves' JSON to ``moves``, and the rest of a move's save.
-
-    The position, revision and time of the last move are bound as ``m_`` + the
-    column's name.
-    """
-    return save.values(
+SAVE_ACTIVE_SESSION = (
+    t.active_sessions.update()
+    .where(
+        *_THE_ACTIVE_SESSION,
+        t.active_sessions.c.revision == sa.bindparam("b_revision"),
+        t.active_sessions.c.started_at == sa.bindparam("b_started_at"),
+    )
+    .values(
         position=sa.bindparam("m_position", type_=sa.Integer()),
-        moves_json=moves,
         revision=sa.bindparam("m_revision", type_=sa.Integer()),
         updated_at=sa.bindparam("m_updated_at", type_=t.UtcDateTime),
     )
+)
+"""Save a move: only a session's position, revision and time change once it started.
 
-
-SAVE_MOVES = saving_moves(SAVE_ACTIVE_SESSION, MOVES_KEPT + sa.bindparam("m_more", type_=sa.Text()))
-"""Save a move, its moves' JSON appended to (or written whole: see :data:`MOVES_KEPT`)."""
+The revision and start time it was read at must still be stored: the update is what
+checks that no other request moved the session on (nor replaced it under a reused id)."""
+INSERT_MOVES = t.session_moves.insert()
+MOVES_OF_SESSION = (
+    sa.select(t.session_moves.c.move_json)
+    .where(t.session_moves.c.session_id == sa.bindparam("b_session_id"))
+    .order_by(t.session_moves.c.seq)
+)
+"""A session's moves, in order."""
 
 
 def json_text(value: Any) -> str:
@@ -402,20 +316,3 @@ def json_text(value: Any) -> str:
     # A session in progress is written at every move: orjson writes several times
     # faster than json (keys sorted alike, no spaces).
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-
-
-def moves_text(moves: Sequence[Mapping[str, Any]], *, stored_moves: int | None) -> tuple[bool, str]:
-    """Whether a save appends, and the moves' text it sends (see :data:`MOVES_KEPT`).
-
-    Args:
-        moves: The session's moves after the move being saved.
-        stored_moves: How many of them the stored revision holds (the rest are new),
-            or None to write them all.
-    """
-    if stored_moves is None:
-        return False, json_text(moves)
-    new = moves[stored_moves:]
-    if not new:
-        return True, "]"
-    text = json_text(new)[1:]  # the array's items and its closing bracket
-    return True, "," + text if stored_moves else text

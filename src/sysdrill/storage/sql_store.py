@@ -27,12 +27,11 @@ from sysdrill.storage.engine import (
     check_schema,
     create_study_engine,
     migrate,
-    release_engine,
     safe_url,
     schema_revision,
 )
 from sysdrill.storage.progress_queries import ProgressQueries
-from sysdrill.storage.review_writes import ReviewWrites, review_row
+from sysdrill.storage.review_writes import ReviewWrites, review_row, settings_ids
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
     CARD_COLUMNS,
@@ -42,22 +41,17 @@ from sysdrill.storage.sql_rows import (
     GET_ACTIVE_SESSION,
     GET_CARD,
     GET_SETTINGS,
-    INSERT_ACTIVE_SESSION,
     INSERT_DAY,
-    SAVE_MOVES,
+    MOVES_OF_SESSION,
     STUDIED_IDS,
     USER_ID,
     card_record,
     card_row,
-    json_text,
-    moves_text,
     of_scope,
     scope_params,
     session_record,
     utc,
 )
-from sysdrill.storage.translate import translate_errors
-from sysdrill.storage.unit_of_work import engine_memo
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
@@ -74,19 +68,6 @@ __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
-
-
-def _save_params(scope: StudyScope, session: SavedSession) -> dict[str, Any]:
-    """The bound values of a session's save but its moves (see ``sql_rows.saving_moves``)."""
-    return {
-        "m_position": session.position,
-        "m_revision": session.revision,
-        "m_updated_at": session.updated_at,
-        **scope_params(scope),
-        "b_session_id": session.session_id,
-        "b_revision": session.revision - 1,
-        "b_started_at": session.started_at,
-    }
 
 
 class SqlStudyStore(ReviewWrites, ProgressQueries):
@@ -109,10 +90,11 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             MigrationError: If the schema is behind (and not migrated) or newer
                 than this sysdrill, or a migration fails.
         """
+        # EngineStore's opening, with the migration first on the same engine (an
+        # in-memory SQLite engine is its own database).
         self.url = safe_url(url)
         self._url = url
         self._engine = acquire_engine(url)
-        self._settings_ids = engine_memo(self._engine)
         self._closed = False
         try:
             if migrate_schema and schema_revision(self._engine) != HEAD_REVISION:
@@ -121,30 +103,25 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         except BaseException:
             self.close()
             raise
+        self._settings_ids = settings_ids(self._engine)
 
     @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for tests and the benchmark)."""
         return self._engine
 
-    def close(self) -> None:
-        """Release the engine (the last store on it disposes of the connection pool)."""
-        if not self._closed:
-            self._closed = True
-            release_engine(self._url, self._engine)
-
     # -- users and cards -------------------------------------------------------
 
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""
         query = sa.select(t.users.c.id).where(t.users.c.name == name)
-        with translate_errors(f"opening user {name!r}"), self._read() as conn:
+        with self._read(f"opening user {name!r}") as conn:
             known = conn.execute(USER_ID, {"b_name": name}).scalar()
         if known is not None:
             # Opening a known learner reads only: no write lock, no row written.
             return UserId(int(known))
         try:
-            with translate_errors(f"opening user {name!r}"), self._write() as conn:
+            with self._write(f"opening user {name!r}") as conn:
                 found = conn.execute(query).scalar()
                 if found is None:
                     result = conn.execute(t.users.insert().values(name=name, created_at=now))
@@ -154,7 +131,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         except StorageConflict:
             # Another connection created the user first (PostgreSQL does not
             # serialise the two inserts as SQLite's write lock does): use theirs.
-            with translate_errors(f"opening user {name!r}"), self._read() as conn:
+            with self._read(f"opening user {name!r}") as conn:
                 created = conn.execute(query).scalar()
             if created is None:
                 raise
@@ -168,10 +145,10 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             sa.select(sa.literal(1)).where(of_scope(table, old)).limit(1)
             for table in (t.cards, t.reviews, t.sessions)
         ]
-        with translate_errors("opening the vault's study state"), self._read() as conn:
+        with self._read("opening the vault's study state") as conn:
             if all(conn.execute(query).first() is None for query in held):
                 return False
-        with translate_errors("opening the vault's study state"), self._write() as conn:
+        with self._write("opening the vault's study state") as conn:
             for table in (t.cards, t.reviews):
                 taken = sa.select(sa.literal(1)).where(of_scope(table, new)).limit(1)
                 if conn.execute(taken).first() is not None:
@@ -186,7 +163,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
     def get_card(self, scope: StudyScope, item_id: str) -> CardRecord | None:
         """Return the card of ``item_id``, or None."""
         params = {"b_user_id": scope.user_id, "b_vault_id": scope.vault_id, "b_item_id": item_id}
-        with translate_errors("reading a card"), self._read() as conn:
+        with self._read("reading a card") as conn:
             row = conn.execute(GET_CARD, params).first()
         return None if row is None else card_record(row)
 
@@ -194,7 +171,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         """Return the stored cards of ``item_ids`` by item id (items without one are left out)."""
         wanted = sorted(set(item_ids))
         found: dict[str, CardRecord] = {}
-        with translate_errors("reading cards"), self._read() as conn:
+        with self._read("reading cards") as conn:
             for start in range(0, len(wanted), _ITEMS_PER_QUERY):
                 params = {
                     **scope_params(scope),
@@ -208,13 +185,13 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
     def iter_cards(self, scope: StudyScope) -> Iterator[CardRecord]:
         """Yield every card of the user in the vault, in item-id order."""
         query = sa.select(*CARD_COLUMNS).where(of_scope(t.cards, scope)).order_by(t.cards.c.item_id)
-        with translate_errors("reading cards"), self._read() as conn:
+        with self._read("reading cards") as conn:
             rows = conn.execute(query).all()
         return iter([card_record(row) for row in rows])
 
     def studied_item_ids(self, scope: StudyScope) -> set[str]:
         """Return the ids of items whose card has left the NEW state."""
-        with translate_errors("reading cards"), self._read() as conn:
+        with self._read("reading cards") as conn:
             found = conn.execute(STUDIED_IDS[conn.dialect.name], scope_params(scope)).scalar()
         if found is None:
             return set()
@@ -225,7 +202,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
     ) -> list[CardRecord]:
         """Return cards due at or before ``due_by``, earliest first (ties by item id)."""
         params = {"b_due_by": due_by, "b_offset": offset, "b_limit": limit, **scope_params(scope)}
-        with translate_errors("finding due cards"), self._read() as conn:
+        with self._read("finding due cards") as conn:
             return [card_record(row) for row in conn.execute(DUE_CARDS, params)]
 
     def count_reviews_on(self, scope: StudyScope, day: date) -> tuple[int, int]:
@@ -234,7 +211,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         Read from the day's counters (one row), not by summing the day's reviews.
         """
         params = {"b_day": day, **scope_params(scope)}
-        with translate_errors("counting the day's reviews"), self._read() as conn:
+        with self._read("counting the day's reviews") as conn:
             row = conn.execute(DAY_REVIEW_COUNTS, params).first()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
@@ -260,7 +237,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             .where(of_scope(t.reviews, scope))
             .order_by(r.id)
         )
-        with translate_errors("reading the review log"), self._read() as conn:
+        with self._read("reading the review log") as conn:
             rows = conn.execute(query).all()
         parsed: dict[str, dict[str, Any]] = {}
         for row in rows:
@@ -289,7 +266,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             .where(of_scope(t.review_days, scope))
             .order_by(t.review_days.c.day)
         )
-        with translate_errors("summarising the review log"), self._read() as conn:
+        with self._read("summarising the review log") as conn:
             rows = conn.execute(query).all()
         return [DailyReviewStats(row[0], *(int(value) for value in row[1:])) for row in rows]
 
@@ -297,13 +274,13 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
 
     def get_settings(self, user_id: UserId) -> dict[str, Any]:
         """Return the stored settings by key."""
-        with translate_errors("reading settings"), self._read() as conn:
+        with self._read("reading settings") as conn:
             rows = conn.execute(GET_SETTINGS, {"b_user_id": user_id})
             return {row.key: json.loads(row.value_json) for row in rows}
 
     def put_settings(self, user_id: UserId, values: Mapping[str, Any]) -> None:
         """Store ``values`` by key in one transaction."""
-        with translate_errors("saving settings"), self._write() as conn:
+        with self._write("saving settings") as conn:
             self._put_settings(conn, user_id, values)
 
     @staticmethod
@@ -320,7 +297,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
 
     def start_session(self, scope: StudyScope, session: SessionRecord) -> SessionId:
         """Store a new session and return its id."""
-        with translate_errors("starting a session"), self._write() as conn:
+        with self._write("starting a session") as conn:
             return SessionId(self._insert_session(conn, scope, session))
 
     @staticmethod
@@ -342,7 +319,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         self, session_id: SessionId, *, ended_at: datetime, meta: Mapping[str, Any]
     ) -> None:
         """Mark a session ended and merge ``meta`` into its metadata."""
-        with translate_errors("finishing a session"), self._write() as conn:
+        with self._write("finishing a session") as conn:
             current = conn.execute(
                 sa.select(t.sessions.c.meta_json).where(t.sessions.c.id == session_id)
             ).scalar()
@@ -365,85 +342,13 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             query = query.where(s.kind == kind)
         if open_only:
             query = query.where(s.ended_at.is_(None))
-        with translate_errors("reading sessions"), self._read() as conn:
+        with self._read("reading sessions") as conn:
             return [session_record(row) for row in conn.execute(query)]
 
     # -- sessions in progress --------------------------------------------------
 
-    def put_active_session(
-        self, scope: StudyScope, session: SavedSession, *, stored_moves: int | None = None
-    ) -> None:
-        """Insert or update a session in progress, refusing a stale revision.
-
-        With ``stored_moves`` the update appends the moves after the first
-        ``stored_moves`` (those the stored revision holds) to the stored ones.
-        """
-
-        def save(conn: Connection) -> None:
-            with translate_errors("saving a session in progress"):
-                if self._saved_session(conn, scope, session, stored_moves):
-                    return
-            raise StorageConflict(
-                f"Session {session.session_id} was moved on by another request; "
-                "reload it and try again."
-            )
-
-        # A move's save is its last write (an answer's only one): see _write_last.
-        self._write_last(save)
-
-    def _saved_session(
-        self,
-        conn: Connection,
-        scope: StudyScope,
-        session: SavedSession,
-        stored_moves: int | None,
-    ) -> bool:
-        """Insert or update the session on ``conn``; False when its revision is stale."""
-        if session.revision == 0:
-            row = {
-                "session_id": session.session_id,
-                "user_id": scope.user_id,
-                "vault_id": scope.vault_id,
-                "kind": session.kind,
-                "options_json": json_text(session.options),
-                "item_ids_json": json_text(session.item_ids),
-                "started_at": session.started_at,
-                "position": session.position,
-                "moves_json": json_text(session.moves),
-                "revision": session.revision,
-                "updated_at": session.updated_at,
-            }
-            inserted = conn.execute(INSERT_ACTIVE_SESSION[conn.dialect.name], row)
-            return inserted.first() is not None
-        append, more = moves_text(session.moves, stored_moves=stored_moves)
-        params = _save_params(scope, session) | {"m_append": append, "m_more": more}
-        return conn.execute(SAVE_MOVES, params).rowcount == 1
-
-    def record_review_with_save(
-        self,
-        scope: StudyScope,
-        card: CardRecord,
-        review: ReviewRecord,
-        *,
-        read: CardRecord | None,
-        session: SavedSession,
-        stored_moves: int | None = None,
-    ) -> int | None:
-        """Record a checked review and save the session whose last move made it.
-
-        The review's statements and the save run in one transaction (the unit of
-        work's): both are written, or neither. Returns the review's id, or None when
-        the stored card is no longer ``read`` (then nothing is written).
-        """
-        with self.unit_of_work():
-            review_id = self.record_checked_review(scope, card, review, read=read)
-            if review_id is not None:
-                with_id = session.with_last_review(review_id)
-                self.put_active_session(scope, with_id, stored_moves=stored_moves)
-            return review_id
-
     @staticmethod
-    def _saved(row: Any) -> SavedSession:
+    def _saved(row: Any, moves: list[Any]) -> SavedSession:
         return SavedSession(
             session_id=SessionId(row.session_id),
             kind=row.kind,
@@ -452,23 +357,26 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             started_at=utc(row.started_at) or datetime.min.replace(tzinfo=UTC),
             updated_at=utc(row.updated_at) or datetime.min.replace(tzinfo=UTC),
             position=row.position,
-            moves=tuple(orjson.loads(row.moves_json)),
+            moves=tuple(orjson.loads(text) for text in moves),
             revision=row.revision,
         )
 
     def get_active_session(self, scope: StudyScope, session_id: int) -> SavedSession | None:
         """Return the user's session in progress with that id, or None."""
         params = {"b_session_id": session_id, **scope_params(scope)}
-        with translate_errors("reading a session in progress"), self._read() as conn:
+        with self._read("reading a session in progress") as conn:
             row = conn.execute(GET_ACTIVE_SESSION, params).first()
-        return None if row is None else self._saved(row)
+            if row is None:
+                return None
+            moves = conn.execute(MOVES_OF_SESSION, params).scalars().all()
+        return self._saved(row, list(moves))
 
     def active_session_stamp(
         self, scope: StudyScope, session_id: int
     ) -> tuple[int, datetime] | None:
         """Return (revision, started at) of the user's session in progress, or None."""
         params = {"b_session_id": session_id, **scope_params(scope)}
-        with translate_errors("reading a session in progress"), self._read() as conn:
+        with self._read("reading a session in progress") as conn:
             row = conn.execute(ACTIVE_SESSION_STAMP, params).first()
         if row is None:
             return None
@@ -484,13 +392,25 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
             .where(of_scope(t.active_sessions, scope))
             .order_by(a.updated_at.desc(), a.session_id.desc())
         )
-        with translate_errors("reading sessions in progress"), self._read() as conn:
-            return [self._saved(row) for row in conn.execute(query)]
+        m = t.session_moves.c
+        with self._read("reading sessions in progress") as conn:
+            rows = conn.execute(query).all()
+            ids = [row.session_id for row in rows]
+            moves: dict[int, list[Any]] = {session_id: [] for session_id in ids}
+            if ids:
+                listed = sa.select(m.session_id, m.move_json).where(m.session_id.in_(ids))
+                for session_id, text in conn.execute(listed.order_by(m.session_id, m.seq)):
+                    moves[session_id].append(text)
+        return [self._saved(row, moves[row.session_id]) for row in rows]
 
     def delete_active_session(self, scope: StudyScope, session_id: int) -> None:
         """Forget a session in progress."""
         a = t.active_sessions.c
-        with translate_errors("closing a session in progress"), self._write() as conn:
+        with self._write("closing a session in progress") as conn:
+            mine = sa.select(a.session_id).where(
+                a.session_id == session_id, of_scope(t.active_sessions, scope)
+            )
+            conn.execute(t.session_moves.delete().where(t.session_moves.c.session_id.in_(mine)))
             conn.execute(
                 t.active_sessions.delete().where(
                     a.session_id == session_id, of_scope(t.active_sessions, scope)
@@ -501,7 +421,11 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
 
     def replace_user_state(self, scope: StudyScope, state: UserState) -> None:
         """Replace the scope's state and the user's settings in one transaction."""
-        with translate_errors("importing study state"), self._write() as conn:
+        with self._write("importing study state") as conn:
+            theirs = sa.select(t.active_sessions.c.session_id).where(
+                of_scope(t.active_sessions, scope)
+            )
+            conn.execute(t.session_moves.delete().where(t.session_moves.c.session_id.in_(theirs)))
             for table in (t.reviews, t.review_days, t.cards, t.active_sessions, t.sessions):
                 conn.execute(table.delete().where(of_scope(table, scope)))
             conn.execute(t.settings.delete().where(t.settings.c.user_id == scope.user_id))

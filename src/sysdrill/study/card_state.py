@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
 
-__all__ = ["MATURE_INTERVAL_DAYS", "CardRecord", "CardState"]
+__all__ = ["MATURE_INTERVAL_DAYS", "CardRecord", "CardState", "ReadCard"]
 
 MATURE_INTERVAL_DAYS = 21.0
 """Items scheduled at this interval or longer count as mature (the Anki convention)."""
@@ -53,3 +53,10 @@ class CardRecord:
     version: int = field(default=0, compare=False)
     """Writes of the stored card so far: a review of the card read is written only while
     the store holds this version (the optimistic check); not part of its state."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCard:
+    """An item's card as read from the store earlier; ``card`` None: none was stored."""
+
+    card: CardRecord | None

@@ -1,9 +1,11 @@
 """Recording reviews: scheduling an item's next review and writing it, or taking it back.
 
 Mixed into :class:`~sysdrill.study.service.StudyService`, the one entry point.
-A review is written on its own (:meth:`ReviewRecording.record_review`), or
-scheduled first and written with the save of the session move that made it
-(:meth:`ReviewRecording.prepare_review`, :meth:`ReviewRecording.record_prepared_review`).
+Scheduling is the domain's (:meth:`ReviewRecording.schedule_review` returns the new
+card and the review's log entry, as py-fsrs's ``review_card`` does, and writes
+nothing); one store call then writes it (:meth:`ReviewRecording.record_review` on
+its own, :meth:`ReviewRecording.save_move` with the session move that made it), only
+while the stored card is still the one it was scheduled from.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from sysdrill.errors import CardChanged, SchedulingError
-from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.errors import SchedulingError
+from sysdrill.study.card_state import CardRecord, CardState, ReadCard
 from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.review_log import ReviewRecord
@@ -23,19 +25,12 @@ from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
 from sysdrill.study.user_state import SessionId, StudyScope
 
-__all__ = ["PreparedReview", "ReadCard", "ReviewOutcome", "ReviewRecording"]
+__all__ = ["ReadCard", "ReviewOutcome", "ReviewRecording", "ScheduledReview"]
 
 
 @dataclass(frozen=True, slots=True)
-class ReadCard:
-    """An item's card as read from the store earlier; ``card`` None: none was stored."""
-
-    card: CardRecord | None
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedReview:
-    """A review scheduled but not yet written (:meth:`StudyService.prepare_review`)."""
+class ScheduledReview:
+    """A review scheduled but not yet written (:meth:`StudyService.schedule_review`)."""
 
     rating: Rating
     graded_by: GradedBy
@@ -146,53 +141,55 @@ class ReviewRecording:
             now: Time of the review (UTC).
             session_id: The session this review belongs to, if any.
             read: The item's card as the caller read it earlier (see
-                :meth:`cards_of`): the review is scheduled from it while the store
-                still holds it, else from the card read afresh.
+                :meth:`cards_of`); read now when None.
 
         Returns:
             The new card state and when the item is due next.
 
         Raises:
             SchedulingError: If ``now`` is naive or not UTC, or duration is negative.
+            CardChanged: If the stored card changed after it was read (nothing written).
             StorageError: If the review could not be written (nothing was written).
         """
-        given = _given(rating, graded_by, answer, duration_ms, now)
-        if read is not None:
-            outcome = self._write_review(item_id, read.card, given, session_id, checked=True)
-            if outcome is not None:
-                return outcome
-            # Another session of the learner reviewed the item since: read it afresh.
-        found = self._store.get_card(self.scope, item_id)
-        outcome = self._write_review(item_id, found, given, session_id, checked=False)
-        assert outcome is not None
-        return outcome
+        if read is None:
+            read = ReadCard(self._store.get_card(self.scope, item_id))
+        scheduled = self.schedule_review(
+            item_id,
+            rating=rating,
+            graded_by=graded_by,
+            answer=answer,
+            duration_ms=duration_ms,
+            now=now,
+            session_id=session_id,
+            card=read.card,
+        )
+        review_id = self._store.record_review(
+            self.scope, scheduled.card, scheduled.review, read=read
+        )
+        return self._written(scheduled, review_id)
 
-    def _write_review(
+    def schedule_review(
         self,
         item_id: str,
-        found: CardRecord | None,
-        given: _Given,
-        session_id: SessionId | None,
         *,
-        checked: bool,
-    ) -> ReviewOutcome | None:
-        prepared = self._prepare(item_id, found, given, session_id)
-        if checked:
-            written = self._store.record_checked_review(
-                self.scope, prepared.card, prepared.review, read=found
-            )
-            if written is None:
-                return None
-            review_id = written
-        else:
-            review_id = self._store.record_review(self.scope, prepared.card, prepared.review)
-        return self._written(prepared, review_id)
+        rating: Rating,
+        graded_by: GradedBy,
+        answer: str | None = None,
+        duration_ms: int = 0,
+        now: datetime,
+        session_id: SessionId | None = None,
+        card: CardRecord | None,
+    ) -> ScheduledReview:
+        """The item's card after the review and the review's log entry; nothing is written.
 
-    def _prepare(
-        self, item_id: str, found: CardRecord | None, given: _Given, session_id: SessionId | None
-    ) -> PreparedReview:
+        Args as :meth:`record_review`'s; ``card`` is the stored card (None: none yet).
+
+        Raises:
+            SchedulingError: If ``now`` is naive or not UTC, or duration is negative.
+        """
+        given = _given(rating, graded_by, answer, duration_ms, now)
         moment = given.moment
-        before = found or new_card(item_id)
+        before = card or new_card(item_id)
         after = review_card(before, given.rating, now=moment, settings=self.settings)
         after = replace(after, version=before.version + 1)  # as stored once written
         interval_before: float | None = None
@@ -213,11 +210,38 @@ class ReviewRecording:
             session_id=session_id,
         )
         assert after.due is not None
-        return PreparedReview(given.rating, given.graded_by, found, after, review, after.due)
+        return ScheduledReview(given.rating, given.graded_by, card, after, review, after.due)
 
-    def _written(self, prepared: PreparedReview, review_id: int) -> ReviewOutcome:
-        """The outcome of a prepared review once stored; today's counts follow it."""
-        review = prepared.review
+    def save_move(
+        self,
+        session: SavedSession,
+        *,
+        review: ScheduledReview | None = None,
+        stored_moves: int | None = None,
+    ) -> ReviewOutcome | None:
+        """Save ``session`` after a move, with the review the move made (one transaction).
+
+        The review is written only while the item's stored card is the one it was
+        scheduled from; the stored session's last move records the review's id.
+
+        Returns:
+            What the review did; None without one.
+
+        Raises:
+            CardChanged: If the item's card changed since it was read (nothing written).
+            StorageConflict: If the session moved on meanwhile (nothing written).
+        """
+        if review is None:
+            self._store.put_active_session(self.scope, session, stored_moves=stored_moves)
+            return None
+        review_id = self._store.record_review(
+            self.scope, review.card, review.review, read=ReadCard(review.read), session=session
+        )
+        return self._written(review, review_id)
+
+    def _written(self, scheduled: ScheduledReview, review_id: int) -> ReviewOutcome:
+        """The outcome of a review once stored; today's counts follow it."""
+        review = scheduled.review
         moment = review.reviewed_at
         if self._known is not None:
             self._known.add(review.item_id)
@@ -230,78 +254,30 @@ class ReviewRecording:
             )
         return ReviewOutcome(
             item_id=review.item_id,
-            rating=prepared.rating,
-            graded_by=prepared.graded_by,
+            rating=scheduled.rating,
+            graded_by=scheduled.graded_by,
             review_id=review_id,
-            card=prepared.card,
+            card=scheduled.card,
             previous_state=review.state_before,
-            due=prepared.due,
-            interval_days=(prepared.due - moment) / timedelta(days=1),
-            card_before=prepared.read,
+            due=scheduled.due,
+            interval_days=(scheduled.due - moment) / timedelta(days=1),
+            card_before=scheduled.read,
         )
 
-    def prepare_review(
-        self,
-        item_id: str,
-        *,
-        rating: Rating,
-        graded_by: GradedBy,
-        answer: str | None = None,
-        duration_ms: int = 0,
-        now: datetime,
-        session_id: SessionId | None = None,
-        read: ReadCard,
-    ) -> PreparedReview:
-        """Schedule a review from a card read earlier, to write with its session's save.
-
-        Nothing is written: :meth:`record_prepared_review` writes it. Arguments as
-        :meth:`record_review`'s.
-
-        Raises:
-            SchedulingError: If ``now`` is naive or not UTC, or duration is negative.
-        """
-        given = _given(rating, graded_by, answer, duration_ms, now)
-        return self._prepare(item_id, read.card, given, session_id)
-
-    def record_prepared_review(
-        self, prepared: PreparedReview, *, session: SavedSession, stored_moves: int | None = None
-    ) -> ReviewOutcome:
-        """Write a prepared review and save ``session``, whose last move made it, at once.
-
-        The stored session's last move records the review's id. All or nothing.
-
-        Raises:
-            CardChanged: If the item's card is no longer the one the review was
-                scheduled from (nothing is written): schedule it again from the stored card.
-            StorageConflict: If the session moved on (nothing is written): make the move
-                again from the database.
-        """
-        review_id = self._store.record_review_with_save(
-            self.scope,
-            prepared.card,
-            prepared.review,
-            read=prepared.read,
-            session=session,
-            stored_moves=stored_moves,
-        )
-        if review_id is None:
-            raise CardChanged(
-                f"The card of {prepared.review.item_id} changed while it was reviewed; "
-                "reload the session and try again."
-            )
-        return self._written(prepared, review_id)
-
-    def undo_review(self, review_id: int, *, card: CardRecord | None) -> None:
+    def undo_review(
+        self, review_id: int, *, card: CardRecord | None, session: SavedSession | None = None
+    ) -> None:
         """Take back one review: delete it and put the item's card back as it was.
 
         Args:
             review_id: The review's log id (``ReviewOutcome.review_id``).
             card: The card before the review; None when the item had no card.
+            session: The session in progress without the undone move (saved with it).
 
         Raises:
             StorageError: If the learner has no review with that id.
         """
-        self._store.undo_review(self.scope, review_id, card=card)
+        self._store.undo_review(self.scope, review_id, card=card, session=session)
         # Today's counts and the known ids may have changed: read them afresh.
         self._known = None
         self._today = None

@@ -37,7 +37,7 @@ from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.deadline import final_pass_day, final_pass_start
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating, rating_from_confidence, rating_from_text
-from sysdrill.study.recording import PreparedReview, ReadCard, ReviewOutcome, ReviewRecording
+from sysdrill.study.recording import ReadCard, ReviewOutcome, ReviewRecording, ScheduledReview
 from sysdrill.study.scheduler import new_card
 from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.settings import StudySettings
@@ -54,7 +54,7 @@ __all__ = [
     "CardState",
     "GradedBy",
     "ItemFilter",
-    "PreparedReview",
+    "ScheduledReview",
     "Rating",
     "ReadCard",
     "ReviewOutcome",

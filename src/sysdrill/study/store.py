@@ -15,12 +15,11 @@ Every method that writes commits before it returns; a failure raises a
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from contextlib import AbstractContextManager
 from datetime import date, datetime
 from typing import Any, Protocol
 
 from sysdrill.study.card_figures import SeenCard
-from sysdrill.study.card_state import CardRecord
+from sysdrill.study.card_state import CardRecord, ReadCard
 from sysdrill.study.review_log import DailyReviewStats, ReviewRecord
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import (
@@ -44,16 +43,6 @@ class StudyStore(Protocol):
     Sessions in progress (:class:`~sysdrill.study.sessions.saved.SavedSession`)
     are kept beside the history of sessions, one row each until they finish.
     """
-
-    def unit_of_work(self) -> AbstractContextManager[None]:
-        """A block whose calls are one transaction: all written, or none if it raises.
-
-        A learner's move (read the session, record the review, save the session)
-        runs in one, so a move that fails halfway leaves nothing behind. Methods
-        called inside still say "commits before it returns" of themselves: their
-        writes commit when the block ends.
-        """
-        ...
 
     def ensure_user(self, name: str, *, now: datetime) -> UserId:
         """Return the id of user ``name``, creating the user on first use."""
@@ -119,64 +108,34 @@ class StudyStore(Protocol):
         """Return (new items reviewed, first-of-day reviews of learned items) on a UTC day."""
         ...
 
-    def record_review(self, scope: StudyScope, card: CardRecord, review: ReviewRecord) -> int:
-        """Write the card's new state and append ``review`` in one transaction.
-
-        Returns:
-            The review's log id (increasing).
-        """
-        ...
-
-    def record_checked_review(
-        self, scope: StudyScope, card: CardRecord, review: ReviewRecord, *, read: CardRecord | None
-    ) -> int | None:
-        """Like :meth:`record_review`, only while the stored card is still ``read``.
-
-        A caller that read the card earlier (a session's machine kept between
-        moves) writes with this: another session of the learner may have
-        reviewed the item since.
-
-        Args:
-            scope: The user and the vault.
-            card: The card's new state.
-            review: The review to append.
-            read: The card as it was read before the review; None when none was stored.
-
-        Returns:
-            The review's log id; None, having written nothing, when the stored card
-            is no longer ``read``.
-        """
-        ...
-
-    def record_review_with_save(
+    def record_review(
         self,
         scope: StudyScope,
         card: CardRecord,
         review: ReviewRecord,
         *,
-        read: CardRecord | None,
-        session: SavedSession,
-        stored_moves: int | None = None,
-    ) -> int | None:
-        """Record a review as :meth:`record_checked_review` and save ``session``, at once.
-
-        ``session``'s last move is the one that made the review: what is stored
-        of it records the review's id. All or nothing.
+        read: ReadCard | None = None,
+        session: SavedSession | None = None,
+    ) -> int:
+        """Write a review in one transaction: the card's new state, the log entry, the day.
 
         Args:
             scope: The user and the vault.
             card: The card's new state.
             review: The review to append.
-            read: The card as it was read before the review; None when none was stored.
-            session: The session in progress after the move (as :meth:`put_active_session`).
-            stored_moves: As :meth:`put_active_session`'s.
+            read: The card the review was scheduled from, as read (``read.card`` None:
+                none was stored): the card is written only while the stored one is
+                still that one (its ``version``). None: written whatever is stored.
+            session: The session in progress after the move that made the review
+                (as :meth:`put_active_session`): its last move is stored with the
+                review's id, in the same transaction.
 
         Returns:
-            The review's log id; None, having written nothing, when the stored card
-            is no longer ``read``.
+            The review's log id (increasing).
 
         Raises:
-            StorageConflict: If the session moved on (nothing is written).
+            CardChanged: If the stored card is no longer ``read.card`` (nothing written).
+            StorageConflict: If ``session`` was moved on meanwhile (nothing written).
         """
         ...
 
@@ -218,7 +177,14 @@ class StudyStore(Protocol):
         """
         ...
 
-    def undo_review(self, scope: StudyScope, review_id: int, *, card: CardRecord | None) -> None:
+    def undo_review(
+        self,
+        scope: StudyScope,
+        review_id: int,
+        *,
+        card: CardRecord | None,
+        session: SavedSession | None = None,
+    ) -> None:
         """Take back one review in one transaction: delete it and put ``card`` back.
 
         Args:
@@ -226,6 +192,9 @@ class StudyStore(Protocol):
             review_id: The review's log id (as :meth:`record_review` returned it).
             card: The item's card before the review; None when it had none
                 (the card row is removed).
+            session: The session in progress without the move that made the review
+                and those after it, saved in the same transaction (its moves are
+                what stays of the stored ones).
 
         Raises:
             StorageError: If the user has no review with that id.
@@ -240,10 +209,10 @@ class StudyStore(Protocol):
         ``session.revision`` must be 0 for a new session and one more than the
         stored revision for an update, with the stored start time (an update
         writes only the moves, position, revision and time of the last move).
-        ``stored_moves`` tells an update that the stored revision holds the first
-        ``stored_moves`` of ``session.moves`` and no others, so only the rest need
-        sending (a move's save adds one move to the few kilobytes stored); None
-        when the caller does not know (the moves are written whole).
+        Each move is a row. ``stored_moves`` tells an update that the stored
+        revision holds the first ``stored_moves`` of ``session.moves`` and no
+        others, so only the rest are inserted (a move's save inserts one row);
+        None when the caller does not know (the stored moves are replaced).
 
         Raises:
             StorageConflict: If the stored revision is not the one before (another

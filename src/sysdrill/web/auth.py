@@ -8,15 +8,24 @@ refuses anonymous requests except on the public paths (the login and sign-up
 pages), so a route added later is private without saying so. Pages then redirect
 to ``/login`` and ``/api/`` routes answer 401 (the error handler does both).
 
+The login is looked up in the database once per request, never on the event loop
+(it would stall every other connection of the worker for a round trip): a route
+marked :func:`login_in_thread` looks it up first thing in the thread it runs in
+anyway; for any other route :func:`require_login` looks it up in a worker thread.
+
 :func:`current_study` is the one way a route opens study data: the study service
 of the logged-in user (or ``local``), so no route can reach another user's rows.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from fastapi import Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from sysdrill.app.accounts import Account, LoginSession, open_accounts
@@ -38,6 +47,7 @@ __all__ = [
     "current_account",
     "current_study",
     "learner_vault",
+    "login_in_thread",
     "request_user",
     "require_admin",
     "require_login",
@@ -63,6 +73,9 @@ PUBLIC_PATHS = frozenset(
 ``/openapi.json`` are not app routes and need no login either)."""
 
 _UNSET = object()
+_NOT_LOGGED_IN = "Log in to use this page: POST /api/login or open /login."
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 def set_session_cookie(response: Response, request: Request, login: LoginSession) -> None:
@@ -95,7 +108,8 @@ def client_address(request: Request) -> str:
 def current_account(request: Request) -> Account | None:
     """The account logged in on this request (looked up once per request); None if anonymous.
 
-    Always None in single-user mode.
+    Always None in single-user mode. Blocks on the database the first time: call it
+    from a route's thread, never on the event loop.
     """
     found = getattr(request.state, "account", _UNSET)
     if found is not _UNSET:
@@ -110,22 +124,56 @@ def current_account(request: Request) -> Account | None:
     return account
 
 
+def _private(request: Request) -> bool:
+    return request.scope["path"] not in PUBLIC_PATHS
+
+
+def login_in_thread(endpoint: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Mark a plain route that looks its login up first thing in its own thread.
+
+    :func:`require_login` then only refuses a request without a login cookie on the
+    event loop, and the route, before anything else, looks the cookie's login up
+    (:func:`current_account`) in the thread FastAPI runs it in: one hand-off to a
+    thread per request instead of two. The route must take ``request: Request``.
+    """
+
+    @functools.wraps(endpoint)
+    def looked_up(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        request = kwargs["request"]
+        assert isinstance(request, Request)
+        context = web_context(request)
+        if context.multi_user and current_account(request) is None and _private(request):
+            raise NotLoggedIn(_NOT_LOGGED_IN)
+        return endpoint(*args, **kwargs)
+
+    # FastAPI reads the parameters from here (the route's annotations evaluated).
+    looked_up.__signature__ = inspect.signature(endpoint, eval_str=True)  # type: ignore[attr-defined]
+    looked_up.login_in_thread = True  # type: ignore[attr-defined]
+    return looked_up
+
+
 async def require_login(request: Request) -> None:
     """Dependency of every route: refuse anonymous requests to private routes.
 
-    A coroutine, run on the event loop: its one indexed read of the login costs
-    less than handing every request to a worker thread and back.
+    A request without a login cookie is refused at once; one with a cookie has its
+    login looked up in a worker thread (or, for a route marked
+    :func:`login_in_thread`, in the route's own thread), never on the event loop.
 
     Raises:
         NotLoggedIn: In multi-user mode, for a private route without a valid login.
     """
     if not web_context(request).multi_user:
         return
-    if request.url.path in PUBLIC_PATHS:
-        current_account(request)
+    if not session_token(request):
+        request.state.account = None
+        if _private(request):
+            raise NotLoggedIn(_NOT_LOGGED_IN)
         return
-    if current_account(request) is None:
-        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
+    if getattr(request.scope.get("endpoint"), "login_in_thread", False):
+        return
+    account = await run_in_threadpool(current_account, request)
+    if account is None and _private(request):
+        raise NotLoggedIn(_NOT_LOGGED_IN)
 
 
 async def require_admin(request: Request) -> None:
@@ -139,7 +187,7 @@ async def require_admin(request: Request) -> None:
         return
     account = current_account(request)
     if account is None:
-        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
+        raise NotLoggedIn(_NOT_LOGGED_IN)
     if not account.is_admin:
         raise NotPermitted("This page is for admins; ask an admin of this server.")
 
@@ -155,7 +203,7 @@ def request_user(request: Request) -> str:
         return LOCAL_USER
     account = current_account(request)
     if account is None:
-        raise NotLoggedIn("Log in to use this page: POST /api/login or open /login.")
+        raise NotLoggedIn(_NOT_LOGGED_IN)
     return account.name
 
 
@@ -191,4 +239,5 @@ def current_study(request: Request, *, claim: bool = True) -> StudyService:
         user=user,
         user_id=None if account is None else account.user_id,
         settings_version=None if account is None else account.settings_version,
+        memory=context.memory,
     )

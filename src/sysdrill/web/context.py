@@ -1,7 +1,9 @@
 """What every request of one app instance shares: the vault, the databases, the clock.
 
 State that outlives a request belongs to the app instance (``app.state.sysdrill``),
-never to a module, so two apps in one process (tests) do not see each other.
+never to a module, so two apps in one process (tests) do not see each other: all
+that a worker keeps between requests is the context's one
+:class:`~sysdrill.app.worker_memory.WorkerMemory`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from fastapi import Depends, Request
 from sysdrill.app.personal_vault import PersonalVaultCache
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.vault import VaultCache
+from sysdrill.app.worker_memory import WorkerMemory
 
 __all__ = ["SETTLE_HEAP_MIN_ITEMS", "Context", "WebContext", "web_context"]
 
@@ -39,10 +42,9 @@ class WebContext:
         clock: Returns the current time, timezone-aware UTC (injected for tests).
         multi_user: Whether learners log in (each sees only their own study data);
             otherwise every request is the single ``local`` learner.
-        vaults: The loaded and compiled vault, kept between requests until its
-            files change (shared by every page; safe under threads).
-        personal: Learners' merged vaults (shared vault plus personal decks),
-            multi-user mode only (``app/personal_vault.py``).
+        memory: What the worker keeps between requests: the loaded and compiled
+            vault, learners' merged vaults and settings, sessions' machines (safe
+            under threads; each confirmed by the database or the files before use).
     """
 
     vault: Path
@@ -51,20 +53,28 @@ class WebContext:
     data_dir: Path
     clock: Callable[[], datetime]
     multi_user: bool = False
-    vaults: VaultCache = field(init=False, repr=False)
-    personal: PersonalVaultCache = field(init=False, repr=False)
+    memory: WorkerMemory = field(init=False, repr=False)
     _settled: list[StudyVault | None] = field(init=False, repr=False)
     _settle_lock: threading.Lock = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "vaults", VaultCache(cache_dir=self.cache_dir))
-        object.__setattr__(self, "personal", PersonalVaultCache())
+        object.__setattr__(self, "memory", WorkerMemory(cache_dir=self.cache_dir))
         object.__setattr__(self, "_settled", [None])
         object.__setattr__(self, "_settle_lock", threading.Lock())
 
     def now(self) -> datetime:
         """The current time (UTC)."""
         return self.clock()
+
+    @property
+    def vaults(self) -> VaultCache:
+        """The loaded and compiled vault, kept until its files change (``memory.vaults``)."""
+        return self.memory.vaults
+
+    @property
+    def personal(self) -> PersonalVaultCache:
+        """Learners' merged vaults with their personal decks (``memory.personal``)."""
+        return self.memory.personal
 
     @contextmanager
     def database_held(self) -> Iterator[None]:

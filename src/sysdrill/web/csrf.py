@@ -46,6 +46,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sysdrill.web.auth import SESSION_COOKIE
 from sysdrill.web.context import WebContext
 from sysdrill.web.errors import refusal
+from sysdrill.web.request_limits import BODY_KEY
 from sysdrill.web.security import set_cookie
 
 __all__ = [
@@ -54,7 +55,6 @@ __all__ = [
     "HEADER_NAME",
     "MULTIPART_PREFIX_BYTES",
     "TOKEN_MAX_AGE",
-    "URLENCODED_LIMIT_BYTES",
     "CsrfMiddleware",
     "CsrfSigner",
     "CsrfState",
@@ -73,8 +73,6 @@ HEADER_NAME = "X-CSRF-Token"
 TOKEN_MAX_AGE = timedelta(hours=24)
 """How long a token is accepted after it was issued (a page left open longer is reloaded)."""
 
-URLENCODED_LIMIT_BYTES = 4 * 1024 * 1024
-"""A plain form's body is read whole for its token, up to this size (else refused)."""
 MULTIPART_PREFIX_BYTES = 256 * 1024
 """How far into a multipart form (an upload) its token is looked for: forms put it first."""
 
@@ -244,11 +242,14 @@ class _BodyReader:
         return replayed
 
 
-async def _urlencoded_token(reader: _BodyReader) -> str | None:
-    body = bytearray()
-    while not reader.ended and reader.size_bytes <= URLENCODED_LIMIT_BYTES:
-        body.extend(await reader.chunk())
-    if not reader.ended:
+def _urlencoded_token(scope: Scope) -> str | None:
+    """The token field of a plain form, from the body the request limits read whole.
+
+    :mod:`sysdrill.web.request_limits` runs first and keeps the body in the scope
+    (bounded there); without it, there is no body to look in.
+    """
+    body = scope.get(BODY_KEY)
+    if not isinstance(body, bytes):
         return None
     values = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(FIELD_NAME)
     return values[0] if values else None
@@ -336,14 +337,13 @@ class CsrfMiddleware:
         if scope["method"] in _UNSAFE_METHODS:
             token = connection.headers.get(HEADER_NAME)
             content_type = connection.headers.get("content-type", "")
-            if token is None and content_type.startswith(_FORM_TYPES):
+            if token is None and content_type.startswith(_FORM_TYPES[0]):
+                token = _urlencoded_token(scope)
+            elif token is None and content_type.startswith(_FORM_TYPES[1]):
                 reader = _BodyReader(receive)
-                if content_type.startswith(_FORM_TYPES[0]):
-                    token = await _urlencoded_token(reader)
-                else:
-                    token = await _multipart_token(reader, content_type)
+                token = await _multipart_token(reader, content_type)
                 receive = reader.replay()
-            api = connection.url.path.startswith("/api/")
+            api = scope["path"].startswith("/api/")
             reason = state.refusal(token, api=api)
             if reason is not None:
                 await _refuse(scope, reason)(scope, receive, send)

@@ -13,7 +13,9 @@ reads it:
 2. **Body size.** A body over :data:`BODY_LIMIT_BYTES` (an upload route's:
    :data:`UPLOAD_BODY_LIMIT_BYTES`) is 413 (``"type": "RequestTooLarge"``): at once
    when ``Content-Length`` says so, else as soon as the bytes counted pass it.
-   Bodies other than uploads are read whole here (they are small) and handed on.
+   Bodies other than uploads are read whole here, once (they are small), and handed
+   on; the CSRF check finds a plain form's token in the same bytes
+   (``scope[BODY_KEY]``) rather than reading the body again.
 3. **Text.** A NUL byte anywhere in the path, the query or a (non-upload) body, a
    path segment longer than :data:`MAX_PATH_SEGMENT_CHARS` or a query value longer
    than :data:`MAX_QUERY_VALUE_CHARS` is 422 (``"type": "InvalidParameter"``): no id,
@@ -37,6 +39,7 @@ from sysdrill.web.errors import refusal
 from sysdrill.web.uploads import UPLOAD_LIMIT_BYTES
 
 __all__ = [
+    "BODY_KEY",
     "BODY_LIMIT_BYTES",
     "LOOPBACK_HOSTS",
     "MAX_PATH_SEGMENT_CHARS",
@@ -48,6 +51,8 @@ __all__ = [
     "install_request_limits",
 ]
 
+BODY_KEY = "sysdrill.body"
+"""Where a request's scope holds its body, read whole by this middleware (not uploads)."""
 LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
 """Names every server answers to: this machine's own."""
 BODY_LIMIT_BYTES = 1024 * 1024
@@ -193,6 +198,7 @@ class RequestLimitsMiddleware:
         if problem is not None:
             await self._refuse(scope, receive, send, 422, "InvalidParameter", problem)
             return
+        scope[BODY_KEY] = body
         await self.app(scope, _replay(body, first, receive), send)
 
     async def _streamed(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:

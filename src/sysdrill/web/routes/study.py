@@ -17,22 +17,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app import sessions as app
 from sysdrill.app.session_views import SessionView
 from sysdrill.app.study_vault import StudyVault
+from sysdrill.app.worker_memory import WorkerMemory
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
-from sysdrill.web.auth import current_study, learner_vault
+from sysdrill.web.auth import current_study, learner_vault, login_in_thread
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.studied_vault import personal_deck_names
 from sysdrill.web.templating import render_page
@@ -71,34 +72,15 @@ def open_learner_study(
         yield study, vault
 
 
-Move = Callable[[StudyService, StudyVault, datetime], Any]
-"""One use case applied to the learner's study service and vault at a time."""
+Move = Callable[[StudyService, StudyVault, datetime, WorkerMemory], Any]
+"""One use case applied to the learner's study service and vault at a time, with what
+the worker keeps between requests (the session's machine)."""
 
 
 def make_move(request: Request, context: WebContext, move: Move) -> Any:
     """Make ``move`` on the learner's study; its view."""
     with open_learner_study(request, context, claim=False) as (study, vault):
-        return move(study, vault, context.now())
-
-
-async def _page_after_form(request: Request, context: WebContext, move: Move) -> Response:
-    """Make ``move`` (an answer read from a form), then show the session with its feedback.
-
-    In the thread pool: the form was read on the event loop, and the move blocks.
-    """
-
-    def made() -> Response:
-        view: SessionView = make_move(request, context, move)
-        return _session_page(request, view)
-
-    return await run_in_threadpool(made)
-
-
-async def _redirect_after_form(
-    request: Request, context: WebContext, session_id: int, move: Move
-) -> Response:
-    """:func:`_redirect_after` for a move read from a form, off the event loop."""
-    return await run_in_threadpool(lambda: _redirect_after(request, context, session_id, move))
+        return move(study, vault, context.now(), context.memory)
 
 
 def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
@@ -180,30 +162,35 @@ def _start_page(request: Request, context: WebContext, only: str | None) -> Resp
 
 
 @router.get("/practice", include_in_schema=False)
+@login_in_thread
 def practice_page(request: Request, context: Context) -> Response:
     """Start a practice session (or any other kind), or continue one in progress."""
     return _start_page(request, context, None)
 
 
 @router.get("/quiz", include_in_schema=False)
+@login_in_thread
 def quiz_page(request: Request, context: Context) -> Response:
     """Take a deck in order, scored at the end."""
     return _start_page(request, context, "quiz")
 
 
 @router.get("/gauntlet", include_in_schema=False)
+@login_in_thread
 def gauntlet_page(request: Request, context: Context) -> Response:
     """A timed mock interview."""
     return _start_page(request, context, "gauntlet")
 
 
 @router.get("/chains", include_in_schema=False)
+@login_in_thread
 def chains_page(request: Request, context: Context) -> Response:
     """Walk a chain from recall to architecture."""
     return _start_page(request, context, "chain")
 
 
 @router.get("/daily", include_in_schema=False)
+@login_in_thread
 def daily_page(request: Request, context: Context) -> Response:
     """Three items a day, the same all day."""
     return _start_page(request, context, "daily")
@@ -230,7 +217,9 @@ async def start_form(request: Request, context: Context) -> Response:
 
     def start() -> Response:
         with open_learner_study(request, context) as (study, vault):
-            view = app.start_session(study, vault, options, now=context.now())
+            view = app.start_session(
+                study, vault, options, now=context.now(), memory=context.memory
+            )
         if view.session_id is None:
             return render_page(request, "study/empty.html", {"v": view})
         return RedirectResponse(f"/sessions/{view.session_id}", status_code=303)
@@ -239,11 +228,14 @@ async def start_form(request: Request, context: Context) -> Response:
 
 
 @router.get("/sessions/{session_id}", include_in_schema=False)
+@login_in_thread
 def session_page(request: Request, context: Context, session_id: int) -> Response:
     """The session as it stands: the prompt, or the report once it is over."""
     try:
         with open_learner_study(request, context) as (study, vault):
-            view = app.current_prompt(study, vault, session_id, now=context.now())
+            view = app.current_prompt(
+                study, vault, session_id, now=context.now(), memory=context.memory
+            )
     except ContentInvalid as exc:
         # The vault changed under the session: say so, and offer to end it.
         return render_page(
@@ -256,77 +248,100 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 
 
 @router.post("/sessions/{session_id}/answer", include_in_schema=False)
-async def answer_form(request: Request, context: Context, session_id: int) -> Response:
+@login_in_thread
+def answer_form(
+    request: Request, context: Context, session_id: int, text: Annotated[str, Form()] = ""
+) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
-    text = (await _form(request)).get("text", "")
-    return await _page_after_form(
-        request, context, lambda s, v, now: app.answer(s, v, session_id, text, now=now)
+    view: SessionView = make_move(
+        request,
+        context,
+        lambda s, v, now, kept: app.answer(s, v, session_id, text, now=now, memory=kept),
     )
+    return _session_page(request, view)
 
 
 @router.post("/sessions/{session_id}/part", include_in_schema=False)
-async def part_form(request: Request, context: Context, session_id: int) -> Response:
+@login_in_thread
+def part_form(
+    request: Request, context: Context, session_id: int, text: Annotated[str, Form()] = ""
+) -> Response:
     """Answer the next part of an exercise."""
-    text = (await _form(request)).get("text", "")
-    return await _page_after_form(
-        request, context, lambda s, v, now: app.answer_part(s, v, session_id, text, now=now)
+    view: SessionView = make_move(
+        request,
+        context,
+        lambda s, v, now, kept: app.answer_part(s, v, session_id, text, now=now, memory=kept),
     )
+    return _session_page(request, view)
 
 
 @router.post("/sessions/{session_id}/rate", include_in_schema=False)
-async def rate_form(request: Request, context: Context, session_id: int) -> Response:
+@login_in_thread
+def rate_form(
+    request: Request, context: Context, session_id: int, rating: Annotated[str, Form()] = ""
+) -> Response:
     """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
-    rating = (await _form(request)).get("rating", "")
-    return await _redirect_after_form(
-        request, context, session_id, lambda s, v, now: app.rate(s, v, session_id, rating, now=now)
-    )
+    rate: Move = lambda s, v, now, kept: app.rate(s, v, session_id, rating, now=now, memory=kept)  # noqa: E731
+    return _redirect_after(request, context, session_id, rate)
 
 
 @router.post("/sessions/{session_id}/rubric", include_in_schema=False)
-async def rubric_form(request: Request, context: Context, session_id: int) -> Response:
+@login_in_thread
+def rubric_form(
+    request: Request,
+    context: Context,
+    session_id: int,
+    covered: Annotated[list[str], Form()] = [],  # noqa: B006 - FastAPI copies the default
+) -> Response:
     """Score a gauntlet answer by the key points it covered."""
-    form = await request.form()
-    covered = [int(v) for v in form.getlist("covered") if isinstance(v, str) and v.isdigit()]
-    score: Move = lambda s, v, now: app.score_rubric(s, v, session_id, covered, now=now)  # noqa: E731
-    return await _redirect_after_form(request, context, session_id, score)
+    points = [int(v) for v in covered if v.isdigit()]
+    score: Move = lambda s, v, now, kept: app.score_rubric(  # noqa: E731
+        s, v, session_id, points, now=now, memory=kept
+    )
+    return _redirect_after(request, context, session_id, score)
 
 
 @router.post("/sessions/{session_id}/chain", include_in_schema=False)
-async def chain_form(request: Request, context: Context, session_id: int) -> Response:
+@login_in_thread
+def chain_form(
+    request: Request, context: Context, session_id: int, accept: Annotated[str, Form()] = ""
+) -> Response:
     """Take or decline the next item of the chain."""
-    accept = (await _form(request)).get("accept") == "yes"
-    follow: Move = lambda s, v, now: app.follow_chain(s, v, session_id, accept, now=now)  # noqa: E731
-    return await _redirect_after_form(request, context, session_id, follow)
+    follow: Move = lambda s, v, now, kept: app.follow_chain(  # noqa: E731
+        s, v, session_id, accept == "yes", now=now, memory=kept
+    )
+    return _redirect_after(request, context, session_id, follow)
 
 
 @router.post("/sessions/{session_id}/skip", include_in_schema=False)
+@login_in_thread
 def skip_form(request: Request, context: Context, session_id: int) -> Response:
     """Leave the current item without a review."""
-    return _redirect_after(
-        request, context, session_id, lambda s, v, now: app.skip(s, v, session_id, now=now)
-    )
+    skip: Move = lambda s, v, now, kept: app.skip(s, v, session_id, now=now, memory=kept)  # noqa: E731
+    return _redirect_after(request, context, session_id, skip)
 
 
 @router.post("/sessions/{session_id}/undo", include_in_schema=False)
+@login_in_thread
 def undo_form(request: Request, context: Context, session_id: int) -> Response:
     """Take back the last rating; the item is asked again."""
-    return _redirect_after(
-        request,
-        context,
-        session_id,
-        lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now),
+    undo: Move = lambda s, v, now, kept: app.undo_last_rating(  # noqa: E731
+        s, v, session_id, now=now, memory=kept
     )
+    return _redirect_after(request, context, session_id, undo)
 
 
 @router.post("/sessions/{session_id}/finish", include_in_schema=False)
+@login_in_thread
 def finish_form(request: Request, context: Context, session_id: int) -> Response:
     """End the session and show its results."""
     with open_learner_study(request, context) as (study, vault):
-        app.finish(study, vault, session_id, now=context.now())
+        app.finish(study, vault, session_id, now=context.now(), memory=context.memory)
     return RedirectResponse(f"/sessions/{session_id}/results", status_code=303)
 
 
 @router.get("/sessions/{session_id}/results", include_in_schema=False)
+@login_in_thread
 def results_page(request: Request, context: Context, session_id: int) -> Response:
     """A finished session's results (a gauntlet's shareable results page)."""
     with current_study(request) as study:

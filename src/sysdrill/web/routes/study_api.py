@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from sysdrill.app import sessions as app
-from sysdrill.web.auth import current_study
+from sysdrill.web.auth import current_study, login_in_thread
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.routes.study import Move, make_move, open_learner_study, start_options
@@ -79,28 +79,35 @@ class ChainBody(BaseModel):
 @router.post(
     "/api/study/sessions/{session_id}/answer", tags=["study"], response_model=dict[str, Any]
 )
+@login_in_thread
 @json_route()
 def answer_api(
     request: Request, context: Context, session_id: int, body: TextBody
 ) -> dict[str, Any]:
     """Answer the current item (graded at once when it can be)."""
     return _json_of(
-        request, context, lambda s, v, now: app.answer(s, v, session_id, body.text, now=now)
+        request,
+        context,
+        lambda s, v, now, kept: app.answer(s, v, session_id, body.text, now=now, memory=kept),
     )
 
 
 @router.post("/api/study/sessions/{session_id}/rate", tags=["study"])
+@login_in_thread
 @json_route()
 def rate_api(
     request: Request, context: Context, session_id: int, body: RatingBody
 ) -> dict[str, Any]:
     """Grade your recall."""
     return _json_of(
-        request, context, lambda s, v, now: app.rate(s, v, session_id, body.rating, now=now)
+        request,
+        context,
+        lambda s, v, now, kept: app.rate(s, v, session_id, body.rating, now=now, memory=kept),
     )
 
 
 @router.get("/api/study/sessions", tags=["study"])
+@login_in_thread
 @json_route()
 def sessions_api(request: Request, context: Context) -> dict[str, Any]:
     """Sessions in progress, the most recently moved first."""
@@ -109,35 +116,45 @@ def sessions_api(request: Request, context: Context) -> dict[str, Any]:
 
 
 @router.post("/api/study/sessions", tags=["study"])
+@login_in_thread
 @json_route()
 def start_api(request: Request, context: Context, body: StartBody) -> dict[str, Any]:
     """Start a session; ``session_id`` is null (with ``empty_message``) when nothing is due."""
     form = {k: str(v) for k, v in body.model_dump().items() if v is not None}
     with open_learner_study(request, context) as (study, vault):
-        return app.start_session(study, vault, start_options(form), now=context.now()).to_dict()
+        options = start_options(form)
+        view = app.start_session(study, vault, options, now=context.now(), memory=context.memory)
+        return view.to_dict()
 
 
 @router.get("/api/study/sessions/{session_id}", tags=["study"])
+@login_in_thread
 @json_route()
 def session_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Where a session stands."""
     return _json_of(
-        request, context, lambda s, v, now: app.current_prompt(s, v, session_id, now=now)
+        request,
+        context,
+        lambda s, v, now, kept: app.current_prompt(s, v, session_id, now=now, memory=kept),
     )
 
 
 @router.post("/api/study/sessions/{session_id}/part", tags=["study"])
+@login_in_thread
 @json_route()
 def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
     """Answer the next part of an exercise."""
     return _json_of(
-        request, context, lambda s, v, now: app.answer_part(s, v, session_id, body.text, now=now)
+        request,
+        context,
+        lambda s, v, now, kept: app.answer_part(s, v, session_id, body.text, now=now, memory=kept),
     )
 
 
 @router.post(
     "/api/study/sessions/{session_id}/rubric", tags=["study"], response_model=dict[str, Any]
 )
+@login_in_thread
 @json_route()
 def rubric_api(
     request: Request, context: Context, session_id: int, body: RubricBody
@@ -146,49 +163,66 @@ def rubric_api(
     return _json_of(
         request,
         context,
-        lambda s, v, now: app.score_rubric(s, v, session_id, body.covered, now=now),
+        lambda s, v, now, kept: app.score_rubric(
+            s, v, session_id, body.covered, now=now, memory=kept
+        ),
     )
 
 
 @router.post(
     "/api/study/sessions/{session_id}/chain", tags=["study"], response_model=dict[str, Any]
 )
+@login_in_thread
 @json_route()
 def chain_api(
     request: Request, context: Context, session_id: int, body: ChainBody
 ) -> dict[str, Any]:
     """Take or decline the next item of the chain."""
     return _json_of(
-        request, context, lambda s, v, now: app.follow_chain(s, v, session_id, body.accept, now=now)
+        request,
+        context,
+        lambda s, v, now, kept: app.follow_chain(
+            s, v, session_id, body.accept, now=now, memory=kept
+        ),
     )
 
 
 @router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
+@login_in_thread
 @json_route()
 def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Leave the current item without a review."""
-    return _json_of(request, context, lambda s, v, now: app.skip(s, v, session_id, now=now))
+    return _json_of(
+        request, context, lambda s, v, now, kept: app.skip(s, v, session_id, now=now, memory=kept)
+    )
 
 
 @router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
+@login_in_thread
 @json_route()
 def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """Take back the last rating."""
     return _json_of(
-        request, context, lambda s, v, now: app.undo_last_rating(s, v, session_id, now=now)
+        request,
+        context,
+        lambda s, v, now, kept: app.undo_last_rating(s, v, session_id, now=now, memory=kept),
     )
 
 
 @router.post(
     "/api/study/sessions/{session_id}/finish", tags=["study"], response_model=dict[str, Any]
 )
+@login_in_thread
 @json_route()
 def finish_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """End the session; returns its report."""
-    return _json_of(request, context, lambda s, v, now: app.finish(s, v, session_id, now=now))
+    return _json_of(
+        request, context, lambda s, v, now, kept: app.finish(s, v, session_id, now=now, memory=kept)
+    )
 
 
 @router.get("/api/study/sessions/{session_id}/results", tags=["study"])
+@login_in_thread
 @json_route()
 def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
     """A finished session's report."""
