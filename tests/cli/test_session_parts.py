@@ -46,7 +46,7 @@ def test_an_unreadable_part_answer_is_asked_again_not_graded(run_cli):
     )
     assert result.exit_code == 0, result.stderr
     assert (
-        "> lots\nCould not read 'lots' as a number; type a value such as '128 KiB'. "
+        "> lots\nCould not read 'lots' as a number; type a number with a unit, like 3 KiB. "
         "Answer again:\n> 128 KiB\n"
     ) in result.stdout
     assert _reviews() == [("ex-num", Rating.GOOD, GradedBy.NUMERIC, "(a) 128 KiB\n(b) 50 %")]
@@ -59,8 +59,8 @@ def test_an_unreadable_numeric_answer_is_asked_again_with_the_form_expected(run_
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert (
-        "> forty-ish\nCould not read 'forty-ish' as a number; type a value such as '40 ms'. "
-        "Answer again:\n> about 40 ms\nCorrect" in result.stdout
+        "> forty-ish\nCould not read 'forty-ish' as a number; type a number with a unit, "
+        "like 3 ms. Answer again:\n> about 40 ms\nCorrect" in result.stdout
     )
     assert _reviews(VAULT) == [("c-l3-num", Rating.GOOD, GradedBy.NUMERIC, "about 40 ms")]
 
@@ -84,7 +84,7 @@ def test_the_starter_exercise_grades_its_worded_numeric_parts(run_cli):
     )
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "Could not read 'lots' as a number; type a value such as '48.8 hours'." in out
+    assert "Could not read 'lots' as a number; type a number with a unit, like 3 hours." in out
     assert "(a) right: Correct: 48.8 hours (expected 48.8 hours)." in out
     assert "(b) right: Correct: 4,560 s (expected 4,600 s)." in out
     assert "Rate your recall" in out  # (c) is compared by the learner, who rates the item

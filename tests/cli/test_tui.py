@@ -324,7 +324,9 @@ def test_each_part_is_asked_in_turn_and_an_unreadable_answer_is_asked_again():
     _drive(app, script)
     assert "**(a)** How big is the buffer?" in seen["first"]
     assert "(b)" not in seen["first"]
-    assert seen["refused"] == ("Could not read 'lots' as a number; type a value such as '128 KiB'.")
+    assert seen["refused"] == (
+        "Could not read 'lots' as a number; type a number with a unit, like 3 KiB."
+    )
     assert "> 128 k" in seen["second"] and "**(b)** What share" in seen["second"]
     assert "2 of 2 parts right." in seen["graded"]
     assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.GOOD, GradedBy.NUMERIC)]

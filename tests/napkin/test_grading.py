@@ -39,7 +39,7 @@ def test_grade_explains_an_unreadable_answer() -> None:
     grade = grade_numeric_answer("lots", expected_value=16, expected_unit="", tolerance=0)
     assert not grade.correct
     assert grade.given_value is None
-    assert "type a value such as '16'" in grade.message
+    assert "type a plain number, like 3." in grade.message
 
 
 def test_grade_accepts_notation_and_suffixes() -> None:
@@ -117,7 +117,7 @@ def test_a_bare_thousands_multiplier_scales_a_plain_number():
 
 def test_unreadable_answer_names_the_form_and_a_wrong_unit_is_readable():
     assert unreadable_answer("lots", expected_value=128, expected_unit="KiB") == (
-        "Could not read 'lots' as a number; type a value such as '128 KiB'."
+        "Could not read 'lots' as a number; type a number with a unit, like 3 KiB."
     )
     assert unreadable_answer("5 ms", expected_value=128, expected_unit="KiB") is None
     assert unreadable_answer("about 128 KiB", expected_value=128, expected_unit="KiB") is None

@@ -50,7 +50,7 @@ def test_a_bad_new_value_in_the_form_is_a_one_line_422(fresh_client: TestClient,
     assert page.status_code == 422
     escaped = value.replace("'", "&#39;")
     assert _error_line(page.text) == (
-        f"new must be a whole number of 0 or more, got &#39;{escaped}&#39;."
+        f"new must be a whole number from 0 to 100,000, got &#39;{escaped}&#39;."
     )
 
 

@@ -8,7 +8,67 @@ from sysdrill.napkin.expression import parse_unit
 from sysdrill.napkin.quantity import format_number
 from sysdrill.napkin.results import NumericGrade
 
-__all__ = ["example_answer", "grade_numeric_answer", "unreadable_answer"]
+__all__ = [
+    "answer_form",
+    "example_answer",
+    "form_example",
+    "grade_numeric_answer",
+    "unreadable_answer",
+]
+
+_EXAMPLE_NUMBERS = (3.0, 40.0)
+"""The numbers an answer form's example uses: the first unless the answer is near it."""
+_NEAR = 2.5
+"""How close (as a ratio) an example may come to the answer before the next is used."""
+_SHOWN_CHARS = 60
+"""Longest part of an unreadable reply quoted back to the learner."""
+
+
+def answer_form(unit: str, *, avoid: float | None = None) -> str:
+    """The form an answer in ``unit`` takes, with an example that is never the answer.
+
+    The example shows the unit and how to write it (a dollar sign in front, a
+    percent sign after); its number is 3, or 40 when ``avoid`` (the expected
+    value) is within a factor of 2.5 of 3, so that typing the example back is
+    never right, whatever the tolerance short of 150 %.
+
+    Args:
+        unit: The expected unit (``""`` for a plain number).
+        avoid: The expected value, which the example must not come near.
+
+    Returns:
+        ``"a number with a unit, like 3 ms"``, ``"a plain number, like 3"``,
+        ``"a percentage, like 3%"`` or ``"an amount in dollars, like $3/GPU-hour"``.
+    """
+    unit = unit.strip()
+    example = form_example(unit, avoid=avoid)
+    if not unit:
+        return f"a plain number, like {example}"
+    if unit == "%":
+        return f"a percentage, like {example.replace(' %', '%')}"
+    if unit.startswith("$"):
+        return f"an amount in dollars, like {example}"
+    return f"a number with a unit, like {example}"
+
+
+def form_example(unit: str, *, avoid: float | None = None) -> str:
+    """What :func:`answer_form` shows as its example: ``"3 ms"``, ``"$40/GPU-hour"``, ``"3"``.
+
+    Args:
+        unit: The expected unit (``""`` for a plain number).
+        avoid: The expected value, which the example is never near (a factor of 2.5).
+    """
+    number = _EXAMPLE_NUMBERS[0]
+    if avoid is not None and avoid != 0 and 1 / _NEAR <= avoid / number <= _NEAR:
+        number = _EXAMPLE_NUMBERS[1]
+    return example_answer(number, unit.strip())
+
+
+def _unreadable_message(given: str, unit: str, expected_value: float) -> str:
+    shown = given.strip()
+    if len(shown) > _SHOWN_CHARS:
+        shown = shown[:_SHOWN_CHARS] + "..."
+    return f"Could not read {shown!r} as a number; type {answer_form(unit, avoid=expected_value)}."
 
 
 def unreadable_answer(given: str, *, expected_value: float, expected_unit: str) -> str | None:
@@ -16,7 +76,8 @@ def unreadable_answer(given: str, *, expected_value: float, expected_unit: str) 
 
     A quantity in the wrong dimension is readable (it is graded wrong); text that
     is no quantity at all (or gives no single value: a bound, two alternatives)
-    gets the form to type, such as ``'128 KiB'``. How answers are read:
+    gets the form to type (:func:`answer_form`), such as "a number with a unit,
+    like 3 KiB", never the expected value. How answers are read:
     :mod:`sysdrill.napkin.answers`.
     """
     try:
@@ -24,10 +85,7 @@ def unreadable_answer(given: str, *, expected_value: float, expected_unit: str) 
     except UnitMismatch:
         return None
     except NapkinError:
-        return (
-            f"Could not read {given.strip()!r} as a number; type a value such as "
-            f"'{example_answer(expected_value, expected_unit.strip())}'."
-        )
+        return _unreadable_message(given, expected_unit.strip(), expected_value)
     return None
 
 
@@ -75,12 +133,7 @@ def grade_numeric_answer(
     except UnitMismatch as exc:
         return NumericGrade(False, None, f"{exc}.")
     except NapkinError:
-        return NumericGrade(
-            False,
-            None,
-            f"Could not read {given.strip()!r} as a number; type a value such as "
-            f"'{example_answer(expected_value, unit_text)}'.",
-        )
+        return NumericGrade(False, None, _unreadable_message(given, unit_text, expected_value))
     value_in_unit = (low + high) / 2
     scale = max(abs(expected_value), 1e-300)
     # A relative 1e-9 on top of the tolerance absorbs unit-conversion rounding, so an

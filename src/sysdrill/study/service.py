@@ -168,9 +168,7 @@ class StudyService(ReviewRecording):
     def settings(self) -> StudySettings:
         """The learner's settings in force."""
         if self._settings_found is None:
-            self._settings_found = StudySettings.from_mapping(
-                self._store.get_settings(self.user_id)
-            )
+            self._settings_found = StudySettings.from_stored(self._store.get_settings(self.user_id))
         return self._settings_found
 
     def update_settings(self, **changes: Any) -> StudySettings:

@@ -6,6 +6,8 @@ a table of the same keys and a test keeps the two in step.
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
@@ -14,17 +16,39 @@ from typing import Any
 from sysdrill.errors import SchedulingError
 
 __all__ = [
+    "MAX_DAILY_LIMIT",
     "MAX_DESIRED_RETENTION",
+    "MAX_INTERVAL_DAYS",
+    "MAX_STEP_MINUTES",
+    "MAX_STEPS",
     "MIN_DESIRED_RETENTION",
     "SETTING_DOCS",
     "StudySettings",
     "parse_setting",
 ]
 
+_log = logging.getLogger(__name__)
+
 MIN_DESIRED_RETENTION = 0.70
 """Lowest desired retention accepted (below it reviews come too late to be useful)."""
 MAX_DESIRED_RETENTION = 0.97
 """Highest desired retention accepted (above it the workload explodes)."""
+MAX_STEP_MINUTES = 525_600.0
+"""Longest learning or relearning step, in minutes (365 days)."""
+MAX_STEPS = 20
+"""Most learning (or relearning) steps."""
+MAX_INTERVAL_DAYS = 36_500
+"""Longest ``maximum_interval_days`` accepted (100 years, FSRS's own default)."""
+MAX_DAILY_LIMIT = 100_000
+"""Highest ``new_per_day`` and ``reviews_per_day`` accepted (items per UTC day)."""
+_WHOLE_BOUNDS: dict[str, tuple[int, int]] = {
+    "maximum_interval_days": (1, MAX_INTERVAL_DAYS),
+    "new_per_day": (0, MAX_DAILY_LIMIT),
+    "reviews_per_day": (0, MAX_DAILY_LIMIT),
+}
+"""The range of each whole-number setting, both ends included."""
+_FSRS_PARAMETER_LIMIT = 1_000.0
+"""Largest magnitude of an FSRS weight accepted here (fsrs checks its own, narrower bounds)."""
 
 SETTING_DOCS: dict[str, str] = {
     "desired_retention": (
@@ -33,22 +57,25 @@ SETTING_DOCS: dict[str, str] = {
     ),
     "learning_steps_minutes": (
         "Waits in minutes between the first reviews of a new item before it "
-        "graduates to day-long intervals (default 1,10; empty for none)."
+        "graduates to day-long intervals, each up to 525600 (a year), at most 20 "
+        "(default 1,10; empty for none)."
     ),
     "relearning_steps_minutes": (
         "Waits in minutes after a lapse (Again on a learned item) before the item "
-        "returns to day-long intervals (default 10; empty for none)."
+        "returns to day-long intervals, as for learning steps (default 10; empty for none)."
     ),
-    "maximum_interval_days": "Longest interval between two reviews, in days (default 36500).",
+    "maximum_interval_days": (
+        "Longest interval between two reviews, in days, 1 to 36500 (default 36500)."
+    ),
     "fuzz": (
         "Spread intervals of 3 days or more by a few percent so that items learned "
         "together do not stay together (default true)."
     ),
     "new_per_day": (
-        "New (never reviewed) items per UTC day at most, across all of the day's "
-        "practice, quiz and daily sessions (default 20); --new N caps one session."
+        "New (never reviewed) items per UTC day at most, 0 to 100000, across all of "
+        "the day's practice, quiz and daily sessions (default 20); --new N caps one session."
     ),
-    "reviews_per_day": "Reviews of learned items per UTC day at most (default 200).",
+    "reviews_per_day": "Reviews of learned items per UTC day at most, 0 to 100000 (default 200).",
     "deadline": (
         "Interview date (YYYY-MM-DD) or none. Until that day intervals end before it, "
         "desired retention ramps up in the last four weeks; see Deadline mode."
@@ -89,27 +116,7 @@ class StudySettings:
     """Fitted FSRS weights (21 numbers), or None for the package defaults."""
 
     def __post_init__(self) -> None:
-        problems: list[str] = []
-        if not MIN_DESIRED_RETENTION <= self.desired_retention <= MAX_DESIRED_RETENTION:
-            problems.append(
-                f"desired_retention must be between {MIN_DESIRED_RETENTION:.2f} and "
-                f"{MAX_DESIRED_RETENTION:.2f}, got {self.desired_retention}"
-            )
-        for name in ("learning_steps_minutes", "relearning_steps_minutes"):
-            steps = getattr(self, name)
-            if any(step <= 0 for step in steps):
-                problems.append(f"{name} must be positive minutes, got {list(steps)}")
-        if self.maximum_interval_days < 1:
-            problems.append(
-                f"maximum_interval_days must be at least 1, got {self.maximum_interval_days}"
-            )
-        for name in ("new_per_day", "reviews_per_day"):
-            if getattr(self, name) < 0:
-                problems.append(f"{name} must be 0 or more, got {getattr(self, name)}")
-        if self.fsrs_parameters is not None and len(self.fsrs_parameters) != 21:
-            problems.append(
-                f"fsrs_parameters must hold 21 numbers, got {len(self.fsrs_parameters)}"
-            )
+        problems = _problems(self)
         if problems:
             raise SchedulingError("Invalid study settings: " + "; ".join(problems) + ".")
 
@@ -135,28 +142,148 @@ class StudySettings:
             raise SchedulingError(
                 f"Unknown setting(s) {', '.join(unknown)}. Known: {', '.join(sorted(known))}."
             )
-        values: dict[str, Any] = {}
-        try:
-            for key, value in data.items():
-                if key in ("learning_steps_minutes", "relearning_steps_minutes"):
-                    values[key] = tuple(float(v) for v in value)
-                elif key == "fsrs_parameters":
-                    values[key] = None if value is None else tuple(float(v) for v in value)
-                elif key == "deadline":
-                    values[key] = None if value is None else date.fromisoformat(str(value))
-                elif key == "desired_retention":
-                    values[key] = float(value)
-                elif key == "fuzz":
-                    values[key] = bool(value)
-                else:
-                    values[key] = int(value)
-        except (TypeError, ValueError) as exc:
-            raise SchedulingError(f"Invalid stored setting: {exc}.") from exc
+        values = {key: _typed(key, value) for key, value in data.items()}
         return cls(**values)
+
+    @classmethod
+    def from_stored(cls, data: Mapping[str, Any]) -> StudySettings:
+        """Settings read back from storage, never refused: what cannot be used is left out.
+
+        A stored value that is unreadable or out of range (written by an older
+        sysdrill, or by hand) takes its default, and an unknown key is ignored,
+        each with a warning in the log; so one bad value cannot stop every later
+        start. Writes go through :meth:`from_mapping` or :func:`parse_setting`,
+        which refuse such values.
+        """
+        settings = cls()
+        for key, value in data.items():
+            if key not in SETTING_DOCS:
+                _log.warning("stored setting %r is unknown and was ignored", key)
+                continue
+            try:
+                settings = replace(settings, **{key: _typed(key, value)})
+            except SchedulingError as exc:
+                _log.warning("stored setting %r was ignored (its default is used): %s", key, exc)
+        return settings
 
     def with_changes(self, **changes: Any) -> StudySettings:
         """Return a copy with ``changes`` applied and validated."""
         return replace(self, **changes)
+
+
+def _steps_problem(name: str, steps: tuple[float, ...]) -> str | None:
+    if len(steps) > MAX_STEPS:
+        return f"{name} must hold at most {MAX_STEPS} steps, got {len(steps)}"
+    if any(not step > 0 for step in steps):  # NaN is no step either
+        return f"{name} must be positive minutes, got {_shown_list(steps)}"
+    if any(not step <= MAX_STEP_MINUTES for step in steps):
+        return (
+            f"{name} must be at most {MAX_STEP_MINUTES:g} minutes (a year) each, "
+            f"got {_shown_list(steps)}"
+        )
+    return None
+
+
+def _shown_list(values: tuple[float, ...]) -> str:
+    shown = ", ".join(repr(v) for v in values[:5])
+    return f"[{shown}{', ...' if len(values) > 5 else ''}]"
+
+
+def _whole_problem(name: str, value: object, low: int, high: int) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{name} must be a whole number, got {value!r}"
+    if value < low:
+        shown = f"{value}" if value > -(10**12) else "a smaller number"
+        if low == 0:
+            return f"{name} must be 0 or more, got {shown}"
+        return f"{name} must be at least {low}, got {shown}"
+    if value > high:
+        shown = f"{value}" if value < 10**12 else "a larger number"
+        return f"{name} must be at most {high}, got {shown}"
+    return None
+
+
+def _problems(settings: StudySettings) -> list[str]:
+    """Every value of ``settings`` out of range or of the wrong type, in words."""
+    problems: list[str] = []
+    retention = settings.desired_retention
+    if not (
+        isinstance(retention, int | float)
+        and MIN_DESIRED_RETENTION <= retention <= MAX_DESIRED_RETENTION
+    ):
+        shown = f"{retention:g}" if isinstance(retention, int | float) else repr(retention)
+        problems.append(
+            f"desired_retention must be between {MIN_DESIRED_RETENTION:.2f} and "
+            f"{MAX_DESIRED_RETENTION:.2f}, got {shown}"
+        )
+    for name in ("learning_steps_minutes", "relearning_steps_minutes"):
+        problem = _steps_problem(name, getattr(settings, name))
+        if problem:
+            problems.append(problem)
+    for name, (low, high) in _WHOLE_BOUNDS.items():
+        problem = _whole_problem(name, getattr(settings, name), low, high)
+        if problem:
+            problems.append(problem)
+    if not isinstance(settings.fuzz, bool):
+        problems.append(f"fuzz must be true or false, got {settings.fuzz!r}")
+    if settings.deadline is not None and not isinstance(settings.deadline, date):
+        problems.append(f"deadline must be a date, got {settings.deadline!r}")
+    weights = settings.fsrs_parameters
+    if weights is not None:
+        if len(weights) != 21:
+            problems.append(f"fsrs_parameters must hold 21 numbers, got {len(weights)}")
+        elif any(not (math.isfinite(w) and abs(w) <= _FSRS_PARAMETER_LIMIT) for w in weights):
+            problems.append(
+                f"fsrs_parameters must be finite numbers of at most {_FSRS_PARAMETER_LIMIT:g} "
+                "in size; reset them with none"
+            )
+    return problems
+
+
+def _typed(key: str, value: Any) -> Any:
+    """A stored (JSON-ready) value as the field ``key`` holds it.
+
+    Raises:
+        SchedulingError: If the value cannot be read as that field's type.
+    """
+    try:
+        if key in ("learning_steps_minutes", "relearning_steps_minutes"):
+            if isinstance(value, str | bytes) or len(value) > MAX_STEPS:
+                raise ValueError(f"{key} must be a list of at most {MAX_STEPS} numbers")
+            return tuple(_number(v) for v in value)
+        if key == "fsrs_parameters":
+            if value is None:
+                return None
+            if isinstance(value, str | bytes) or len(value) > 21:
+                raise ValueError("fsrs_parameters must be a list of 21 numbers")
+            return tuple(_number(v) for v in value)
+        if key == "deadline":
+            return None if value is None else date.fromisoformat(str(value))
+        if key == "desired_retention":
+            return _number(value)
+        if key == "fuzz":
+            if value not in (True, False):  # 1 and 0 too, as JSON booleans may come back
+                raise ValueError(f"fuzz must be true or false, got {value!r}")
+            return bool(value)
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ValueError(f"{key} must be a whole number, got {value!r}")
+        return int(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise SchedulingError(f"Invalid stored setting {key}: {_brief(exc)}.") from exc
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _brief(exc: Exception) -> str:
+    """An exception's message cut to one short line (it may quote a huge value)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _parse_list(text: str) -> list[float]:
@@ -167,7 +294,10 @@ def _parse_list(text: str) -> list[float]:
 
 
 def parse_setting(key: str, text: str) -> Any:
-    """Parse a setting value typed on the command line into its JSON-ready form.
+    """Parse a setting value typed on the command line (or a form) into its JSON-ready form.
+
+    The value is checked as well as read: one out of range is refused here, so
+    that nothing stores it.
 
     Args:
         key: A key of :data:`SETTING_DOCS`.
@@ -177,31 +307,42 @@ def parse_setting(key: str, text: str) -> Any:
         The value as :meth:`StudySettings.to_mapping` holds it.
 
     Raises:
-        SchedulingError: For an unknown key or a value that does not parse.
+        SchedulingError: For an unknown key, a value that does not parse or one out of range.
     """
     if key not in SETTING_DOCS:
+        shown = repr(key) if len(key) <= 40 else f"{key[:40]!r}..."
         raise SchedulingError(
-            f"Unknown setting {key!r}. Known settings: {', '.join(SETTING_DOCS)}."
+            f"Unknown setting {shown}. Known settings: {', '.join(SETTING_DOCS)}."
         )
     cleaned = text.strip()
     try:
-        if key in ("learning_steps_minutes", "relearning_steps_minutes"):
-            return _parse_list(cleaned)
-        if key == "fsrs_parameters":
-            return None if cleaned.lower() in ("none", "default", "") else _parse_list(cleaned)
-        if key == "deadline":
-            if cleaned.lower() in ("none", "off", ""):
-                return None
-            return date.fromisoformat(cleaned).isoformat()
-        if key == "fuzz":
-            lowered = cleaned.lower()
-            if lowered in ("true", "yes", "on", "1"):
-                return True
-            if lowered in ("false", "no", "off", "0"):
-                return False
-            raise ValueError("expected true or false")
-        if key == "desired_retention":
-            return float(cleaned)
-        return int(cleaned)
-    except ValueError as exc:
-        raise SchedulingError(f"Invalid value {text!r} for {key}: {exc}.") from exc
+        parsed = _parsed(key, cleaned)
+    except (ValueError, OverflowError) as exc:
+        shown = repr(text) if len(text) <= 40 else f"{text[:40]!r}..."
+        raise SchedulingError(f"Invalid value {shown} for {key}: {_brief(exc)}.") from exc
+    StudySettings.from_mapping({key: parsed})  # range checks; raises SchedulingError
+    return parsed
+
+
+def _parsed(key: str, cleaned: str) -> Any:
+    if key in ("learning_steps_minutes", "relearning_steps_minutes"):
+        return _parse_list(cleaned)
+    if key == "fsrs_parameters":
+        return None if cleaned.lower() in ("none", "default", "") else _parse_list(cleaned)
+    if key == "deadline":
+        if cleaned.lower() in ("none", "off", ""):
+            return None
+        return date.fromisoformat(cleaned).isoformat()
+    if key == "fuzz":
+        lowered = cleaned.lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise ValueError("expected true or false")
+    if key == "desired_retention":
+        return float(cleaned)
+    if len(cleaned) > 15:  # int() itself would name a Python limit past 4300 digits
+        low, high = _WHOLE_BOUNDS[key]
+        raise ValueError(f"expected a whole number from {low} to {high}")
+    return int(cleaned)

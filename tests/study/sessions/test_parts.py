@@ -106,7 +106,7 @@ def test_an_exercise_with_a_prose_part_marks_the_numeric_parts_then_waits_for_a_
 
 def test_an_unreadable_part_answer_is_refused_and_nothing_is_recorded():
     session, recorder = _session("ex-num")
-    with pytest.raises(AnswerUnreadable, match="type a value such as '128 KiB'"):
+    with pytest.raises(AnswerUnreadable, match="type a number with a unit, like 3 KiB"):
         session.answer_part("a lot")
     assert (session.part_answers, recorder.results) == ([], [])
     session.answer_part("128 KiB")

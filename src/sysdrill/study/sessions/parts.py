@@ -173,6 +173,21 @@ def _restated_result(answer: str) -> PartExpected | None:
     return first
 
 
+def part_expected_values(part: Part) -> tuple[PartExpected, ...]:
+    """Every quantity ``part`` expects: one per result when its question asks for several."""
+    from sysdrill.study.grading import result_clauses
+
+    if not part.answer:
+        return ()
+    clauses = result_clauses(part.answer, question=part.text)
+    if len(clauses) > 1:
+        found = [part_expected(part.model_copy(update={"answer": c})) for c in clauses]
+        if all(f is not None for f in found):
+            return tuple(f for f in found if f is not None)
+    single = part_expected(part)
+    return () if single is None else (single,)
+
+
 def _tolerance(item: Item) -> float:
     return item.answer_tolerance if item.answer_tolerance is not None else DEFAULT_NUMERIC_TOLERANCE
 
@@ -188,10 +203,14 @@ def unreadable_part_answer(item: Item, index: int, text: str) -> str | None:
     parts = item.parts or ()
     if not 0 <= index < len(parts) or is_no_answer(text):
         return None
-    expected = part_expected(parts[index])
-    if expected is None:
+    expected = part_expected_values(parts[index])
+    if not expected:
         return None
-    return unreadable_answer(text, expected_value=expected.value, expected_unit=expected.unit)
+    if len(expected) > 1:
+        from sysdrill.study.grading import unreadable_values
+
+        return unreadable_values(text, expected)
+    return unreadable_answer(text, expected_value=expected[0].value, expected_unit=expected[0].unit)
 
 
 def grade_part(item: Item, index: int, text: str) -> PartGrade:
@@ -200,15 +219,20 @@ def grade_part(item: Item, index: int, text: str) -> PartGrade:
 
     part = (item.parts or ())[index]
     given = text.strip() or "-"
-    expected = part_expected(part)
-    if expected is None:
+    expected = part_expected_values(part)
+    if not expected:
         return PartGrade(part.label, given, None, "compare with the reference answer")
     if is_no_answer(given):
         return PartGrade(part.label, given, False, "no answer given")
+    if len(expected) > 1:
+        from sysdrill.study.grading import grade_values
+
+        several = grade_values(given, expected, tolerance=_tolerance(item))
+        return PartGrade(part.label, given, several.correct, several.message)
     grade = grade_numeric_answer(
         given,
-        expected_value=expected.value,
-        expected_unit=expected.unit,
+        expected_value=expected[0].value,
+        expected_unit=expected[0].unit,
         tolerance=_tolerance(item),
     )
     return PartGrade(part.label, given, grade.correct, grade.message)

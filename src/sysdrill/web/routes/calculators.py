@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
@@ -32,6 +32,8 @@ FEATURED = ("roofline", "training-memory", "ring-allreduce", "tree-allreduce")
 
 NAPKIN_LIMIT_CHARS = 20_000
 """Longest text the napkin box checks."""
+INPUT_LIMIT_CHARS = 200
+"""Longest value of one calculator input (``"1.5 TFLOP/s"``, ``"7B"``)."""
 
 _ACCELERATOR_FILLS = {Fill.PEAK_FLOPS, Fill.MEMORY_BANDWIDTH, Fill.MEMORY_CAPACITY}
 _LINK_FILLS = {Fill.LINK_BANDWIDTH, Fill.LINK_LATENCY}
@@ -40,10 +42,18 @@ _LINK_FILLS = {Fill.LINK_BANDWIDTH, Fill.LINK_LATENCY}
 class CalculatorIn(BaseModel):
     """Inputs of one calculator run, as typed (``"1GB"``, ``"50GB/s"``, ``"8"``)."""
 
-    inputs: dict[str, str] = Field(default_factory=dict)
-    gpu: str | None = Field(default=None, description="Accelerator filling compute inputs.")
-    dtype: str = Field(default="bf16", description="Precision of the accelerator peak.")
-    link: str | None = Field(default=None, description="Interconnect filling link inputs.")
+    inputs: dict[str, Annotated[str, Field(max_length=INPUT_LIMIT_CHARS)]] = Field(
+        default_factory=dict, max_length=64
+    )
+    gpu: str | None = Field(
+        default=None, max_length=100, description="Accelerator filling compute inputs."
+    )
+    dtype: str = Field(
+        default="bf16", max_length=40, description="Precision of the accelerator peak."
+    )
+    link: str | None = Field(
+        default=None, max_length=100, description="Interconnect filling link inputs."
+    )
 
 
 class NapkinIn(BaseModel):
@@ -89,7 +99,15 @@ def _run(calc: Calculator, given: CalculatorIn) -> CalculatorResult:
     except HardwareNotFound as exc:
         # A name typed into a form is a bad input, not a missing page.
         raise UsageError(str(exc)) from exc
-    return calc.compute(values)
+    try:
+        return calc.compute(values)
+    except (ArithmeticError, ValueError) as exc:
+        # A formula's own math refusing the inputs (a logarithm of a negative, an
+        # overflow) is the learner's inputs out of range, not a server failure.
+        raise UsageError(
+            f"{calc.name} cannot compute with these inputs ({str(exc)[:120]}); "
+            "check that each is positive and of a sensible size"
+        ) from exc
 
 
 def _chart(calc: Calculator, result: CalculatorResult) -> str | None:
@@ -183,12 +201,16 @@ def calculator_page(request: Request, name: str) -> Response:
     """One calculator's form; with ``run`` in the query, its result (and chart)."""
     calc = _calculator(name)
     query = request.query_params
-    given = CalculatorIn(
-        inputs={p.name: query[p.name] for p in calc.params if p.name in query},
-        gpu=query.get("gpu") or None,
-        dtype=query.get("dtype") or "bf16",
-        link=query.get("link") or None,
-    )
+    try:
+        given = CalculatorIn(
+            inputs={p.name: query[p.name] for p in calc.params if p.name in query},
+            gpu=query.get("gpu") or None,
+            dtype=query.get("dtype") or "bf16",
+            link=query.get("link") or None,
+        )
+    except ValidationError as exc:
+        where = ", ".join(".".join(str(part) for part in e["loc"]) for e in exc.errors())
+        raise UsageError(f"{calc.name}: an input is too long ({where})") from exc
     result = chart = None
     if "run" in query:
         result = _run(calc, given)

@@ -53,8 +53,8 @@ def _require_multi_user(request: Request) -> None:
 router = APIRouter()
 MULTI_USER = [Depends(_require_multi_user)]
 Upload = Annotated[UploadFile, File()]
-TitleField = Annotated[str, Form()]
-FormatField = Annotated[str, Form()]
+TitleField = Annotated[str, Form()]  # at most MAX_TITLE_CHARS, checked by the import
+FormatField = Annotated[str, Form(max_length=200)]
 
 
 def _formats() -> list[str]:

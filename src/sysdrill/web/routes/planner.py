@@ -46,6 +46,26 @@ LABELS: dict[str, str] = {
 }
 """Form label of each input, in form order."""
 
+BOUNDS: dict[str, tuple[float, float]] = {
+    "parameters_billions": (1e-6, 1e6),
+    "layers": (1, 10_000),
+    "hidden_size": (1, 10_000_000),
+    "attention_heads": (1, 100_000),
+    "sequence_length": (1, 100_000_000),
+    "global_batch_sequences": (1, 1_000_000_000),
+    "micro_batch_sequences": (1, 1_000_000_000),
+    "tensor_parallel": (1, 1_000_000),
+    "pipeline_parallel": (1, 1_000_000),
+    "data_parallel": (1, 1_000_000),
+    "zero_stage": (0, 3),
+    "kernel_efficiency": (1e-6, 1.0),
+    "tp_bandwidth_gb_per_s": (1e-6, 1e9),
+    "dp_bandwidth_gb_per_s": (1e-6, 1e9),
+    "device_mtbf_hours": (1e-6, 1e12),
+    "checkpoint_bandwidth_gb_per_s": (1e-6, 1e9),
+}
+"""The range each numeric input may take (both ends included); a value outside is a 422."""
+
 
 def _parse(given: dict[str, Any]) -> ParallelPlanInput:
     """A setup from form or JSON values; a bad value is a 422 naming the input."""
@@ -53,12 +73,20 @@ def _parse(given: dict[str, Any]) -> ParallelPlanInput:
     if unknown:
         raise UsageError(f"the planner has no input {', '.join(unknown)}")
     try:
-        return _SETUP.validate_python({k: v for k, v in given.items() if v != ""})
+        setup = _SETUP.validate_python({k: v for k, v in given.items() if v != ""})
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
-        raise UsageError(f"bad planner input: {problems}") from exc
+        raise UsageError(f"bad planner input: {problems[:500]}") from exc
+    out_of_range = [
+        f"{name} must be between {low:g} and {high:g}"
+        for name, (low, high) in BOUNDS.items()
+        if not low <= getattr(setup, name) <= high  # NaN is out of every range
+    ]
+    if out_of_range:
+        raise UsageError(f"bad planner input: {'; '.join(out_of_range)}")
+    return setup
 
 
 def _plan(setup: ParallelPlanInput) -> dict[str, Any]:

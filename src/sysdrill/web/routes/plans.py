@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
@@ -22,7 +22,7 @@ router = APIRouter()
 class StartPlanBody(BaseModel):
     """A plan to start."""
 
-    name: str
+    name: str = Field(max_length=300)
     adaptive: bool = False
 
 

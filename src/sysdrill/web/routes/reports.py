@@ -25,7 +25,9 @@ ADMIN = [Depends(require_admin)]
 class ReportIn(BaseModel):
     """A problem report about one item."""
 
-    kind: str = Field(description="wrong-answer, wrong-math, unclear, typo or other")
+    kind: str = Field(
+        max_length=200, description="wrong-answer, wrong-math, unclear, typo or other"
+    )
     message: str = Field(max_length=MESSAGE_LIMIT_CHARS)
 
 
@@ -49,7 +51,7 @@ def report_form(
     request: Request,
     context: Context,
     item_id: str,
-    kind: Annotated[str, Form()],
+    kind: Annotated[str, Form(max_length=200)],
     message: Annotated[str, Form(max_length=MESSAGE_LIMIT_CHARS)],
 ) -> Response:
     """Store a report sent from the item page, then go back to the item."""

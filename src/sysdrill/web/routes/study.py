@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Path, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import RedirectResponse, Response
 
@@ -33,6 +33,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
+from sysdrill.study.settings import MAX_DAILY_LIMIT
 from sysdrill.web.auth import current_study, learner_vault, login_in_thread
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.studied_vault import personal_deck_names
@@ -41,6 +42,11 @@ from sysdrill.web.templating import render_page
 __all__ = ["Move", "make_move", "open_learner_study", "router", "start_options"]
 
 router = APIRouter()
+
+MAX_ID = 2**63 - 1
+"""The largest id or seed a database column holds (a signed 64-bit integer)."""
+SessionIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The session's id.")]
+"""A session id in a URL: larger numbers are a 422, not a database error."""
 
 _RATINGS = (
     ("again", "Again", "1"),
@@ -83,7 +89,9 @@ def make_move(request: Request, context: WebContext, move: Move) -> Any:
         return move(study, vault, context.now(), context.memory)
 
 
-def _redirect_after(request: Request, context: WebContext, session_id: int, move: Move) -> Response:
+def _redirect_after(
+    request: Request, context: WebContext, session_id: SessionIdPath, move: Move
+) -> Response:
     """Make ``move``, then show the session again (post, redirect, get)."""
     make_move(request, context, move)
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
@@ -97,6 +105,11 @@ def _enum(kind: Any, value: str | None, name: str) -> Any:
     except ValueError as exc:
         known = ", ".join(member.value for member in kind)
         raise UsageError(f"Unknown {name} {value!r}; use one of {known}.") from exc
+
+
+def _whole(text: str, low: int, high: int) -> bool:
+    """Whether ``text`` is a whole number (ASCII digits) from ``low`` to ``high``."""
+    return text.isascii() and text.isdigit() and len(text) <= 19 and low <= int(text) <= high
 
 
 def start_options(form: dict[str, str]) -> app.StartOptions:
@@ -113,13 +126,19 @@ def start_options(form: dict[str, str]) -> app.StartOptions:
     )
     limit_text = form.get("limit") or "20"
     seed_text = form.get("seed") or ""
-    if not limit_text.isdigit() or int(limit_text) < 1:
-        raise UsageError(f"limit must be a whole number of 1 or more, got {limit_text!r}.")
-    if seed_text and not seed_text.lstrip("-").isdigit():
-        raise UsageError(f"seed must be a whole number, got {seed_text!r}.")
+    if not _whole(limit_text, 1, MAX_DAILY_LIMIT):
+        raise UsageError(
+            f"limit must be a whole number from 1 to {MAX_DAILY_LIMIT:,}, got {limit_text[:20]!r}."
+        )
+    if seed_text and not _whole(seed_text.removeprefix("-"), 0, MAX_ID):
+        raise UsageError(
+            f"seed must be a whole number of at most 19 digits, got {seed_text[:20]!r}."
+        )
     new_text = form.get("new", "").strip()
-    if new_text and not (new_text.isascii() and new_text.isdigit()):
-        raise UsageError(f"new must be a whole number of 0 or more, got {new_text!r}.")
+    if new_text and not _whole(new_text, 0, MAX_DAILY_LIMIT):
+        raise UsageError(
+            f"new must be a whole number from 0 to {MAX_DAILY_LIMIT:,}, got {new_text[:20]!r}."
+        )
     return app.StartOptions(
         kind=kind,
         item_filter=item_filter,
@@ -229,7 +248,7 @@ async def start_form(request: Request, context: Context) -> Response:
 
 @router.get("/sessions/{session_id}", include_in_schema=False)
 @login_in_thread
-def session_page(request: Request, context: Context, session_id: int) -> Response:
+def session_page(request: Request, context: Context, session_id: SessionIdPath) -> Response:
     """The session as it stands: the prompt, or the report once it is over."""
     try:
         with open_learner_study(request, context) as (study, vault):
@@ -250,7 +269,7 @@ def session_page(request: Request, context: Context, session_id: int) -> Respons
 @router.post("/sessions/{session_id}/answer", include_in_schema=False)
 @login_in_thread
 def answer_form(
-    request: Request, context: Context, session_id: int, text: Annotated[str, Form()] = ""
+    request: Request, context: Context, session_id: SessionIdPath, text: Annotated[str, Form()] = ""
 ) -> Response:
     """Answer the current item; options and numbers are graded on submit."""
     view: SessionView = make_move(
@@ -264,7 +283,7 @@ def answer_form(
 @router.post("/sessions/{session_id}/part", include_in_schema=False)
 @login_in_thread
 def part_form(
-    request: Request, context: Context, session_id: int, text: Annotated[str, Form()] = ""
+    request: Request, context: Context, session_id: SessionIdPath, text: Annotated[str, Form()] = ""
 ) -> Response:
     """Answer the next part of an exercise."""
     view: SessionView = make_move(
@@ -278,7 +297,10 @@ def part_form(
 @router.post("/sessions/{session_id}/rate", include_in_schema=False)
 @login_in_thread
 def rate_form(
-    request: Request, context: Context, session_id: int, rating: Annotated[str, Form()] = ""
+    request: Request,
+    context: Context,
+    session_id: SessionIdPath,
+    rating: Annotated[str, Form()] = "",
 ) -> Response:
     """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
     rate: Move = lambda s, v, now, kept: app.rate(s, v, session_id, rating, now=now, memory=kept)  # noqa: E731
@@ -290,7 +312,7 @@ def rate_form(
 def rubric_form(
     request: Request,
     context: Context,
-    session_id: int,
+    session_id: SessionIdPath,
     covered: Annotated[list[str], Form()] = [],  # noqa: B006 - FastAPI copies the default
 ) -> Response:
     """Score a gauntlet answer by the key points it covered."""
@@ -304,7 +326,10 @@ def rubric_form(
 @router.post("/sessions/{session_id}/chain", include_in_schema=False)
 @login_in_thread
 def chain_form(
-    request: Request, context: Context, session_id: int, accept: Annotated[str, Form()] = ""
+    request: Request,
+    context: Context,
+    session_id: SessionIdPath,
+    accept: Annotated[str, Form()] = "",
 ) -> Response:
     """Take or decline the next item of the chain."""
     follow: Move = lambda s, v, now, kept: app.follow_chain(  # noqa: E731
@@ -315,7 +340,7 @@ def chain_form(
 
 @router.post("/sessions/{session_id}/skip", include_in_schema=False)
 @login_in_thread
-def skip_form(request: Request, context: Context, session_id: int) -> Response:
+def skip_form(request: Request, context: Context, session_id: SessionIdPath) -> Response:
     """Leave the current item without a review."""
     skip: Move = lambda s, v, now, kept: app.skip(s, v, session_id, now=now, memory=kept)  # noqa: E731
     return _redirect_after(request, context, session_id, skip)
@@ -323,7 +348,7 @@ def skip_form(request: Request, context: Context, session_id: int) -> Response:
 
 @router.post("/sessions/{session_id}/undo", include_in_schema=False)
 @login_in_thread
-def undo_form(request: Request, context: Context, session_id: int) -> Response:
+def undo_form(request: Request, context: Context, session_id: SessionIdPath) -> Response:
     """Take back the last rating; the item is asked again."""
     undo: Move = lambda s, v, now, kept: app.undo_last_rating(  # noqa: E731
         s, v, session_id, now=now, memory=kept
@@ -333,7 +358,7 @@ def undo_form(request: Request, context: Context, session_id: int) -> Response:
 
 @router.post("/sessions/{session_id}/finish", include_in_schema=False)
 @login_in_thread
-def finish_form(request: Request, context: Context, session_id: int) -> Response:
+def finish_form(request: Request, context: Context, session_id: SessionIdPath) -> Response:
     """End the session and show its results."""
     with open_learner_study(request, context) as (study, vault):
         app.finish(study, vault, session_id, now=context.now(), memory=context.memory)
@@ -342,7 +367,7 @@ def finish_form(request: Request, context: Context, session_id: int) -> Response
 
 @router.get("/sessions/{session_id}/results", include_in_schema=False)
 @login_in_thread
-def results_page(request: Request, context: Context, session_id: int) -> Response:
+def results_page(request: Request, context: Context, session_id: SessionIdPath) -> Response:
     """A finished session's results (a gauntlet's shareable results page)."""
     with current_study(request) as study:
         report = app.finished_report(study, session_id)

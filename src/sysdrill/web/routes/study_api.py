@@ -14,10 +14,18 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from sysdrill.app import sessions as app
+from sysdrill.study.settings import MAX_DAILY_LIMIT
 from sysdrill.web.auth import current_study, login_in_thread
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
-from sysdrill.web.routes.study import Move, make_move, open_learner_study, start_options
+from sysdrill.web.routes.study import (
+    MAX_ID,
+    Move,
+    SessionIdPath,
+    make_move,
+    open_learner_study,
+    start_options,
+)
 
 __all__ = ["router"]
 
@@ -41,11 +49,11 @@ class StartBody(BaseModel):
     topic: str | None = None
     area: str | None = None
     tag: str | None = None
-    limit: int = Field(default=20, ge=1)
+    limit: int = Field(default=20, ge=1, le=MAX_DAILY_LIMIT)
     format: str = "quick"
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=-MAX_ID, le=MAX_ID)
     chain: str | None = None
-    new: int | None = Field(default=None, ge=0)
+    new: int | None = Field(default=None, ge=0, le=MAX_DAILY_LIMIT)
     """New items this session at most (practice, quiz, daily); None: the day's limit."""
 
 
@@ -82,7 +90,7 @@ class ChainBody(BaseModel):
 @login_in_thread
 @json_route()
 def answer_api(
-    request: Request, context: Context, session_id: int, body: TextBody
+    request: Request, context: Context, session_id: SessionIdPath, body: TextBody
 ) -> dict[str, Any]:
     """Answer the current item (graded at once when it can be)."""
     return _json_of(
@@ -96,7 +104,7 @@ def answer_api(
 @login_in_thread
 @json_route()
 def rate_api(
-    request: Request, context: Context, session_id: int, body: RatingBody
+    request: Request, context: Context, session_id: SessionIdPath, body: RatingBody
 ) -> dict[str, Any]:
     """Grade your recall."""
     return _json_of(
@@ -130,7 +138,7 @@ def start_api(request: Request, context: Context, body: StartBody) -> dict[str, 
 @router.get("/api/study/sessions/{session_id}", tags=["study"])
 @login_in_thread
 @json_route()
-def session_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+def session_api(request: Request, context: Context, session_id: SessionIdPath) -> dict[str, Any]:
     """Where a session stands."""
     return _json_of(
         request,
@@ -142,7 +150,9 @@ def session_api(request: Request, context: Context, session_id: int) -> dict[str
 @router.post("/api/study/sessions/{session_id}/part", tags=["study"])
 @login_in_thread
 @json_route()
-def part_api(request: Request, context: Context, session_id: int, body: TextBody) -> dict[str, Any]:
+def part_api(
+    request: Request, context: Context, session_id: SessionIdPath, body: TextBody
+) -> dict[str, Any]:
     """Answer the next part of an exercise."""
     return _json_of(
         request,
@@ -157,7 +167,7 @@ def part_api(request: Request, context: Context, session_id: int, body: TextBody
 @login_in_thread
 @json_route()
 def rubric_api(
-    request: Request, context: Context, session_id: int, body: RubricBody
+    request: Request, context: Context, session_id: SessionIdPath, body: RubricBody
 ) -> dict[str, Any]:
     """Score a gauntlet answer by the key points covered."""
     return _json_of(
@@ -175,7 +185,7 @@ def rubric_api(
 @login_in_thread
 @json_route()
 def chain_api(
-    request: Request, context: Context, session_id: int, body: ChainBody
+    request: Request, context: Context, session_id: SessionIdPath, body: ChainBody
 ) -> dict[str, Any]:
     """Take or decline the next item of the chain."""
     return _json_of(
@@ -190,7 +200,7 @@ def chain_api(
 @router.post("/api/study/sessions/{session_id}/skip", tags=["study"])
 @login_in_thread
 @json_route()
-def skip_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+def skip_api(request: Request, context: Context, session_id: SessionIdPath) -> dict[str, Any]:
     """Leave the current item without a review."""
     return _json_of(
         request, context, lambda s, v, now, kept: app.skip(s, v, session_id, now=now, memory=kept)
@@ -200,7 +210,7 @@ def skip_api(request: Request, context: Context, session_id: int) -> dict[str, A
 @router.post("/api/study/sessions/{session_id}/undo", tags=["study"])
 @login_in_thread
 @json_route()
-def undo_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+def undo_api(request: Request, context: Context, session_id: SessionIdPath) -> dict[str, Any]:
     """Take back the last rating."""
     return _json_of(
         request,
@@ -214,7 +224,7 @@ def undo_api(request: Request, context: Context, session_id: int) -> dict[str, A
 )
 @login_in_thread
 @json_route()
-def finish_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+def finish_api(request: Request, context: Context, session_id: SessionIdPath) -> dict[str, Any]:
     """End the session; returns its report."""
     return _json_of(
         request, context, lambda s, v, now, kept: app.finish(s, v, session_id, now=now, memory=kept)
@@ -224,7 +234,7 @@ def finish_api(request: Request, context: Context, session_id: int) -> dict[str,
 @router.get("/api/study/sessions/{session_id}/results", tags=["study"])
 @login_in_thread
 @json_route()
-def results_api(request: Request, context: Context, session_id: int) -> dict[str, Any]:
+def results_api(request: Request, context: Context, session_id: SessionIdPath) -> dict[str, Any]:
     """A finished session's report."""
     with current_study(request) as study:
         return app.finished_report(study, session_id).to_dict()

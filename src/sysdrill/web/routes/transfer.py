@@ -77,9 +77,10 @@ def import_page(request: Request, context: Context) -> Response:
 
 
 Upload = Annotated[UploadFile, File()]
-FormatField = Annotated[str, Form()]
-DeckField = Annotated[str, Form()]
-TokenField = Annotated[str, Form()]
+# Backstops on what a form may carry (the import checks names more closely).
+FormatField = Annotated[str, Form(max_length=200)]
+DeckField = Annotated[str, Form(max_length=10_000)]
+TokenField = Annotated[str, Form(max_length=10_000)]
 
 
 def _preview(context: WebContext, source: UploadFile, format: str, deck: str) -> dict[str, Any]:
