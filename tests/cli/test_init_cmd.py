@@ -18,7 +18,7 @@ def test_init_creates_a_vault_that_checks_clean_and_practises(run_cli, tmp_path)
     assert "0 errors, 0 warnings" in checked.stdout
     quiz = run_cli("quiz", "my-first-deck", "--vault", str(vault), input="- \ngood\nabout 14 GB\n")
     assert quiz.exit_code == 0, quiz.stderr
-    assert "Score: 2/2 right" in quiz.stdout
+    assert "Score: 2/2 passed" in quiz.stdout
     walked = run_cli("chain", "my-first-chain", "--vault", str(vault), input="quit\n")
     assert walked.exit_code == 0, walked.stderr
 

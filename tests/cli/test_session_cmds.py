@@ -39,7 +39,7 @@ def test_practice_from_an_answers_file_records_each_review(run_cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "Practice: 3 items (0 due, 3 new; 17 more new today)" in result.stdout
     assert "Recorded: Good; next review in 10 min." in result.stdout
-    assert "Score: 2/3 right (67%)" in result.stdout
+    assert "Score: 2/3 passed (67%): 1 graded right, 0 graded wrong, 2 self-rated" in result.stdout
     assert _reviews() == [
         ("c-l1-hbm", Rating.GOOD, GradedBy.SELF, "80 GB"),
         ("c-l2-mc", Rating.GOOD, GradedBy.MULTIPLE_CHOICE, "c"),
@@ -134,7 +134,7 @@ def test_quiz_runs_the_deck_in_order_and_scores(run_cli, tmp_path):
     result = run_cli("quiz", "ch26-quiz", "--vault", str(VAULT), "--answers", answers)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.index("[1/2] quiz-2") < result.stdout.index("[2/2] quiz-1")
-    assert "Score: 1/2 right (50%)" in result.stdout
+    assert "Score: 1/2 passed (50%): 0 graded right, 0 graded wrong, 2 self-rated" in result.stdout
     assert [r[0] for r in _reviews()] == ["quiz-2", "quiz-1"]
 
 
@@ -220,7 +220,7 @@ def test_chain_walks_in_order_and_grades_numbers_in_any_unit(run_cli):
         ("c-l2-mc", Rating.GOOD, GradedBy.MULTIPLE_CHOICE, "c"),
         ("c-l3-num", Rating.GOOD, GradedBy.NUMERIC, "40000 us"),
     ]
-    assert "Score: 3/3 right (100%)" in result.stdout
+    assert "Score: 3/3 passed (100%): 2 graded right, 0 graded wrong, 1 self-rated" in result.stdout
 
 
 def test_chain_wrong_number_is_graded_again(run_cli):

@@ -145,7 +145,7 @@ def test_free_text_is_typed_then_self_rated_and_math_is_readable():
     assert "(P-1)/(M+P-1)" in seen["question"] and "\\frac" not in seen["question"]
     assert "3 × 10^-1" in seen["reveal"]
     assert [(r.rating, r.answer) for r in recorder.results] == [(Rating.AGAIN, "bubble")]
-    assert "Score: 0/1 right (0%)" in seen["report"]
+    assert "Score: 0/1 passed (0%): 0 graded right, 0 graded wrong, 1 self-rated" in seen["report"]
     assert lines[0] == "Practice: test: finished"
 
 

@@ -288,4 +288,4 @@ def test_show_and_practice_render_markdown_and_latex_readably(run_cli, tmp_path:
         assert "│ 8    │ 50 GB/s   │" in out
         for raw in ("**", "\\min", "\\bar", "\\frac", "$", "`", "|---"):
             assert raw not in out, raw
-    assert " 2. Ring all-reduce time with t̅: wrong, rated Again" in practised.stdout
+    assert " 2. Ring all-reduce time with t̅: graded wrong, rated Again" in practised.stdout

@@ -26,11 +26,11 @@ def test_quiz_score_counts_right_answers_of_those_answered(vault, clock, recorde
     assert (report.answered, report.passed, report.skipped, report.score_percent) == (2, 1, 1, 50)
     assert report_lines(report) == [
         "Quiz: q: finished",
-        "Score: 1/2 right (50%)",
+        "Score: 1/2 passed (50%): 1 graded right, 0 graded wrong, 1 self-rated",
         "Time: 1:05",
         "Items: 2 answered, 1 skipped",
-        " 1. Where the bytes go: right, rated Good",
-        " 2. quiz-1: self-graded, rated Again",
+        " 1. Where the bytes go: graded right, rated Good",
+        " 2. quiz-1: self-rated Again",
         " 3. quiz-2: skipped",
     ]
     assert report.to_summary()["score_percent"] == 50

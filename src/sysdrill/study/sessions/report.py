@@ -145,14 +145,14 @@ def _result_line(number: int, result: ItemResult) -> str:
     tag = " (warm-up)" if result.warmup else ""
     if result.outcome is not Outcome.ANSWERED:
         return f"{number:>2}. {label}{tag}: {result.outcome.value.replace('-', ' ')}"
-    if result.rubric_total is not None:
-        verdict = f"{result.rubric_covered}/{result.rubric_total} key points"
-    elif result.correct is not None:
-        verdict = "right" if result.correct else "wrong"
-    else:
-        verdict = "self-graded"
     rating = result.rating.name.capitalize() if result.rating is not None else "-"
-    return f"{number:>2}. {label}{tag}: {verdict}, rated {rating}"
+    if result.rubric_total is not None:
+        verdict = f"{result.rubric_covered}/{result.rubric_total} key points, rated {rating}"
+    elif result.correct is not None:
+        verdict = f"graded {'right' if result.correct else 'wrong'}, rated {rating}"
+    else:
+        verdict = f"self-rated {rating}"
+    return f"{number:>2}. {label}{tag}: {verdict}"
 
 
 def report_lines(report: SessionReport) -> list[str]:
@@ -162,8 +162,13 @@ def report_lines(report: SessionReport) -> list[str]:
         if report.kind is SessionKind.GAUNTLET:
             lines.append(f"Score: {report.score_percent}% of {len(report.results)} questions")
         else:
+            answered = [r for r in report.results if r.outcome is Outcome.ANSWERED]
+            right = sum(1 for r in answered if r.correct is True)
+            wrong = sum(1 for r in answered if r.correct is False)
             lines.append(
-                f"Score: {report.passed}/{report.answered} right ({report.score_percent}%)"
+                f"Score: {report.passed}/{report.answered} passed ({report.score_percent}%): "
+                f"{right} graded right, {wrong} graded wrong, "
+                f"{len(answered) - right - wrong} self-rated"
             )
     else:
         lines.append("Score: nothing answered")
