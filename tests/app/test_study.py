@@ -76,19 +76,20 @@ def test_upgrade_study_database_reports_before_and_after(tmp_path):
     }
 
 
-def test_cli_study_upgrades_only_the_default_file(tmp_path, monkeypatch):
+def test_cli_study_creates_any_sqlite_file_on_first_use(tmp_path, monkeypatch):
     from sysdrill.app.study import open_cli_study
-    from sysdrill.errors import MigrationError
 
     monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
     monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
     with open_cli_study(vault=None) as study:
         assert study.user == "local"
-    with pytest.raises(MigrationError, match="db upgrade"):
-        open_cli_study(f"sqlite:///{tmp_path / 'explicit.db'}", vault=None)
+    with open_cli_study(f"sqlite:///{tmp_path / 'explicit.db'}", vault=None) as study:
+        assert study.user == "local"
     monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
-    with pytest.raises(MigrationError, match="db upgrade"):
-        open_cli_study(vault=None)
+    with open_cli_study(vault=None) as study:
+        assert study.user == "local"
+    assert (tmp_path / "explicit.db").is_file()
+    assert (tmp_path / "env.db").is_file()
 
 
 def _legacy_review(url: str, item_id: str) -> None:

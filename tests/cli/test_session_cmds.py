@@ -64,13 +64,14 @@ def test_practice_reads_standard_input_and_filters(run_cli, tmp_path):
     assert "(end of answers)" in result.stdout
 
 
-def test_practice_on_a_database_never_upgraded_names_the_command(run_cli, tmp_path):
+def test_practice_on_a_new_sqlite_file_creates_it(run_cli, tmp_path):
+    # Any SQLite URL is created and migrated on first use (issue 29 item 10);
+    # tests/cli/test_embedded_database.py covers the other cases.
     db = f"sqlite:///{tmp_path / 'fresh.db'}"
     result = run_cli("practice", "--vault", str(VAULT), "--db", db, input="")
-    assert result.exit_code == 1
-    assert result.stderr == (
-        f"Error: The study database {db} has no schema yet; run `sysdrill db upgrade` "
-        f"(with the same --db) to bring it to {HEAD_REVISION}.\n"
+    assert result.exit_code == 0, result.stderr
+    assert run_cli("db", "upgrade", "--db", db).stdout == (
+        f"{db} is up to date (schema {HEAD_REVISION}).\n"
     )
 
 

@@ -285,11 +285,6 @@ def test_a_review_card_without_graded_reviews_keeps_its_interval_and_due(
     assert (kept.card_type, kept.due) == (2, history.due)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 5: the CLI's seeding (app/anki_history.seed_study_from_import) "
-    "opens the study database with open_cli_study, which refuses one without a schema",
-)
 def test_import_with_scheduling_into_a_new_sqlite_database_creates_it(
     run_cli: Any, anki_deck: tuple[Path, Path], tmp_path: Path
 ) -> None:

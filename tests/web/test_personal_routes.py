@@ -173,20 +173,23 @@ def test_an_upload_over_the_limit_is_refused_with_413_and_stores_nothing(
     assert not any((tmp_path / "web" / "data" / "uploads").glob("*/*"))
 
 
-def test_single_user_mode_has_no_personal_decks(tmp_path: Path) -> None:
+def test_single_user_mode_gives_the_local_learner_personal_decks(tmp_path: Path) -> None:
+    # Issue 29 item 3: the one learner's imports over a bundled vault become
+    # personal decks, so My decks works without accounts too.
     app = make_app(tmp_path / "web")
     with with_csrf(TestClient(app, raise_server_exceptions=False)) as client:
-        page = client.get("/my-decks", follow_redirects=False)
-        listed = client.get("/api/personal-decks")
-        upload = _upload(client)
-        form = _upload(client, "/my-decks")
-        delete = client.delete("/api/personal-decks/gpu")
-    assert (page.status_code, page.headers["location"]) == (303, "/import")
-    assert listed.json() == {"enabled": False, "decks": []}
-    assert [upload.status_code, form.status_code, delete.status_code] == [403, 403, 403]
-    assert upload.json()["error"]["message"] == (
-        "Personal decks are for multi-user servers; in single-user mode import "
-        "into your vault at /import."
-    )
+        assert "You have no personal decks yet." in client.get("/my-decks").text
+        created = _upload(client, title="GPU")
+        assert created.status_code == 201, created.text
+        listed = client.get("/api/personal-decks").json()
+        started = client.post("/api/study/sessions", json={"kind": "practice", "deck": "gpu"})
+        page = _upload(client, "/my-decks", title="More GPU")
+        gone = client.delete("/api/personal-decks/more-gpu")
+    assert [d["name"] for d in listed["decks"]] == ["gpu"]
+    assert listed["enabled"] is True
+    assert started.json()["item"]["item_id"] == FIRST
+    assert page.status_code == 200
+    assert "Imported <strong>2</strong> item(s)" in page.text
+    assert gone.json() == {"deleted": "more-gpu"}
     with PersonalDeckStore(app.state.sysdrill.db_url) as store:
-        assert store.deck_version("local") == 0
+        assert [d.name for d in store.list_decks("local")] == ["gpu"]

@@ -137,6 +137,7 @@ def test_imports_never_go_into_the_bundled_starter_vault(tmp_path: Path) -> None
     starter = sample_vault_path().parent / "starter_vault"
     with TestClient(make_app(tmp_path / "web", vault=starter)) as starter_client:
         page = starter_client.get("/import").text
-    target = tmp_path / "web" / "data" / "vault"
-    assert f"Imported items go to <code>{target}</code>" in page
-    assert f"sysdrill serve --vault {target}" in page
+    # Imports become the learner's own decks, studied with it (issue 29 item 3):
+    # tests/web/test_single_user_imports.py imports the seed and studies it.
+    assert 'Imported items become one of <a href="/my-decks">your decks</a>' in page
+    assert "sysdrill serve --vault" not in page

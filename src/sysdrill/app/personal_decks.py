@@ -1,8 +1,11 @@
-"""Personal decks: a learner imports a file into a deck only they see (multi-user server).
+"""Personal decks: a learner imports a file into a deck of their own, studied with the vault.
 
-The shared vault is the admin's and read-only to learners. A learner's personal
-decks are kept in the study database (:mod:`sysdrill.storage.personal_store`),
-never in the vault folder, so every worker serves them.
+On a multi-user server the shared vault is the admin's and read-only to learners;
+in single-user mode the bundled vaults (the starter vault) are never written, so
+the one local learner's imports from the web page become personal decks too. A
+learner's personal decks are kept in the study database
+(:mod:`sysdrill.storage.personal_store`), never in the vault folder, so every
+worker serves them.
 
 An import reads the file with the vault importer itself (every format
 ``sysdrill import`` reads, with its archive safety limits), into a scratch vault
@@ -19,15 +22,21 @@ vault later gains an id a personal item has, the shared item wins and the
 personal one is left out until the deck is imported again
 (:mod:`sysdrill.app.personal_vault`).
 
+An item the source gives no title gets the first line of its front (its
+question, else its scenario) as its title (:func:`front_title`), so lists and
+search show more than an id.
+
 Deleting a deck deletes its items; their study state (cards, reviews) is kept,
 so importing the deck again continues where the learner stopped.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,6 +44,7 @@ from typing import Any
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import DeckNotFound, HostileInput, ImportFailed, StorageConflict, UsageError
+from sysdrill.interop.import_report import ImportReport
 from sysdrill.storage.location import study_database_url
 from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore
 
@@ -42,10 +52,12 @@ __all__ = [
     "MAX_DECKS_PER_LEARNER",
     "MAX_DECK_ITEMS",
     "MAX_ITEM_ID_CHARS",
+    "MAX_ITEM_TITLE_CHARS",
     "MAX_TITLE_CHARS",
     "PersonalDeck",
     "PersonalImport",
     "delete_personal_deck",
+    "front_title",
     "import_personal_deck",
     "list_personal_decks",
 ]
@@ -58,6 +70,8 @@ MAX_TITLE_CHARS = 200
 """Longest deck title (the deck's name is made from it; the database keeps 200)."""
 MAX_ITEM_ID_CHARS = 300
 """Longest id of a personal item, as the database keeps it."""
+MAX_ITEM_TITLE_CHARS = 120
+"""Longest title :func:`front_title` makes (the ``title`` style rule's limit)."""
 _RENAME_MARK = "-p"
 
 
@@ -71,12 +85,17 @@ class PersonalImport:
     """What importing a personal deck stored."""
 
     deck: PersonalDeck
+    report: ImportReport = field(compare=False)
+    """The importer's report with the ids stored (no vault folder: ``vault`` is
+    empty and outcomes have no paths), for pages that show an import's outcome."""
     renamed: dict[str, str] = field(default_factory=dict)
     """Items whose id was taken: the importer's id -> the id stored."""
     skipped: list[str] = field(default_factory=list)
     """Parts of the source the importer skipped, with the reason."""
     notes: list[str] = field(default_factory=list)
     """Remarks: media left out, the importer's notes."""
+    dry_run: bool = False
+    """Whether nothing was stored (a preview)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -119,13 +138,52 @@ def _free_id(item_id: str, taken: set[str]) -> str:
     return f"{item_id}{_RENAME_MARK}{number}"
 
 
+_MARKUP = re.compile(r"^(?:[#>*+-]+\s+|\d+[.)]\s+)+|\*\*|__|`")
+
+
+def front_title(raw: Mapping[str, Any]) -> str | None:
+    """A title for an item the source gave none: the first line of its front.
+
+    The front is the question, else the scenario; Markdown emphasis and a leading
+    heading, quote or list mark are dropped, blanks folded, and a line longer than
+    :data:`MAX_ITEM_TITLE_CHARS` is cut at a word with an ellipsis. None when the
+    item has no text to take it from.
+    """
+    for key in ("question", "scenario"):
+        text = raw.get(key)
+        if not isinstance(text, str):
+            continue
+        for line in text.splitlines():
+            title = " ".join(_MARKUP.sub("", line.strip()).split())
+            if title:
+                return _shortened(title)
+    return None
+
+
+def _shortened(title: str) -> str:
+    if len(title) <= MAX_ITEM_TITLE_CHARS:
+        return title
+    cut = title[: MAX_ITEM_TITLE_CHARS - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"
+
+
 def _stored_items(
-    raws: Iterable[dict[str, Any]], taken: set[str]
+    raws: Iterable[dict[str, Any]], taken: set[str], *, deck: str
 ) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """Each item's final id and JSON, renaming the ids in ``taken`` (which grows)."""
+    """Each item's final id and JSON, renaming the ids in ``taken`` (which grows).
+
+    Every item is put in ``deck`` and, when it has no title, given one (:func:`front_title`).
+    """
     stored: list[tuple[str, str]] = []
     renamed: dict[str, str] = {}
     for raw in raws:
+        raw = {**raw, "deck": deck}
+        if not raw.get("title"):
+            title = front_title(raw)
+            if title is not None:
+                raw["title"] = title
         item_id = str(raw["id"])
         if item_id in taken:
             renamed[item_id] = _free_id(item_id, taken)
@@ -149,6 +207,7 @@ def import_personal_deck(
     title: str | None = None,
     format: str = "auto",
     now: datetime,
+    dry_run: bool = False,
 ) -> PersonalImport:
     """Import ``source`` into a new personal deck of ``user``: all of it, or nothing.
 
@@ -157,9 +216,13 @@ def import_personal_deck(
         db_url: The study database URL (None for the default one).
         user: The learner.
         shared: The shared vault (its ids and deck names are taken).
-        title: The deck's title; the file's name (without suffix) when blank.
+        title: The deck's title; when blank, the title of the deck the file names
+            (a flashcard text's heading, an Anki deck), else the file's name
+            without its suffix.
         format: A format name, or ``auto`` to detect it.
         now: The import time (UTC).
+        dry_run: Check and report everything, store nothing (the import page's
+            preview).
 
     Raises:
         ImportFailed: If the file cannot be read, holds nothing to import, or the
@@ -172,20 +235,19 @@ def import_personal_deck(
     from sysdrill.app.interop import import_items
     from sysdrill.content.loader import load_vault
 
-    deck_title = (title or "").strip() or source.stem or "imported"
-    if "\x00" in deck_title:
+    given = (title or "").strip()
+    if "\x00" in given:
         raise UsageError("a deck title cannot hold a NUL byte; type the title again")
-    if len(deck_title) > MAX_TITLE_CHARS:
+    if len(given) > MAX_TITLE_CHARS:
         raise UsageError(
-            f"the deck title has {len(deck_title)} characters; give one of at most "
-            f"{MAX_TITLE_CHARS}"
+            f"the deck title has {len(given)} characters; give one of at most {MAX_TITLE_CHARS}"
         )
     with tempfile.TemporaryDirectory(prefix="sysdrill-personal-") as scratch:
         # A throwaway vault: the importer validates and lays out items as for the
         # shared vault, and nothing of it outlives this call.
         into = Path(scratch) / "vault"
         report = import_items(
-            source, into=into, format=format, deck=deck_title, audit=False, now=now
+            source, into=into, format=format, deck=given or None, audit=False, now=now
         )
         loaded = load_vault(into)
         raws = [dict(f.raw) for f in loaded.files if f.item is not None]
@@ -195,7 +257,11 @@ def import_personal_deck(
                 "fix the source, nothing was stored"
             )
         media = [path for path in report.written if path.startswith("media/")]
-    name = report.deck or deck_title
+        named = {deck.name: deck.title for deck in loaded.decks}
+    deck_title = given or named.get(report.deck or "") or source.stem or "imported"
+    if len(deck_title) > MAX_TITLE_CHARS:
+        deck_title = deck_title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    name = report.deck or _deck_name(deck_title)
     if not raws:
         raise ImportFailed(f"nothing to import from '{source.name}'; check the file")
     if len(raws) > MAX_DECK_ITEMS:
@@ -221,7 +287,7 @@ def import_personal_deck(
                 "delete one first"
             )
         taken = set(shared.by_id) | store.item_ids(user)
-        items, renamed = _stored_items(raws, taken)
+        items, renamed = _stored_items(raws, taken, deck=name)
         row = PersonalDeckRow(
             name=name,
             title=deck_title,
@@ -230,16 +296,55 @@ def import_personal_deck(
             item_count=len(items),
             imported_at=now,
         )
-        try:
-            store.add_deck(user, row, items, now=now)
-        except StorageConflict as exc:
-            # Two imports of one learner at once: the database's keys decided.
-            raise ImportFailed(
-                f"another import of yours stored a deck named {name!r} or the same item ids "
-                "just now; list your decks and try again"
-            ) from exc
+        if not dry_run:
+            try:
+                store.add_deck(user, row, items, now=now)
+            except StorageConflict as exc:
+                # Two imports of one learner at once: the database's keys decided.
+                raise ImportFailed(
+                    f"another import of yours stored a deck named {name!r} or the same item "
+                    "ids just now; list your decks and try again"
+                ) from exc
     notes = [note.message for note in report.notes if not note.skipped]
     if media:
         notes.append(f"{len(media)} media file(s) of the source are not kept in personal decks")
     skipped = [f"{outcome.key}: {outcome.reason}" for outcome in report.outcomes if outcome.reason]
-    return PersonalImport(deck=row, renamed=renamed, skipped=skipped, notes=notes)
+    return PersonalImport(
+        deck=row,
+        renamed=renamed,
+        skipped=skipped,
+        notes=notes,
+        report=_deck_report(report, source=source, deck=name, renamed=renamed, dry_run=dry_run),
+        dry_run=dry_run,
+    )
+
+
+def _deck_name(title: str) -> str:
+    """The deck name the importer makes of a title (``GPU basics`` -> ``gpu-basics``)."""
+    from sysdrill.interop.formats import deck_slug
+
+    return "::".join(deck_slug(part) for part in title.split("::") if part.strip()) or "imported"
+
+
+def _deck_report(
+    report: ImportReport, *, source: Path, deck: str, renamed: dict[str, str], dry_run: bool
+) -> ImportReport:
+    """The importer's report of the scratch vault, told of the personal deck instead."""
+    outcomes = [
+        dataclasses.replace(
+            outcome, id=renamed.get(outcome.id, outcome.id) if outcome.id else None, path=None
+        )
+        for outcome in report.outcomes
+    ]
+    return dataclasses.replace(
+        report,
+        source=source.name,
+        vault="",
+        dry_run=dry_run,
+        deck=deck,
+        created_vault=False,
+        outcomes=outcomes,
+        written=[],
+        field_maps={},
+        scheduling={},
+    )

@@ -6,8 +6,10 @@ default database) happens here, so ``study`` never imports ``storage``.
 
 Opening never migrates: the schema must be at this version's revision, which
 ``sysdrill db upgrade`` (:func:`upgrade_study_database`) brings it to. The CLI
-upgrades its default SQLite file on first use (:func:`open_study` with
-``upgrade=True``), so a new user's first command just works.
+creates or upgrades an embedded SQLite file on first use, whichever URL names it
+(:func:`ready_cli_database`: an older file is copied to
+``<file>.before-<revision>.bak`` first), so a new user's first command just works;
+PostgreSQL is upgraded only by ``sysdrill db upgrade``.
 
 Study state belongs to a vault: a service is opened for one vault, and opening
 it for a loaded vault hands it any state that is its own but kept under another
@@ -34,6 +36,7 @@ __all__ = [
     "default_database_url",
     "open_cli_study",
     "open_study",
+    "ready_cli_database",
     "upgrade_study_database",
 ]
 
@@ -62,12 +65,16 @@ class UpgradeResult:
 def upgrade_study_database(db_url: str | None = None) -> UpgradeResult:
     """Apply pending schema migrations to the study database.
 
+    A SQLite file is copied to ``<file>.before-<revision>.bak`` before an older
+    schema is migrated (see :func:`ready_cli_database`).
+
     Args:
         db_url: SQLAlchemy URL; None for :func:`default_database_url`.
 
     Raises:
         MigrationError: If a migration fails (that step is rolled back).
-        StorageUnavailable: If the database cannot be reached.
+        StorageUnavailable: If the database cannot be reached, or the SQLite URL
+            names a folder or a file that is not a study database.
     """
     from sysdrill.storage.engine import safe_url, upgrade_database
 
@@ -123,7 +130,8 @@ def open_study(
         settings_version: The learner's settings version, read with their login:
             settings ``memory`` kept at that version are used without a read.
         memory: What the web worker keeps between requests (None: nothing kept).
-        upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does).
+        upgrade: Apply pending migrations first (as ``sysdrill db upgrade`` does,
+            a SQLite file copied first when its schema is older).
 
     Returns:
         A service to use as a context manager or to :meth:`StudyService.close`.
@@ -136,7 +144,12 @@ def open_study(
     # SQLAlchemy and Alembic load only when a database is opened.
     from sysdrill.storage.sql_store import SqlStudyStore
 
-    store = SqlStudyStore(study_database_url(db_url), migrate_schema=upgrade)
+    url = study_database_url(db_url)
+    if upgrade:
+        from sysdrill.storage.engine import upgrade_database
+
+        upgrade_database(url)
+    store = SqlStudyStore(url)
     if vault is None:
         vault_id = VaultId(STARTER_VAULT_ID)
     elif isinstance(vault, VaultIdentity):
@@ -162,17 +175,47 @@ def open_study(
         raise
 
 
+def ready_cli_database(db_url: str | None = None) -> str:
+    """The study database URL a CLI command opens, an embedded SQLite file made ready first.
+
+    Any SQLite URL (the default file, ``--db`` or ``$SYSDRILL_DATABASE_URL``) is
+    created and migrated on first use, and an older file is copied to
+    ``<file>.before-<revision>.bak`` before it is migrated (one warning, which the
+    CLI shows as one line on stderr, names the copy); see
+    :func:`sysdrill.storage.engine.prepare_sqlite_database`. PostgreSQL is left
+    alone: opening it names ``sysdrill db upgrade`` when its schema is behind.
+
+    Args:
+        db_url: SQLAlchemy URL; None for :func:`default_database_url`.
+
+    Returns:
+        The URL to open (``db_url`` or the default).
+
+    Raises:
+        StorageUnavailable: If the SQLite URL names a folder, a file that is not a
+            SQLite database or one that is not a study database (nothing is
+            created or changed), or the file cannot be read, copied or written.
+        MigrationError: If a migration fails (the file is left as it was).
+    """
+    from sysdrill.storage.engine import prepare_sqlite_database
+
+    url = study_database_url(db_url)
+    prepare_sqlite_database(url)
+    return url
+
+
 def open_cli_study(
     db_url: str | None = None, *, vault: StudyVault | VaultIdentity | None
 ) -> StudyService:
     """Open the study database for a CLI command, for ``vault`` (see :func:`open_study`).
 
-    The default SQLite file (no ``--db`` and no ``$SYSDRILL_DATABASE_URL``) is
-    upgraded when its schema is behind, so the first command of a new user
-    works; a database named explicitly must be upgraded with ``sysdrill db upgrade``.
-    """
-    from sysdrill.storage.location import DATABASE_FILENAME, data_dir
+    An embedded SQLite database is created or upgraded first, whichever URL names
+    it (:func:`ready_cli_database`); PostgreSQL must be upgraded with ``sysdrill
+    db upgrade``.
 
-    default_file = f"sqlite:///{data_dir() / DATABASE_FILENAME}"
-    explicit = db_url is not None or default_database_url() != default_file
-    return open_study(db_url, vault=vault, upgrade=not explicit)
+    Raises:
+        MigrationError: If PostgreSQL's schema is behind, a schema is newer than
+            this sysdrill, or a migration fails.
+        StorageError: If the database cannot be opened.
+    """
+    return open_study(ready_cli_database(db_url), vault=vault)

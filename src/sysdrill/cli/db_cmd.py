@@ -1,8 +1,10 @@
 """``sysdrill db``: the study database's schema (``db upgrade`` runs the migrations).
 
-Opening the study database never migrates it: a schema that is behind is an
-error naming ``sysdrill db upgrade``. Only the CLI's default SQLite file is
-upgraded on first use, so a new user's first command just works.
+Opening PostgreSQL never migrates it: a schema that is behind is an error naming
+``sysdrill db upgrade``. An embedded SQLite file (the default one, or any
+``sqlite:///`` URL) is created or upgraded by the CLI on first use, after a copy
+``<file>.before-<revision>.bak`` of an older one, so a new user's first command
+just works; ``db upgrade`` does the same for it.
 """
 
 from __future__ import annotations

@@ -4,8 +4,11 @@ SQLite files get WAL mode, ``synchronous=NORMAL``, foreign keys, a busy
 timeout, and real transactions (SQLAlchemy emits ``BEGIN``, ``BEGIN IMMEDIATE``
 for writes); PostgreSQL connections are checked before use. Migrations are
 Alembic scripts shipped in ``storage/migrations``; they run only when asked
-(``sysdrill db upgrade``, :func:`migrate`). Opening a store checks the schema
-revision instead, once per engine, and names the fix when it is behind.
+(``sysdrill db upgrade``, :func:`upgrade_database`, :func:`migrate`) or, for an
+embedded SQLite file, on first use (:func:`prepare_sqlite_database`: a new file
+is created, an older one copied to ``<file>.before-<revision>.bak`` and
+migrated). Opening a store checks the schema revision instead, once per engine,
+and names the fix when it is behind.
 
 A process keeps one engine per database URL (:func:`acquire_engine`), shared
 by every store opened on it, so a web server's requests share one pool; the
@@ -15,9 +18,12 @@ last store to close disposes of it.
 from __future__ import annotations
 
 import functools
+import logging
 import re
+import sqlite3
 import threading
 import time
+from contextlib import closing
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -36,14 +42,19 @@ __all__ = [
     "REVISIONS",
     "WRITE_OPTION",
     "acquire_engine",
+    "backup_path",
     "check_schema",
     "create_study_engine",
     "migrate",
+    "prepare_sqlite_database",
     "release_engine",
     "safe_url",
     "schema_revision",
+    "sqlite_file",
     "upgrade_database",
 ]
+
+_log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 """The Alembic script folder shipped in the package."""
@@ -162,20 +173,231 @@ def check_schema(engine: Engine, url: str) -> None:
 def upgrade_database(url: str) -> tuple[str | None, str]:
     """Apply pending migrations to the database at ``url``.
 
+    A SQLite file is looked at first (:func:`prepare_sqlite_database` says how):
+    a folder, a file that is not a SQLite database or a SQLite database that is
+    not sysdrill's is refused and left as it was; an older study database is
+    copied next to itself before it is migrated.
+
     Returns:
         The revision before and after (``None`` before for a new database).
 
     Raises:
         MigrationError: If a migration fails (the failed step is rolled back).
-        StorageUnavailable: If the database cannot be reached.
+        StorageUnavailable: If the database cannot be reached, or ``url`` names
+            something that is not a SQLite study database.
     """
+    path = sqlite_file(url)
+    if path is not None:
+        before, after, _ = _upgrade_sqlite_file(url, path, newer_ok=False)
+        return before, after
     engine = acquire_engine(url)
     try:
         before = schema_revision(engine)
-        migrate(engine)
+        if before != HEAD_REVISION:
+            migrate(engine)
         return before, HEAD_REVISION
     finally:
         release_engine(url, engine)
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL names; None for other databases, in-memory and ``file:`` URIs."""
+    scheme, _, rest = url.partition("://")
+    if scheme.split("+")[0] != "sqlite":
+        return None
+    try:
+        database = sa.make_url(url).database
+    except (sa.exc.ArgumentError, ValueError):
+        return None
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database).expanduser()
+
+
+def backup_path(path: Path) -> Path:
+    """Where :func:`prepare_sqlite_database` copies ``path`` before migrating it.
+
+    ``<file>.before-<revision>.bak`` for the revision the migration brings it to
+    (``study.sqlite3.before-0013_session_moves.bak``); an earlier copy of that
+    name is never overwritten (the next is ``.before-<revision>.2.bak``).
+    """
+    found = path.with_name(f"{path.name}.before-{HEAD_REVISION}.bak")
+    number = 2
+    while found.exists():
+        found = path.with_name(f"{path.name}.before-{HEAD_REVISION}.{number}.bak")
+        number += 1
+    return found
+
+
+def prepare_sqlite_database(url: str) -> Path | None:
+    """Bring an embedded SQLite study database to this version's schema on first use.
+
+    What every CLI command does before it opens the study database, for any
+    SQLite URL (the default file, ``--db`` or ``$SYSDRILL_DATABASE_URL``):
+
+    - a file that does not exist yet (or is empty) is created and migrated;
+    - an older study database is copied to ``<file>.before-<revision>.bak``
+      (:func:`backup_path`) with SQLite's backup API, then migrated, and one
+      warning names the copy (logged; with no logging set up, as in the CLI,
+      Python's last-resort handler prints it as one line on stderr, the way
+      :mod:`sysdrill.study.settings` warns of an ignored setting);
+    - a current one is left alone (one read of its revision);
+    - one written by a newer sysdrill is left alone: opening it names the problem.
+
+    Any other database (PostgreSQL) is left alone: its schema changes only with
+    ``sysdrill db upgrade``, and opening it names that command when it is behind.
+
+    Returns:
+        The backup copy made, or None.
+
+    Raises:
+        StorageUnavailable: If the path is a folder, a file that is not a SQLite
+            database, or a SQLite database that is not a sysdrill study database
+            (each left as it was), or it cannot be read, copied or written.
+        MigrationError: If a migration fails (the file is left as it was; a new
+            file is removed).
+    """
+    path = sqlite_file(url)
+    if path is None:
+        return None
+    _, _, backup = _upgrade_sqlite_file(url, path, newer_ok=True)
+    return backup
+
+
+def _upgrade_sqlite_file(
+    url: str, path: Path, *, newer_ok: bool
+) -> tuple[str | None, str, Path | None]:
+    """Create, or back up and migrate, the SQLite study database ``path``.
+
+    Returns:
+        The revision before (None for a new file), the revision after (that
+        before when it is newer than this sysdrill and ``newer_ok``), the backup.
+    """
+    existed = _refuse_what_is_not_a_study_database(path)
+    engine = acquire_engine(url)
+    try:
+        before, after, backup = _migrate_sqlite(engine, path, newer_ok=newer_ok)
+    except BaseException:
+        release_engine(url, engine)
+        if not existed:
+            _remove_database_files(path)
+        raise
+    release_engine(url, engine)
+    if backup is not None:
+        _log.warning(
+            "Migrated %s from schema %s to %s; a copy of it as it was is kept in %s",
+            path,
+            before,
+            after,
+            backup,
+        )
+    return before, after, backup
+
+
+def _migrate_sqlite(
+    engine: Engine, path: Path, *, newer_ok: bool
+) -> tuple[str | None, str, Path | None]:
+    before = schema_revision(engine)
+    if before is not None and (before == HEAD_REVISION or (newer_ok and before not in REVISIONS)):
+        return before, before, None
+    # A newer schema is not copied: the migration refuses it and changes nothing.
+    backup = _backup(path) if before in REVISIONS else None
+    migrate(engine)
+    return before, HEAD_REVISION, backup
+
+
+def _refuse_what_is_not_a_study_database(path: Path) -> bool:
+    """Whether ``path`` exists; refuse what cannot be or become a study database.
+
+    Looked at without changing anything: the header read from the file, the
+    tables read by a read-only connection.
+
+    Raises:
+        StorageUnavailable: If ``path`` is a folder, a file that is not a SQLite
+            database, or a SQLite database with tables but no schema revision
+            (not sysdrill's study data: a compiled vault from ``sysdrill build``
+            is the likely one, and migrating it would mix the study tables in).
+    """
+    fix = f"give a file such as sqlite:///{path.absolute() / 'study.sqlite3'}"
+    if path.is_dir():
+        raise StorageUnavailable(
+            f"{path} is a folder, not a study database file; {fix} (created on first use)."
+        )
+    try:
+        with path.open("rb") as opened:
+            header = opened.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StorageUnavailable(
+            f"Cannot read {path} ({exc.strerror}); check its permissions, or give another "
+            "file with --db."
+        ) from exc
+    if not header:
+        return True
+    if header != _SQLITE_HEADER:
+        raise StorageUnavailable(
+            f"{path} is not a SQLite database, so it cannot hold the study database; give "
+            "another file with --db (a new one is created), or move that one away."
+        )
+    tables = _table_names(path)
+    if tables and "alembic_version" not in tables:
+        raise StorageUnavailable(
+            f"{path} is a SQLite database but not a sysdrill study database (it holds "
+            f"{len(tables)} other table(s)); give another file with --db, such as "
+            "sqlite:///study.sqlite3."
+        )
+    return True
+
+
+def _table_names(path: Path) -> set[str]:
+    """The tables of the SQLite database ``path``, read without writing to it."""
+    try:
+        read_only = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        with closing(read_only) as conn:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except sqlite3.Error as exc:
+        raise StorageUnavailable(
+            f"Cannot read {path} as a SQLite database ({exc}); give another file with "
+            "--db, or move that one away."
+        ) from exc
+    return {str(row[0]) for row in rows}
+
+
+def _backup(path: Path) -> Path:
+    """Copy the SQLite database ``path`` to :func:`backup_path` (whole, or not at all).
+
+    Raises:
+        StorageUnavailable: If the copy cannot be made (nothing is left of it).
+    """
+    target = backup_path(path)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        # SQLite's backup API copies a consistent snapshot, the WAL's pages included.
+        with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(partial)) as copy:
+            source.backup(copy)
+        partial.replace(target)
+    except (sqlite3.Error, OSError) as exc:
+        partial.unlink(missing_ok=True)
+        raise StorageUnavailable(
+            f"Cannot copy {path} to {target.name} before migrating it ({exc}); nothing was "
+            "changed. Free some disk space or make its folder writable, then try again."
+        ) from exc
+    return target
+
+
+def _remove_database_files(path: Path) -> None:
+    """Remove a database file created here and SQLite's files beside it."""
+    for leftover in (path, *(path.with_name(path.name + end) for end in _SIDE_FILES)):
+        leftover.unlink(missing_ok=True)
+
+
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database."""
 
 
 @functools.lru_cache(maxsize=64)

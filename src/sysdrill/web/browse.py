@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -145,6 +145,7 @@ def browse(
     compiled: Path | None,
     limit: int,
     note: str | None = None,
+    unindexed: Sequence[Item] = (),
 ) -> BrowseResult:
     """Filter the vault's items and, with a query, rank them by full-text relevance.
 
@@ -158,6 +159,8 @@ def browse(
             cannot be built, and then every word of the query must appear in the item.
         limit: Most hits returned.
         note: Why ``compiled`` is None, shown with the results.
+        unindexed: Items of ``items`` the compiled vault does not hold (a learner's
+            personal decks): a query matches them by their words, after the ranked hits.
     """
     from sysdrill.storage.vault_query import search_items
 
@@ -198,6 +201,14 @@ def browse(
         chosen = sorted(
             (item for item in items if filters.keeps(item, members)), key=lambda item: item.id
         )
+    if filters.q and compiled is not None and unindexed:
+        words = [word.casefold() for word in _WORD.findall(filters.q)]
+        more = sorted(
+            (i for i in unindexed if filters.keeps(i, members) and _words_match(i, words)),
+            key=lambda i: i.id,
+        )
+        chosen = [*chosen, *more]
+        total = None if total is None else total + len(more)
     hits = [
         {
             "id": item.id,

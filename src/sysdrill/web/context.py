@@ -99,16 +99,32 @@ class WebContext:
         return self.vaults.compiled(self.vault, now=self.now())
 
     def import_vault(self) -> Path:
-        """Where imports go: the served vault, unless it is a bundled vault.
+        """Where an admin's imports go: the served vault, unless it is a bundled vault.
 
-        The bundled vaults ship inside the package and are never written; imports
-        then go to ``vault`` in the data folder (serve it with ``--vault``).
+        The bundled vaults ship inside the package and are never written; a
+        multi-user server's imports then go to ``vault`` in the data folder (serve
+        it with ``--vault``). In single-user mode they become the learner's
+        personal decks instead (:attr:`imports_to_personal_decks`).
         """
         from sysdrill.content.sample import is_bundled_vault
 
         if is_bundled_vault(self.vault):
             return self.data_dir / "vault"
         return self.vault
+
+    @property
+    def imports_to_personal_decks(self) -> bool:
+        """Whether the import page makes personal decks rather than writing the vault.
+
+        In single-user mode over a bundled vault (the starter vault, the default),
+        which is never written: an import becomes a personal deck of the one
+        learner, studied with the vault at once, as a learner's import on a
+        multi-user server does. Over the learner's own vault, imports are written
+        into it (it is served, so they are studied at once too).
+        """
+        from sysdrill.content.sample import is_bundled_vault
+
+        return not self.multi_user and is_bundled_vault(self.vault)
 
     def load_vault(self) -> StudyVault:
         """The vault's items, decks and chains, loaded once until its files change."""

@@ -1,11 +1,12 @@
 """My decks: a learner's personal decks (upload, list, delete) and their JSON twin.
 
-Multi-user mode only: the admin's import (``/import``) changes the shared vault,
+On a multi-user server the admin's import (``/import``) changes the shared vault,
 which learners only read; a learner imports a file into a deck of their own,
 kept in the database (``app/personal_decks.py``), that only they study and see.
-In single-user mode personal decks are off, as the one learner imports into the
-vault itself: the page sends them to ``/import``, the list is empty with
-``"enabled": false``, and an upload or deletion answers 403.
+In single-user mode the one ``local`` learner has personal decks too: the import
+page makes them when the served vault is a bundled one (never written), and this
+page lists and deletes them (``"enabled"`` is always true; it is kept for clients
+of the multi-user-only days).
 
 An upload is imported in the request that brings it (no preview step), so no
 worker keeps it beyond that request.
@@ -13,10 +14,9 @@ worker keeps it beyond that request.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from sysdrill.app.personal_decks import (
@@ -27,9 +27,8 @@ from sysdrill.app.personal_decks import (
     import_personal_deck,
     list_personal_decks,
 )
-from sysdrill.errors import NotPermitted
 from sysdrill.web.auth import request_user
-from sysdrill.web.context import Context, WebContext, web_context
+from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
 from sysdrill.web.uploads import UPLOAD_LIMIT_BYTES, discard_upload, stage_upload
@@ -37,21 +36,7 @@ from sysdrill.web.uploads import UPLOAD_LIMIT_BYTES, discard_upload, stage_uploa
 __all__ = ["router"]
 
 
-def _require_multi_user(request: Request) -> None:
-    """Dependency: personal decks exist on multi-user servers only.
-
-    Raises:
-        NotPermitted: In single-user mode.
-    """
-    if not web_context(request).multi_user:
-        raise NotPermitted(
-            "Personal decks are for multi-user servers; in single-user mode import "
-            "into your vault at /import."
-        )
-
-
 router = APIRouter()
-MULTI_USER = [Depends(_require_multi_user)]
 Upload = Annotated[UploadFile, File()]
 TitleField = Annotated[str, Form()]  # at most MAX_TITLE_CHARS, checked by the import
 FormatField = Annotated[str, Form(max_length=200)]
@@ -74,7 +59,7 @@ def _import(
             db_url=context.db_url,
             user=request_user(request),
             shared=context.load_vault(),
-            title=title or Path(source.filename or "").stem,
+            title=title,
             format=format,
             now=context.now(),
         )
@@ -93,6 +78,7 @@ def _page(
             "decks": decks,
             "imported": imported,
             "formats": _formats(),
+            "multi_user": context.multi_user,
             "limits": {
                 "upload_mib": UPLOAD_LIMIT_BYTES // (1024 * 1024),
                 "items": MAX_DECK_ITEMS,
@@ -104,13 +90,11 @@ def _page(
 
 @router.get("/my-decks", include_in_schema=False)
 def my_decks_page(request: Request, context: Context) -> Response:
-    """Your personal decks, with the form that imports another (single-user: ``/import``)."""
-    if not context.multi_user:
-        return RedirectResponse("/import", status_code=303)
+    """Your personal decks, with the form that imports another."""
     return _page(request, context)
 
 
-@router.post("/my-decks", dependencies=MULTI_USER, include_in_schema=False)
+@router.post("/my-decks", include_in_schema=False)
 def import_form(
     request: Request,
     context: Context,
@@ -123,7 +107,7 @@ def import_form(
     return _page(request, context, imported)
 
 
-@router.post("/my-decks/{name}/delete", dependencies=MULTI_USER, include_in_schema=False)
+@router.post("/my-decks/{name}/delete", include_in_schema=False)
 def delete_form(request: Request, context: Context, name: str) -> Response:
     """Delete one of your personal decks (your study state of its items is kept)."""
     delete_personal_deck(context.db_url, user=request_user(request), name=name)
@@ -133,16 +117,12 @@ def delete_form(request: Request, context: Context, name: str) -> Response:
 @router.get("/api/personal-decks", tags=["personal decks"])
 @json_route()
 def decks_api(request: Request, context: Context) -> dict[str, Any]:
-    """Your personal decks, by name (``enabled`` is false in single-user mode)."""
-    if not context.multi_user:
-        return {"enabled": False, "decks": []}
+    """Your personal decks, by name (``enabled`` is always true)."""
     decks = list_personal_decks(context.db_url, user=request_user(request))
     return {"enabled": True, "decks": [deck.to_dict() for deck in decks]}
 
 
-@router.post(
-    "/api/personal-decks", status_code=201, dependencies=MULTI_USER, tags=["personal decks"]
-)
+@router.post("/api/personal-decks", status_code=201, tags=["personal decks"])
 def import_api(
     request: Request,
     context: Context,
@@ -155,7 +135,7 @@ def import_api(
     return JSONResponse(imported.to_dict(), status_code=201)
 
 
-@router.delete("/api/personal-decks/{name}", dependencies=MULTI_USER, tags=["personal decks"])
+@router.delete("/api/personal-decks/{name}", tags=["personal decks"])
 @json_route()
 def delete_api(request: Request, context: Context, name: str) -> dict[str, Any]:
     """Delete one of your personal decks (your study state of its items is kept)."""

@@ -1,4 +1,10 @@
-"""Import (upload, preview the report, confirm) and export (download a file)."""
+"""Import (upload, preview the report, confirm) and export (download a file).
+
+An import writes the served vault, or, in single-user mode over a bundled vault
+(which is never written), makes a personal deck of the one learner
+(``app/personal_decks.py``), studied with the vault at once; the preview and the
+report are the same in both cases.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from starlette.responses import FileResponse, Response
 from sysdrill.app.interop import StagedImport
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.interop.import_report import ImportReport
-from sysdrill.web.auth import require_admin
+from sysdrill.web.auth import request_user, require_admin
 from sysdrill.web.browse import choice
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
@@ -72,7 +78,12 @@ def import_page(request: Request, context: Context) -> Response:
     return render_page(
         request,
         "import.html",
-        {"formats": _formats(), "target": context.import_vault(), "serving": context.vault},
+        {
+            "formats": _formats(),
+            "target": context.import_vault(),
+            "serving": context.vault,
+            "personal": context.imports_to_personal_decks,
+        },
     )
 
 
@@ -83,23 +94,57 @@ DeckField = Annotated[str, Form(max_length=10_000)]
 TokenField = Annotated[str, Form(max_length=10_000)]
 
 
-def _preview(context: WebContext, source: UploadFile, format: str, deck: str) -> dict[str, Any]:
+def _import_staged(
+    request: Request, context: WebContext, path: Path, *, format: str, deck: str, dry_run: bool
+) -> StagedImport:
+    """Import (or dry-run) the staged upload at ``path`` where this server's imports go."""
+    if not context.imports_to_personal_decks:
+        report = _import(context, path, format=format, deck=deck, dry_run=dry_run)
+        return StagedImport(report, source=path.name)
+    from sysdrill.app.personal_decks import import_personal_deck
+
+    done = import_personal_deck(
+        path,
+        db_url=context.db_url,
+        user=request_user(request),
+        shared=context.load_vault(),
+        title=deck,
+        format=format,
+        now=context.now(),
+        dry_run=dry_run,
+    )
+    return StagedImport(done.report, source=path.name)
+
+
+def _shown(staged: StagedImport, context: WebContext) -> dict[str, Any]:
+    """The JSON of an import's report; ``personal_deck`` names where it went, if a deck."""
+    shown = staged.to_dict()
+    if context.imports_to_personal_decks:
+        shown["personal_deck"] = staged.report.deck
+    return shown
+
+
+def _preview(
+    request: Request, context: WebContext, source: UploadFile, format: str, deck: str
+) -> dict[str, Any]:
     """Stage an upload and dry-run its import; the token confirms it later."""
     token, path = stage_upload(context.data_dir, source.filename, source.file)
     try:
-        report = _import(context, path, format=format, deck=deck, dry_run=True)
+        staged = _import_staged(request, context, path, format=format, deck=deck, dry_run=True)
     except BaseException:
         discard_upload(context.data_dir, token)
         raise
-    return StagedImport(report, source=path.name, token=token).to_dict()
+    return _shown(StagedImport(staged.report, source=path.name, token=token), context)
 
 
-def _confirm(context: WebContext, token: str, format: str, deck: str) -> dict[str, Any]:
+def _confirm(
+    request: Request, context: WebContext, token: str, format: str, deck: str
+) -> dict[str, Any]:
     """Import the upload staged under ``token`` for real, then discard it."""
     path = staged_upload(context.data_dir, token)
-    report = _import(context, path, format=format, deck=deck, dry_run=False)
+    staged = _import_staged(request, context, path, format=format, deck=deck, dry_run=False)
     discard_upload(context.data_dir, token)
-    return StagedImport(report, source=path.name).to_dict()
+    return _shown(staged, context)
 
 
 @router.post("/import/preview", dependencies=ADMIN, include_in_schema=False)
@@ -111,7 +156,7 @@ def import_preview_page(
     deck: DeckField = "",
 ) -> Response:
     """Stage the upload and show what importing it would do (nothing is written)."""
-    shown = _preview(context, source, format, deck) | {"format": format, "deck": deck}
+    shown = _preview(request, context, source, format, deck) | {"format": format, "deck": deck}
     return render_page(request, "import_report.html", shown)
 
 
@@ -124,26 +169,38 @@ def import_confirm_page(
     deck: DeckField = "",
 ) -> Response:
     """Import the previewed upload for real, then show the report."""
-    shown = _confirm(context, token, format, deck) | {"token": None}
+    shown = _confirm(request, context, token, format, deck) | {"token": None}
     return render_page(request, "import_report.html", shown)
 
 
 @router.post("/api/import/preview", dependencies=ADMIN, tags=["import"])
 @json_route()
 def import_preview_api(
-    context: Context, source: Upload, format: FormatField = "auto", deck: DeckField = ""
+    request: Request,
+    context: Context,
+    source: Upload,
+    format: FormatField = "auto",
+    deck: DeckField = "",
 ) -> dict[str, Any]:
     """Stage an upload and report what importing it would do; confirm with its token."""
-    return _preview(context, source, format, deck)
+    return _preview(request, context, source, format, deck)
 
 
 @router.post("/api/import/confirm", dependencies=ADMIN, tags=["import"])
 @json_route()
 def import_confirm_api(
-    context: Context, token: TokenField, format: FormatField = "auto", deck: DeckField = ""
+    request: Request,
+    context: Context,
+    token: TokenField,
+    format: FormatField = "auto",
+    deck: DeckField = "",
 ) -> dict[str, Any]:
-    """Import a previewed upload (by its token) into the vault."""
-    return _confirm(context, token, format, deck)
+    """Import a previewed upload (by its token): into the vault, or a personal deck.
+
+    Single-user mode over a bundled vault makes a personal deck (``personal_deck``
+    in the answer names it), studied with the vault at once.
+    """
+    return _confirm(request, context, token, format, deck)
 
 
 @router.get("/export", include_in_schema=False)

@@ -19,7 +19,7 @@ from sysdrill.web.context import Context, WebContext
 from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
 from sysdrill.web.json_api import json_route
-from sysdrill.web.studied_vault import personal_deck_names
+from sysdrill.web.studied_vault import personal_deck_names, personal_items
 from sysdrill.web.templating import render_page
 
 __all__ = ["browse_params", "find_item", "router"]
@@ -87,6 +87,7 @@ def _browse(
         compiled=compiled,
         limit=limit,
         note=note,
+        unindexed=personal_items(request, vault) if compiled is not None else (),
     )
 
 
