@@ -32,8 +32,10 @@ What it runs:
 Figures against the labels (rows name a file and line, a rule and a verdict):
 precision of errors = real-error / (real-error + false-alarm) among error findings
 (debatable ones are counted apart), likewise of warnings, both on the vault run;
-recall = share of the "before" lines labelled wrong (rule ``line``) that carry an
-error or warning; errors on "after" lines (those on lines whose fix is itself
+recall = share of the "before" lines labelled wrong (rule ``line``: the written
+arithmetic or units are wrong) that carry an error or warning, and the same share
+counting lines whose wrong figure comes from an unwritten operation (``line-unwritten``)
+too, shown beside it; errors on "after" lines (those on lines whose fix is itself
 labelled wrong do not count against the target, and are shown) and the share of
 "after" lines with a warning; skip share of the vault's claim-looking lines. Labelled
 findings that no longer fire are counted as silenced.
@@ -79,6 +81,11 @@ section headings) says nothing about arithmetic and is not labelled."""
 LINE_RULE = "line"
 """Rule of a row about a line itself: ``real-error`` = its arithmetic or units are
 wrong on the line (the recall set of the "before" batches, or a wrong "after" fix)."""
+UNWRITTEN_RULE = "line-unwritten"
+"""Rule of a row about a line whose wrong figure comes from an operation the line does
+not write ("32 layers, 8 heads: the KV cache is ~3.2 MB"): wrong, but outside the
+recall target, which is about written arithmetic; counted in ``before_recall_all``."""
+LINE_RULES = (LINE_RULE, UNWRITTEN_RULE)
 DEFAULT_VISIBLE = ("error", "warning")
 
 TARGETS: dict[str, tuple[str, float]] = {
@@ -215,11 +222,11 @@ def label_problems(labels: Sequence[Label], realdata: Path | None = None) -> lis
         if key in seen:
             problems.append(f"{where}: {label.rule} {label.match!r} labelled twice")
         seen.add(key)
-        if label.rule not in (*NAPKIN_RULES, LINE_RULE):
+        if label.rule not in (*NAPKIN_RULES, *LINE_RULES):
             problems.append(f"{where}: unknown rule {label.rule!r}")
         if label.verdict not in VERDICTS:
             problems.append(f"{where}: unknown verdict {label.verdict!r}")
-        if label.rule == LINE_RULE and label.verdict != "real-error":
+        if label.rule in LINE_RULES and label.verdict != "real-error":
             problems.append(f"{where}: a line row is always real-error")
         if len(label.recomputation.strip()) < 10:
             problems.append(f"{where}: the recomputation is missing or too short")
@@ -513,13 +520,14 @@ def score(run: Run, labels: Sequence[Label]) -> dict[str, Any]:
     errors = _precision(run.vault_hits, labels, "error")
     warnings = _precision(run.vault_hits, labels, "warning")
 
-    wrong_before = [
+    wrong_before_all = [
         label
         for label in labels
-        if label.rule == LINE_RULE
+        if label.rule in LINE_RULES
         and label.source.split("#")[0].endswith(".json")
         and "_corrected" not in label.source
     ]
+    wrong_before = [label for label in wrong_before_all if label.rule == LINE_RULE]
     # A wrong line is caught by a default-visible finding on it that is not a labelled
     # false alarm (a one-line block can hold a false alarm next to the wrong claim).
     before_flagged = {
@@ -530,11 +538,19 @@ def score(run: Run, labels: Sequence[Label]) -> dict[str, Any]:
     }
     caught = [label for label in wrong_before if (label.source, label.line) in before_flagged]
     missed = [label for label in wrong_before if (label.source, label.line) not in before_flagged]
+    caught_all = [
+        label for label in wrong_before_all if (label.source, label.line) in before_flagged
+    ]
+    missed_unwritten = [
+        label
+        for label in wrong_before_all
+        if label.rule == UNWRITTEN_RULE and (label.source, label.line) not in before_flagged
+    ]
 
     wrong_after = {
         (label.source, label.line)
         for label in labels
-        if label.rule == LINE_RULE and "_corrected" in label.source
+        if label.rule in LINE_RULES and "_corrected" in label.source
     }
     after_hits = run.batch_hits.get("after", [])
     after_errors = [h for h in after_hits if h.severity == "error"]
@@ -552,7 +568,7 @@ def score(run: Run, labels: Sequence[Label]) -> dict[str, Any]:
     fired = {(h.source, h.line, h.rule) for h in run.vault_hits} | {
         (h.source, h.line, h.rule) for phase in run.batch_hits.values() for h in phase
     }
-    finding_labels = [label for label in labels if label.rule != LINE_RULE]
+    finding_labels = [label for label in labels if label.rule not in LINE_RULES]
     silenced = [
         label for label in finding_labels if (label.source, label.line, label.rule) not in fired
     ]
@@ -591,6 +607,11 @@ def score(run: Run, labels: Sequence[Label]) -> dict[str, Any]:
             "before_wrong_lines": len(wrong_before),
             "before_caught": len(caught),
             "before_missed": [f"{label.source}:{label.line}" for label in missed],
+            "before_unwritten_lines": len(wrong_before_all) - len(wrong_before),
+            "before_unwritten_missed": [
+                f"{label.source}:{label.line}" for label in missed_unwritten
+            ],
+            "before_recall_all": _ratio(len(caught_all), len(wrong_before_all)),
             "before_findings": _by_severity(run.batch_hits.get("before", [])),
             "after_lines": after_lines,
             "after_findings": _by_severity(after_hits),
@@ -678,7 +699,9 @@ def print_summary(
     batch_skipped = sum(1 for s in batch_stats if not s.checked)
     print(
         f"== batches: {batches['before_wrong_lines']} wrong 'before' lines, "
-        f"{batches['before_caught']} caught; findings before {batches['before_findings']}, "
+        f"{batches['before_caught']} caught (with {batches['before_unwritten_lines']} more "
+        f"whose operation is not written: {_percent(batches['before_recall_all'])} caught); "
+        f"findings before {batches['before_findings']}, "
         f"after {batches['after_findings']} on {batches['after_lines']} lines "
         f"({batches['after_errors_on_wrong_fixes']} errors on fixes that are wrong themselves); "
         f"claim-looking batch lines skipped {batch_skipped} of {len(batch_stats)}"
@@ -686,6 +709,10 @@ def print_summary(
     if verbose and batches["before_missed"]:
         print("-- missed 'before' lines")
         for where in batches["before_missed"]:
+            print(f"  {where}")
+    if verbose and batches["before_unwritten_missed"]:
+        print("-- missed 'before' lines whose operation is not written")
+        for where in batches["before_unwritten_missed"]:
             print(f"  {where}")
     labels = scored["labels"]
     print(

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GUARDS: tuple[tuple[str, str, float], ...] = (
     ("error_precision", ">=", 0.95),
     ("warning_precision", ">=", 0.80),
-    ("before_recall", ">=", 0.75),
+    ("before_recall", ">=", 0.85),
     ("after_errors", "<=", 0),
     ("after_warning_share", "<=", 0.02),
     ("skip_share", "<=", 0.10),
@@ -200,11 +200,12 @@ def _fixture(tmp_path: Path) -> tuple[Path, Path]:
         before = [
             {
                 "id": "t1",
-                "napkin_math": "4 * 5 = 21 W. Then 2 + 2 = 4 W.",
+                "napkin_math": "4 * 5 = 21 W. Then 2 + 2 = 4 W. Eight 80 GB cards hold 600 GB.",
                 "realistic_solution": "Fine.",
             }
         ]
-        after = [{"id": "t1", "fixes": {"napkin_math": "4 * 5 = 20 W. Then 2 + 2 = 4 W."}}]
+        fixed = "4 * 5 = 20 W. Then 2 + 2 = 4 W. Eight 80 GB cards hold 640 GB."
+        after = [{"id": "t1", "fixes": {"napkin_math": fixed}}]
         (batches / f"{name}.json").write_text(json.dumps(before), "utf-8")
         (batches / f"{name}_corrected.json").write_text(json.dumps(after), "utf-8")
     header = "\t".join(nr.LABEL_FIELDS)
@@ -212,6 +213,10 @@ def _fixture(tmp_path: Path) -> tuple[Path, Path]:
     rows = [
         "questions/cloud/cloud-0199.yaml\t15\tnapkin-arithmetic\treal-error\t\t8 * 80 GB = 640 GB",
         *(f"{name}.json#t1:napkin_math\t1\tline\treal-error\t\t{wrong}" for name in nr.BATCHES),
+        *(
+            f"{name}.json#t1:napkin_math\t3\tline-unwritten\treal-error\t\t8 * 80 GB = 640 GB"
+            for name in nr.BATCHES
+        ),
         *(
             f"{name}.json#t1:napkin_math\t1\tnapkin-arithmetic\treal-error\t\t{wrong}"
             for name in nr.BATCHES
@@ -238,7 +243,11 @@ def test_harness_scores_a_fixture_of_our_own(
     assert targets["after_errors"]["met"] is True
     assert data["vault"]["errors"]["real_error"] == 1
     assert data["vault"]["claim_looking_lines"] == 3
+    # The unwritten product is wrong but outside the recall target; it shows apart.
     assert data["batches"]["before_wrong_lines"] == 2
+    assert data["batches"]["before_unwritten_lines"] == 2
+    assert data["batches"]["before_recall_all"] == 0.5
+    assert len(data["batches"]["before_unwritten_missed"]) == 2
     assert data["unlabelled"] == []
     table = report.read_text("utf-8")
     assert "| questions/cloud/cloud-0199.yaml | 15 | napkin-arithmetic |" in table

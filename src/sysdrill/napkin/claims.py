@@ -20,7 +20,18 @@ from typing import NamedTuple
 
 from sysdrill.napkin.judge import ClaimJudge
 from sysdrill.napkin.lexer import (
-    Kind,
+    CMP,
+    COMMA,
+    DOLLAR,
+    LP,
+    NAME,
+    NUM,
+    OP,
+    PCT,
+    PUNCT,
+    REL,
+    RP,
+    SQRT,
     Token,
     digits_change,
     normalize,
@@ -50,9 +61,12 @@ MAX_LINE_CHARS = 2000
 MAX_SIDE_TOKENS = 64
 """Longest left side searched for, in tokens."""
 
-_CHUNK_BREAK = re.compile(r"[:;?!|\"≠±]|\.(?!\d)|,(?!\d{3}(?!\d))")
+# Patterns searched on every line start with a character or a class of them, never an
+# assertion: the engine then skips to where a match can start instead of trying each
+# position. So a break is one of its characters, then the test of a "." or ",".
+_CHUNK_BREAK = re.compile(r"[:;?!|\"≠±.,](?:(?<=\.)(?!\d)|(?<=,)(?!\d{3}(?!\d))|(?<![.,]))")
 _CLAIM_CHUNK = re.compile(r"[=≈~→<>≤≥≪≫]")
-_GLUED_EQUALS = re.compile(r"[\w)]=\S")
+_GLUED_EQUALS = re.compile(r"=(?<=[\w)]=)\S")
 _DOUBLE_RELATION = re.compile(r"[=≈~]\s*[=≈~]")
 _DIGIT = re.compile(r"\d")
 _SOLVED = re.compile(r"\b(?:so|thus|hence|therefore|→)\s+([A-Za-z]\w*)\s*[<>≤≥]")
@@ -60,8 +74,8 @@ _SOLVED = re.compile(r"\b(?:so|thus|hence|therefore|→)\s+([A-Za-z]\w*)\s*[<>�
 _SOLVED_SUFFIX = re.compile(r"(?:→|\bso|\bthus|\bhence|\btherefore)\s+([KMGBT])\s*[=≈~]\s*[\d*]")
 """``... → M ≈ 160``: the line solves for a letter that is also a magnitude suffix."""
 _LIST_MARKER = re.compile(r"^(\s*)(?:[-*+•]|\d{1,2}[.)]|\([a-zA-Z0-9]\))(\s+)")
-_OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
-_STARTS = (Kind.NUM, Kind.NAME, Kind.LP, Kind.DOLLAR, Kind.SQRT, Kind.OP)
+_OPERAND_END = (NUM, RP, PCT)
+_STARTS = (NUM, NAME, LP, DOLLAR, SQRT, OP)
 
 
 _Span = tuple[int, int, bool, Chain | None] | None
@@ -159,6 +173,16 @@ def _renumbered(verdict: ClaimVerdict, number: int) -> ClaimVerdict:
     )
 
 
+def _has_order_sign(norm: str) -> bool:
+    """Whether ``norm`` has a sign :data:`_SOLVED` needs (``<``, ``>``, ``≤``, ``≥``)."""
+    return "<" in norm or ">" in norm or "≤" in norm or "≥" in norm
+
+
+def _has_solving_word(norm: str) -> bool:
+    """Whether ``norm`` has an arrow or word :data:`_SOLVED_SUFFIX` needs."""
+    return "→" in norm or "so" in norm or "thus" in norm or "hence" in norm or "therefore" in norm
+
+
 def _sentence_start(norm: str, at: int) -> int:
     """Where the sentence holding ``norm[at]`` starts (after ``. `` or ``; ``)."""
     return max(norm.rfind(". ", 0, at), norm.rfind("; ", 0, at)) + 1
@@ -202,18 +226,18 @@ class ClaimChecker:
 
     def _check_claim_line(self, line: str, number: int) -> list[ClaimVerdict]:
         """:meth:`check_line` on a line known to be short enough and to hold a claim."""
-        result = self._line_result(line, number)
+        result = self._line_result(line, number, _LINES.get(line))
         if result.number == number:
             return list(result.verdicts)
         return [_renumbered(verdict, number) for verdict in result.verdicts]
 
-    def _line_result(self, line: str, number: int) -> _LineResult:
+    def _line_result(self, line: str, number: int, known: _LineResult | None) -> _LineResult:
         """The stored result of a line met before with the same values, else a fresh one.
 
-        Either way the values the line defines are defined; the verdicts carry the
-        line number they were made with (``result.number``).
+        ``known`` is the line's entry in :data:`_LINES`, if any. Either way the values
+        the line defines are defined; the verdicts carry the line number they were made
+        with (``result.number``).
         """
-        known = _LINES.get(line)
         if known is not None and (
             # Most lines read no defined value: no need to look for one.
             (not self.variables and not known.reads)
@@ -243,15 +267,21 @@ class ClaimChecker:
         reads = _reads(self.variables, norm)
         verdicts: list[ClaimVerdict] = []
         # "3 / (M + 3) < 0.1, so M > 27": the line solves for M, whatever M was before.
-        unknowns = {
-            name: self.variables.pop(name)
-            for name in _SOLVED.findall(norm)
-            if name in self.variables
-        }
+        # Both patterns are slow to search for (no literal to start from): each runs
+        # only on a line that holds a character or word it needs.
+        unknowns = (
+            {
+                name: self.variables.pop(name)
+                for name in _SOLVED.findall(norm)
+                if name in self.variables
+            }
+            if _has_order_sign(norm)
+            else {}
+        )
         for start, end in _chunks(norm):
             verdicts.extend(self._check_chunk(line, norm, number, norm[start:end], start))
         self.variables.update(unknowns)
-        solved = _SOLVED_SUFFIX.search(norm)
+        solved = _SOLVED_SUFFIX.search(norm) if _has_solving_word(norm) else None
         if solved is not None and re.compile(rf"\d{solved[1]}\b").search(
             norm, _sentence_start(norm, solved.start()), solved.start()
         ):
@@ -299,16 +329,16 @@ class ClaimChecker:
         depth = 0
         for index, token in enumerate(tokens):
             kind = token.kind
-            if kind is Kind.REL:
+            if kind is REL:
                 relations.append(index)
                 stops.append(index)
-            elif kind is Kind.CMP or kind is Kind.PUNCT:
+            elif kind is CMP or kind is PUNCT:
                 stops.append(index)
-            elif kind is Kind.LP:
+            elif kind is LP:
                 depth += 1
-            elif kind is Kind.RP:
+            elif kind is RP:
                 depth = max(0, depth - 1)
-            elif kind is Kind.COMMA and depth == 0:
+            elif kind is COMMA and depth == 0:
                 stops.append(index)
         plan: list[_Step] = []
         sides: list[tuple[Side | None, ...]] = []
@@ -355,7 +385,7 @@ class ClaimChecker:
 
     def _fold_assignments(self, tokens: list[Token]) -> list[Token]:
         """Turn glued ``TP=8``-style settings into one opaque name, defining the value."""
-        if not any(t.kind is Kind.REL and t.text == "=" for t in tokens):
+        if not any(t.kind is REL and t.text == "=" for t in tokens):
             return tokens
         out: list[Token] = []
         index = 0
@@ -363,14 +393,14 @@ class ClaimChecker:
         while index < len(tokens):
             token = tokens[index]
             if (
-                token.kind is Kind.REL
+                token.kind is REL
                 and token.text == "="
                 and not token.space_before
                 and out
-                and out[-1].kind is Kind.NAME
+                and out[-1].kind is NAME
                 and index + 1 < len(tokens)
                 and not tokens[index + 1].space_before
-                and not (len(out) > 1 and out[-2].kind is Kind.OP and not out[-1].space_before)
+                and not (len(out) > 1 and out[-2].kind is OP and not out[-1].space_before)
             ):
                 name = out.pop()
                 try:
@@ -381,9 +411,7 @@ class ClaimChecker:
                 if value.why is None:
                     self._define(name.text, value)
                 text = "".join(t.text for t in tokens[index - 1 : stop])
-                out.append(
-                    Token(Kind.NAME, text, name.start, tokens[stop - 1].end, name.space_before)
-                )
+                out.append(Token(NAME, text, name.start, tokens[stop - 1].end, name.space_before))
                 index = stop
                 continue
             out.append(token)
@@ -429,11 +457,11 @@ def _assignment_end(tokens: list[Token], start: int) -> int:
     index = start
     while index < len(tokens):
         token = tokens[index]
-        if token.kind in (Kind.COMMA, Kind.PUNCT, Kind.CMP, Kind.REL):
+        if token.kind in (COMMA, PUNCT, CMP, REL):
             break
-        if token.kind is Kind.OP and token.space_before:
+        if token.kind is OP and token.space_before:
             break
-        if index > start and token.kind is Kind.NAME and not is_unit_spelling(token.text):
+        if index > start and token.kind is NAME and not is_unit_spelling(token.text):
             break
         index += 1
     return max(index, start + 1)
@@ -463,15 +491,11 @@ def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> Sid
     for begin in range(max(start, rel - MAX_SIDE_TOKENS), rel):
         if tokens[begin].kind not in _STARTS:
             continue
-        if tokens[begin].kind is Kind.OP and (
+        if tokens[begin].kind is OP and (
             tokens[begin].text not in ("-", "+") or tokens[begin + 1].space_before
         ):
             continue  # a spaced dash ("- 3B × 16") is a bullet, not a minus sign
-        if (
-            tokens[begin].kind is Kind.OP
-            and begin > start
-            and tokens[begin - 1].kind in (Kind.NUM, Kind.RP, Kind.PCT)
-        ):
+        if tokens[begin].kind is OP and begin > start and tokens[begin - 1].kind in (NUM, RP, PCT):
             continue  # "1+1": the sign joins two operands, it does not start a side
         try:
             value, stop = parser.parse(begin, rel)
@@ -481,7 +505,7 @@ def _left_side(parser: Parser, tokens: list[Token], start: int, rel: int) -> Sid
             before = tokens[begin - 1] if begin > start else None
             truncated = (
                 before is not None
-                and before.kind is Kind.OP
+                and before.kind is OP
                 and not (before.text == "-" and tokens[begin].space_before)
             )
             return Side(begin, rel, value, truncated=truncated)
@@ -495,8 +519,8 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> Si
         # "Comm 30 ms < compute 70 ms": a comparison's right side may be labelled.
         while (
             start + 1 < end
-            and tokens[start].kind is Kind.NAME
-            and tokens[start + 1].kind in (Kind.NUM, Kind.DOLLAR)
+            and tokens[start].kind is NAME
+            and tokens[start + 1].kind in (NUM, DOLLAR)
             and is_label(tokens[start].text)
         ):
             start += 1
@@ -506,7 +530,7 @@ def _right_side(parser: Parser, tokens: list[Token], start: int, end: int) -> Si
         return None
     if stop == start:
         return None
-    truncated = stop < end and tokens[stop].kind in (Kind.OP, Kind.SQRT)
+    truncated = stop < end and tokens[stop].kind in (OP, SQRT)
     return Side(start, stop, value, truncated=truncated)
 
 
@@ -541,8 +565,11 @@ def doubtful_claims(text: str) -> list[ClaimVerdict]:
     checker = ClaimChecker()
     doubts: list[ClaimVerdict] = []
     for number, line in enumerate(text.splitlines(), 1):
-        if _may_claim(line) and len(line) <= MAX_LINE_CHARS:
-            result = checker._line_result(line, number)
+        # A stored line passed the screen below when it was stored: most lines met
+        # again cost one lookup.
+        known = _LINES.get(line)
+        if known is not None or (_may_claim(line) and len(line) <= MAX_LINE_CHARS):
+            result = checker._line_result(line, number, known)
             if result.doubts:
                 if result.number == number:
                     doubts.extend(result.doubts)

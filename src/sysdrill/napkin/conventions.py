@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from sysdrill.napkin.lexer import Kind, Token
+from sysdrill.napkin.lexer import NAME, NUM, Token
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import Value, unit_value
@@ -88,9 +88,9 @@ def converts_macs(left: Sequence[Token], right: Sequence[Token]) -> bool:
     if any("MAC" in t.text or "MAC" in t.unit for t in right):
         return False
     for index, token in enumerate(left):
-        if token.kind is Kind.NUM and token.value == 2 and not token.unit:
+        if token.kind is NUM and token.value == 2 and not token.unit:
             following = left[index + 1] if index + 1 < len(left) else None
-            if following is None or following.kind is not Kind.NAME:
+            if following is None or following.kind is not NAME:
                 return True
     return False
 
@@ -111,20 +111,20 @@ def claim_hints(tokens: Sequence[Token], lhs_end: int, start: int, end: int) -> 
     hidden = 0
     for index in range(start, end):
         token = tokens[index]
-        if token.kind is Kind.NUM and index < lhs_end:
+        if token.kind is NUM and index < lhs_end:
             if _MAGNITUDE_WRITTEN.search(token.text):
                 carried += 1
             elif not token.exact or abs(token.value) >= 1000:
                 hidden += 1  # "102.4", "4096": its prefix may be in an unwritten unit
-        if token.kind is Kind.NUM:
+        if token.kind is NUM:
             if token.unit:
                 units.append(unit_value(token.unit))
             elif index < lhs_end and not (
                 index + 1 < lhs_end
-                and tokens[index + 1].kind is Kind.NAME
+                and tokens[index + 1].kind is NAME
                 and is_unit_spelling(tokens[index + 1].text)
             ):
                 bare.append(token.value)
-        elif token.kind is Kind.NAME and is_unit_spelling(token.text):
+        elif token.kind is NAME and is_unit_spelling(token.text):
             units.append(unit_value(token.text))
     return Hints(tuple(units), tuple(bare), magnitudes=carried > 0 and not hidden)

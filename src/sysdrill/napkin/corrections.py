@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from sysdrill.napkin.lexer import _SUFFIXES, Kind, Token
+from sysdrill.napkin.lexer import _SUFFIXES, NUM, Token
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.tolerances import Link, in_unit, is_integral
 from sysdrill.napkin.values import Value
@@ -64,7 +64,7 @@ def wrong_verdict(
 
     suggestion = None
     if right.scale:
-        literal = next((t for t in rhs_tokens if t.kind is Kind.NUM), None)
+        literal = next((t for t in rhs_tokens if t.kind is NUM), None)
         if literal is not None:
             new = format_like(computed, literal, right.sig) + literal.unit
             suggestion = replaced(line, norm, literal.start, literal.end, new)

@@ -23,7 +23,7 @@ from sysdrill.napkin.conventions import (
     judge_range,
     states_conversion,
 )
-from sysdrill.napkin.lexer import Kind, Token
+from sysdrill.napkin.lexer import DOLLAR, NAME, NUM, OP, Token
 from sysdrill.napkin.operands import (
     Side,
     annotates_label,
@@ -123,14 +123,14 @@ class ClaimJudge:
             # "Long request (2048) = 85.6 s", "ViT-L (300M) vs ResNet-50 (25M) = 12x":
             # the parenthesis annotates a label; the claim is about the label.
             return verdict(Verdict.SKIPPED, "the left side annotates a label")
-        if lhs.end - lhs.start == 1 and tokens[lhs.start].kind is Kind.NAME:
+        if lhs.end - lhs.start == 1 and tokens[lhs.start].kind is NAME:
             name = tokens[lhs.start].text
             if relation == "=" and right.why is None and not rhs.truncated:
                 if lhs.start == segment_start or len(name) <= 3:
                     self._define(name, right)
                 return verdict(Verdict.SKIPPED, f"defines {name}")
             return verdict(Verdict.SKIPPED, "the left side is a name")
-        if rhs.end - rhs.start == 1 and tokens[rhs.start].kind is Kind.NAME:
+        if rhs.end - rhs.start == 1 and tokens[rhs.start].kind is NAME:
             return verdict(Verdict.SKIPPED, "the right side is a name")
         ranged = left.why == "range" or right.why == "range"
         for side in (left, right):
@@ -145,21 +145,22 @@ class ClaimJudge:
         ):
             # "40 ms + <1 ms = ~40 ms": "<1 ms" is a bound, not the left side.
             return verdict(Verdict.SKIPPED, "the left side is a bound")
+        # one_operand comes after the cheaper tests below: it walks the side's tokens.
         if (
             not order
-            and (left.scale or one_operand(tokens, lhs))
             and before is not None
-            and before.kind is Kind.NAME
+            and before.kind is NAME
             and before.text.lower() not in _LEAD_WORDS
+            and (left.scale or one_operand(tokens, lhs))
         ):
             # "TP of 8 and PP of 4 = 32 GPUs": a lone number inside a phrase is not
             # the left side of the claim; the phrase is.
             return verdict(Verdict.SKIPPED, _IN_A_PHRASE)
         first = tokens[lhs.start]
         if (
-            first.kind is Kind.NAME
+            first.kind is NAME
             and before is not None
-            and before.kind in (Kind.NAME, Kind.NUM)
+            and before.kind in (NAME, NUM)
             and before.text.lower() not in _LEAD_WORDS
             and is_unit_spelling(first.text)
             and first.text not in self.variables
@@ -173,9 +174,9 @@ class ClaimJudge:
             return verdict(Verdict.SKIPPED, "an arrow after a single value marks a change")
         if (
             not order
-            and (left.scale or one_operand(tokens, lhs))
             and right.scale
             and not ranged
+            and (left.scale or one_operand(tokens, lhs))
             and states_conversion(left, right)
         ):
             # "1 node = 8 GPUs", "1 epoch = 1.28M images", "133 sessions/node = 178
@@ -200,17 +201,16 @@ class ClaimJudge:
             # "13B weights = 65 G-ops": two counts of different things.
             return verdict(Verdict.SKIPPED, "two single values counting different things")
         if (
-            first.kind is not Kind.NUM
-            and not any(tokens[i].kind is Kind.NUM for i in range(lhs.start, lhs.end))
+            first.kind is not NUM
+            and not any(tokens[i].kind is NUM for i in range(lhs.start, lhs.end))
         ) and all(
-            tokens[i].kind is not Kind.NAME or is_unit_spelling(tokens[i].text)
+            tokens[i].kind is not NAME or is_unit_spelling(tokens[i].text)
             for i in range(lhs.start, lhs.end)
         ):
             # "$/token = $2.50/h ÷ ...": units alone name the quantity computed.
             return verdict(Verdict.SKIPPED, "the left side names a unit")
-        if not any(
-            tokens[i].kind is Kind.NUM
-            or (tokens[i].kind is Kind.NAME and tokens[i].text in self.variables)
+        if first.kind is not NUM and not any(
+            tokens[i].kind is NUM or (tokens[i].kind is NAME and tokens[i].text in self.variables)
             for i in range(lhs.start, lhs.end)
         ):
             # "Ops/sequence/epoch = 6 × 2B × 512": no number and no defined value, a label.
@@ -287,23 +287,21 @@ class ClaimJudge:
         Only a reading that holds is returned: otherwise the phrase stays unread.
         """
         index = lhs.start - 2
-        while index > segment_start and tokens[index].kind is Kind.NAME:
+        while index > segment_start and tokens[index].kind is NAME:
             word = tokens[index].text
             if not (is_unit_spelling(word) or is_label(word) or _ACRONYM.fullmatch(word)):
                 return None
             index -= 1
-        if index < segment_start or tokens[index].kind is not Kind.NUM:
+        if index < segment_start or tokens[index].kind is not NUM:
             return None
-        start = (
-            index - 1 if index > segment_start and tokens[index - 1].kind is Kind.DOLLAR else index
-        )
+        start = index - 1 if index > segment_start and tokens[index - 1].kind is DOLLAR else index
         end = index + 1
         while end < lhs.start - 1 and is_unit_spelling(tokens[end].text):
             end += 1
         at = tokens[lhs.start - 1]
         joined = [
             *tokens[start:end],
-            Token(Kind.OP, "@", at.start, at.end, True),
+            Token(OP, "@", at.start, at.end, True),
             *tokens[lhs.start : lhs.end],
         ]
         for divides in (True, False):
@@ -326,7 +324,7 @@ class ClaimJudge:
         """Conventions the written claim states, as parser flags."""
         flags: dict[str, bool] = {}
         left_tokens = tokens[lhs.start : lhs.end]
-        if any(t.kind is Kind.OP and t.text == "@" for t in left_tokens):
+        if any(t.kind is OP and t.text == "@" for t in left_tokens):
             # "14 GB @ 3.35 TB/s" divides, "8 GPUs @ $2/h" multiplies: the reading
             # whose dimension is the right side's.
             divided = self._read(tokens, lhs, rhs, None, at_divides=True)[0]

@@ -94,28 +94,10 @@ _LATEX_MICRO = re.compile(r"(?<![A-Za-z])(µ) (?=[A-Za-z])")
 """``\\mu s`` as pylatexenc writes it (``µ s``): the micro sign and its unit rejoined."""
 _WATT_SECONDS = re.compile(r"(?<=[\d\s])([mkµuμ]?)Ws\b")
 """``10 mWs`` is milliwatt-seconds: a watt-second is a joule, so it reads as ``10 mJ``."""
-_WORD_NUMBERS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "hundred": 100,
-    "a": 1,
-    "an": 1,
-}
+_ONE_TO_TWELVE = "one two three four five six seven eight nine ten eleven twelve".split()
+_WORD_NUMBERS = {word: number for number, word in enumerate(_ONE_TO_TWELVE, 1)}
+_WORD_NUMBERS |= {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60}
+_WORD_NUMBERS |= {"hundred": 100, "a": 1, "an": 1}
 _WORD_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _WORD_FRACTIONS = {
     "half": "1/2",
@@ -128,8 +110,11 @@ _COUNT_WORD = "|".join(w for w in _WORD_NUMBERS if w not in ("a", "an"))
 # "two replicas", "a dozen nodes", "ten thousand steps", "half of", "three quarters of",
 # "one-third of": number words that start an operand (a word alone, "one pass over
 # the data", stays prose because only a following unit, label or "of" makes it one).
+# The lookahead names every word's first letter: most word starts fail on it, before
+# the engine tries each alternative in turn.
 _NUMBER_WORDS = re.compile(
-    rf"\b(?:(?P<count>{_COUNT_WORD}|a|an)[ -](?P<part>half|thirds?|quarters?)\s+of\s+"
+    r"\b(?=[otfsenha])"
+    rf"(?:(?P<count>{_COUNT_WORD}|a|an)[ -](?P<part>half|thirds?|quarters?)\s+of\s+"
     rf"|(?P<half>half)\s+of\s+"
     rf"|(?P<lead>{_COUNT_WORD}|a|an)(?:[ -](?P<scale>dozen|hundred|thousand|million|billion))?"
     rf"(?=\s+(?!of\b|the\b|or\b|and\b|nines\b)[A-Za-z$])"
@@ -291,6 +276,14 @@ class Kind(Enum):
     """Anything else; ends an expression."""
 
 
+# The kinds as module constants, which the checker reads instead of ``Kind.NUM``: on
+# Python 3.11 a member read through its enum class takes the slow road of
+# ``EnumType.__getattr__`` (ten times a global's cost), and a line costs hundreds of reads.
+NUM, NAME, OP, LP, RP, REL = Kind.NUM, Kind.NAME, Kind.OP, Kind.LP, Kind.RP, Kind.REL
+CMP, PCT, DOLLAR, COMMA = Kind.CMP, Kind.PCT, Kind.DOLLAR, Kind.COMMA
+SQRT, PUNCT = Kind.SQRT, Kind.PUNCT
+
+
 class Token(NamedTuple):
     """One token of a normalised line.
 
@@ -352,30 +345,30 @@ _NUM_GLUE = re.compile(rf"({_NUM})({_GLUE})?$")
 _CMP_RELS = {"==", "!="}
 _RELATION_SPELLINGS = {"=~": "≈", "~=": "≈", "<=": "≤", ">=": "≥", "<<": "≪", ">>": "≫"}
 _SYMBOL_KINDS: dict[str, Kind] = {
-    "(": Kind.LP,
-    "[": Kind.LP,
-    ")": Kind.RP,
-    "]": Kind.RP,
-    "%": Kind.PCT,
-    "$": Kind.DOLLAR,
-    ",": Kind.COMMA,
-    "√": Kind.SQRT,
-    "=": Kind.REL,
-    "~": Kind.REL,
-    "≈": Kind.REL,
-    "=~": Kind.REL,
-    "~=": Kind.REL,
-    "**": Kind.OP,
-    "+": Kind.OP,
-    "-": Kind.OP,
-    "×": Kind.OP,
-    "*": Kind.OP,
-    "/": Kind.OP,
-    "^": Kind.OP,
-    "@": Kind.OP,
-    **dict.fromkeys(("<", ">", "≤", "≥", "→", "≪", "≫", "<=", ">=", "<<", ">>"), Kind.REL),
-    **dict.fromkeys(("≠", "±", "∞"), Kind.CMP),
-    **dict.fromkeys(_CMP_RELS, Kind.CMP),
+    "(": LP,
+    "[": LP,
+    ")": RP,
+    "]": RP,
+    "%": PCT,
+    "$": DOLLAR,
+    ",": COMMA,
+    "√": SQRT,
+    "=": REL,
+    "~": REL,
+    "≈": REL,
+    "=~": REL,
+    "~=": REL,
+    "**": OP,
+    "+": OP,
+    "-": OP,
+    "×": OP,
+    "*": OP,
+    "/": OP,
+    "^": OP,
+    "@": OP,
+    **dict.fromkeys(("<", ">", "≤", "≥", "→", "≪", "≫", "<=", ">=", "<<", ">>"), REL),
+    **dict.fromkeys(("≠", "±", "∞"), CMP),
+    **dict.fromkeys(_CMP_RELS, CMP),
 }
 
 
@@ -446,7 +439,7 @@ def tokenize(text: str, offset: int = 0, pieces: list[str] | None = None) -> lis
     tokens: list[Token] = []
     append = tokens.append
     start = offset
-    name, num = Kind.NAME, Kind.NUM
+    name, num = NAME, NUM
     for index, piece in enumerate(_PIECES.findall(text) if pieces is None else pieces):
         end = start + len(piece)
         raw = piece
@@ -480,7 +473,7 @@ def tokenize(text: str, offset: int = 0, pieces: list[str] | None = None) -> lis
                 )
             )
         else:
-            kind = _SYMBOL_KINDS.get(raw, Kind.PUNCT)
+            kind = _SYMBOL_KINDS.get(raw, PUNCT)
             raw = _RELATION_SPELLINGS.get(raw, raw)
             append(
                 _make_token(
@@ -493,7 +486,8 @@ def tokenize(text: str, offset: int = 0, pieces: list[str] | None = None) -> lis
     return tokens
 
 
-_MASK = re.compile(r"(?<![A-Za-z_µμ°π])\d")
+_MASK = re.compile(r"\d(?<![A-Za-z_µμ°π]\d)")
+"""A digit not glued to a name's letter (the digit first: the engine skips to digits)."""
 
 
 def shape_of(text: str) -> str:
@@ -540,28 +534,14 @@ def refill(
         raw = chunk[token.start - offset : token.end - offset]
         if raw == token.text:
             continue  # every field of a token follows from its text
-        literal = _literal(raw) if token.kind is Kind.NUM else None
+        literal = _literal(raw) if token.kind is NUM else None
         if literal is None:
             out[index] = token._replace(text=raw)
         else:
             value, alt, exact, ulp, sig, _ = literal
-            out[index] = _make_token(
-                Token,
-                (
-                    token.kind,
-                    raw,
-                    token.start,
-                    token.end,
-                    token.space_before,
-                    value,
-                    alt,
-                    exact,
-                    ulp,
-                    sig,
-                    token.unit,
-                    token.piece,
-                ),
-            )
+            kind, _, start, end, space, _, _, _, _, _, unit, piece = token
+            fields = (kind, raw, start, end, space, value, alt, exact, ulp, sig, unit, piece)
+            out[index] = _make_token(Token, fields)
     return out
 
 
@@ -570,8 +550,12 @@ def digits_change(tokens: Sequence[Token]) -> tuple[int, ...]:
     return tuple(
         index
         for index, token in enumerate(tokens)
-        if token.kind is Kind.NUM
-        or (token.kind is Kind.NAME and any(char.isdigit() for char in token.text))
+        if token.kind is NUM
+        or (
+            token.kind is NAME
+            and not token.text.isalpha()
+            and any(char.isdigit() for char in token.text)
+        )
     )
 
 
@@ -593,10 +577,10 @@ def _mark_spaced_x(tokens: list[Token]) -> None:
     """Turn a spaced ``x`` between operands (``4 x 4``) into the times operator."""
     for index, token in enumerate(tokens):
         if (
-            token.kind is Kind.NAME
+            token.kind is NAME
             and token.text == "x"
             and 0 < index < len(tokens) - 1
-            and tokens[index - 1].kind in (Kind.NUM, Kind.RP, Kind.NAME)
-            and tokens[index + 1].kind in (Kind.NUM, Kind.LP, Kind.DOLLAR)
+            and tokens[index - 1].kind in (NUM, RP, NAME)
+            and tokens[index + 1].kind in (NUM, LP, DOLLAR)
         ):
-            tokens[index] = token._replace(kind=Kind.OP, text="×")
+            tokens[index] = token._replace(kind=OP, text="×")

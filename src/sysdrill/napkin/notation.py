@@ -14,6 +14,8 @@ __all__ = ["rewrite_operands"]
 _GLUED_PRODUCT = re.compile(r"(?<![\w.,])\d+(?:x\d+)+(?![\w.,])")
 """``3840x2160x3``, ``1920x1080``: whole numbers glued by ``x`` are a product (dimensions);
 ``8x22B`` (a suffix) stays a name."""
+_DIGIT_X_DIGIT = re.compile(r"\dx\d")
+"""What every glued product holds (a cheap test: most lines with an "x" have it in words)."""
 _DTYPE_BYTES = {"FP32": "4", "FP16": "2", "BF16": "2", "FP8": "1", "INT8": "1", "INT4": "0.5"}
 _DTYPE_BITS = {"32": "4", "16": "2", "8": "1", "4": "0.5"}
 _DTYPE_SIZE = re.compile(
@@ -48,7 +50,7 @@ def rewrite_operands(text: str) -> str:
     """``text`` with glued products, number-format sizes and ``each`` rewritten."""
     if "each" in text:
         text = _EACH.sub("", _EACH_GROUP.sub(r"× \1", text))
-    if "x" in text:
+    if "x" in text and _DIGIT_X_DIGIT.search(text):
         text = _GLUED_PRODUCT.sub(_glued_product, text)
     if "=" in text and ("FP" in text or "INT" in text or "BF" in text or "-bit" in text):
         text = _DTYPE_SIZE.sub(_dtype_size, text)

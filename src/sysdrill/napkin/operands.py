@@ -8,7 +8,7 @@ about the shape of a side (one operand, a first term that goes on computing).
 
 from __future__ import annotations
 
-from sysdrill.napkin.lexer import Kind, Token
+from sysdrill.napkin.lexer import CMP, COMMA, DOLLAR, LP, NAME, NUM, OP, PCT, PUNCT, REL, RP, Token
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import FUNCTIONS, Value
 
@@ -27,7 +27,7 @@ __all__ = [
     "per_thing",
 ]
 
-_OPERAND_END = (Kind.NUM, Kind.RP, Kind.PCT)
+_OPERAND_END = (NUM, RP, PCT)
 
 
 class Side:
@@ -48,33 +48,28 @@ def drop_annotations(tokens: list[Token]) -> list[Token]:
     Names glued by ``+`` or ``/`` are a label too: ``2 (K+V) × 2 bytes`` counts the
     K and V tensors; it adds nothing.
     """
-    if not any(t.kind is Kind.LP for t in tokens):
+    if not any(t.kind is LP for t in tokens):
         return tokens
     out: list[Token] = []
     index = 0
     while index < len(tokens):
         token = tokens[index]
-        if (
-            token.kind is Kind.LP
-            and token.space_before
-            and out
-            and out[-1].kind in (Kind.NUM, Kind.NAME, Kind.RP, Kind.PCT)
-        ):
+        if token.kind is LP and token.space_before and out and out[-1].kind in (NUM, NAME, RP, PCT):
             close = index + 1
             while close < len(tokens) and (
-                tokens[close].kind is Kind.NAME
+                tokens[close].kind is NAME
                 or (
-                    tokens[close].kind is Kind.OP
+                    tokens[close].kind is OP
                     and tokens[close].text in ("+", "/")
                     and not tokens[close].space_before
-                    and tokens[close - 1].kind is Kind.NAME
+                    and tokens[close - 1].kind is NAME
                     and close + 1 < len(tokens)
-                    and tokens[close + 1].kind is Kind.NAME
+                    and tokens[close + 1].kind is NAME
                     and not tokens[close + 1].space_before
                 )
             ):
                 close += 1
-            if close > index + 1 and close < len(tokens) and tokens[close].kind is Kind.RP:
+            if close > index + 1 and close < len(tokens) and tokens[close].kind is RP:
                 index = close + 1
                 continue
         out.append(token)
@@ -82,7 +77,7 @@ def drop_annotations(tokens: list[Token]) -> list[Token]:
     return out
 
 
-_SEGMENT_ENDS = (Kind.REL, Kind.CMP, Kind.PUNCT, Kind.COMMA)
+_SEGMENT_ENDS = (REL, CMP, PUNCT, COMMA)
 
 
 def counts_a_label(unit: str) -> bool:
@@ -102,10 +97,10 @@ def one_operand(tokens: list[Token], side: Side) -> bool:
     """Whether a side is one value with its unit (``$200K/yr``): no operator between values."""
     for index in range(side.start, side.end):
         token = tokens[index]
-        if token.kind is Kind.LP or (token.kind is Kind.OP and token.space_before):
+        if token.kind is LP or (token.kind is OP and token.space_before):
             return False
-        if token.kind is Kind.OP and index + 1 < side.end:
-            if tokens[index + 1].kind is not Kind.NAME:
+        if token.kind is OP and index + 1 < side.end:
+            if tokens[index + 1].kind is not NAME:
                 return False
     return True
 
@@ -115,8 +110,8 @@ def first_term(tokens: list[Token], side: Side) -> int | None:
     depth = 0
     for index in range(side.start, side.end):
         token = tokens[index]
-        depth += (token.kind is Kind.LP) - (token.kind is Kind.RP)
-        if depth == 0 and token.kind is Kind.OP and token.space_before and index > side.start:
+        depth += (token.kind is LP) - (token.kind is RP)
+        if depth == 0 and token.kind is OP and token.space_before and index > side.start:
             return index
     return None
 
@@ -135,7 +130,7 @@ def bytes_for_billions(tokens: list[Token], lhs: Side, right: Value) -> list[Tok
     out: list[Token] | None = None
     for index in range(lhs.start, lhs.end):
         token = tokens[index]
-        if token.kind is Kind.NUM and token.text.endswith("B") and not token.unit:
+        if token.kind is NUM and token.text.endswith("B") and not token.unit:
             number = token.value / 1e9
             if number <= _MAX_GLUED_BYTES:
                 out = out if out is not None else list(tokens)
@@ -146,20 +141,20 @@ def bytes_for_billions(tokens: list[Token], lhs: Side, right: Value) -> list[Tok
 def annotates_label(tokens: list[Token], lhs: Side, segment_start: int) -> bool:
     """Whether the left side is one parenthesis after a label (or is that parenthesis)."""
     first = tokens[lhs.start]
-    if first.kind is Kind.NAME and first.text.startswith("("):
+    if first.kind is NAME and first.text.startswith("("):
         return True  # made opaque by labelled_operands
-    if first.kind is not Kind.LP or tokens[lhs.end - 1].kind is not Kind.RP:
+    if first.kind is not LP or tokens[lhs.end - 1].kind is not RP:
         return False
     depth = 0
     for index in range(lhs.start, lhs.end):
         kind = tokens[index].kind
-        depth += (kind is Kind.LP) - (kind is Kind.RP)
+        depth += (kind is LP) - (kind is RP)
         if depth == 0 and index < lhs.end - 1:
             return False  # "(a) + (b)": more than one parenthesis
     if lhs.start <= segment_start:
         return False
     before = tokens[lhs.start - 1]
-    return before.kind in (Kind.NAME, Kind.NUM) and before.text not in FUNCTIONS
+    return before.kind in (NAME, NUM) and before.text not in FUNCTIONS
 
 
 def labelled_operands(tokens: list[Token]) -> list[Token]:
@@ -174,7 +169,7 @@ def labelled_operands(tokens: list[Token]) -> list[Token]:
     out = list(tokens)
     index = len(out) - 1
     while index > 0:
-        if out[index].kind is Kind.REL and out[index - 1].kind is Kind.RP:
+        if out[index].kind is REL and out[index - 1].kind is RP:
             index = _rewrite_groups(out, index)
         index -= 1
     return out
@@ -184,28 +179,28 @@ def _rewrite_groups(tokens: list[Token], rel: int) -> int:
     """Rewrite the labelled groups ending at ``tokens[rel]`` in place; the new ``rel``."""
     groups: list[tuple[int, int, int]] = []  # (label start, open, close)
     close = rel - 1
-    while close > 0 and tokens[close].kind is Kind.RP:
+    while close > 0 and tokens[close].kind is RP:
         depth, open_ = 0, close
         while open_ >= 0:
             kind = tokens[open_].kind
-            depth += kind is Kind.RP
-            depth -= kind is Kind.LP
+            depth += kind is RP
+            depth -= kind is LP
             if depth == 0:
                 break
             open_ -= 1
         if open_ <= 0 or not tokens[open_].space_before:
             return rel
         label = open_
-        while label > 0 and tokens[label - 1].kind in (Kind.NAME, Kind.NUM, Kind.DOLLAR):
+        while label > 0 and tokens[label - 1].kind in (NAME, NUM, DOLLAR):
             label -= 1
-        names = [t for t in tokens[label:open_] if t.kind is Kind.NAME]
+        names = [t for t in tokens[label:open_] if t.kind is NAME]
         if not names or names[-1].text in FUNCTIONS or names[-1].text in ("of", "x"):
             return rel
         groups.append((label, open_, close))
         before = label - 1
         if before < 0 or tokens[before].kind in _SEGMENT_ENDS:
             break
-        if tokens[before].kind is Kind.OP and tokens[before].text in ("+", "-", "−"):
+        if tokens[before].kind is OP and tokens[before].text in ("+", "-", "−"):
             close = before - 1
             continue
         return rel
@@ -215,7 +210,7 @@ def _rewrite_groups(tokens: list[Token], rel: int) -> int:
         label, open_, close = groups[0]
         text = "".join(t.text for t in tokens[open_ : close + 1])
         first, last = tokens[open_], tokens[close]
-        opaque = Token(Kind.NAME, text, first.start, last.end, first.space_before)
+        opaque = Token(NAME, text, first.start, last.end, first.space_before)
         tokens[open_ : close + 1] = [opaque]
         return rel - (close - open_)
     removed = 0
@@ -229,23 +224,23 @@ def fold_approximations(tokens: list[Token]) -> list[Token]:
     """Drop a ``~`` that means "about" (not after a quantity); ``= ~x`` becomes ``≈``."""
     out: list[Token] = []
     for token in tokens:
-        if token.kind is Kind.REL and token.text in ("~", "≈") and out:
+        if token.kind is REL and token.text in ("~", "≈") and out:
             previous = out[-1]
-            if previous.kind is Kind.REL:
+            if previous.kind is REL:
                 out[-1] = previous._replace(text="≈")
                 continue
             after_quantity = previous.kind in _OPERAND_END or (
-                previous.kind is Kind.NAME and is_unit_spelling(previous.text)
+                previous.kind is NAME and is_unit_spelling(previous.text)
             )
             if token.text == "~" and not after_quantity:
                 continue
-        elif token.kind is Kind.REL and token.text == "~":
+        elif token.kind is REL and token.text == "~":
             continue
         out.append(token)
     return out
 
 
-_STOPS = (Kind.REL, Kind.CMP, Kind.PUNCT, Kind.COMMA)
+_STOPS = (REL, CMP, PUNCT, COMMA)
 
 
 def per_thing(tokens: list[Token], rhs: Side) -> str:
@@ -257,9 +252,7 @@ def per_thing(tokens: list[Token], rhs: Side) -> str:
     while index + 1 < len(tokens) and tokens[index].kind not in _STOPS:
         token = tokens[index]
         after = tokens[index + 1]
-        if after.kind is Kind.NAME and (
-            (token.kind is Kind.OP and token.text == "/") or token.text == "per"
-        ):
+        if after.kind is NAME and ((token.kind is OP and token.text == "/") or token.text == "per"):
             thing = after.text.lower()
             return "" if is_unit_spelling(after.text) else thing
         index += 1
@@ -280,10 +273,10 @@ def per_counted_thing(tokens: list[Token], lhs: Side, rhs: Side) -> float | None
     for at in range(lhs.start, lhs.end - 1):
         number, label = tokens[at], tokens[at + 1]
         if (
-            number.kind is Kind.NUM
+            number.kind is NUM
             and not number.unit
             and number.value > 1
-            and label.kind is Kind.NAME
+            and label.kind is NAME
             and label.text.lower() in (thing, thing + "s", thing + "es")
         ):
             return number.value

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from functools import cache
 
-from sysdrill.napkin.lexer import Kind, Token
+from sysdrill.napkin.lexer import COMMA, DOLLAR, LP, NAME, NUM, OP, PCT, RP, SQRT, Token
 from sysdrill.napkin.units import is_unit_spelling
 from sysdrill.napkin.values import (
     FUNCTIONS,
@@ -37,7 +37,7 @@ __all__ = ["Chain", "Parser", "chain_of", "evaluate_chain", "is_label"]
 _CONSTANTS = {"π": math.pi, "pi": math.pi}
 _BINARY = {"+": 10, "-": 10, "×": 20, "*": 20, "/": 20, "@": 20, "^": 30, "**": 30}
 _UNARY_PRECEDENCE = 25
-_QUANTITY_ENDS = (Kind.NUM, Kind.RP, Kind.PCT)
+_QUANTITY_ENDS = (NUM, RP, PCT)
 
 
 _NOT_LABELS = frozenset(
@@ -152,7 +152,7 @@ class Parser:
             if self.pos >= self.end:
                 break
             token = tokens[self.pos]
-            if token.kind is not Kind.OP:
+            if token.kind is not OP:
                 break
             precedence = _BINARY[token.text]
             if precedence < min_precedence or (precedence == min_precedence and precedence != 30):
@@ -191,28 +191,28 @@ class Parser:
         return (
             before is not None
             and after is not None
-            and before.kind is Kind.NUM
+            and before.kind is NUM
             and not minus.space_before
             and before.value < after.value
-            and (self.tokens[index + 1].kind is Kind.NUM or self._dollar_before(index - 1))
+            and (self.tokens[index + 1].kind is NUM or self._dollar_before(index - 1))
         )
 
     def _range_high(self, minus: int) -> Token | None:
         """The number token of a range's high end (after ``-`` or ``-$``)."""
         index = minus + 1
-        if index < self.end and self.tokens[index].kind is Kind.DOLLAR:
+        if index < self.end and self.tokens[index].kind is DOLLAR:
             index += 1
             if index >= self.end or self.tokens[index].space_before:
                 return None
         if index >= self.end:
             return None
         token = self.tokens[index]
-        if token.kind is not Kind.NUM or self.tokens[minus + 1].space_before:
+        if token.kind is not NUM or self.tokens[minus + 1].space_before:
             return None
         return token
 
     def _dollar_before(self, index: int) -> bool:
-        return index > 0 and self.tokens[index - 1].kind is Kind.DOLLAR
+        return index > 0 and self.tokens[index - 1].kind is DOLLAR
 
     def _range(self, low: Value, high: Value, minus: int) -> Value:
         """One end of ``low-high``; a bare low end shares the high end's unit and suffix."""
@@ -239,30 +239,20 @@ class Parser:
         if self.pos >= self.end:
             raise ParseFailed("expression expected")
         token = self.tokens[self.pos]
-        if token.kind is Kind.OP and token.text in ("-", "+"):
+        if token.kind is OP and token.text in ("-", "+"):
             self.pos += 1
             operand = self._expression(_UNARY_PRECEDENCE)
             if token.text == "+" or operand.why is not None:
                 return operand
-            return Value(
-                -operand.v,
-                -operand.w,
-                -operand.a,
-                operand.dims,
-                exact=operand.exact,
-                ulp=operand.ulp,
-                sig=operand.sig,
-                unit=operand.unit,
-                scale=operand.scale,
-            )
-        if token.kind is Kind.SQRT:
+            return operand.negated()
+        if token.kind is SQRT:
             self.pos += 1
             return square_root(self._expression(_UNARY_PRECEDENCE))
         value = self._postfix(self._primary())
         minus = self.pos
         if (
             minus + 1 < self.end
-            and self.tokens[minus].kind is Kind.OP
+            and self.tokens[minus].kind is OP
             and self.tokens[minus].text == "-"
             and self._is_range(minus)
         ):
@@ -278,29 +268,29 @@ class Parser:
             raise ParseFailed("expression expected")
         token = self.tokens[self.pos]
         kind = token.kind
-        if kind is Kind.NUM:
+        if kind is NUM:
             self.pos += 1
             if token.unit:
                 unit = self._compound_unit(self._unit(token.unit), token.unit)
                 return literal_in_unit(token, unit)
             return literal_value(token)
-        if kind is Kind.LP:
+        if kind is LP:
             self.pos += 1
             inner = self._expression(0)
             closing = self._peek()
-            if closing is None or closing.kind is not Kind.RP:
+            if closing is None or closing.kind is not RP:
                 raise ParseFailed("missing )")
             self.pos += 1
-            return Value(inner.v, inner.w, inner.a, inner.dims, exact=inner.exact, why=inner.why)
-        if kind is Kind.DOLLAR:
+            return inner.grouped()
+        if kind is DOLLAR:
             self.pos += 1
             dollar = self._unit("$")
             following = self._peek()
-            if following is not None and following.kind is Kind.NUM and not following.space_before:
+            if following is not None and following.kind is NUM and not following.space_before:
                 amount = self._primary()
                 return literal_unit(amount, dollar)
             return dollar
-        if kind is Kind.NAME:
+        if kind is NAME:
             return self._name(token)
         raise ParseFailed(f"unexpected {token.text!r}")
 
@@ -312,23 +302,23 @@ class Parser:
             and name[:1].isupper()
             and name.lower() in FUNCTIONS
             and following is not None
-            and following.kind is Kind.LP
+            and following.kind is LP
         ):
             name = name.lower()  # "Max(8GB, 7GB)" at the start of a sentence
-        if name in FUNCTIONS and following is not None and following.kind is Kind.LP:
+        if name in FUNCTIONS and following is not None and following.kind is LP:
             self.pos += 2
             args = [self._expression(0)]
-            while (sep := self._peek()) is not None and sep.kind is Kind.COMMA:
+            while (sep := self._peek()) is not None and sep.kind is COMMA:
                 self.pos += 1
                 args.append(self._expression(0))
             closing = self._peek()
-            if closing is None or closing.kind is not Kind.RP:
+            if closing is None or closing.kind is not RP:
                 raise ParseFailed("missing )")
             self.pos += 1
             return FUNCTIONS[name](*args)
         self.pos += 1
         previous = self.tokens[self.pos - 2] if self.pos >= 2 else None
-        after_slash = previous is not None and previous.kind is Kind.OP and previous.text == "/"
+        after_slash = previous is not None and previous.kind is OP and previous.text == "/"
         if after_slash and is_unit_spelling(name):
             # "$/GB/month" is ($/GB)/month: leave the next "/" to the operator loop.
             return self._unit_power(self._unit(name))
@@ -352,7 +342,7 @@ class Parser:
             kind = token.kind
             previous = tokens[self.pos - 1]
             if (
-                kind is Kind.NAME
+                kind is NAME
                 and (not value.unit or labelled)
                 and is_unit_spelling(token.text)
                 and (previous.kind in _QUANTITY_ENDS or labelled)
@@ -366,10 +356,10 @@ class Parser:
                 labelled = False
                 continue
             if (
-                kind is Kind.NAME
+                kind is NAME
                 and token.space_before
                 and (
-                    previous.kind is Kind.NUM
+                    previous.kind is NUM
                     or labelled
                     or (value.unit and value.scale and not self.right_side)
                 )
@@ -386,11 +376,11 @@ class Parser:
                 labelled = True
                 continue
             if (
-                kind is Kind.NAME
+                kind is NAME
                 and token.text == "per"
                 and not self.right_side
                 and self.pos + 1 < self.end
-                and tokens[self.pos + 1].kind is Kind.NAME
+                and tokens[self.pos + 1].kind is NAME
                 and (value.unit or previous.kind in _QUANTITY_ENDS)
             ):
                 # "2 B per param" divides; "0.6 GFLOPs per frame" names what it counts.
@@ -406,20 +396,20 @@ class Parser:
                     labelled = True
                     continue
                 return value
-            if kind is Kind.PCT:
+            if kind is PCT:
                 self.pos += 1
                 value = literal_unit(value, Value(0.01, 0.01, 0.01, unit="%"))
                 nxt = self._peek()
                 if (
                     nxt is not None
-                    and nxt.kind is Kind.NAME
+                    and nxt.kind is NAME
                     and nxt.text == "of"
                     and self._numeric_at(self.pos + 1)
                 ):
                     self.pos += 1
                     return mul(value, self._expression(21))
                 continue
-            if kind is Kind.LP and not token.space_before:
+            if kind is LP and not token.space_before:
                 value = mul(value, self._primary())
                 continue
             return value
@@ -428,9 +418,7 @@ class Parser:
         """Whether the operand just read is an exponent (``2^30 B``: B is not its unit)."""
         index = self.pos - 2
         return (
-            index >= 0
-            and self.tokens[index].kind is Kind.OP
-            and self.tokens[index].text in ("^", "**")
+            index >= 0 and self.tokens[index].kind is OP and self.tokens[index].text in ("^", "**")
         )
 
     def _numeric_at(self, index: int) -> bool:
@@ -438,15 +426,15 @@ class Parser:
         if index >= self.end:
             return False
         token = self.tokens[index]
-        if token.kind in (Kind.NUM, Kind.DOLLAR, Kind.LP, Kind.SQRT):
+        if token.kind in (NUM, DOLLAR, LP, SQRT):
             return True
-        return token.kind is Kind.NAME and (
+        return token.kind is NAME and (
             token.text in self.variables or token.text in _CONSTANTS or token.text in FUNCTIONS
         )
 
     def _next_is_lp(self) -> bool:
         index = self.pos + 1
-        return index < self.end and self.tokens[index].kind is Kind.LP
+        return index < self.end and self.tokens[index].kind is LP
 
     def _compound_unit(self, unit: Value, text: str) -> Value:
         """Absorb glued ``/unit``, ``×unit`` and ``^n`` (``GB/s``, ``tokens/s/GPU``)."""
@@ -455,14 +443,14 @@ class Parser:
         while self.pos + 1 < self.end:
             op = self.tokens[self.pos]
             nxt = self.tokens[self.pos + 1]
-            if op.kind is not Kind.OP or op.space_before or nxt.space_before:
+            if op.kind is not OP or op.space_before or nxt.space_before:
                 break
-            if op.text in ("/", "×") and nxt.kind is Kind.NAME and is_unit_spelling(nxt.text):
+            if op.text in ("/", "×") and nxt.kind is NAME and is_unit_spelling(nxt.text):
                 self.pos += 2
                 other = self._unit_power(self._unit(nxt.text))
                 unit = div(unit, other) if op.text == "/" else mul(unit, other)
                 continue
-            if op.text == "/" and nxt.kind is Kind.NAME and is_label(nxt.text):
+            if op.text == "/" and nxt.kind is NAME and is_label(nxt.text):
                 self.pos += 2  # "tokens/step", "frames/s": what is counted per what
                 continue
             break
@@ -475,7 +463,7 @@ class Parser:
         if self.pos + 1 < self.end:
             op = self.tokens[self.pos]
             nxt = self.tokens[self.pos + 1]
-            if op.kind is Kind.OP and op.text == "^" and nxt.kind is Kind.NUM and nxt.exact:
+            if op.kind is OP and op.text == "^" and nxt.kind is NUM and nxt.exact:
                 self.pos += 2
                 return power(unit, Value(nxt.value, nxt.value, nxt.value, exact=True))
         return unit
@@ -506,27 +494,25 @@ def chain_of(tokens: list[Token], start: int, end: int) -> Chain | None:
     family: tuple[str, ...] = ()
     while index < end:
         token = tokens[index]
-        if token.kind is Kind.LP:
+        if token.kind is LP:
             close = index + 1
-            while close < end and tokens[close].kind not in (Kind.LP, Kind.RP):
+            while close < end and tokens[close].kind not in (LP, RP):
                 close += 1
-            if close >= end or tokens[close].kind is not Kind.RP:
+            if close >= end or tokens[close].kind is not RP:
                 return None  # unclosed, or nested parentheses
             inner = chain_of(tokens, index + 1, close)
             if inner is None:
                 return None
             steps.append((op, inner))
             index = close + 1
-        elif token.kind is Kind.NUM:
+        elif token.kind is NUM:
             number = index
             index += 1
             unit: Unit = ()
             if token.unit:
                 unit = (token.unit,)
             elif (
-                index < end
-                and tokens[index].kind is Kind.NAME
-                and is_unit_spelling(tokens[index].text)
+                index < end and tokens[index].kind is NAME and is_unit_spelling(tokens[index].text)
             ):
                 unit = (tokens[index].text,)
                 index += 1
@@ -534,10 +520,10 @@ def chain_of(tokens: list[Token], start: int, end: int) -> Chain | None:
             while (
                 unit
                 and index + 1 < end
-                and tokens[index].kind is Kind.OP
+                and tokens[index].kind is OP
                 and tokens[index].text in ("/", "×")
                 and not tokens[index].space_before
-                and tokens[index + 1].kind is Kind.NAME
+                and tokens[index + 1].kind is NAME
                 and not tokens[index + 1].space_before
                 and is_unit_spelling(tokens[index + 1].text)
             ):
@@ -550,7 +536,7 @@ def chain_of(tokens: list[Token], start: int, end: int) -> Chain | None:
             return tuple(steps)
         sign = tokens[index]
         if (
-            sign.kind is not Kind.OP
+            sign.kind is not OP
             or not sign.space_before
             or index + 1 >= end
             or not tokens[index + 1].space_before
@@ -587,11 +573,8 @@ def evaluate_chain(tokens: list[Token], chain: Chain, *, reverse: bool = False) 
     for step in chain:
         if len(step) == 2:
             op, inner = step
-            inside = evaluate_chain(tokens, inner, reverse=reverse)
             # What Parser reads for a parenthesised expression.
-            leaf = Value(
-                inside.v, inside.w, inside.a, inside.dims, exact=inside.exact, why=inside.why
-            )
+            leaf = evaluate_chain(tokens, inner, reverse=reverse).grouped()
         else:
             op, index, unit = step
             if unit:

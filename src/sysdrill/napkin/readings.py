@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from sysdrill.napkin.corrections import format_like, with_unit
-from sysdrill.napkin.lexer import Kind, Token
+from sysdrill.napkin.lexer import NAME, NUM, OP, Token
 from sysdrill.napkin.results import ClaimVerdict, Verdict
 from sysdrill.napkin.tolerances import (
     EQUAL_TOLERANCE,
@@ -286,7 +286,7 @@ def implicit_rate(
             return make(Verdict.UNIT_MISMATCH, message)
         return link.abstain(message)
     if closest is not None:
-        literal = next((t for t in rhs_tokens if t.kind is Kind.NUM), None)
+        literal = next((t for t in rhs_tokens if t.kind is NUM), None)
         shown = with_unit(format_like(number_in_unit(closest[1], right), literal, right.sig), unit)
         said = with_unit(format_like(in_unit(right, right), literal, right.sig), unit)
         message += f"; read per {closest[2]}, the left side is {shown} and the line says {said}"
@@ -355,12 +355,12 @@ def per_written_count(rhs_tokens: list[Token]) -> float:
     for index in range(len(rhs_tokens) - 2):
         slash, number, thing = rhs_tokens[index : index + 3]
         if (
-            slash.kind is Kind.OP
+            slash.kind is OP
             and slash.text == "/"
-            and number.kind is Kind.NUM
+            and number.kind is NUM
             and not number.unit
             and number.value > 1
-            and thing.kind is Kind.NAME
+            and thing.kind is NAME
             and is_unit_spelling(thing.text)
         ):
             return number.value

@@ -101,6 +101,24 @@ class Value:
             unit=unit,
         )
 
+    def negated(self) -> Value:
+        """A copy with the sign flipped (``-3 GB``), keeping what was written."""
+        return Value(
+            -self.v,
+            -self.w,
+            -self.a,
+            self.dims,
+            exact=self.exact,
+            ulp=self.ulp,
+            sig=self.sig,
+            scale=self.scale,
+            unit=self.unit,
+        )
+
+    def grouped(self) -> Value:
+        """The value of ``(expression)``: what it computes, not what a literal wrote."""
+        return Value(self.v, self.w, self.a, self.dims, exact=self.exact, why=self.why)
+
     @classmethod
     def bad(cls, why: str) -> Value:
         """A value that cannot be evaluated, for the given reason."""

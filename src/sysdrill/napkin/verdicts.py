@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 
 from sysdrill.napkin.corrections import number_text, ok_verdict, replaced, wrong_verdict
-from sysdrill.napkin.lexer import Kind, Token
+from sysdrill.napkin.lexer import NUM, OP, Token
 from sysdrill.napkin.readings import (
     BARE_DIVISOR,
     LABEL_WORD,
@@ -301,12 +301,11 @@ def rounding_of_leading_literal(right: Value, rhs_tokens: list[Token]) -> Value:
     """
     if right.ulp or right.why is not None:
         return right
-    first = next((t for t in rhs_tokens if t.kind is Kind.NUM), None)
+    first = next((t for t in rhs_tokens if t.kind is NUM), None)
     if first is None or not first.value or not first.ulp:
         return right
     if any(
-        t.kind is Kind.OP and (t.text == "+" or t.space_before and t.text in "-−")
-        for t in rhs_tokens
+        t.kind is OP and (t.text == "+" or t.space_before and t.text in "-−") for t in rhs_tokens
     ):
         return right
     ulp = abs(first.ulp * right.v / first.value)
