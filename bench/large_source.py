@@ -48,13 +48,18 @@ def _row(n: int, rng: random.Random) -> tuple[str, str, str, str]:
     return question, answer, _DECKS[n % len(_DECKS)], tags
 
 
-def write_card_csv(path: Path, count: int, *, seed: int = 0) -> None:
-    """Write ``count`` flashcards to ``path`` as CSV (header front, back, deck, tags)."""
+def write_card_csv(path: Path, count: int, *, seed: int = 0, start: int = 0) -> None:
+    """Write ``count`` flashcards to ``path`` as CSV (header front, back, deck, tags).
+
+    ``start`` numbers the first card: lists written with different starts (and
+    seeds) hold different cards, so a vault larger than one import's limit is
+    several imports of such lists.
+    """
     rng = random.Random(seed)
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(("front", "back", "deck", "tags"))
-        for n in range(count):
+        for n in range(start, start + count):
             writer.writerow(_row(n, rng))
 
 

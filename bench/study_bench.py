@@ -11,8 +11,20 @@ user does (issue 14 part 8; targets for 100,000 items and 1,000,000 review rows)
 vault, target <= 20 s; (4) ``sysdrill practice`` from process start to the first
 question printed, target <= 1 s, against the imported vault and the M-row log;
 each with its CPU time and the child's peak RSS (``os.wait4``), target <= 400 MB.
+
+With ``--commands`` it also times, each as a whole process (issue 30): the first
+``progress`` and the first ``stats`` after the import (each builds the vault's
+catalogue from nothing), the first ``search`` (it builds the search database),
+then ``progress``, ``stats``, ``search``, ``show``, ``workload`` (deadline in 21
+days, on a copy of the database) and ``daily`` warm, the median of ``--runs``
+runs after one unmeasured run. Targets at 100,000 items and 1,000,000 review
+rows: warm <= 1 s and <= 400 MB each, the first run after an import <= 5 s.
+``--sizes 10000,100000`` runs it all at each size (``--reviews-per-item`` review
+rows an item) and prints each figure per item and, between sizes, the cost of
+each added item, so a regression shows as a slope.
 Run: .venv/bin/python bench/study_bench.py [--items N] [--reviews N] [--iterations N]
-[--cli [--opens K]]; the scale figures: --items 100000 --reviews 1000000 --cli.
+[--cli [--opens K]] [--commands [--runs K]] [--sizes N,N,...]; the scale figures:
+--items 100000 --reviews 1000000 --cli --commands.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -66,6 +79,11 @@ sys.exit(main(sys.argv[1:]))
 IMPORT_TARGET_S = 20.0
 OPEN_TARGET_S = 1.0
 RSS_TARGET_MB = 400.0
+COMMAND_TARGET_S = 1.0
+FIRST_RUN_TARGET_S = 5.0
+IMPORT_LIMIT = 100_000
+"""Most rows one CSV import takes: larger vaults are several imports."""
+DEADLINE_DAYS = 21
 
 
 def make_items(count: int, ids: list[str] | None = None) -> list[Item]:
@@ -156,6 +174,8 @@ class ChildRun:
     """User + system CPU of the process up to the mark (None off Linux)."""
     peak_rss_mb: float
     returncode: int
+    error: str = ""
+    """The last line the process wrote to stderr (its error, when it failed)."""
 
 
 def _cpu_so_far(pid: int) -> float | None:
@@ -212,10 +232,12 @@ def run_child(args: list[str], env: dict[str, str], *, mark: str | None = None) 
     if wall is None:
         raise SystemExit(f"`sysdrill {' '.join(args)}` never showed a line after {mark!r}")
     errors.seek(0)
-    peaks = [line.split()[1] for line in errors.read().splitlines() if line.startswith("PEAK_")]
+    lines = errors.read().splitlines()
     errors.close()
+    peaks = [line.split()[1] for line in lines if line.startswith("PEAK_")]
+    said = [line for line in lines if line.strip() and not line.startswith("PEAK_")]
     peak_kb = int(peaks[-1]) if peaks else usage.ru_maxrss
-    return ChildRun(wall, cpu, peak_kb / 1024, process.returncode)
+    return ChildRun(wall, cpu, peak_kb / 1024, process.returncode, said[-1] if said else "")
 
 
 def vault_item_ids(vault: Path) -> list[str]:
@@ -236,17 +258,28 @@ def describe(label: str, run: ChildRun, target_s: float) -> str:
 
 
 def import_vault(folder: Path, count: int, env: dict[str, str]) -> tuple[Path, ChildRun]:
-    """Write an N-card CSV and import it with ``sysdrill import`` into a new vault."""
+    """Write N cards as CSV and import them with ``sysdrill import`` into a new vault.
+
+    Past the limit of one import, the cards are several lists imported one after
+    another into the same vault; the run returned sums their times (its peak is
+    the largest).
+    """
     sys.path.insert(0, str(ROOT / "bench"))
     from large_source import write_card_csv
 
-    source = folder / "cards.csv"
-    write_card_csv(source, count)
     vault = folder / "vault"
-    run = run_child(["import", str(source), "--into", str(vault), "--quiet"], env)
-    if run.returncode != 0:
-        raise SystemExit(f"`sysdrill import` failed with exit code {run.returncode}")
-    return vault, run
+    runs: list[ChildRun] = []
+    for part, start in enumerate(range(0, count, IMPORT_LIMIT)):
+        source = folder / ("cards.csv" if part == 0 else f"cards-{part}.csv")
+        write_card_csv(source, min(IMPORT_LIMIT, count - start), seed=part, start=start)
+        run = run_child(["import", str(source), "--into", str(vault), "--quiet"], env)
+        if run.returncode != 0:
+            raise SystemExit(f"`sysdrill import` failed ({run.returncode}): {run.error}")
+        runs.append(run)
+    if len(runs) == 1:
+        return vault, runs[0]
+    cpu = None if any(r.cpu_s is None for r in runs) else sum(r.cpu_s or 0.0 for r in runs)
+    return vault, ChildRun(sum(r.wall_s for r in runs), cpu, max(r.peak_rss_mb for r in runs), 0)
 
 
 def time_practice_open(vault: Path, url: str, env: dict[str, str], opens: int) -> list[ChildRun]:
@@ -258,6 +291,130 @@ def time_practice_open(vault: Path, url: str, env: dict[str, str], opens: int) -
     args = ["practice", "--vault", str(vault), "--db", url]
     run_child(args, env, mark="[1/")  # fills the bytecode and vault caches a user has
     return [run_child(args, env, mark="[1/") for _ in range(opens)]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFigure:
+    """A command timed as whole processes: the median run's figures."""
+
+    label: str
+    runs: list[ChildRun]
+    target_s: float
+
+    @property
+    def median(self) -> ChildRun:
+        return sorted(self.runs, key=lambda run: run.wall_s)[len(self.runs) // 2]
+
+    def median_of(self, field: str) -> float:
+        values = [getattr(run, field) for run in self.runs]
+        return float(statistics.median(v for v in values if v is not None))
+
+
+def time_commands(
+    vault: Path, url: str, deadline_url: str, env: dict[str, str], runs: int
+) -> list[CommandFigure]:
+    """The first runs after the import, then each vault-reading command warm (issue 30).
+
+    Each first run starts from an empty catalogue folder (``stats`` and
+    ``progress`` build the catalogue; ``search`` builds its database). The warm
+    figures are the median of ``runs`` runs after one unmeasured run.
+    """
+    cache = Path(env["SYSDRILL_CACHE_DIR"])
+    ids = vault_item_ids(vault)
+    shown = ids[len(ids) // 2]
+    v = str(vault)
+    commands = {
+        "progress": ["progress", "--vault", v, "--db", url],
+        "stats": ["stats", "--vault", v],
+        "search": ["search", "bandwidth", "--vault", v],
+        "show": ["show", shown, "--vault", v],
+        "workload": ["workload", "--vault", v, "--db", deadline_url],
+        "daily": ["daily", "--vault", v, "--db", url],
+    }
+    figures: list[CommandFigure] = []
+    for name, folder in (("progress", "catalogue"), ("stats", "catalogue"), ("search", "vaults")):
+        shutil.rmtree(cache / folder, ignore_errors=True)
+        run = run_child(commands[name], env)
+        figures.append(CommandFigure(f"first `{name}` after the import", [run], FIRST_RUN_TARGET_S))
+    for name, args in commands.items():
+        run_child(args, env)  # the user's second run: caches as they stay
+        timed = [run_child(args, env) for _ in range(runs)]
+        figures.append(CommandFigure(f"`{name}` warm", timed, COMMAND_TARGET_S))
+    for figure in figures:
+        failed = [run for run in figure.runs if run.returncode != 0]
+        if failed:
+            raise SystemExit(f"{figure.label}: exit code {failed[0].returncode}: {failed[0].error}")
+    return figures
+
+
+def set_deadline(url: str, folder: Path, env: dict[str, str]) -> str:
+    """A copy of the study database with a deadline DEADLINE_DAYS from today, for workload."""
+    source = Path(url.removeprefix("sqlite:///"))
+    copy = folder / "deadline.sqlite3"
+    shutil.copyfile(source, copy)
+    copied = f"sqlite:///{copy}"
+    day = (datetime.now(UTC) + timedelta(days=DEADLINE_DAYS)).date().isoformat()
+    run = run_child(["settings", "set", "deadline", day, "--db", copied], env)
+    if run.returncode != 0:
+        raise SystemExit("`sysdrill settings set deadline` failed")
+    return copied
+
+
+def describe_figure(figure: CommandFigure) -> str:
+    count = f"median of {len(figure.runs)}" if len(figure.runs) > 1 else "one run"
+    return describe(f"{figure.label} ({count})", figure.median, figure.target_s)
+
+
+def print_scale(results: list[tuple[int, dict[str, CommandFigure]]]) -> None:
+    """Each figure per item at each size, then what each added item cost between sizes.
+
+    A whole-process figure holds a fixed start-up cost, so its per-item share
+    falls with size; the added cost per item between two sizes is the slope.
+    """
+    print("\nCPU per item (µs), each size; then the slope between sizes (µs per added item):")
+    labels = list(results[0][1])
+    header = "what".ljust(36) + "".join(f"{size:>12,}" for size, _ in results)
+    slopes = [f"{a:,}->{b:,}" for (a, _), (b, _) in zip(results, results[1:], strict=False)]
+    print(header + "".join(f"{s:>22}" for s in slopes))
+    for label in labels:
+        cpu = [figures[label].median_of("cpu_s") for _, figures in results]
+        line = label[:35].ljust(36) + "".join(
+            f"{1e6 * c / size:>12.1f}" for c, (size, _) in zip(cpu, results, strict=True)
+        )
+        for (a, _), (b, _), ca, cb in zip(results, results[1:], cpu, cpu[1:], strict=False):
+            line += f"{1e6 * (cb - ca) / (b - a):>22.2f}"
+        print(line)
+    print("peak RSS (MB) at each size:")
+    for label in labels:
+        peaks = [figures[label].median_of("peak_rss_mb") for _, figures in results]
+        print(label[:35].ljust(36) + "".join(f"{p:>12.0f}" for p in peaks))
+
+
+def run_at_size(items_count: int, reviews: int, runs: int) -> dict[str, CommandFigure]:
+    """Import ``items_count`` cards, seed ``reviews`` log rows, time every command."""
+    rng = random.Random(0)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        env = child_env(folder / "cache")
+        url = f"sqlite:///{folder / 'bench.sqlite3'}"
+        run_child(["--version"], env)
+        vault, imported = import_vault(folder, items_count, env)
+        ids = vault_item_ids(vault)
+        print(describe(f"`sysdrill import` of {len(ids)} cards (CSV)", imported, IMPORT_TARGET_S))
+        started = time.perf_counter()
+        with open_study(url, vault=read_vault_identity(vault), upgrade=True) as study:
+            history = make_history(make_items(len(ids), ids), reviews, rng)
+            study.store.replace_user_state(study.scope, history)
+            del history
+        print(f"setup: {reviews} review rows in {time.perf_counter() - started:.1f} s")
+        deadline_url = set_deadline(url, folder, env)
+        figures = time_commands(vault, url, deadline_url, env, runs)
+        for figure in figures:
+            print(describe_figure(figure))
+        found = {figure.label: figure for figure in figures}
+        found["`sysdrill import`"] = CommandFigure("import", [imported], IMPORT_TARGET_S)
+        print(f"load average: {os.getloadavg()[0]:.1f} (2 cores)", flush=True)
+        return found
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -274,7 +431,29 @@ def main() -> None:
         "--cli", action="store_true", help="also time `sysdrill import` and `sysdrill practice`"
     )
     parser.add_argument("--opens", type=int, default=3, help="timed practice starts (--cli)")
+    parser.add_argument(
+        "--commands",
+        action="store_true",
+        help="also time progress, stats, search, show, workload and daily as processes "
+        "(implies --cli)",
+    )
+    parser.add_argument("--runs", type=int, default=3, help="timed runs a command (--commands)")
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="comma-separated item counts: the --commands figures at each, per item",
+    )
+    parser.add_argument("--reviews-per-item", type=int, default=10, help="with --sizes")
     args = parser.parse_args()
+    if args.sizes:
+        sizes = [int(size) for size in args.sizes.split(",")]
+        results = []
+        for size in sizes:
+            print(f"\n== {size:,} items, {size * args.reviews_per_item:,} review rows ==")
+            results.append((size, run_at_size(size, size * args.reviews_per_item, args.runs)))
+        print_scale(results)
+        return
+    args.cli = args.cli or args.commands
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -312,6 +491,10 @@ def main() -> None:
                 )
             )
             print(describe("`sysdrill practice` to the first question, best", best, OPEN_TARGET_S))
+            if args.commands:
+                deadline_url = set_deadline(url, folder, env)
+                for figure in time_commands(vault, url, deadline_url, env, args.runs):
+                    print(describe_figure(figure), flush=True)
         measure_service(url, items, args.iterations, owner)
 
 

@@ -320,3 +320,111 @@ def test_import_reports_each_stage_to_a_progress_callback(tmp_path: Path) -> Non
     assert (WRITING, 8, 8) in seen  # two items, decks.yaml and vault.yaml, staged then moved
     assert seen[-1] == (AUDITING, 2, 2)
     assert [stage for stage, _, _ in seen].index(WRITING) < [s for s, _, _ in seen].index(AUDITING)
+
+
+def test_import_with_scheduling_into_a_database_without_our_schema_puts_the_vault_back(
+    run_cli, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    package = _custom_apkg(tmp_path / "mathe.apkg")
+    vault = tmp_path / "v"
+    foreign = tmp_path / "other.db"  # another program's database: never migrated unasked
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.close()
+
+    result = run_cli(
+        "import", str(package), "--into", str(vault), "--with-scheduling",
+        "--db", f"sqlite:///{foreign}", "-q",
+    )  # fmt: skip
+
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {foreign} is a SQLite database but not a sysdrill")
+    assert not vault.exists()
+
+
+def test_import_with_scheduling_creates_a_new_sqlite_database_and_reports_the_seeding(
+    run_cli, tmp_path: Path
+) -> None:
+    package = _custom_apkg(tmp_path / "mathe.apkg")
+    db_file = tmp_path / "fresh" / "study.db"
+
+    result = run_cli(
+        "import", str(package), "--into", str(tmp_path / "v"), "--with-scheduling",
+        "--db", f"sqlite:///{db_file}", "--json",
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["scheduling"] == {"cards": 0, "reviews": 0}
+    assert run_cli("db", "upgrade", "--db", f"sqlite:///{db_file}").exit_code == 0
+
+
+def test_import_reads_a_quizlet_export_with_the_separators_given(run_cli, tmp_path: Path) -> None:
+    source = tmp_path / "set.txt"
+    source.write_text("HBM => stacked DRAM||NCCL => collectives||", encoding="utf-8")
+
+    result = run_cli(
+        "import", str(source), "--into", str(tmp_path / "v"), "--sep", " => ", "--row-sep", "||",
+        "--no-audit", "--json",
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["format"], report["counts"]["added"]) == ("csv", 2)
+
+
+def test_import_separators_on_another_format_are_one_error_line(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+
+    result = run_cli("import", str(quiz), "--into", str(tmp_path / "v"), "-f", "quiz-text",
+                     "--sep", "tab")  # fmt: skip
+
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "Error: --sep and --row-sep apply to CSV and Quizlet text exports (csv), not to "
+        "quiz-text; leave them out\n",
+    )
+
+
+def test_import_an_empty_separator_is_a_usage_error(run_cli, tmp_path: Path) -> None:
+    quiz = write_quiz(tmp_path / "quiz.txt")
+
+    result = run_cli("import", str(quiz), "--into", str(tmp_path / "v"), "--row-sep", "")
+
+    assert result.exit_code == 2
+    assert "Invalid value for --row-sep: --row-sep needs a separator" in result.stderr
+
+
+def test_import_dry_run_previews_the_roles_of_headerless_columns(run_cli, tmp_path: Path) -> None:
+    source = tmp_path / "cards.tsv"
+    source.write_text("HBM\tstacked DRAM\tgpu\nNCCL\tcollectives\tcomm\n", encoding="utf-8")
+
+    result = run_cli("import", str(source), "--into", str(tmp_path / "v"), "--dry-run",
+                     "--no-audit")  # fmt: skip
+
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-3:] == [
+        "Column roles (a header row such as front,back,tags chooses others):",
+        "  - column 1 -> front, column 2 -> back, column 3 -> tags",
+        "Dry run: nothing was written.",
+    ]
+
+
+def test_import_an_empty_colpkg_is_one_error_line(run_cli, tmp_path: Path) -> None:
+    import zipfile
+
+    package = tmp_path / "empty.colpkg"
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr("meta", b"")
+
+    result = run_cli("import", str(package), "--into", str(tmp_path / "v"))
+
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "Error: 'empty.colpkg' holds no Anki collection (collection.anki21b or "
+        "collection.anki21 or collection.anki2); export the deck again from Anki as a deck "
+        "package (.apkg) or a collection package (.colpkg)\n"
+    )
+    assert not (tmp_path / "v").exists()

@@ -259,23 +259,19 @@ def test_every_field_of_every_note_type_is_kept_in_the_items(
     assert image["source"]["anki"]["media"] == {"kanji.png": stored}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 5: app/anki_history.history_records marks a card without graded "
-    "reviews never_seen, and study/state_io.seed_history seeds no card without reviews",
-)
 def test_a_review_card_without_graded_reviews_keeps_its_interval_and_due(
     anki_deck: tuple[Path, Path], tmp_path: Path
 ) -> None:
     from sysdrill.app.anki_history import anki_schedule_of, seed_anki_history
     from sysdrill.interop.importer import import_source
     from sysdrill.storage.memory import MemoryStudyStore
+    from sysdrill.study.user_state import StudyScope, VaultId
 
     _, package = anki_deck
     report = import_source(package, into=tmp_path / "vault", now=NOW, with_scheduling=True)
     store = MemoryStudyStore()
-    user = store.ensure_user("local", now=NOW)
-    seed_anki_history(store, user, report.scheduling)
+    user = StudyScope(store.ensure_user("local", now=NOW), VaultId("vault"))
+    seed_anki_history(store, user, report.scheduling, now=NOW)
 
     cloze = next(o.id for o in report.outcomes if o.key.endswith("#c1"))
     assert cloze is not None

@@ -8,7 +8,7 @@ The package is exported by the official ``anki`` package (current format:
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from sysdrill.interop.formats.apkg import read_apkg
 from sysdrill.interop.importer import import_source
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.card_state import CardState
-from sysdrill.study.user_state import UserId
+from sysdrill.study.user_state import StudyScope, VaultId
 
 NOW = datetime(2026, 11, 25, 8, 0, tzinfo=UTC)
 
@@ -66,10 +66,10 @@ def test_import_seeds_cards_and_reviews_once(history_apkg: Path, tmp_path: Path)
         history_apkg, into=tmp_path / "vault", now=NOW, audit=False, with_scheduling=True
     )
     store = MemoryStudyStore()
-    user = store.ensure_user("local", now=NOW)
+    user = StudyScope(store.ensure_user("local", now=NOW), VaultId("vault"))
 
-    first = seed_anki_history(store, user, report.scheduling)
-    again = seed_anki_history(store, user, report.scheduling)
+    first = seed_anki_history(store, user, report.scheduling, now=NOW)
+    again = seed_anki_history(store, user, report.scheduling, now=NOW)
 
     assert first == (2, 4)
     assert again == (0, 0)
@@ -98,7 +98,7 @@ def test_sm2_history_gives_stability_from_interval_and_difficulty_from_ease() ->
         ],
     )
 
-    card, reviews = history_records("global-flashcard-0001", history)
+    card, reviews = history_records("global-flashcard-0001", history, now=NOW)
 
     assert (card.state, card.stability_days, card.difficulty) == (CardState.REVIEW, 12.0, 5.091)
     assert (card.reps, card.lapses, card.last_review) == (3, 1, reviewed.replace(day=2, hour=10))
@@ -123,11 +123,11 @@ def test_with_scheduling_is_refused_for_formats_without_it(tmp_path: Path) -> No
 
 def test_seeding_leaves_items_studied_here_alone() -> None:
     store = MemoryStudyStore()
-    user: UserId = store.ensure_user("local", now=NOW)
+    user = StudyScope(store.ensure_user("local", now=NOW), VaultId("vault"))
     history = AnkiCardHistory(2, NOW, 3.0, 2500, 1, 0, reviews=[AnkiReview(NOW, 3, 0, 3.0, 0, 1)])
-    seed_anki_history(store, user, {"a": history})
+    seed_anki_history(store, user, {"a": history}, now=NOW)
 
-    assert seed_anki_history(store, user, {"a": history, "b": history}) == (1, 1)
+    assert seed_anki_history(store, user, {"a": history, "b": history}, now=NOW) == (1, 1)
 
 
 @pytest.mark.anki
@@ -143,8 +143,8 @@ def test_reexport_with_scheduling_lets_anki_continue_with_the_same_notes_cards_a
     vault = tmp_path / "vault"
     report = import_source(history_apkg, into=vault, now=NOW, audit=False, with_scheduling=True)
     store = MemoryStudyStore()
-    user = store.ensure_user("local", now=NOW)
-    seed_anki_history(store, user, report.scheduling)
+    user = StudyScope(store.ensure_user("local", now=NOW), VaultId("vault"))
+    seed_anki_history(store, user, report.scheduling, now=NOW)
     out = tmp_path / "out.apkg"
     export_vault(vault, format="apkg", out=out, now=NOW, scheduling=anki_schedule_of(store, user))
 
@@ -187,3 +187,101 @@ def test_a_colpkg_is_read_as_the_whole_collection_with_every_deck(tmp_path: Path
         "Память?": "Русский",
     }
     assert {history.card_type for history in source.scheduling.values()} == {0}
+
+
+def _scope(store: MemoryStudyStore) -> StudyScope:
+    return StudyScope(store.ensure_user("local", now=NOW), VaultId("vault"))
+
+
+def test_a_review_card_without_reviews_keeps_its_state_and_its_interval_goes_back() -> None:
+    from sysdrill.app.anki_history import anki_schedule_of
+
+    due = NOW + timedelta(days=5)
+    history = AnkiCardHistory(card_type=2, due=due, interval_days=9.0, ease_permille=2500,
+                              reps=0, lapses=0)  # fmt: skip
+    store = MemoryStudyStore()
+    scope = _scope(store)
+
+    assert seed_anki_history(store, scope, {"a": history}, now=NOW) == (1, 0)
+
+    card = store.get_card(scope, "a")
+    assert card is not None
+    assert (card.state, card.never_seen, card.due) == (CardState.REVIEW, False, due)
+    assert (card.stability_days, card.difficulty) == (9.0, 5.091)
+    assert card.last_review == due - timedelta(days=9)
+    assert list(store.iter_reviews(scope)) == []
+    back = anki_schedule_of(store, scope)["a"]
+    assert (back.card_type, back.due, back.interval_days, back.reviews) == (2, due, 9.0, [])
+
+
+def test_a_card_whose_due_date_was_moved_ahead_was_last_reviewed_no_later_than_the_import() -> None:
+    history = AnkiCardHistory(2, NOW + timedelta(days=100), 3.0, 2500, 0, 0)
+
+    card, reviews = history_records("a", history, now=NOW)
+
+    assert (reviews, card.last_review, card.never_seen) == ([], NOW, False)
+
+
+def test_a_review_card_without_ease_or_interval_gets_a_memory_fsrs_can_schedule() -> None:
+    history = AnkiCardHistory(2, NOW, 0.0, 0, 0, 0)
+
+    card, _ = history_records("a", history, now=NOW)
+
+    assert (card.state, card.stability_days, card.difficulty) == (CardState.REVIEW, 1.0, 5.091)
+
+
+def test_a_new_card_is_not_seeded() -> None:
+    store = MemoryStudyStore()
+    scope = _scope(store)
+
+    seeded = seed_anki_history(store, scope, {"a": AnkiCardHistory(0, None, 0.0, 0, 0, 0)}, now=NOW)
+
+    assert seeded == (0, 0)
+    assert list(store.iter_cards(scope)) == []
+
+
+def test_seeding_keeps_the_learners_own_cards_reviews_sessions_and_settings() -> None:
+    from sysdrill.study.card_state import CardRecord
+    from sysdrill.study.review_log import ReviewRecord
+    from sysdrill.study.user_state import SessionRecord
+
+    store = MemoryStudyStore()
+    scope = _scope(store)
+    store.put_settings(scope.user_id, {"daily_new_limit": 7})
+    session = store.start_session(scope, SessionRecord("practice", NOW - timedelta(days=1)))
+    mine = CardRecord("mine", CardState.REVIEW, None, 3.0, 5.0, NOW, NOW - timedelta(days=1),
+                      reps=1, never_seen=False)  # fmt: skip
+    review = ReviewRecord("mine", 3, "self", None, 1000, NOW - timedelta(days=1),
+                          CardState.NEW, None, True, session_id=session)  # fmt: skip
+    store.record_review(scope, mine, review)
+    history = AnkiCardHistory(2, NOW, 3.0, 2500, 1, 0, reviews=[AnkiReview(NOW, 3, 0, 3.0, 0, 1)])
+
+    assert seed_anki_history(store, scope, {"a": history}, now=NOW) == (1, 1)
+
+    assert {card.item_id for card in store.iter_cards(scope)} == {"mine", "a"}
+    assert store.get_card(scope, "mine") == mine
+    sessions = store.list_sessions(scope)
+    assert [s.kind for s in sessions] == ["practice"]
+    logged = list(store.iter_reviews(scope))
+    assert [(r.item_id, r.graded_by) for r in logged] == [("mine", "self"), ("a", "imported")]
+    assert logged[0].session_id == sessions[0].session_id
+    assert store.get_settings(scope.user_id) == {"daily_new_limit": 7}
+
+
+def test_seeding_is_refused_while_a_session_is_in_progress_and_writes_nothing() -> None:
+    from sysdrill.errors import ImportFailed
+    from sysdrill.study.sessions.saved import SavedSession
+    from sysdrill.study.user_state import SessionRecord
+
+    store = MemoryStudyStore()
+    scope = _scope(store)
+    session = store.start_session(scope, SessionRecord("practice", NOW))
+    saved = SavedSession(session, "practice", {}, ("q1",), started_at=NOW, updated_at=NOW)
+    store.put_active_session(scope, saved)
+    history = AnkiCardHistory(2, NOW, 3.0, 2500, 1, 0, reviews=[AnkiReview(NOW, 3, 0, 3.0, 0, 1)])
+
+    with pytest.raises(ImportFailed, match="1 session\\(s\\) in progress in this vault"):
+        seed_anki_history(store, scope, {"a": history}, now=NOW)
+
+    assert list(store.iter_cards(scope)) == []
+    assert store.list_active_sessions(scope) == [saved]

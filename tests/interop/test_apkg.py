@@ -266,7 +266,8 @@ def test_read_apkg_rejects_zip_without_collection(tmp_path: Path) -> None:
 
     assert str(caught.value) == (
         "'empty.apkg' holds no Anki collection (collection.anki21b or collection.anki21 or "
-        "collection.anki2); export the deck again from Anki as a package (.apkg)"
+        "collection.anki2); export the deck again from Anki as a deck package (.apkg) or a "
+        "collection package (.colpkg)"
     )
 
 
@@ -329,3 +330,67 @@ def test_read_apkg_never_runs_triggers_or_views_from_the_file(tmp_path: Path) ->
     # The package on disk is unchanged: the collection was read from a copy, read-only.
     with zipfile.ZipFile(path) as archive:
         assert archive.read("collection.anki2") == collection.read_bytes()
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
+
+
+def test_an_empty_colpkg_is_one_clear_error(tmp_path: Path) -> None:
+    collection = tmp_path / "empty.sqlite"
+    build_new_collection(collection)
+    with sqlite3.connect(collection) as conn:
+        conn.execute("DELETE FROM notes")
+        conn.execute("DELETE FROM cards")
+    conn.close()
+    compressed = zstandard.ZstdCompressor().compress(collection.read_bytes())
+    path = zip_package(
+        tmp_path / "profile.colpkg",
+        {"collection.anki2": b"stub", "collection.anki21b": compressed, "media": b""},
+    )
+
+    with pytest.raises(ImportFailed) as caught:
+        read_apkg(path)
+
+    assert str(caught.value) == (
+        "'profile.colpkg' is an Anki collection with no notes; nothing to import. In Anki, "
+        "switch to the profile that holds your decks (File > Switch Profile) and export it "
+        "again, or export a deck as .apkg"
+    )
+
+
+def test_an_empty_zip_named_colpkg_says_it_is_empty(tmp_path: Path) -> None:
+    path = zip_package(tmp_path / "nothing.colpkg", {})
+
+    with pytest.raises(ImportFailed, match="^'nothing.colpkg' is an empty zip archive"):
+        read_apkg(path)
+
+
+@pytest.mark.parametrize("build", [build_old_collection, build_new_collection])
+def test_a_bare_collection_anki2_is_read_as_a_collection_with_its_media(
+    tmp_path: Path, build: object
+) -> None:
+    from sysdrill.interop.detect import detect_format
+
+    profile = tmp_path / "User 1"
+    profile.mkdir()
+    collection = profile / "collection.anki2"
+    build(collection)  # type: ignore[operator]
+    with sqlite3.connect(collection) as conn:
+        conn.execute(
+            "UPDATE notes SET flds = flds || '<img src=\"fig%201.png\">' WHERE guid = 'g-one'"
+        )
+    conn.close()
+    (profile / "collection.media").mkdir()
+    (profile / "collection.media" / "fig 1.png").write_bytes(PNG)
+
+    source = read_apkg(collection)
+
+    assert detect_format(collection) == "apkg"
+    one = next(item for item in source.items if item.key == "g-one")
+    (stored,) = source.media_files
+    assert one.data["details"]["realistic_solution"].endswith(f"![](media/{stored})")
+    assert list(source.media_files.values()) == [PNG]
+    assert source.notes[0].message == (
+        "read 'collection.anki2' as an Anki collection; its media from the collection.media "
+        "folder beside it"
+    )

@@ -91,7 +91,7 @@ def test_read_csv_without_front_and_back_headers_names_the_fix(tmp_path: Path) -
     assert str(caught.value) == (
         "'nohead.csv': the header row has no front and no back column "
         "(found: What is HBM?, Stacked DRAM); start the file with a header row such as "
-        "front,back,deck,tags"
+        "front,back,deck,tags, or give --sep and --row-sep for a file without one"
     )
 
 

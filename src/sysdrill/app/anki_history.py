@@ -9,18 +9,27 @@ into sysdrill's records and stores them (:func:`sysdrill.study.state_io.seed_his
 - FSRS memory state (stability, difficulty) is taken as Anki kept it in
   ``cards.data``; without it (SM-2 decks) stability is the current interval in
   days (the interval at which FSRS expects 90 % recall) and difficulty comes
-  from the ease factor: 130 % (Anki's floor) is 10, 350 % is 1, linear between;
+  from the ease factor: 130 % (Anki's floor) is 10, 350 % is 1, linear between
+  (a card in review or relearning without an ease or interval gets Anki's
+  starting ease, 250 %, and a stability of one day, as FSRS needs both);
 - each review log entry becomes a review graded ``imported``, with the
-  interval the card had before it.
+  interval the card had before it;
+- a card Anki has in learning, review or relearning without a graded review
+  (a due date set by hand, a deck shared without its review log) keeps its
+  state, due date, stability and difficulty as above; its last review is
+  estimated as the due date less Anki's interval (when Anki scheduled it), no
+  later than the import, so FSRS sees the elapsed time Anki would have seen.
+  Only a card Anki has as new is never seen here.
 """
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from sysdrill.interop.anki_scheduling import AnkiCardHistory, AnkiReview
 from sysdrill.study.card_state import CardRecord, CardState
+from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import GradedBy
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.state_io import seed_history
@@ -43,21 +52,46 @@ _STATES = {
 }
 _REVIEW_STATES = {0: CardState.LEARNING, 1: CardState.REVIEW, 2: CardState.RELEARNING}
 _EASE_FLOOR, _EASE_CEILING = 1300, 3500
+_DEFAULT_EASE = 2500
+"""Anki's starting ease (250 %): the difficulty of a card in review that has no ease."""
+_NEEDS_MEMORY = (CardState.REVIEW, CardState.RELEARNING)
+"""States FSRS schedules from a stability and a difficulty, so a card in them needs both."""
 
 
-def _difficulty(history: AnkiCardHistory) -> float | None:
+def _difficulty(history: AnkiCardHistory, state: CardState) -> float | None:
     if history.difficulty is not None:
         return min(max(history.difficulty, 1.0), 10.0)
-    if history.ease_permille <= 0:
-        return None
-    ease = min(max(history.ease_permille, _EASE_FLOOR), _EASE_CEILING)
+    ease = history.ease_permille
+    if ease <= 0:
+        if state not in _NEEDS_MEMORY:
+            return None
+        ease = _DEFAULT_EASE
+    ease = min(max(ease, _EASE_FLOOR), _EASE_CEILING)
     return round(10.0 - 9.0 * (ease - _EASE_FLOOR) / (_EASE_CEILING - _EASE_FLOOR), 3)
 
 
+def _estimated_last_review(history: AnkiCardHistory, *, now: datetime) -> datetime | None:
+    """When Anki last showed a card it has no graded review of: its due date less its interval."""
+    if history.due is None or history.interval_days <= 0:
+        return None
+    return min(history.due - timedelta(days=history.interval_days), now)
+
+
 def history_records(
-    item_id: str, history: AnkiCardHistory
+    item_id: str, history: AnkiCardHistory, *, now: datetime
 ) -> tuple[CardRecord, list[ReviewRecord]]:
-    """The card and reviews of one item from its Anki history."""
+    """The card and reviews of one item from its Anki history.
+
+    Args:
+        item_id: The item the card became.
+        history: Anki's card state and graded reviews.
+        now: The import time (UTC): an estimated last review is no later.
+
+    Returns:
+        The card (never seen only when Anki has it as new and never reviewed) and
+        its reviews, oldest first.
+    """
+    now = require_utc(now)
     state = _STATES.get(history.card_type, CardState.NEW)
     reviews: list[ReviewRecord] = []
     days_seen: set[date] = set()
@@ -81,49 +115,125 @@ def history_records(
     stability = history.stability_days
     if stability is None and state is not CardState.NEW and history.interval_days > 0:
         stability = history.interval_days
+    if stability is None and state in _NEEDS_MEMORY:
+        stability = 1.0  # a review card with no interval: due again after a day
+    if reviews:
+        last_review: datetime | None = reviews[-1].reviewed_at
+    elif state is CardState.NEW:
+        last_review = None
+    else:
+        last_review = _estimated_last_review(history, now=now)
     card = CardRecord(
         item_id=item_id,
         state=state,
         step=0 if state in (CardState.LEARNING, CardState.RELEARNING) else None,
         stability_days=stability,
-        difficulty=_difficulty(history) if state is not CardState.NEW else None,
+        difficulty=_difficulty(history, state) if state is not CardState.NEW else None,
         due=history.due,
-        last_review=reviews[-1].reviewed_at if reviews else None,
+        last_review=last_review,
         reps=history.reps,
         lapses=history.lapses,
-        never_seen=not reviews,
+        never_seen=state is CardState.NEW and not reviews,
     )
     return card, reviews
 
 
 def seed_anki_history(
-    store: StudyStore, scope: StudyScope, scheduling: dict[str, AnkiCardHistory]
+    store: StudyStore,
+    scope: StudyScope,
+    scheduling: dict[str, AnkiCardHistory],
+    *,
+    now: datetime,
 ) -> tuple[int, int]:
-    """Store the Anki histories of imported items (by item id); returns cards and reviews seeded."""
+    """Store the Anki histories of imported items (by item id), all or nothing.
+
+    See :func:`sysdrill.study.state_io.seed_history`: items already studied here
+    are left alone, cards Anki has as new are not written.
+
+    Args:
+        store: The study store.
+        scope: The learner and the vault.
+        scheduling: Each imported item's Anki history, by item id.
+        now: The import time (UTC).
+
+    Returns:
+        Cards seeded and reviews written.
+
+    Raises:
+        ImportFailed: If the learner has a session in progress in the vault.
+    """
     cards: list[CardRecord] = []
     reviews: list[ReviewRecord] = []
     for item_id, history in sorted(scheduling.items()):
-        card, logged = history_records(item_id, history)
+        card, logged = history_records(item_id, history, now=now)
         cards.append(card)
         reviews.extend(logged)
     return seed_history(store, scope, cards, reviews)
 
 
+def _new_sqlite_database(url: str) -> bool:
+    """Whether ``url`` names a SQLite file that does not exist yet (or is empty).
+
+    Only such a file is created and migrated here: an existing file that has no
+    schema of ours may be another program's database.
+    """
+    if url.partition("://")[0].split("+")[0] != "sqlite":
+        return False
+    from sysdrill.storage.engine import acquire_engine, release_engine
+
+    engine = acquire_engine(url)
+    try:
+        database = engine.url.database
+    finally:
+        release_engine(url, engine)
+    if not database or database.startswith("file:"):
+        return False
+    path = Path(database).expanduser()
+    return not path.exists() or (path.is_file() and path.stat().st_size == 0)
+
+
 def seed_study_from_import(
-    scheduling: dict[str, AnkiCardHistory], *, vault: Path, db_url: str | None = None
+    scheduling: dict[str, AnkiCardHistory],
+    *,
+    vault: Path,
+    db_url: str | None = None,
+    now: datetime,
 ) -> tuple[int, int]:
     """Seed the CLI's study database (see :func:`sysdrill.app.study.open_cli_study`).
 
-    The histories become study state of ``vault``, the vault imported into.
+    The histories become study state of ``vault``, the vault imported into, in
+    one transaction (:func:`seed_anki_history`). A SQLite file that does not
+    exist yet is created and migrated first, as the default file is on first
+    use; any other database must be at this version's schema (``sysdrill db
+    upgrade``; PostgreSQL's schema is never changed unasked). Called as the
+    import's ``on_written``, a failure here puts the vault back as it was.
+
+    Args:
+        scheduling: Each imported item's Anki history, by item id.
+        vault: The vault imported into (its files are in place).
+        db_url: The study database; None for the default.
+        now: The import time (UTC).
 
     Returns:
         Cards seeded and reviews written (items already studied here are left alone).
-    """
-    from sysdrill.app.study import open_cli_study
-    from sysdrill.app.study_vault import open_study_vault
 
-    with open_cli_study(db_url, vault=open_study_vault(vault)) as study:
-        return seed_anki_history(study.store, study.scope, scheduling)
+    Raises:
+        MigrationError: If the database's schema is behind or newer than this sysdrill.
+        StorageError: If the database cannot be opened or written.
+        ImportFailed: If the learner has a session in progress in the vault.
+    """
+    from sysdrill.app.study import open_cli_study, open_study
+    from sysdrill.app.study_vault import open_study_vault
+    from sysdrill.storage.location import study_database_url
+
+    studied = open_study_vault(vault)
+    url = study_database_url(db_url)
+    if _new_sqlite_database(url):
+        study = open_study(url, vault=studied, upgrade=True)
+    else:
+        study = open_cli_study(db_url, vault=studied)
+    with study:
+        return seed_anki_history(study.store, study.scope, scheduling, now=now)
 
 
 _ANKI_TYPES = {state: number for number, state in _STATES.items()}

@@ -17,12 +17,18 @@ version), the build writes nothing.
 
 from __future__ import annotations
 
+import marshal
+import os
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sysdrill import __version__
+from sysdrill.app.catalogue import open_catalogue
 from sysdrill.app.example_draw import with_example_text
 from sysdrill.app.vault_audit import (
     AuditOutcome,
@@ -31,7 +37,9 @@ from sysdrill.app.vault_audit import (
     check_errors,
     refuse_invalid,
 )
+from sysdrill.content.cache import RACY_WINDOW_NS
 from sysdrill.content.compile import (
+    SHARED_FILES,
     CompiledItem,
     compile_collections,
     compile_items,
@@ -213,11 +221,50 @@ def build_vault(
     )
 
 
+def _shared_files(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """(name, size in bytes, mtime in ns) of each of the vault's shared files there is."""
+    found = []
+    for name in SHARED_FILES:
+        try:
+            stat = os.stat(root / name)
+        except OSError:
+            continue
+        found.append((name, stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
+def _stamp_path(out: Path) -> Path:
+    return out.with_name(f"{out.name}.stamp")
+
+
+def _compiled_from(out: Path) -> tuple[Any, ...] | None:
+    """What the copy at ``out`` was last brought up to date from, as recorded beside it."""
+    try:
+        stamp = marshal.loads(_stamp_path(out).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return stamp if isinstance(stamp, tuple) and out.is_file() else None
+
+
+def _record_compiled_from(out: Path, stamp: tuple[Any, ...]) -> None:
+    path = _stamp_path(out)
+    scratch = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        scratch.write_bytes(marshal.dumps(stamp))
+        os.replace(scratch, path)
+    except OSError:
+        return  # unrecorded, the next search compares every file again: slower, never wrong
+
+
 def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
     """Bring the cached compiled copy of a vault up to date and return its path.
 
-    ``search``, ``show`` and ``stats`` read this copy, so they always see the
-    vault as it is on disk; an unchanged vault costs one scan of its files.
+    ``search`` reads this copy, so it always sees the vault as it is on disk, a
+    file edited in place included. Whether anything changed is asked of the
+    vault's catalogue (:mod:`sysdrill.app.catalogue`), which stats every item
+    file and reads only the changed ones: when its rows and the shared files
+    are as they were when the copy was last brought up to date, the copy is
+    used as it is; otherwise the build compiles what changed.
 
     Args:
         root: The vault folder.
@@ -234,5 +281,13 @@ def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
         StorageError: If the database cannot be written.
     """
     out = default_db_path(root, cache_dir)
+    catalogue = open_catalogue(root, cache_dir=cache_dir, now=now, refresh=True)
+    shared = _shared_files(root)
+    stamp = (__version__, catalogue.changed_at_ns, shared)
+    # A shared file changed in the same clock tick as its stat could keep both.
+    settled = all(mtime < time.time_ns() - RACY_WINDOW_NS for _, _, mtime in shared)
+    if settled and _compiled_from(out) == stamp:
+        return out
     build_vault(root, out, now=now, cache_dir=cache_dir)
+    _record_compiled_from(out, stamp)
     return out

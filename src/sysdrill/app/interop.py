@@ -16,6 +16,7 @@ from typing import Any
 from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.export import ExportFilters, ExportReport
 from sysdrill.interop.field_map import FieldRole
+from sysdrill.interop.formats.term_lines import Separators
 from sysdrill.interop.import_report import ImportReport
 
 __all__ = ["ExportSummary", "StagedImport", "export_items", "import_items"]
@@ -31,8 +32,10 @@ def import_items(
     audit: bool = True,
     field_map: Mapping[str, FieldRole] | None = None,
     with_scheduling: bool = False,
+    separators: Separators | None = None,
     now: datetime,
     progress: Callable[[str, int, int], None] | None = None,
+    on_written: Callable[[ImportReport], None] | None = None,
 ) -> ImportReport:
     """Import ``source`` into the vault at ``into`` (all or nothing); a dry run previews.
 
@@ -46,8 +49,13 @@ def import_items(
         field_map: Roles of Anki note fields (saved in the vault for later imports).
         with_scheduling: Also read Anki's card states and review log (the report's
             ``scheduling``, for :func:`sysdrill.app.anki_history.seed_study_from_import`).
+        separators: Quizlet's term/definition and row separators (``--sep``,
+            ``--row-sep``); a part left None is detected.
         now: Import time (UTC).
         progress: Called as ``progress(stage, done, total)`` as the import advances.
+        on_written: Called with the report once every file is in place (not on a dry
+            run); if it raises, the vault is put back as it was and the error goes on
+            (``--with-scheduling`` seeds the study database here).
 
     Raises:
         ImportFailed: If the source cannot be read or its items do not validate.
@@ -64,8 +72,10 @@ def import_items(
         audit=audit,
         field_map=field_map or None,
         with_scheduling=with_scheduling,
+        separators=separators,
         now=now,
         progress=progress,
+        on_written=on_written,
     )
 
 

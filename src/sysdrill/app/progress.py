@@ -1,17 +1,26 @@
-"""Progress, workload and settings as use cases, for the CLI and the web app."""
+"""Progress, workload and settings as use cases, for the CLI and the web app.
+
+Progress and workload read a few fields of each item, so they take a vault's
+catalogue (:mod:`sysdrill.app.catalogue`, what the CLI opens: no item file is
+read when it is fresh) as well as a loaded vault (what the web app keeps).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sysdrill.app.study_vault import StudyVault
+from sysdrill.app.catalogue import Catalogue
+from sysdrill.study.card_state import CardState
 from sysdrill.study.optimizer import FitResult
-from sysdrill.study.progress import ProgressReport, ProgressSummary
+from sysdrill.study.progress import ProgressItem, ProgressReport, ProgressSummary
 from sysdrill.study.service import StudyService
 from sysdrill.study.settings import SETTING_DOCS
+
+if TYPE_CHECKING:
+    from sysdrill.app.study_vault import StudyVault
 
 __all__ = [
     "SettingView",
@@ -26,18 +35,28 @@ __all__ = [
 ]
 
 
-def progress(study: StudyService, vault: StudyVault, *, now: datetime) -> ProgressReport:
+def _items(vault: StudyVault | Catalogue) -> Sequence[ProgressItem]:
+    return vault.rows if isinstance(vault, Catalogue) else vault.items
+
+
+def progress(
+    study: StudyService, vault: StudyVault | Catalogue, *, now: datetime
+) -> ProgressReport:
     """Coverage, true retention, reviews per day, streak, forecast and weak topics.
 
     Args:
         study: The learner's study service.
-        vault: The vault progress is measured against.
+        vault: The vault progress is measured against, loaded or its catalogue.
         now: Current time (UTC).
     """
-    return study.progress(vault.items, now=now)
+    from sysdrill.study.progress import build_progress
+
+    return build_progress(study.store, study.scope, _items(vault), now=now, settings=study.settings)
 
 
-def progress_summary(study: StudyService, vault: StudyVault, *, now: datetime) -> ProgressSummary:
+def progress_summary(
+    study: StudyService, vault: StudyVault | Catalogue, *, now: datetime
+) -> ProgressSummary:
     """Items seen and mastered, reviews, streak and forecast: the report's headline alone.
 
     For a page that shows no chart (the dashboard): it skips the coverage grid,
@@ -45,12 +64,12 @@ def progress_summary(study: StudyService, vault: StudyVault, *, now: datetime) -
 
     Args:
         study: The learner's study service.
-        vault: The vault progress is measured against.
+        vault: The vault progress is measured against, loaded or its catalogue.
         now: Current time (UTC).
     """
     from sysdrill.study.progress import build_summary
 
-    return build_summary(study.store, study.scope, vault.items, now=now, settings=study.settings)
+    return build_summary(study.store, study.scope, _items(vault), now=now, settings=study.settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +86,32 @@ class WorkloadDay:
         return {"day": self.day, "reviews": self.reviews, "new_items": self.new_items}
 
 
-def workload(study: StudyService, vault: StudyVault, *, now: datetime) -> list[WorkloadDay]:
-    """Expected reviews per day until the deadline (deadline mode).
+def workload(
+    study: StudyService, vault: StudyVault | Catalogue, *, now: datetime
+) -> list[WorkloadDay]:
+    """Expected reviews per day until the deadline (deadline mode), over every item.
+
+    What :meth:`~sysdrill.study.service.StudyService.deadline_workload` gives
+    without a filter, from the items' ids alone: the cards of the vault's
+    items, and those never studied introduced at the daily pace.
 
     Raises:
         SchedulingError: If no deadline is set or it has passed.
     """
-    return [
-        WorkloadDay(d.day.isoformat(), d.reviews, d.new_items)
-        for d in study.deadline_workload(vault.items, now=now)
-    ]
+    from sysdrill.study.workload import expected_workload
+
+    wanted = {item.id for item in _items(vault)}
+    cards = [card for card in study.store.iter_cards(study.scope) if card.item_id in wanted]
+    seen = {card.item_id for card in cards if card.state is not CardState.NEW}
+    days = expected_workload(
+        cards,
+        unseen=len(wanted - seen),
+        settings=study.settings,
+        now=now,
+        # Today's new items already seen spend today's allowance, as practice counts them.
+        introduced_today=study.new_items_today(now),
+    )
+    return [WorkloadDay(d.day.isoformat(), d.reviews, d.new_items) for d in days]
 
 
 @dataclass(frozen=True, slots=True)

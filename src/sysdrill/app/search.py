@@ -1,8 +1,12 @@
-"""Search the compiled vault and show one item from it: what ``search`` and ``show`` do.
+"""Search a vault, show one item, count its items: what ``search``, ``show`` and ``stats`` do.
 
-The CLI and the web app both read the vault through its compiled database
-(:func:`~sysdrill.app.build.compiled_vault`), so both see the vault as it is on
-disk and rank matches the same way.
+Search needs the full-text index of the vault's compiled database
+(:func:`~sysdrill.app.build.compiled_vault`), which the CLI and the web app both
+read, so both rank matches the same way. ``show`` and ``stats`` of a vault
+folder read its catalogue (:mod:`sysdrill.app.catalogue`) instead: ``show``
+reads the one item's file, ``stats`` counts the catalogue's rows, and neither
+parses every item file nor builds the database. Given a database written by
+``sysdrill build`` (``--db``), all three read it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,18 @@ from sysdrill.app.example_draw import EXAMPLE_SEED, example_draw
 from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
-from sysdrill.storage.vault_query import ItemRecord, SearchHit
+from sysdrill.storage.vault_query import ItemRecord, SearchHit, VaultStats
 
-__all__ = ["SearchResult", "ShownItem", "search_vault", "show_item", "vault_database"]
+__all__ = [
+    "CountedItems",
+    "SearchResult",
+    "ShownItem",
+    "count_items",
+    "search_vault",
+    "show_item",
+    "show_vault_item",
+    "vault_database",
+]
 
 
 def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_dir: Path) -> Path:
@@ -39,9 +52,8 @@ def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_
     from sysdrill.app.build import compiled_vault
     from sysdrill.content.sample import default_vault_path
 
+    _one_source(vault, db)
     if db is not None:
-        if vault is not None:
-            raise UsageError("give --vault or --db, not both")
         return db
     root = vault if vault is not None else default_vault_path()
     return compiled_vault(root, now=now, cache_dir=cache_dir)
@@ -140,12 +152,96 @@ def show_item(database: Path, item_id: str) -> ShownItem:
     """
     from sysdrill.storage.vault_query import get_item
 
-    record = get_item(database, item_id)
+    return _shown(get_item(database, item_id))
+
+
+def _shown(record: ItemRecord, raw: Any = None) -> ShownItem:
     # What a reader sees: an author's ``# sysdrill: ignore[...]`` marker is check's.
-    item = without_ignore_marks(record.item)
+    item = without_ignore_marks(record.item, raw=raw)
     if item is not record.item:
         record = replace(record, item=item)
     draw = example_draw(record.item)
     if draw is None:
         return ShownItem(record, record.item)
     return ShownItem(record, draw.item, dict(draw.values))
+
+
+def _one_source(vault: Path | None, db: Path | None) -> None:
+    if db is not None and vault is not None:
+        raise UsageError("give --vault or --db, not both")
+
+
+def show_vault_item(
+    vault: Path | None, db: Path | None, item_id: str, *, now: datetime, cache_dir: Path
+) -> ShownItem:
+    """The item with ``item_id``: read from its file in the vault, or from ``db``.
+
+    Args:
+        vault: Vault folder; the bundled starter vault when both are None.
+        db: A database written by ``sysdrill build``.
+        item_id: The item's id.
+        now: Current time (UTC), for the catalogue if it must be brought up to date.
+        cache_dir: The user cache folder holding the vault's catalogue.
+
+    Raises:
+        UsageError: If both ``vault`` and ``db`` are given.
+        QuestionNotFound: If there is none (the message suggests close ids).
+        VaultNotFound: If the vault folder does not exist.
+        StorageError: If the database cannot be read.
+    """
+    from sysdrill.app.catalogue import find_item
+    from sysdrill.content.hashing import content_hash
+    from sysdrill.content.sample import default_vault_path
+
+    _one_source(vault, db)
+    if db is not None:
+        return show_item(db, item_id)
+    file, item = find_item(vault or default_vault_path(), item_id, cache_dir=cache_dir, now=now)
+    # The hash of the mapping as written, as ``build`` stores it.
+    record = ItemRecord(item=item, path=file.rel, content_hash=content_hash(file.raw))
+    return _shown(record, raw=file.raw)
+
+
+@dataclass(frozen=True, slots=True)
+class CountedItems:
+    """What ``stats`` shows: the counts, the release they describe, and when it was read."""
+
+    stats: VaultStats
+    release_hash: str
+    built_at: datetime
+    """When the counts were last brought up to date from the files."""
+    broken_files: int = 0
+    """Item files left out because they do not load (``sysdrill check`` says why)."""
+
+
+def count_items(
+    vault: Path | None, db: Path | None, *, now: datetime, cache_dir: Path
+) -> CountedItems:
+    """Counts of a vault's items (by its catalogue), or of a database ``build`` wrote.
+
+    Args:
+        vault: Vault folder; the bundled starter vault when both are None.
+        db: A database written by ``sysdrill build``.
+        now: Current time (UTC), for the catalogue if it must be brought up to date.
+        cache_dir: The user cache folder holding the vault's catalogue.
+
+    Raises:
+        UsageError: If both ``vault`` and ``db`` are given.
+        VaultNotFound: If the vault folder does not exist.
+        StorageError: If the database cannot be read.
+    """
+    from sysdrill.app.catalogue import catalogue_stats, open_catalogue
+    from sysdrill.content.sample import default_vault_path
+    from sysdrill.storage.vault_query import read_release, vault_stats
+
+    _one_source(vault, db)
+    if db is not None:
+        release = read_release(db)
+        return CountedItems(vault_stats(db), release.release_hash, release.built_at)
+    catalogue = open_catalogue(vault or default_vault_path(), cache_dir=cache_dir, now=now)
+    return CountedItems(
+        catalogue_stats(catalogue),
+        catalogue.release_hash,
+        catalogue.built_at,
+        catalogue.broken_files,
+    )

@@ -9,10 +9,10 @@ vault's files change.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sysdrill.app.catalogue import vault_signature  # kept here too: the web app reads it here
 from sysdrill.content.collections import Chain, Deck
 from sysdrill.content.gc_pause import collector_paused
 from sysdrill.content.ignore_marks import without_ignore_marks
@@ -86,28 +86,3 @@ def open_study_vault(root: Path | None = None, *, cache_dir: Path | None = None)
     # Its objects all stay: collections during the load would walk them for nothing.
     with collector_paused():
         return StudyVault.of(load_vault(root or default_vault_path(), cache_dir=cache_dir))
-
-
-def vault_signature(root: Path) -> tuple[tuple[str, int], ...]:
-    """The modification times of the vault's folders and top-level files, in nanoseconds.
-
-    Adding, removing or replacing an item file (editors and sysdrill write by
-    renaming a new file into place) changes its folder's time, so a changed
-    signature means the vault changed; reading it costs a listing of the
-    folders, not a stat of every item file.
-    """
-    found: list[tuple[str, int]] = []
-    pending = [str(root)]
-    while pending:
-        folder = pending.pop()
-        try:
-            found.append((folder, os.stat(folder).st_mtime_ns))
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    elif folder == str(root):
-                        found.append((entry.path, entry.stat().st_mtime_ns))
-        except FileNotFoundError:
-            found.append((folder, -1))
-    return tuple(sorted(found))

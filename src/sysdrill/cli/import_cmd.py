@@ -70,6 +70,11 @@ def render_report(report: ImportReport) -> list[str]:
     if report.defects:
         lines.append("Source defects `sysdrill check` will report:")
         lines.extend(f"  - {defect}" for defect in report.defects)
+    if report.columns:
+        lines.append("Column roles (a header row such as front,back,tags chooses others):")
+        lines.append(
+            "  - " + ", ".join(f"{name} -> {role}" for name, role in report.columns.items())
+        )
     if report.field_maps and report.dry_run:
         lines.append("Field mapping (change with --map FIELD=role):")
         for note_type, roles in report.field_maps.items():
@@ -142,6 +147,26 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         db: SchedulingDbOption = None,
+        sep: Annotated[
+            str | None,
+            typer.Option(
+                "--sep",
+                help="Quizlet and other text exports: what separates term from definition: "
+                "tab, comma, semicolon, dash (' - ') or the text itself (\\t is a tab). "
+                "Reads the source as CSV text without a header; detected when left out.",
+                show_default=False,
+            ),
+        ] = None,
+        row_sep: Annotated[
+            str | None,
+            typer.Option(
+                "--row-sep",
+                help="Quizlet and other text exports: what separates one card from the next: "
+                "newline, semicolon, blank-line or the text itself (such as ';;'); "
+                "detected when left out.",
+                show_default=False,
+            ),
+        ] = None,
         quiet: QuietOption = False,
     ) -> None:
         """Import a source into a vault: one YAML file per item, all or nothing.
@@ -158,6 +183,28 @@ def register(app: typer.Typer) -> None:
             field_map = parse_field_maps(field_maps or [])
         except UsageError as exc:
             raise typer.BadParameter(str(exc), param_hint="--map") from exc
+        separators = None
+        if sep is not None or row_sep is not None:
+            from sysdrill.interop.formats.term_lines import Separators, parse_separator
+
+            parsed: list[str | None] = []
+            for value, option in ((sep, "--sep"), (row_sep, "--row-sep")):
+                try:
+                    parsed.append(None if value is None else parse_separator(value, option=option))
+                except UsageError as exc:
+                    raise typer.BadParameter(str(exc), param_hint=option) from exc
+            separators = Separators(parsed[0], parsed[1])
+        now = datetime.now(UTC)
+        seeded: list[tuple[int, int]] = []
+
+        def seed(written: ImportReport) -> None:
+            # The last step of the import's write: a failure puts the vault back.
+            from sysdrill.app.anki_history import seed_study_from_import
+
+            seeded.append(
+                seed_study_from_import(written.scheduling, vault=into, db_url=db, now=now)
+            )
+
         with progress_display(quiet=quiet) as progress:
             report = import_items(
                 source,
@@ -168,25 +215,21 @@ def register(app: typer.Typer) -> None:
                 audit=audit,
                 field_map=field_map,
                 with_scheduling=with_scheduling,
-                now=datetime.now(UTC),
+                separators=separators,
+                now=now,
                 progress=progress,
+                on_written=seed if with_scheduling else None,
             )
-        seeded: tuple[int, int] | None = None
-        if with_scheduling and not dry_run:
-            from sysdrill.app.anki_history import seed_study_from_import
-
-            seeded = seed_study_from_import(report.scheduling, vault=into, db_url=db)
         if as_json:
             data = report.to_dict()
-            if seeded is not None:
-                data["scheduling"] = {"cards": seeded[0], "reviews": seeded[1]}
+            if seeded:
+                data["scheduling"] = {"cards": seeded[0][0], "reviews": seeded[0][1]}
             typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
             return
         if quiet:
             return
         for line in render_report(report):
             typer.echo(line)
-        if seeded is not None:
-            typer.echo(
-                f"Scheduling: {seeded[0]} cards and {seeded[1]} reviews taken over from Anki"
-            )
+        if seeded:
+            cards, reviews = seeded[0]
+            typer.echo(f"Scheduling: {cards} cards and {reviews} reviews taken over from Anki")

@@ -361,12 +361,23 @@ def daily(
     answers: AnswersOption = None,
 ) -> None:
     """Three items a day: the same filters give the same items all day."""
+    from sysdrill.app.practice_vault import open_daily_vault
     from sysdrill.app.sessions import StartOptions
+    from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.sample import default_vault_path
     from sysdrill.study.sessions.engine import SessionKind
 
-    loaded = _load(vault)
     options = StartOptions(
         SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag), new_limit=new
+    )
+    # The day's items and their chains only: the catalogue tells which they are.
+    loaded = _warn_broken(
+        open_daily_vault(
+            vault or default_vault_path(),
+            item_filter=options.item_filter,
+            now=_clock(),
+            cache_dir=default_cache_dir(),
+        )
     )
     with _study(db, loaded) as study:
         _run(study, loaded, options, answers)

@@ -10,6 +10,8 @@ needs ``sysdrill db upgrade``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -20,9 +22,10 @@ import typer
 from sysdrill.cli.console import QuietOption
 
 if TYPE_CHECKING:
+    from sysdrill.app.catalogue import Catalogue
     from sysdrill.app.progress import WorkloadDay
-    from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.progress import ProgressReport
+    from sysdrill.study.service import StudyService
 
 __all__ = ["register"]
 
@@ -67,10 +70,25 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _vault(vault: Path | None) -> StudyVault:
-    from sysdrill.app.study_vault import open_study_vault
+def _catalogue(vault: Path | None) -> Catalogue:
+    """The vault's catalogue: no item file is read while it is fresh (app/catalogue.py)."""
+    from sysdrill.app.catalogue import open_catalogue
+    from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.sample import default_vault_path
 
-    return open_study_vault(vault)
+    return open_catalogue(vault or default_vault_path(), cache_dir=default_cache_dir(), now=_now())
+
+
+@contextmanager
+def _study(db: str | None, vault: Path | None) -> Iterator[tuple[StudyService, Catalogue]]:
+    """The learner's study service for the vault, with its earlier state claimed."""
+    from sysdrill.app.catalogue import claim_catalogue_state
+    from sysdrill.app.study import open_cli_study
+
+    catalogue = _catalogue(vault)
+    with open_cli_study(db, vault=catalogue.identity) as study:
+        claim_catalogue_state(study, catalogue)
+        yield study, catalogue
 
 
 def _percent(rate: float | None) -> str:
@@ -183,11 +201,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show coverage, true retention, reviews per day, streak, forecast and weak topics."""
         from sysdrill.app.progress import progress
-        from sysdrill.app.study import open_cli_study
 
-        loaded = _vault(vault)
-        with open_cli_study(db, vault=loaded) as study:
-            report = progress(study, loaded, now=_now())
+        with _study(db, vault) as (study, catalogue):
+            report = progress(study, catalogue, now=_now())
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
         else:
@@ -201,11 +217,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show the expected reviews per day until the deadline (deadline mode)."""
         from sysdrill.app.progress import workload
-        from sysdrill.app.study import open_cli_study
 
-        loaded = _vault(vault)
-        with open_cli_study(db, vault=loaded) as study:
-            days = workload(study, loaded, now=_now())
+        with _study(db, vault) as (study, catalogue):
+            days = workload(study, catalogue, now=_now())
         if as_json:
             typer.echo(json.dumps([d.to_dict() for d in days], indent=2))
         else:
@@ -218,9 +232,7 @@ def register(app: typer.Typer) -> None:
         vault: StateVaultOption = None,
     ) -> None:
         """Write the learner's cards, reviews and sessions in one vault, and settings, to FILE."""
-        from sysdrill.app.study import open_cli_study
-
-        with open_cli_study(db, vault=_vault(vault)) as study:
+        with _study(db, vault) as (study, _):
             data = study.export_state(now=_now())
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         if str(file) == "-":
@@ -257,13 +269,12 @@ def register(app: typer.Typer) -> None:
         vault: StateVaultOption = None,
     ) -> None:
         """Load study state from FILE into one vault, all or nothing."""
-        from sysdrill.app.study import open_cli_study
         from sysdrill.errors import ImportFailed
 
         data = _read_json(file)
         if not isinstance(data, dict):
             raise ImportFailed(f"{file}: expected a JSON object at the top level.")
-        with open_cli_study(db, vault=_vault(vault)) as study:
+        with _study(db, vault) as (study, _):
             if source is ImportSource.STAFFML:
                 count = study.import_staffml(data, now=_now(), replace=replace)
             else:
@@ -321,12 +332,11 @@ def register(app: typer.Typer) -> None:
         terminal; --quiet prints nothing but errors.
         """
         from sysdrill.app.progress import fit_parameters
-        from sysdrill.app.study import open_cli_study
         from sysdrill.cli.console import progress_display
 
         # Five epochs are worth a bar: each can take minutes on a long log.
         with (
-            open_cli_study(db, vault=_vault(vault)) as study,
+            _study(db, vault) as (study, _),
             progress_display(quiet=quiet, min_steps=1) as progress,
         ):
             result = fit_parameters(study, progress=progress)

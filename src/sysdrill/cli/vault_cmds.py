@@ -1,10 +1,12 @@
-"""``sysdrill build``, ``search``, ``show`` and ``stats``: the compiled vault.
+"""``sysdrill build``, ``search``, ``show`` and ``stats``: the compiled vault and the catalogue.
 
-``build`` writes a SQLite file where you ask. ``search``, ``show`` and ``stats``
-read a compiled copy of the vault kept in the user cache folder
-(``SYSDRILL_CACHE_DIR`` or the platform's), brought up to date incrementally
-before every query, so they always reflect the YAML files on disk; ``--db FILE``
-reads a database written by ``build`` instead.
+``build`` writes a SQLite file where you ask. ``search`` reads a compiled copy
+of the vault kept in the user cache folder (``SYSDRILL_CACHE_DIR`` or the
+platform's), brought up to date incrementally before every query, so it always
+reflects the YAML files on disk. ``show`` and ``stats`` read the vault's
+catalogue in the same folder (``app/catalogue.py``): ``show`` then reads the
+item's own file, ``stats`` counts the catalogue. ``--db FILE`` reads a database
+written by ``build`` instead.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ DbOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def _one_source(vault: Path | None, db: Path | None) -> None:
+    if vault is not None and db is not None:
+        raise typer.BadParameter("give --vault or --db, not both", param_hint="--db")
 
 
 def _database(vault: Path | None, db: Path | None) -> Path:
@@ -253,9 +260,13 @@ def show(
     ] = False,
 ) -> None:
     """Show one item: scenario, question, options, answer, common mistake and napkin math."""
-    from sysdrill.app.search import show_item
+    from sysdrill.app.search import show_vault_item
+    from sysdrill.content.cache import default_cache_dir
 
-    shown = show_item(_database(vault, db), item_id)
+    _one_source(vault, db)
+    shown = show_vault_item(
+        vault, db, item_id, now=datetime.now(UTC), cache_dir=default_cache_dir()
+    )
     if as_json:
         typer.echo(json.dumps(shown.to_dict(), indent=2, ensure_ascii=False))
         return
@@ -326,15 +337,22 @@ def stats(
     ] = False,
 ) -> None:
     """Count items: total, by track x level, zone, competency area, status and kind."""
-    from sysdrill.storage.vault_query import read_release, vault_stats
+    from sysdrill.app.search import count_items
+    from sysdrill.cli.console import err_console
+    from sysdrill.content.cache import default_cache_dir
 
-    path = _database(vault, db)
-    counts = vault_stats(path)
-    release = read_release(path)
+    _one_source(vault, db)
+    counted = count_items(vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir())
+    if counted.broken_files:
+        err_console().print(
+            f"Warning: {counted.broken_files} item file(s) did not load and are not counted; "
+            "run 'sysdrill check' to see why."
+        )
+    counts = counted.stats
     if as_json:
         data: dict[str, Any] = counts.to_dict()
-        data["release_hash"] = release.release_hash
-        data["built_at"] = release.built_at.isoformat()
+        data["release_hash"] = counted.release_hash
+        data["built_at"] = counted.built_at.isoformat()
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     from rich.table import Table
@@ -342,7 +360,7 @@ def stats(
     from sysdrill.cli.console import out_console
 
     console = out_console()
-    console.print(f"[bold]{counts.total}[/bold] items  (release {release.release_hash[:16]})")
+    console.print(f"[bold]{counts.total}[/bold] items  (release {counted.release_hash[:16]})")
     levels = [level.value for level in Level]
     if any("none" in row for row in counts.by_track_level.values()):
         levels.append("none")

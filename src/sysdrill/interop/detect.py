@@ -4,7 +4,8 @@ Text is decoded by :mod:`sysdrill.interop.text`, the policy every importer
 shares. Detection looks at, in order: a folder (a CrowdAnki export when it
 holds ``deck.json``, Markdown notes when it holds Markdown files and no
 YAML or JSON, else a StaffML tree), the zip signature (a Mochi export when
-it holds ``data.edn`` or ``data.json``, else an Anki package), the file
+it holds ``data.edn`` or ``data.json``, else an Anki package), the SQLite
+signature (a bare Anki collection such as ``collection.anki2``), the file
 extension, and then the text itself.
 """
 
@@ -24,6 +25,8 @@ _SNIFF_CHARS = 65536
 """How much of a text source is looked at to tell its format."""
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 _EXTENSIONS: dict[str, str] = {
     ".apkg": "apkg",
@@ -66,18 +69,24 @@ _CSV_HEADER = re.compile(
 
 
 def _looks_like_term_lines(head: str) -> bool:
-    """Quizlet's export without a header: ``term<TAB>definition``, one card a line.
+    """Quizlet's export without a header: term and definition on every row.
 
-    Two lines at least, and every non-blank line holds exactly one tab with
-    text on both sides (the last line may be cut by the sniffing window).
+    The separators are those :func:`~sysdrill.interop.formats.term_lines.detect_separators`
+    finds (tab, `` - ``, ``;`` or ``,`` between term and definition; a new line,
+    ``;;`` or a blank line between rows). A tab-separated row must hold exactly
+    one tab: more is a table or prose, not a term list.
     """
-    lines = head.split("\n")
-    if len(head) >= _SNIFF_CHARS:
-        lines = lines[:-1]
-    lines = [line for line in lines if line.strip()]
-    return len(lines) >= 2 and all(
-        line.count("\t") == 1 and all(part.strip() for part in line.split("\t")) for line in lines
-    )
+    from sysdrill.interop.formats.term_lines import detect_separators
+
+    found = detect_separators(head)
+    if found is None:
+        return False
+    if found.term == "\t" and found.row == "\n":
+        lines = [line for line in head.split("\n") if line.strip()]
+        if len(head) >= _SNIFF_CHARS:
+            lines = lines[:-1]
+        return all(line.count("\t") == 1 for line in lines)
+    return True
 
 
 def sniff_text_format(text: str) -> str | None:
@@ -198,13 +207,17 @@ def detect_format(path: Path) -> str:
         raise ImportFailed(f"'{path.name}' is empty; nothing to import")
     try:
         with path.open("rb") as handle:
-            magic = handle.read(4)
+            head = handle.read(len(_SQLITE_MAGIC))
     except OSError as exc:
         raise ImportFailed(
             f"cannot read '{path}': {exc.strerror}; check the path and its permissions"
         ) from exc
+    magic = head[:4]
     if magic in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
         return _zip_format(path)
+    if head == _SQLITE_MAGIC or (magic == _ZSTD_MAGIC and path.suffix.lower() == ".anki21b"):
+        # A bare Anki collection, such as collection.anki2 from a profile folder.
+        return "apkg"
     suffix = path.suffix.lower()
     by_extension = _EXTENSIONS.get(suffix)
     if by_extension == "staffml" and suffix in (".yaml", ".yml"):

@@ -64,6 +64,8 @@ class ImportReport:
     """Vault-relative paths written (empty in a dry run)."""
     field_maps: dict[str, dict[str, str]] = field(default_factory=dict)
     """Role of each note field, by note type name (Anki packages): the ``--dry-run`` preview."""
+    columns: dict[str, str] = field(default_factory=dict)
+    """Role of each column of a CSV file without a header row (``column 1``: ``front``)."""
     scheduling: dict[str, AnkiCardHistory] = field(default_factory=dict)
     """Anki card state and review log by item id (``with_scheduling`` only; not in JSON)."""
 
@@ -108,4 +110,5 @@ class ImportReport:
             "defects": list(self.defects),
             "written": list(self.written),
             "field_maps": {name: dict(roles) for name, roles in self.field_maps.items()},
+            "columns": dict(self.columns),
         }

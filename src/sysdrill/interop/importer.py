@@ -41,6 +41,7 @@ from sysdrill.interop.field_map import (
     saved_maps_text,
 )
 from sysdrill.interop.formats import FORMAT_NAMES, deck_slug, get_reader, slugify
+from sysdrill.interop.formats.term_lines import Separators
 from sysdrill.interop.import_report import ImportReport, ItemAction, ItemOutcome
 from sysdrill.interop.item_digest import item_digest
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
@@ -116,6 +117,7 @@ def parse_source(
     field_map: Mapping[str, FieldRole] | None = None,
     saved_maps: Mapping[str, Mapping[str, FieldRole]] | None = None,
     with_scheduling: bool = False,
+    separators: Separators | None = None,
 ) -> ParsedSource:
     """Detect (unless given) the format of a source and parse it, writing nothing.
 
@@ -126,6 +128,8 @@ def parse_source(
             CrowdAnki folders only.
         saved_maps: Field roles saved by earlier imports, by note type name.
         with_scheduling: Anki packages: also read card state and review log.
+        separators: Quizlet's term/definition and row separators (``--sep``,
+            ``--row-sep``): the source is read as CSV text without a header.
 
     Returns:
         What the format's reader found.
@@ -138,7 +142,15 @@ def parse_source(
         raise UsageError(f"unknown format '{format}'; use one of: auto, {', '.join(FORMAT_NAMES)}")
     if not source.exists():
         raise ImportFailed(f"source '{source}' does not exist; check the path")
-    name = detect_format(source) if format == "auto" else format
+    if separators and format == "auto" and source.is_file():
+        name = "csv"  # separators given: a Quizlet text export, whatever its name
+    else:
+        name = detect_format(source) if format == "auto" else format
+    if separators and name != "csv":
+        raise UsageError(
+            f"--sep and --row-sep apply to CSV and Quizlet text exports (csv), not to {name}; "
+            "leave them out"
+        )
     if name == "apkg":
         from sysdrill.interop.formats.apkg import read_apkg
 
@@ -158,6 +170,10 @@ def parse_source(
             f"--map applies to Anki packages and CrowdAnki folders only, not to {name}; "
             "leave it out (CSV columns are named by their header row)"
         )
+    elif name == "csv":
+        from sysdrill.interop.formats.csv_text import read_csv
+
+        parsed = read_csv(source, separators=separators)
     else:
         parsed = get_reader(name)(source)
     parsed.format = parsed.format or name
@@ -612,6 +628,7 @@ def import_source(
     audit: bool = True,
     field_map: Mapping[str, FieldRole] | None = None,
     with_scheduling: bool = False,
+    separators: Separators | None = None,
     now: datetime,
     progress: Progress | None = None,
     on_written: Callable[[ImportReport], None] | None = None,
@@ -634,6 +651,8 @@ def import_source(
         with_scheduling: Anki packages: read each card's state and review log
             into :attr:`ImportReport.scheduling` (by item id), for the study
             layer to seed (``sysdrill.app.anki_history``).
+        separators: Quizlet's separators (``--sep``, ``--row-sep``), see
+            :func:`parse_source`.
         now: Current time (UTC), stamped as ``created_at``/``updated_at``.
         progress: Called as ``progress(stage, done, total)`` while items are
             prepared, written and audited (:data:`PREPARING`, :data:`WRITING`,
@@ -663,6 +682,7 @@ def import_source(
         field_map=field_map,
         saved_maps=saved_maps,
         with_scheduling=with_scheduling,
+        separators=separators,
     )
     forced_deck = deck is not None and deck.strip() != ""
     deck_title = deck.strip() if forced_deck and deck is not None else parsed.deck
@@ -676,6 +696,7 @@ def import_source(
         created_vault=not into.exists(),
     )
     report.field_maps = parsed.field_maps
+    report.columns = parsed.columns
     report.notes.extend(parsed.notes)
     for note in parsed.notes:
         if note.skipped:

@@ -68,3 +68,6 @@ class ParsedSource:
     """Checked media files to write to the vault's ``media/`` folder, by file name."""
     scheduling: dict[str, AnkiCardHistory] = field(default_factory=dict)
     """Anki card state and review log by item key (``--with-scheduling`` only)."""
+    columns: dict[str, str] = field(default_factory=dict)
+    """Role of each column of a file without a header row (``column 1``: ``front``...),
+    as the reader guessed them: the report's preview."""

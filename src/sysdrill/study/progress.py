@@ -25,9 +25,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
-from sysdrill.content.models import Item
 from sysdrill.study.card_figures import DAY_US, SeenCard, epoch_day, epoch_us
 from sysdrill.study.card_state import CardState
 from sysdrill.study.clock import day_start, require_utc
@@ -41,6 +40,7 @@ __all__ = [
     "MASTERED_STABILITY_DAYS",
     "CoverageCell",
     "DayCount",
+    "ProgressItem",
     "ProgressReport",
     "ProgressSummary",
     "Retention",
@@ -164,8 +164,32 @@ class ProgressSummary:
     deadline: date | None = None
 
 
+class ProgressItem(Protocol):
+    """What the report reads of an item: its coverage cell, id and topic.
+
+    An :class:`~sysdrill.content.models.Item` has these, and so has a row of a
+    vault's catalogue, so the report of a large vault needs no item loaded.
+    """
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+
+    @property
+    def competency_area(self) -> str | None:
+        """Its competency area (None for none)."""
+
+    @property
+    def track(self) -> str | None:
+        """Its track (None for none)."""
+
+    @property
+    def topic(self) -> str | None:
+        """Its topic (None for none)."""
+
+
 _ITEM_FIELDS = attrgetter("competency_area", "track", "id", "topic")
-"""What the report reads of an item: its coverage cell, id and topic."""
+"""What the report reads of an item (:class:`ProgressItem`): its coverage cell, id and topic."""
 
 
 def _cell_order(cell: tuple[tuple[str | None, str | None], list[int]]) -> tuple[str, str]:
@@ -223,7 +247,7 @@ class _Recall:
 def build_summary(
     store: StudyStore,
     scope: StudyScope,
-    items: Sequence[Item],
+    items: Sequence[ProgressItem],
     *,
     now: datetime,
     settings: StudySettings,
@@ -279,7 +303,7 @@ def _streak(days_with_reviews: set[date], today: date) -> int:
 def build_progress(
     store: StudyStore,
     scope: StudyScope,
-    items: Sequence[Item],
+    items: Sequence[ProgressItem],
     *,
     now: datetime,
     settings: StudySettings,

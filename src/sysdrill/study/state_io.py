@@ -11,6 +11,7 @@ ids are renumbered, and reviews point at sessions by position).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -325,8 +326,16 @@ def seed_history(
 
     An item that already has a card for this learner keeps it: what was
     practised here wins, and importing the same history twice writes nothing.
-    A card is written with its reviews (oldest first) in the same step as its
-    last review; a card without any review is not written (it is new anyway).
+    A card is written with its reviews (oldest first); a card without any
+    review is written as it is unless it was never seen (a review card whose
+    log was not kept keeps its state, due date and memory; a new card is new
+    anyway).
+
+    Everything is written in one transaction or nothing is: the learner's state
+    in the vault is replaced by itself plus the seeded cards and reviews
+    (:meth:`StudyStore.replace_user_state`; its reviews and sessions are kept,
+    their database ids renumbered). That would end a session in progress, so a
+    learner with one in this vault is refused.
 
     Args:
         store: The study store.
@@ -336,17 +345,42 @@ def seed_history(
 
     Returns:
         Cards seeded and reviews written.
+
+    Raises:
+        ImportFailed: If the learner has a session in progress in this vault.
     """
     by_item: dict[str, list[ReviewRecord]] = {}
     for review in sorted(reviews, key=lambda r: r.reviewed_at):
         by_item.setdefault(review.item_id, []).append(review)
-    seeded = written = 0
-    for card in cards:
-        history = by_item.get(card.item_id, [])
-        if not history or store.get_card(scope, card.item_id) is not None:
-            continue
-        for review in history:
-            store.record_review(scope, card, review)
-        seeded += 1
-        written += len(history)
-    return seeded, written
+    wanted = [c for c in cards if by_item.get(c.item_id) or not c.never_seen]
+    if not wanted:
+        return 0, 0
+    kept = store.cards_of(scope, [c.item_id for c in wanted])
+    seeded = [c for c in wanted if c.item_id not in kept]
+    if not seeded:
+        return 0, 0
+    in_progress = len(store.list_active_sessions(scope))
+    if in_progress:
+        raise ImportFailed(
+            f"{in_progress} session(s) in progress in this vault would end if the scheduling "
+            "history were taken over now; finish or end them in the web app first, or "
+            "import without --with-scheduling"
+        )
+    sessions = store.list_sessions(scope)
+    position = {s.session_id: index for index, s in enumerate(sessions)}
+    logged = [
+        replace(r, session_id=position.get(r.session_id) if r.session_id is not None else None)
+        for r in store.iter_reviews(scope)
+    ]
+    added = [r for card in seeded for r in by_item.get(card.item_id, [])]
+    store.replace_user_state(
+        scope,
+        UserState(
+            vault_id=scope.vault_id,
+            cards=[*store.iter_cards(scope), *seeded],
+            reviews=[*logged, *added],
+            sessions=[replace(s, session_id=None) for s in sessions],
+            settings=store.get_settings(scope.user_id),
+        ),
+    )
+    return len(seeded), len(added)

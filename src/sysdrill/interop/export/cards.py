@@ -192,16 +192,65 @@ def anki_tags(item: Item) -> list[str]:
     return list(dict.fromkeys(tags))
 
 
-_FENCE = re.compile(r"^[ ]{0,3}(```|~~~)[^\n]*\n(.*?)^[ ]{0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+# A fence of three or more backticks or tildes, closed by the same (a longer one holds ```).
+_FENCE = re.compile(
+    r"^[ ]{0,3}(`{3,}|~{3,})[^\n`]*\n(.*?)^[ ]{0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL
+)
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _BLOCK_SLOT = re.compile(r"(?:<p>)?SYSDRILLBLOCK(\d+)X(?:</p>)?")
 _SPAN_SLOT = re.compile(r"SYSDRILLSPAN(\d+)X")
 # Text without any of these renders as plain paragraphs; it skips the parser.
 _SYNTAX_CHARS = re.compile(r"[*_`\[\]<>&#|\\!~$^]")
 # What the importers write for <sup>/<sub>: 10^{4}, H_{2}O (outside math, where LaTeX reads it).
-_SUP_SUB = re.compile(r"(?<=\S)([\^_])\{([^{}\n$]{1,80})\}")
-_LINE_SYNTAX = re.compile(r"^[ \t]*(?:[-+]|\d+[.)])[ \t]|^(?: {4}|\t)|^=+[ \t]*$", re.M)
+# Not after a backslash: x\^{4} is the text "x^{4}" (the importers escape it so).
+_SUP_SUB = re.compile(r"(?<=[^\s\\])([\^_])\{([^{}\n$]{1,80})\}")
+# Lines that start a block: a list item, indented code, a setext underline, a rule.
+_LINE_SYNTAX = re.compile(
+    r"^[ \t]*(?:[-+]|\d+[.)])(?:[ \t]|$)|^(?: {4}|\t)|^[=-]+[ \t]*$"
+    r"|^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$",
+    re.M,
+)
+
+
+def _cut_code_spans(text: str, code: Callable[[str], str]) -> str:
+    """Replace each code span by ``code(its text)``, as CommonMark finds them.
+
+    A run of backticks opens a span closed by the next run of the same length; a
+    backslash escapes the character after it (an escaped backslash leaves the
+    backtick after it free to open a span), but not inside a span. A span never
+    crosses a blank line.
+    """
+    out: list[str] = []
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        if char == "\\" and index + 1 < size:
+            out.append(text[index : index + 2])
+            index += 2
+            continue
+        if char != "`":
+            out.append(char)
+            index += 1
+            continue
+        end = index
+        while end < size and text[end] == "`":
+            end += 1
+        run = end - index
+        closing = end
+        while (closing := text.find("`", closing)) >= 0:
+            stop = closing
+            while stop < size and text[stop] == "`":
+                stop += 1
+            if stop - closing == run:
+                break
+            closing = stop
+        if closing < 0 or "\n\n" in text[end:closing]:
+            out.append(text[index:end])
+            index = end
+            continue
+        out.append(code(text[end:closing]))
+        index = closing + run
+    return "".join(out)
 
 
 class FieldRenderer:
@@ -239,8 +288,6 @@ class FieldRenderer:
         return cached
 
     def _render(self, text: str) -> str:
-        if "#" in text:
-            text = demote_headings(text)
         if not _SYNTAX_CHARS.search(text) and not _LINE_SYNTAX.search(text):
             paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
             return "".join(
@@ -258,8 +305,8 @@ class FieldRenderer:
             spans.append(content)
             return f"SYSDRILLSPAN{len(spans) - 1}X"
 
-        def code(match: re.Match[str]) -> str:
-            inner = match.group(2).replace("\n", " ")
+        def code(content: str) -> str:
+            inner = content.replace("\n", " ")
             inner = inner[1:-1] if inner.startswith(" ") and inner.endswith(" ") else inner
             return span(f"<code>{html.escape(inner, quote=False)}</code>")
 
@@ -272,7 +319,10 @@ class FieldRenderer:
 
         if "`" in text or "~~~" in text:
             text = _FENCE.sub(block, text)
-            text = _CODE_SPAN.sub(code, text)
+            text = _cut_code_spans(text, code)
+        if "#" in text:
+            # After code is cut out: a "# comment" line of a code block is no heading.
+            text = demote_headings(text)
         if "$" in text:
             text = _DISPLAY_MATH.sub(math("\\[", "\\]"), text)
             text = _INLINE_MATH.sub(math("\\(", "\\)"), text)

@@ -16,27 +16,40 @@ opened read-only, with ``trusted_schema`` off so nothing defined in the file
 can run. Only our own ``SELECT`` statements are executed. Media files that pass
 the checks of :mod:`sysdrill.interop.media` come along, renamed by content, and
 the fields refer to them as ``![](media/<name>)`` and ``[sound:media/<name>]``.
+
+A bare collection file (``collection.anki2`` from an Anki profile folder, or
+``collection.anki21``/``.anki21b``) is read the same way, its media from the
+``collection.media`` folder beside it (only the files its notes name).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import sqlite3  # noqa: TID251 - reads a foreign Anki file, not our storage
 import tempfile
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from sysdrill.errors import ImportFailed
+from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.anki_scheduling import read_scheduling
 from sysdrill.interop.field_map import FieldRole
 from sysdrill.interop.formats.anki_note import NoteOrigin, NoteType, note_items, note_roles
 from sysdrill.interop.formats.anki_template import CardTemplate
-from sysdrill.interop.media import protobuf_fields, read_package_media
+from sysdrill.interop.media import (
+    MediaIntake,
+    PackageMedia,
+    protobuf_fields,
+    read_folder_media,
+    read_package_media,
+)
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
 from sysdrill.interop.source import ImportNote, ParsedSource
 
-__all__ = ["COLLECTION_MEMBERS", "read_apkg"]
+__all__ = ["COLLECTION_MEMBERS", "MAX_COLLECTION_BYTES", "read_apkg"]
 
 COLLECTION_MEMBERS: tuple[str, ...] = (
     "collection.anki21b",
@@ -46,7 +59,15 @@ COLLECTION_MEMBERS: tuple[str, ...] = (
 """Collection files looked for inside the zip, preferred first."""
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-"""Note types our exporter writes start with this; their ``Id`` field is kept."""
+"""The first bytes of an SQLite file (a collection, in a package or bare)."""
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+"""The first bytes of zstd data (``collection.anki21b``)."""
+MAX_COLLECTION_BYTES = 1024 * 1024 * 1024
+"""Largest bare collection file read, in bytes (1 GiB, decompressed)."""
+_MEDIA_REFERENCE = re.compile(
+    r"""<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))|\[sound:([^\]]+)\]""",
+    re.IGNORECASE,
+)
 
 
 def _copy_collection(archive: SafeZip, member: str, target: Path) -> None:
@@ -257,7 +278,8 @@ def _read_collection(
     saved: Mapping[str, Mapping[str, FieldRole]],
     media_names: Mapping[str, str],
     with_scheduling: bool = False,
-) -> None:
+) -> int:
+    """Read the collection's notes into ``source``; returns how many notes it holds."""
     tables = _tables(conn)
     if tables.get("notes") != "table" or tables.get("cards") != "table":
         raise ImportFailed("has no notes and cards tables (not an Anki collection)")
@@ -280,6 +302,7 @@ def _read_collection(
     keys_of: dict[int, tuple[str, set[str]]] = {}
     seen: set[str] = set()
     rows = conn.execute("SELECT id, guid, mid, mod, tags, flds FROM notes ORDER BY id")
+    number = 0
     for number, (nid, guid, mid, mod, tags, flds) in enumerate(rows, start=1):
         where = f"note {number}"
         guid = str(guid or f"nid:{nid}")
@@ -316,6 +339,120 @@ def _read_collection(
     decks = {item.data.get("deck") for item in source.items}
     if len(decks) == 1:
         source.deck = decks.pop()
+    return number
+
+
+def _no_notes(path: Path) -> ImportFailed:
+    """The error for a package or collection that holds no notes at all."""
+    if path.suffix.lower() == ".colpkg" or path.name.startswith("collection."):
+        return ImportFailed(
+            f"'{path.name}' is an Anki collection with no notes; nothing to import. "
+            "In Anki, switch to the profile that holds your decks (File > Switch Profile) "
+            "and export it again, or export a deck as .apkg"
+        )
+    return ImportFailed(
+        f"'{path.name}' holds an Anki collection with no notes; nothing to import. "
+        "In Anki, export a deck that has cards (File > Export, Anki Deck Package)"
+    )
+
+
+def _referenced_media(conn: sqlite3.Connection) -> list[str]:
+    """The media file names the notes of a collection name, in order, without repeats."""
+    names: dict[str, None] = {}
+    for (flds,) in conn.execute("SELECT flds FROM notes"):
+        for match in _MEDIA_REFERENCE.finditer(str(flds or "")):
+            name = next(group for group in match.groups() if group is not None)
+            names.setdefault(urllib.parse.unquote(name), None)
+    return list(names)
+
+
+def _bare_collection(path: Path, target: Path) -> None:
+    """Copy a bare collection file (and the log Anki writes beside it) to ``target``."""
+    size = path.stat().st_size
+    if size > MAX_COLLECTION_BYTES:
+        raise HostileInput(
+            f"'{path.name}' is {size // 1_048_576} MiB, more than "
+            f"{MAX_COLLECTION_BYTES // 1_048_576} MiB; export the decks you need as .apkg"
+        )
+    with path.open("rb") as stream:
+        magic = stream.read(len(_SQLITE_MAGIC))
+    if magic.startswith(_ZSTD_MAGIC):
+        import zstandard
+
+        try:
+            with (
+                path.open("rb") as raw,
+                zstandard.ZstdDecompressor().stream_reader(raw) as stream,
+                target.open("wb") as sink,
+            ):
+                written = 0
+                while chunk := stream.read(1 << 20):
+                    written += len(chunk)
+                    if written > MAX_COLLECTION_BYTES:
+                        raise HostileInput(
+                            f"'{path.name}' would expand to more than "
+                            f"{MAX_COLLECTION_BYTES // 1_048_576} MiB; export the decks "
+                            "you need as .apkg"
+                        )
+                    sink.write(chunk)
+        except zstandard.ZstdError as exc:
+            raise ImportFailed(
+                f"'{path.name}' is not valid zstd data ({exc}); open the profile in Anki "
+                "and export it as a .colpkg"
+            ) from exc
+    else:
+        shutil.copyfile(path, target)
+        journal = path.with_name(path.name + "-wal")
+        if journal.is_file():
+            # Anki open on the profile keeps recent changes in the write-ahead log.
+            shutil.copyfile(journal, target.with_name(target.name + "-wal"))
+            with closing(sqlite3.connect(target)) as conn:
+                conn.execute("PRAGMA trusted_schema = OFF")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                conn.execute("PRAGMA journal_mode = DELETE")
+    with target.open("rb") as stream:
+        if stream.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            raise ImportFailed(
+                f"'{path.name}' is not an SQLite collection; open the profile in Anki "
+                "and export it as a .colpkg"
+            )
+
+
+def _read_bare(
+    path: Path,
+    source: ParsedSource,
+    *,
+    field_map: Mapping[str, FieldRole],
+    saved_maps: Mapping[str, Mapping[str, FieldRole]],
+    with_scheduling: bool,
+) -> int:
+    """Read a bare collection file and the media its notes name from ``collection.media``."""
+    source.notes.append(
+        ImportNote(
+            f"read '{path.name}' as an Anki collection; its media from the "
+            "collection.media folder beside it"
+        )
+    )
+    with tempfile.TemporaryDirectory(prefix="sysdrill-apkg-") as folder:
+        copy = Path(folder) / "collection.sqlite"
+        _bare_collection(path, copy)
+        with _open_collection(copy, path.name) as conn:
+            intake = MediaIntake()
+            media_folder = path.parent / "collection.media"
+            if media_folder.is_dir():
+                for name in _referenced_media(conn):
+                    read_folder_media(media_folder, name, intake=intake)
+            media: PackageMedia = intake.media
+            source.media_files = media.files
+            source.notes.extend(media.notes)
+            return _read_collection(
+                conn,
+                source,
+                given=field_map,
+                saved=saved_maps,
+                media_names=media.names,
+                with_scheduling=with_scheduling,
+            )
 
 
 def read_apkg(
@@ -354,13 +491,43 @@ def read_apkg(
         ImportFailed: If it is truncated, holds no collection, or the collection is damaged.
     """
     source = ParsedSource(format="apkg", path=str(path))
+    try:
+        with path.open("rb") as stream:
+            magic = stream.read(len(_SQLITE_MAGIC))
+    except OSError:
+        magic = b""  # the zip reader names what is wrong with the path
+    if magic == _SQLITE_MAGIC or (magic.startswith(_ZSTD_MAGIC) and path.suffix == ".anki21b"):
+        try:
+            count = _read_bare(
+                path,
+                source,
+                field_map=field_map or {},
+                saved_maps=saved_maps or {},
+                with_scheduling=with_scheduling,
+            )
+        except ImportFailed as exc:
+            if str(exc).startswith(f"'{path.name}'"):
+                raise
+            raise ImportFailed(
+                f"'{path.name}' {exc}; open the profile in Anki and export it as a .colpkg"
+            ) from exc
+        except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+            raise ImportFailed(
+                f"'{path.name}' is damaged or not an Anki collection ({exc}); open the "
+                "profile in Anki and export it as a .colpkg"
+            ) from exc
+        if count == 0:
+            raise _no_notes(path)
+        return source
     with open_safe_zip(path, kind="Anki package") as archive:
         names = archive.names()
         member = next((m for m in COLLECTION_MEMBERS if m in names), None)
         if member is None:
+            what = "is an empty zip archive" if not names else "holds no Anki collection"
             raise ImportFailed(
-                f"'{path.name}' holds no Anki collection ({' or '.join(COLLECTION_MEMBERS)}); "
-                "export the deck again from Anki as a package (.apkg)"
+                f"'{path.name}' {what} ({' or '.join(COLLECTION_MEMBERS)}); "
+                "export the deck again from Anki as a deck package (.apkg) or a "
+                "collection package (.colpkg)"
             )
         media = read_package_media(archive, members=names)
         source.media_files = media.files
@@ -370,7 +537,7 @@ def read_apkg(
             _copy_collection(archive, member, copy)
             try:
                 with _open_collection(copy, path.name) as conn:
-                    _read_collection(
+                    count = _read_collection(
                         conn,
                         source,
                         given=field_map or {},
@@ -389,6 +556,6 @@ def read_apkg(
                     f"'{path.name}': {member} is damaged or not an Anki collection ({exc}); "
                     "export the deck again from Anki"
                 ) from exc
-    if not source.items and not source.notes:
-        source.notes.append(ImportNote("the collection holds no notes"))
+    if count == 0:
+        raise _no_notes(path)
     return source

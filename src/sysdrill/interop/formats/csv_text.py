@@ -1,13 +1,16 @@
-"""Read CSV or TSV card lists with a header row (front, back, deck, tags), or Quizlet TSV.
+"""Read CSV or TSV card lists with a header row (front, back, deck, tags), or without one.
 
 The delimiter is sniffed from the header line (comma, tab, semicolon or
 pipe). Header names are matched case-insensitively, with the synonyms in
 :data:`COLUMN_NAMES`; ``front`` and ``back`` are required, ``deck``, ``tags``
-and ``id`` are optional, other columns are ignored with a note. A
-tab-separated file whose first row is two cells that name no column is a
-headerless Quizlet export (term, definition). Rows are
+and ``id`` are optional, other columns are ignored with a note. Rows are
 streamed, so memory stays bounded, and a file with more than
 :data:`MAX_ROWS` rows is refused before more of it is read.
+
+A first row that names no column is no header: the file is a table of
+columns whose roles are guessed, or a Quizlet export of term/definition
+rows with its separators detected or given (``--sep``, ``--row-sep``); see
+:mod:`sysdrill.interop.formats.term_lines`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,18 @@ import csv
 from pathlib import Path
 
 from sysdrill.errors import HostileInput, ImportFailed
-from sysdrill.interop.formats._common import card_item, decode_text_file, split_tags, text_key
+from sysdrill.interop.formats._common import (
+    card_item,
+    decode_text_file,
+    split_tags,
+    text_key,
+)
+from sysdrill.interop.formats.term_lines import (
+    Separators,
+    detect_separators,
+    read_columns,
+    read_term_lines,
+)
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
 __all__ = ["COLUMN_NAMES", "MAX_FIELD_CHARS", "MAX_ROWS", "read_csv"]
@@ -66,20 +80,41 @@ def _columns(header: list[str], name: str) -> tuple[dict[str, int], list[str]]:
     return found, ignored
 
 
-def _is_headerless(header: list[str], delimiter: str) -> bool:
-    """Whether the first row is a card, not a header: Quizlet's ``term<TAB>definition``.
+def _names_a_column(header: list[str]) -> bool:
+    """Whether the first row is a header: a cell names a known column.
 
-    Only tab-separated rows of two cells none of which names a known column
-    count; a comma file without a header is still refused with the fix.
+    ``q`` and ``a`` count only together: single letters are common card text.
     """
-    if delimiter != "\t" or len(header) != 2:
-        return False
-    names = {name for synonyms in COLUMN_NAMES.values() for name in synonyms}
-    return not any(cell.strip().strip("\ufeff").casefold() in names for cell in header)
+    cells = {cell.strip().strip("\ufeff").casefold() for cell in header}
+    names = {name for synonyms in COLUMN_NAMES.values() for name in synonyms if len(name) > 1}
+    return bool(cells & names) or {"q", "a"} <= cells
 
 
-def read_csv(path: Path) -> ParsedSource:
-    """Read a CSV or TSV file with a header row into flashcard items.
+def _whole_text(path: Path, encoding: str) -> str:
+    with path.open(encoding=encoding, newline=None) as stream:
+        return stream.read().lstrip("\ufeff")
+
+
+def _headerless(
+    path: Path, header: list[str], encoding: str, notes: list[ImportNote]
+) -> ParsedSource:
+    """A file whose first row is a card: a table of columns, or term/definition rows."""
+    text = _whole_text(path, encoding)
+    table = read_columns(path, text, notes=notes)
+    if table is not None:
+        return table
+    separators = detect_separators(text)
+    if separators is None:
+        raise ImportFailed(
+            f"'{path.name}': the header row has no front and no back column "
+            f"(found: {', '.join(header) or 'nothing'}); start the file with a header row "
+            "such as front,back,deck,tags, or give --sep and --row-sep for a file without one"
+        )
+    return read_term_lines(path, text, separators, notes=notes)
+
+
+def read_csv(path: Path, *, separators: Separators | None = None) -> ParsedSource:
+    """Read a CSV or TSV file into flashcard items.
 
     Each row becomes a ``flashcard`` keyed by a hash of its front (or by its
     ``id`` cell, which is also kept as the preferred id). Rows with an empty
@@ -87,16 +122,23 @@ def read_csv(path: Path) -> ParsedSource:
     without a back becomes a ``quiz`` item.
 
     Args:
-        path: The ``.csv``/``.tsv`` file (UTF-8, UTF-16 with a BOM, or Latin-1).
+        path: The ``.csv``/``.tsv`` file (UTF-8, UTF-16 with a BOM, or Latin-1), or a
+            Quizlet text export.
+        separators: Quizlet's separators (``--sep``, ``--row-sep``): the file is read
+            as term/definition rows, a separator not given detected.
 
     Returns:
         The parsed rows.
 
     Raises:
-        ImportFailed: If the file is not text, has no header, or has a broken row.
+        ImportFailed: If the file is not text, has no header and no separators
+            that fit, or has a broken row.
         HostileInput: If it is too large or has more than :data:`MAX_ROWS` rows.
     """
     decoded = decode_text_file(path, kind="CSV file")
+    if separators:
+        text = _whole_text(path, decoded.encoding)
+        return read_term_lines(path, text, separators, notes=list(decoded.notes))
     source = ParsedSource(format="csv", path=str(path), notes=list(decoded.notes))
     with path.open(encoding=decoded.encoding, newline="") as stream:
         header_line = stream.readline(MAX_FIELD_CHARS)
@@ -107,19 +149,10 @@ def read_csv(path: Path) -> ParsedSource:
             )
         delimiter = _sniff_delimiter(header_line)
         header = next(csv.reader([header_line], delimiter=delimiter))
-        headerless = _is_headerless(header, delimiter)
-        ignored: list[str] = []
-        if headerless:
-            columns = {"front": 0, "back": 1}
-            source.notes.append(
-                ImportNote(
-                    "no header row: read as Quizlet-style term<TAB>definition lines "
-                    "(first column front, second back)"
-                )
-            )
-            stream.seek(0)
-        else:
-            columns, ignored = _columns(header, path.name)
+        if not _names_a_column(header):
+            stream.close()
+            return _headerless(path, header, decoded.encoding, list(decoded.notes))
+        columns, ignored = _columns(header, path.name)
         if ignored:
             source.notes.append(ImportNote(f"columns ignored: {', '.join(ignored)}"))
         reader = csv.reader(stream, delimiter=delimiter, strict=False)
@@ -130,7 +163,7 @@ def read_csv(path: Path) -> ParsedSource:
         rows = 0
         try:
             for row in reader:
-                line = reader.line_num + (0 if headerless else 1)
+                line = reader.line_num + 1
                 rows += 1
                 if rows > MAX_ROWS:
                     raise HostileInput(
