@@ -135,3 +135,9 @@ def test_separator_names_and_escapes_are_read(value: str, separator: str) -> Non
 def test_an_empty_separator_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="^--row-sep needs a separator"):
         parse_separator("", option="--row-sep")
+
+
+def test_dash_rows_whose_definitions_hold_a_comma_are_not_a_comma_table(tmp_path: Path) -> None:
+    path = _write(tmp_path, "HBM - stacked DRAM, on package\nNCCL - collectives, NVIDIA\n")
+
+    assert _cards(path) == [("HBM", "stacked DRAM, on package"), ("NCCL", "collectives, NVIDIA")]

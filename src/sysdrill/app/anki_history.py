@@ -171,27 +171,6 @@ def seed_anki_history(
     return seed_history(store, scope, cards, reviews)
 
 
-def _new_sqlite_database(url: str) -> bool:
-    """Whether ``url`` names a SQLite file that does not exist yet (or is empty).
-
-    Only such a file is created and migrated here: an existing file that has no
-    schema of ours may be another program's database.
-    """
-    if url.partition("://")[0].split("+")[0] != "sqlite":
-        return False
-    from sysdrill.storage.engine import acquire_engine, release_engine
-
-    engine = acquire_engine(url)
-    try:
-        database = engine.url.database
-    finally:
-        release_engine(url, engine)
-    if not database or database.startswith("file:"):
-        return False
-    path = Path(database).expanduser()
-    return not path.exists() or (path.is_file() and path.stat().st_size == 0)
-
-
 def seed_study_from_import(
     scheduling: dict[str, AnkiCardHistory],
     *,
@@ -202,11 +181,11 @@ def seed_study_from_import(
     """Seed the CLI's study database (see :func:`sysdrill.app.study.open_cli_study`).
 
     The histories become study state of ``vault``, the vault imported into, in
-    one transaction (:func:`seed_anki_history`). A SQLite file that does not
-    exist yet is created and migrated first, as the default file is on first
-    use; any other database must be at this version's schema (``sysdrill db
-    upgrade``; PostgreSQL's schema is never changed unasked). Called as the
-    import's ``on_written``, a failure here puts the vault back as it was.
+    one transaction (:func:`seed_anki_history`). An embedded SQLite database is
+    created or migrated first, as for every CLI command
+    (:func:`sysdrill.app.study.ready_cli_database`); PostgreSQL must be at this
+    version's schema (``sysdrill db upgrade``). Called as the import's
+    ``on_written``, a failure here puts the vault back as it was.
 
     Args:
         scheduling: Each imported item's Anki history, by item id.
@@ -222,17 +201,10 @@ def seed_study_from_import(
         StorageError: If the database cannot be opened or written.
         ImportFailed: If the learner has a session in progress in the vault.
     """
-    from sysdrill.app.study import open_cli_study, open_study
+    from sysdrill.app.study import open_cli_study
     from sysdrill.app.study_vault import open_study_vault
-    from sysdrill.storage.location import study_database_url
 
-    studied = open_study_vault(vault)
-    url = study_database_url(db_url)
-    if _new_sqlite_database(url):
-        study = open_study(url, vault=studied, upgrade=True)
-    else:
-        study = open_cli_study(db_url, vault=studied)
-    with study:
+    with open_cli_study(db_url, vault=open_study_vault(vault)) as study:
         return seed_anki_history(study.store, study.scope, scheduling, now=now)
 
 

@@ -100,10 +100,18 @@ def _headerless(
 ) -> ParsedSource:
     """A file whose first row is a card: a table of columns, or term/definition rows."""
     text = _whole_text(path, encoding)
-    table = read_columns(path, text, notes=notes)
+    # A tab table first (Quizlet's default, Anki's notes as text); then ` - ` rows,
+    # which may hold commas; then tables of commas (quoted as CSV may be), semicolons
+    # or pipes; then rows of those separators, cut at the first one.
+    table = read_columns(path, text, notes=notes, delimiters=("\t",))
     if table is not None:
         return table
     separators = detect_separators(text)
+    if separators is not None and separators.term == " - ":
+        return read_term_lines(path, text, separators, notes=notes)
+    table = read_columns(path, text, notes=notes, delimiters=(",", ";", "|"))
+    if table is not None:
+        return table
     if separators is None:
         raise ImportFailed(
             f"'{path.name}': the header row has no front and no back column "

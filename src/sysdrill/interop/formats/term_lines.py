@@ -253,14 +253,16 @@ def read_term_lines(
 # --- several columns -------------------------------------------------------------------
 
 
-def _table(text: str, name: str) -> tuple[str, list[tuple[int, list[str]]]] | None:
+def _table(
+    text: str, name: str, delimiters: tuple[str, ...]
+) -> tuple[str, list[tuple[int, list[str]]]] | None:
     """The delimiter and rows of a headerless table of two or more columns, or None.
 
     Every row must hold the same number of cells (quoted as CSV may be); a
     delimiter that gives rows of different lengths (a comma inside a Quizlet
     definition) is not the table's.
     """
-    for delimiter in _COLUMN_DELIMITERS:
+    for delimiter in delimiters:
         if delimiter not in text:
             continue
         reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=False)
@@ -300,13 +302,20 @@ def _column_role(values: list[str]) -> str:
     return "extra"
 
 
-def read_columns(path: Path, text: str, *, notes: list[ImportNote]) -> ParsedSource | None:
+def read_columns(
+    path: Path,
+    text: str,
+    *,
+    notes: list[ImportNote],
+    delimiters: tuple[str, ...] = _COLUMN_DELIMITERS,
+) -> ParsedSource | None:
     """Read a headerless table of two or more columns, or None when the file is not one.
 
     Args:
         path: The source file.
         text: Its decoded text.
         notes: Notes about the file so far.
+        delimiters: The cell delimiters to try, in order.
 
     Returns:
         One ``flashcard`` per row, with :attr:`ParsedSource.columns` naming each
@@ -316,7 +325,7 @@ def read_columns(path: Path, text: str, *, notes: list[ImportNote]) -> ParsedSou
     Raises:
         HostileInput: If the file has more than :data:`MAX_ROWS` rows.
     """
-    table = _table(text, path.name)
+    table = _table(text, path.name, delimiters)
     if table is None:
         return None
     delimiter, rows = table
