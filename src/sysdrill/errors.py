@@ -31,6 +31,7 @@ the boundary with ``raise ... from exc``.
     ├── ImportFailed             a source that cannot be imported (nothing written)
     │   └── HostileInput         a source that is too big, escapes its folder, or lies
     ├── ExportFailed             an export that cannot be written (nothing written)
+    ├── ModelUnavailable         a language-model endpoint that does not answer as it should
     └── AccountError             an account operation that is refused
         ├── LoginFailed          wrong user name or password (one answer for both)
         ├── LoginThrottled       too many failed logins lately; wait and try again
@@ -62,6 +63,7 @@ __all__ = [
     "LoginFailed",
     "LoginThrottled",
     "MigrationError",
+    "ModelUnavailable",
     "NapkinError",
     "NotLoggedIn",
     "NotPermitted",
@@ -183,6 +185,10 @@ class HostileInput(ImportFailed):
 
 class ExportFailed(SysdrillError):
     """An export that cannot be written; nothing was written."""
+
+
+class ModelUnavailable(SysdrillError):
+    """A language-model endpoint (mock interviews) is down, slow, or answers in another shape."""
 
 
 class AccountError(SysdrillError):

@@ -10,7 +10,7 @@ from sysdrill.app.plans import active_plan, practice_items, show_plan, start_pla
 from sysdrill.app.sessions import StartOptions, start_session
 from sysdrill.app.study_vault import StudyVault, open_study_vault
 from sysdrill.content.enums import Level
-from sysdrill.content.plans import level_rank, load_prerequisites
+from sysdrill.content.plans import level_rank, load_plans, load_prerequisites
 from sysdrill.content.sample import sample_vault_path, starter_vault_path
 from sysdrill.errors import PlanNotFound, UsageError
 from sysdrill.storage.memory import MemoryStudyStore
@@ -127,8 +127,9 @@ def test_plan_progress_moves_with_reviews_and_days(study, vault) -> None:
         study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=T0)
     later = show_plan(study, vault, now=T0 + timedelta(days=2))
     assert later is not None
-    assert (later.day, later.items_seen, later.scheduled_by_today) == (3, 3, 39)
-    assert later.behind == 36
+    per_day = next(p for p in load_plans(vault.root) if p.name == "interview-4w").new_per_day
+    assert (later.day, later.items_seen, later.scheduled_by_today) == (3, 3, 3 * per_day)
+    assert later.behind == 3 * per_day - 3
     assert later.next_item_ids[:2] == first.next_item_ids[3:5]
 
 

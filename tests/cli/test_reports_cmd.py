@@ -52,10 +52,11 @@ def test_reports_reads_the_database_named_with_db(run_cli: Any, tmp_path: Path) 
     ]
 
 
-def test_reports_on_a_database_never_upgraded_names_the_upgrade_command(
+def test_reports_on_a_new_sqlite_file_creates_it_and_finds_none(
     run_cli: Any, tmp_path: Path
 ) -> None:
-    result = run_cli("reports", "--db", f"sqlite:///{tmp_path / 'blank.sqlite3'}")
-    assert result.exit_code == 1
-    assert "sysdrill db upgrade" in result.stderr
-    assert result.stderr.count("\n") == 1
+    blank = tmp_path / "blank.sqlite3"
+    result = run_cli("reports", "--db", f"sqlite:///{blank}")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "No problem report yet.\n"
+    assert blank.is_file()

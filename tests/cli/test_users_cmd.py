@@ -80,13 +80,24 @@ def test_an_unknown_account_is_one_error_line(run_cli, command: str) -> None:
     )
 
 
-def test_an_explicit_database_must_be_upgraded_first(run_cli, tmp_path) -> None:
+def test_a_new_sqlite_file_named_with_db_is_created_and_migrated(run_cli, tmp_path) -> None:
+    # As every other command does with an SQLite URL (issue 29 item 10).
     url = f"sqlite:///{tmp_path / 'other.sqlite3'}"
     result = run_cli("users", "list", "--db", url)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("No accounts yet;")
+    added = run_cli("users", "add", "bob", "--db", url, input="long enough pw\nlong enough pw\n")
+    assert added.exit_code == 0, added.stderr
+    assert "bob" in run_cli("users", "list", "--db", url).stdout
+
+
+def test_a_file_that_is_not_a_database_is_one_error_line(run_cli, tmp_path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database\n" * 100)
+    result = run_cli("users", "list", "--db", f"sqlite:///{junk}")
     assert result.exit_code == 1
-    assert "run `sysdrill db upgrade` (with the same --db)" in result.stderr
-    assert run_cli("db", "upgrade", "--db", url).exit_code == 0
-    assert run_cli("users", "list", "--db", url).stdout.startswith("No accounts yet;")
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert junk.read_text() == "not a database\n" * 100
 
 
 def test_signup_policy_invite_reads_the_code_and_list_reports_it(run_cli) -> None:

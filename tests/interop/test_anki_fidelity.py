@@ -115,7 +115,7 @@ def test_import_links_siblings_keeps_deck_scripts_and_is_idempotent(
     assert items["fixture-reversed#forward"]["deck"] == "русский-язык"
     assert items["fixture-custom"]["deck"] == "العربية"
     decks = yaml.safe_load((vault / "decks.yaml").read_text("utf-8"))["decks"]
-    assert {"name": "русский-язык", "title": "Русский язык"} == {
+    assert {"name": "русский-язык", "title": "Русский язык", "skip_napkin_check": True} == {
         key: value for key, value in decks[1].items() if key != "items"
     }
 

@@ -339,11 +339,6 @@ def test_reimport_after_suspending_a_card_in_anki_updates_the_item(tmp_path: Pat
     assert zero["source"]["anki"]["suspended"] is True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 7: check's unsafe-markup rule reads every string of an item, "
-    "source.anki (Anki's own templates and fields, kept for export) included",
-)
 def test_check_does_not_judge_the_anki_note_kept_in_the_source_block(tmp_path: Path) -> None:
     model = genanki.Model(
         1_700_031_003,

@@ -68,9 +68,10 @@ def test_read_apkg_makes_one_item_per_card_of_a_three_template_note(tmp_path: Pa
         item.key: (item.data["question"], item.data["details"]["realistic_solution"])
         for item in parsed.items
     }
+    # A field a card's template does not show comes under its answer (issue 31 item 2).
     assert cards == {
-        "vocab-full#t1": ("勉強", "study"),
-        "vocab-full#t2": ("study", "勉強"),
+        "vocab-full#t1": ("勉強", "study\n\n**Reading:** べんきょう"),
+        "vocab-full#t2": ("study", "勉強\n\n**Reading:** べんきょう"),
         "vocab-full#t3": ("Write *べんきょう*", "勉強\nstudy"),
         "vocab-two#t1": ("漢字", "kanji"),
         "vocab-two#t2": ("kanji", "漢字"),
@@ -172,8 +173,8 @@ def test_read_apkg_renders_templates_of_the_current_anki_format(tmp_path: Path) 
     )
     assert cards == sorted(
         [
-            ("勉強", "study"),
-            ("study", "勉強"),
+            ("勉強", "study\n\n**Reading:** べんきょう"),
+            ("study", "勉強\n\n**Reading:** べんきょう"),
             ("Write *べんきょう*", "勉強\nstudy"),
             ("漢字", "kanji"),
             ("kanji", "漢字"),

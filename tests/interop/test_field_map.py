@@ -9,6 +9,7 @@ import pytest
 from sysdrill.errors import UsageError
 from sysdrill.interop.field_map import (
     FieldRole,
+    TemplateFields,
     map_fields,
     parse_field_maps,
     read_saved_maps,
@@ -38,6 +39,27 @@ def test_unknown_names_are_mapped_by_position() -> None:
         "Two": FieldRole.ANSWER,
         "Three": FieldRole.EXTRA,
     }
+
+
+def test_a_number_or_an_id_is_never_the_answer_while_a_text_field_is_left() -> None:
+    by_value = map_fields(["Kanji", "Strokes", "English"], values=["犬", "4", "dog"])
+    by_name = map_fields(["Headword", "ID", "Gloss"], values=["perro", "a81f", "dog"])
+    only_numbers = map_fields(["Sum", "Total"], values=["6 * 8", "48"])
+
+    assert by_value == {"Kanji": "question", "Strokes": "extra", "English": "answer"}
+    assert by_name == {"Headword": "question", "ID": "extra", "Gloss": "answer"}
+    # A deck of sums has no text answer: the number is the answer.
+    assert only_numbers == {"Sum": "question", "Total": "answer"}
+
+
+def test_template_fields_decide_before_names() -> None:
+    roles = map_fields(
+        ["Front", "Back", "Freq", "Notes"],
+        shown=TemplateFields(front=("Back",), back_only=("Freq", "Front")),
+        values=["dog", "犬", "9216.43", ""],
+    )
+
+    assert roles == {"Front": "answer", "Back": "question", "Freq": "extra", "Notes": "extra"}
 
 
 def test_given_roles_win_over_the_heuristic() -> None:

@@ -515,7 +515,7 @@ def test_unreadable_vault_file_is_noted(tmp_path: Path) -> None:
 def test_an_audit_split_with_a_forked_worker_reports_what_a_serial_one_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sysdrill.interop import importer
+    from sysdrill.interop import import_audit
 
     # Questions without an answer are a defect the audit reports.
     lines = ["Ring Basics Quiz"]
@@ -524,9 +524,9 @@ def test_an_audit_split_with_a_forked_worker_reports_what_a_serial_one_does(
         lines += ["Answer", f"Fact {number}."] if number % 2 else []
     quiz = tmp_path / "quiz.txt"
     quiz.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    monkeypatch.setattr(importer, "PARALLEL_AUDIT_MIN_FILES", 10**9)
+    monkeypatch.setattr(import_audit, "PARALLEL_AUDIT_MIN_FILES", 10**9)
     serial = import_source(quiz, into=tmp_path / "serial", now=NOW).defects
-    monkeypatch.setattr(importer, "PARALLEL_AUDIT_MIN_FILES", 2)
+    monkeypatch.setattr(import_audit, "PARALLEL_AUDIT_MIN_FILES", 2)
     steps: list[int] = []
     parallel = import_source(
         quiz,

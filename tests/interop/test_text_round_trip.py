@@ -28,6 +28,7 @@ class _Visible(HTMLParser):
 
     _BREAKS = frozenset(
         {"br", "hr", "div", "p", "li", "tr", "td", "th", "table", "ul", "ol", "pre"}
+        | {f"h{level}" for level in range(1, 7)}
     )
     _PLAIN_ONLY = frozenset({"code", "pre", "a", "sup", "sub"})
 
@@ -170,6 +171,30 @@ def test_an_html_table_laid_out_on_lines_stays_a_table() -> None:
     assert visible(exported) == visible(fragment)
 
 
+@pytest.mark.parametrize(
+    ("fragment", "markdown"),
+    [
+        ("<h2>Memory</h2>HBM3", "## Memory\n\nHBM3"),
+        ("<h3><b>Key</b> idea</h3>", "### **Key** idea"),
+        ("<h2>C# and F#</h2>", "## C# and F#"),
+        ("<h2>Section #</h2>", "## Section \\#"),
+        ("<h4>one<br>line</h4>", "#### one line"),
+        ("<ul><li>Item<h2>In a list</h2>more</li></ul>", "- Item\nIn a list\nmore"),
+        ("<h1></h1>not a heading", "not a heading"),
+    ],
+    ids=["plain", "bold-inside", "hash-inside", "closing-hashes", "break", "list", "empty"],
+)
+def test_a_heading_comes_back_as_a_heading(fragment: str, markdown: str) -> None:
+    imported, exported = round_trip(fragment)
+
+    assert imported == markdown
+    assert visible(exported) == visible(fragment)
+    assert html_to_markdown(exported)[0] == imported
+    level = fragment.split("<h", 1)[1][0]
+    # A heading is exported as one, not as a bold line.
+    assert (f"<h{level}>" in exported) == markdown.lstrip("- ").startswith("#")
+
+
 def test_a_code_block_holding_a_fence_and_a_comment_line_is_kept() -> None:
     fragment = "<pre>x = 1\n# a comment\n```\n</pre>"
 
@@ -222,6 +247,7 @@ def _blocks(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         ),
         _TEXT.map(lambda t: f"<pre>{t}</pre>"),
         st.just("<hr>"),
+        st.tuples(st.integers(1, 6), _INLINE).map(lambda h: f"<h{h[0]}>{h[1]}</h{h[0]}>"),
     )
 
 
@@ -268,6 +294,7 @@ _MARKDOWN_BLOCK = st.one_of(
         lambda row: f"| {row[0]} | {row[1]} |\n| --- | --- |\n| {row[1]} | {row[0]} |"
     ),
     _WORD.map(lambda w: f"```\n{w}\n```"),
+    st.tuples(st.integers(1, 6), _markdown_paragraph()).map(lambda h: "#" * h[0] + " " + h[1]),
 )
 
 

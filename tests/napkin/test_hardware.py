@@ -28,6 +28,7 @@ REQUIRED_ACCELERATORS = {
     "h100-pcie",
     "h200",
     "b200",
+    "gb200",
     "mi300x",
     "tpu-v5p",
     "l4",
@@ -191,3 +192,15 @@ def test_bundled_yaml_is_what_the_loader_validates() -> None:
 
     text = resources.files("sysdrill.napkin").joinpath("hardware.yaml").read_text("utf-8")
     assert Catalogue.model_validate(yaml.safe_load(text)) == load_catalogue()
+
+
+def test_gb200_figures_are_the_nvl72_rack_totals_per_gpu() -> None:
+    # NVIDIA's GB200 NVL72 page gives rack totals for 72 GPUs, sparse: 360 PFLOP/s BF16,
+    # 720 PFLOP/s FP8, 13.4 TB and 576 TB/s of HBM3e, 130 TB/s of NVLink.
+    gb200 = get_accelerator("gb200-nvl72")
+    assert gb200.peak_flops("bf16").to("PFLOP/s").magnitude * 72 * 2 == 360
+    assert gb200.peak_flops("fp8").to("PFLOP/s").magnitude * 72 * 2 == 720
+    assert gb200.memory_gb * 72 == pytest.approx(13.4e3, rel=0.001)
+    assert gb200.memory_bandwidth_gb_per_s * 72 == 576e3
+    nvlink = get_interconnect(gb200.interconnect)
+    assert nvlink.bidirectional_gb_per_s * 72 == pytest.approx(130e3, rel=0.01)

@@ -50,4 +50,5 @@ def test_graded_by_values_are_stable_strings():
         "numeric",
         "gauntlet",
         "imported",
+        "interview",
     ]

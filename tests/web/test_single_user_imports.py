@@ -84,6 +84,16 @@ def test_search_finds_the_imported_cards(imported: TestClient) -> None:
     assert FIRST_FRONT in {hit["title"] for hit in found["hits"]}
 
 
+@pytest.mark.parametrize("query", ["reducescatter", "reduce scatter", "Reduce-Scatter"])
+def test_search_of_the_imported_cards_folds_hyphens_and_spacing(
+    imported: TestClient, query: str
+) -> None:
+    # The cards say "reduce-scatter"; a learner may type it any of these ways.
+    found = imported.get("/api/items", params={"q": query, "deck": DECK, "limit": 50}).json()
+    assert found["total"] >= 1
+    assert all(hit["deck"] == DECK for hit in found["hits"])
+
+
 def test_a_practice_of_the_deck_shows_its_cards(imported: TestClient) -> None:
     listed = imported.get("/api/items", params={"deck": DECK, "limit": 1000}).json()
     ids = {hit["id"] for hit in listed["hits"]}

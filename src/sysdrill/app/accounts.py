@@ -554,23 +554,17 @@ class AccountService:
 
 
 @contextlib.contextmanager
-def open_accounts(db_url: str | None = None, *, upgrade: bool = False) -> Iterator[AccountService]:
+def open_accounts(db_url: str | None = None) -> Iterator[AccountService]:
     """The account service over the study database.
 
     Args:
         db_url: SQLAlchemy URL; None for the default study database.
-        upgrade: Apply pending migrations first (the CLI's default SQLite file).
 
     Raises:
         MigrationError: If the schema is behind (run ``sysdrill db upgrade``).
         StorageError: If the database cannot be opened.
     """
-    url = study_database_url(db_url)
-    if upgrade:
-        from sysdrill.storage.engine import upgrade_database
-
-        upgrade_database(url)
-    service = AccountService(AccountStore(url))
+    service = AccountService(AccountStore(study_database_url(db_url)))
     try:
         yield service
     finally:
@@ -582,12 +576,11 @@ def open_cli_accounts(
 ) -> contextlib.AbstractContextManager[AccountService]:
     """The account service for a ``sysdrill users`` command.
 
-    Like the other CLI commands, the default SQLite file is upgraded on first use;
-    a database named with ``--db`` or ``$SYSDRILL_DATABASE_URL`` must be upgraded
+    Like every CLI command, an SQLite study database (the default file, ``--db`` or
+    ``$SYSDRILL_DATABASE_URL``) is created or migrated first
+    (:func:`sysdrill.app.study.ready_cli_database`); PostgreSQL must be upgraded
     with ``sysdrill db upgrade``.
     """
-    from sysdrill.storage.location import DATABASE_FILENAME, data_dir, default_database_url
+    from sysdrill.app.study import ready_cli_database
 
-    default_file = f"sqlite:///{data_dir() / DATABASE_FILENAME}"
-    explicit = db_url is not None or default_database_url() != default_file
-    return open_accounts(db_url, upgrade=not explicit)
+    return open_accounts(ready_cli_database(db_url))

@@ -117,33 +117,26 @@ def report_problem(
     return report
 
 
-def list_problem_reports(
-    db_url: str | None, *, upgrade_default_file: bool = False
-) -> list[ProblemReport]:
+def list_problem_reports(db_url: str | None, *, cli: bool = False) -> list[ProblemReport]:
     """Every stored report, newest first.
 
     Args:
         db_url: The study database URL; None for the default database.
-        upgrade_default_file: Upgrade the default SQLite file (no URL given, none
-            in ``$SYSDRILL_DATABASE_URL``) when its schema is behind, as every CLI
-            command does; a database named explicitly must be upgraded with
-            ``sysdrill db upgrade``.
+        cli: Called by a CLI command: an SQLite database is created or migrated
+            first, as every CLI command does
+            (:func:`sysdrill.app.study.ready_cli_database`); PostgreSQL must be
+            upgraded with ``sysdrill db upgrade``.
 
     Raises:
         MigrationError: If the database's schema is behind (``sysdrill db upgrade``).
         StorageError: If the database cannot be read.
     """
-    from sysdrill.storage.location import DATABASE_FILENAME, data_dir
+    if cli:
+        from sysdrill.app.study import ready_cli_database
 
-    url = study_database_url(db_url)
-    if (
-        upgrade_default_file
-        and db_url is None
-        and url == f"sqlite:///{data_dir() / DATABASE_FILENAME}"
-    ):
-        from sysdrill.storage.engine import upgrade_database
-
-        upgrade_database(url)
+        url = ready_cli_database(db_url)
+    else:
+        url = study_database_url(db_url)
     with ReportStore(url) as store:
         rows = store.list_reports()
     return [

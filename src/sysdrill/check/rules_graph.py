@@ -40,6 +40,8 @@ class ItemSummary(NamedTuple):
     """False when the file could not be read as a mapping and ``id`` is its file name."""
     media: tuple[str, ...] = ()
     """Media files the item refers to (``media/<name>``), for ``media-missing``."""
+    deck: str | None = None
+    """The item's own ``deck`` field, for decks that skip the napkin tier."""
 
     @classmethod
     def of(cls, rel: str, raw: Any) -> ItemSummary | None:
@@ -61,6 +63,7 @@ class ItemSummary(NamedTuple):
             level if level in _LEVELS else None,
             topic if isinstance(topic, str) else None,
             media=media_names(raw),
+            deck=deck if isinstance(deck := raw.get("deck"), str) else None,
         )
 
 

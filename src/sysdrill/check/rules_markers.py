@@ -181,10 +181,22 @@ def _may_hold_unsafe_markup(text: str | None) -> bool:
     return "javascript" in lowered or "text/html" in lowered
 
 
+_KEPT_FROM_ANKI: tuple[tuple[str, ...], ...] = (("source", "anki"), ("note", "templates"))
+"""Fields where an import keeps Anki's own note type and note as Anki stored them (card
+templates, field HTML), only to write them back on export: never shown as the item's
+text, and not the author's to fix, so ``unsafe-markup`` does not read them."""
+
+
+def _kept_from_anki(loc: tuple[str | int, ...]) -> bool:
+    return any(loc[: len(prefix)] == prefix for prefix in _KEPT_FROM_ANKI)
+
+
 def check_links_and_markup(ctx: FileContext) -> None:
     """``unsafe-markup`` and ``resource-url``."""
     strings = iter_strings(ctx.raw) if _may_hold_unsafe_markup(ctx.loaded.text) else ()
     for loc, text in strings:
+        if _kept_from_anki(loc):
+            continue
         match = _markup_outside_code(text)
         if match is not None:
             dotted = ".".join(str(part) for part in loc)

@@ -31,6 +31,7 @@ from typing import Any
 
 from sysdrill.check import rules_graph
 from sysdrill.check.context import FileContext
+from sysdrill.check.napkin_decks import napkin_exemptions
 from sysdrill.check.registry import Rule, all_rules, napkin_module
 from sysdrill.check.rules_graph import ItemSummary, vault_findings
 from sysdrill.check.rules_identity import check_identity, check_shape
@@ -471,13 +472,22 @@ def run_check(
         )
     report = CheckReport(root=root)
     ignores_of: dict[str, tuple[IgnoreScope, ...]] = {}
-    for rel, valid, loader_findings, found, _, ignores in results:
+    exempt = napkin_exemptions(vault.decks)
+    napkin_codes = frozenset(napkin_module().RULES) if exempt else frozenset()
+    for rel, valid, loader_findings, found, summary, ignores in results:
         ignores_of[rel] = ignores
         if selection is None or rel in selection.files:
             report.files += 1
             report.items += valid
         report.findings.extend(findings_from_data(loader_findings))
-        report.findings.extend(findings_from_data(found))
+        item_findings = findings_from_data(found)
+        if exempt and summary is not None:
+            described = ItemSummary(*summary)
+            if exempt.covers(described.id, described.deck):
+                # The deck says its numbers are not napkin math; the cached findings stay
+                # whole, so turning the setting off brings them back without a re-audit.
+                item_findings = tuple(f for f in item_findings if f.code not in napkin_codes)
+        report.findings.extend(item_findings)
     memo_key = _vault_rules_key(root, key, results, digests) if cache is not None else None
     report.findings.extend(vault.findings)
     report.findings.extend(_vault_rule_findings(vault, results, cache, memo_key))

@@ -23,7 +23,7 @@ def reports(
 
     from sysdrill.app.problem_reports import list_problem_reports
 
-    found = list_problem_reports(db, upgrade_default_file=True)
+    found = list_problem_reports(db, cli=True)
     if as_json:
         typer.echo(json.dumps([r.to_dict() for r in found], indent=2, ensure_ascii=False))
         return

@@ -232,8 +232,11 @@ def register(app: typer.Typer) -> None:
         vault: StateVaultOption = None,
     ) -> None:
         """Write the learner's cards, reviews and sessions in one vault, and settings, to FILE."""
+        from sysdrill.app.interview_records import exported_interviews
+
         with _study(db, vault) as (study, _):
             data = study.export_state(now=_now())
+            data["interviews"] = exported_interviews(study, db)
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         if str(file) == "-":
             typer.echo(text, nl=False)
@@ -278,7 +281,10 @@ def register(app: typer.Typer) -> None:
             if source is ImportSource.STAFFML:
                 count = study.import_staffml(data, now=_now(), replace=replace)
             else:
+                from sysdrill.app.interview_records import imported_interviews
+
                 count = study.import_state(data, replace=replace, into_vault=into_vault)
+                imported_interviews(study, db, data, replace=replace)
             vault_id = study.vault_id
         typer.echo(f"Imported {count} reviews from {file} into vault {vault_id}.")
 

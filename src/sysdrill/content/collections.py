@@ -222,6 +222,9 @@ class Deck(_Open):
     track: Track | None = None
     items: list[QuestionId] = Field(default_factory=list)
     """Explicit order; items whose ``deck`` field names this deck are appended."""
+    skip_napkin_check: bool = False
+    """The deck's numbers are not napkin math (chemistry, vocabulary): ``check``'s napkin
+    tier leaves its items alone. Imports from Anki and Quizlet write it as true."""
 
 
 class DecksFile(_Open):

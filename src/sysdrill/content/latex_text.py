@@ -307,8 +307,14 @@ def _parse(source: str, style: LatexStyle) -> str:
 
     renderer, walker_context = _converter(style)
     walker = latexwalker.LatexWalker(source, latex_context=walker_context, tolerant_parsing=True)
-    nodes = walker.get_latex_nodes()[0]
-    return str(renderer.nodelist_to_text(nodes))
+    try:
+        nodes = walker.get_latex_nodes()[0]
+        return str(renderer.nodelist_to_text(nodes))
+    except (ValueError, IndexError, TypeError, KeyError, AttributeError):
+        # pylatexenc's table formatter fails on some environments cut at a line end
+        # (``\begin{array}{cc} 1 & 2`` alone: max() of no rows); the text as written
+        # is the best reading left, and a reader of it must never see an error.
+        return source
 
 
 def _prepared(span: str) -> str:

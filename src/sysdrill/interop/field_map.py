@@ -4,13 +4,18 @@ A field plays one :class:`FieldRole`. Roles come, in order of precedence,
 from ``--map FIELD=role`` given on the command line, from a mapping saved in
 the vault's ``sysdrill.yaml`` by an earlier import, and from the heuristic:
 
-1. a field whose name (case- and accent-insensitive, in English, French,
+1. the first card template, when the reader has it (:class:`TemplateFields`):
+   every field its front shows is the question, and the first field only its
+   back shows is the answer, a text field before a number or an id;
+2. a field whose name (case- and accent-insensitive, in English, French,
    German, Spanish, Italian, Portuguese, Dutch, Russian, Japanese or Chinese)
    means front/question, back/answer, extra/notes, source or tags takes that
    role (:data:`ROLE_NAMES`); the first such field wins a question or answer
    role, later ones become extras;
-2. otherwise the first unmapped field is the question and the next the answer;
-3. every other field is an extra (appended to the answer with its name).
+3. otherwise the first unmapped field is the question and the next the answer,
+   passing over fields that hold a number or an id (``48``, ``9216.43``, a field
+   named ``ID`` or ``Rank``) while a text field is left;
+4. every other field is an extra (shown under the answer with its name).
 
 ``Add Reverse`` (the switch of Anki's optional reversed note type) is ignored:
 it decides whether there is a reverse card, it is not text to study.
@@ -18,8 +23,10 @@ it decides whether there is a reverse card, it is not text to study.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -33,6 +40,7 @@ __all__ = [
     "MAPPING_FILE",
     "ROLE_NAMES",
     "FieldRole",
+    "TemplateFields",
     "map_fields",
     "parse_field_maps",
     "read_saved_maps",
@@ -79,6 +87,28 @@ ROLE_NAMES: dict[FieldRole, frozenset[str]] = {
 """Field names (normalised by :func:`_normal`) that take each role."""
 
 
+_NUMBER_NAMES = frozenset(
+    "id guid uuid number no nr num nummer numero rank ranking freq frequency index idx "
+    "position pos count sort order key код номер 番号 编号 序号 頻度 频率".split()
+)
+"""Field names (normalised) that hold a number or an id, never the text to learn."""
+_NUMBER = re.compile(r"[#№]?\s*[-+]?\d[\d,.\s_']*%?")
+_TAGS = re.compile(r"<[^>]*>")
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateFields:
+    """The fields a note type's first card template shows, in template order.
+
+    Template-aware readers find them (:func:`~sysdrill.interop.formats.anki_template.
+    shown_fields`); the heuristic takes what the front shows as the question and
+    what only the back shows as the answer.
+    """
+
+    front: tuple[str, ...] = ()
+    back_only: tuple[str, ...] = ()
+
+
 def _normal(name: str) -> str:
     """Case- and accent-insensitive form of a field name; spaces become ``_``."""
     decomposed = unicodedata.normalize("NFKD", name.strip().casefold())
@@ -94,10 +124,33 @@ def _heuristic_role(name: str) -> FieldRole | None:
     return None
 
 
+def _is_number_or_id(name: str, value: str | None) -> bool:
+    """Whether a field holds a number or an id (by its name, or by its value when given)."""
+    normal = _normal(name)
+    if normal in _NUMBER_NAMES or normal.endswith("_id") or normal.startswith("id_"):
+        return True
+    if value is None:
+        return False
+    text = _TAGS.sub("", value).replace("&nbsp;", " ").strip()
+    return bool(text) and _NUMBER.fullmatch(text) is not None
+
+
+def _first_text(
+    names: Sequence[str], values: Mapping[str, str], *, fallback: bool = True
+) -> str | None:
+    """The first of ``names`` that holds text, else (with ``fallback``) the first one."""
+    for name in names:
+        if not _is_number_or_id(name, values.get(name)):
+            return name
+    return names[0] if names and fallback else None
+
+
 def map_fields(
     fields: Sequence[str],
     *,
     given: Mapping[str, FieldRole] | None = None,
+    shown: TemplateFields | None = None,
+    values: Sequence[str] = (),
 ) -> dict[str, FieldRole]:
     """Give every field of a note type its role.
 
@@ -105,14 +158,22 @@ def map_fields(
         fields: The note type's field names, in order.
         given: Roles fixed by ``--map`` or a saved mapping, by field name
             (matched case-insensitively); they win over the heuristic.
+        shown: The fields the note type's first card template shows, when known.
+        values: A note's field values (HTML), in field order, to tell a field
+            holding a number or an id from one holding text.
 
     Returns:
-        Each field name and its role, in field order; exactly one field is the
-        question (when there is any field) and at most one the answer.
+        Each field name and its role, in field order. With templates, every field
+        the front shows is a question (the card's front is all of them); without,
+        exactly one field is the question (when there is any field). At most one
+        field is the answer.
     """
     fixed = {name.casefold(): role for name, role in (given or {}).items()}
     roles: dict[str, FieldRole | None] = {name: fixed.get(name.casefold()) for name in fields}
+    by_name = dict(zip(fields, values, strict=False))
     claimed = {role for role in roles.values() if role is not None}
+    if shown is not None:
+        _roles_from_template(roles, claimed, shown, by_name)
     for name in fields:
         if roles[name] is not None:
             continue
@@ -126,11 +187,30 @@ def map_fields(
     for wanted in (FieldRole.QUESTION, FieldRole.ANSWER):
         if wanted in claimed:
             continue
-        free = next((name for name in fields if roles[name] is None), None)
+        free = _first_text([name for name in fields if roles[name] is None], by_name)
         if free is not None:
             roles[free] = wanted
             claimed.add(wanted)
     return {name: roles[name] or FieldRole.EXTRA for name in fields}
+
+
+def _roles_from_template(
+    roles: dict[str, FieldRole | None],
+    claimed: set[FieldRole],
+    shown: TemplateFields,
+    values: Mapping[str, str],
+) -> None:
+    """Question and answer from what the card template shows (``roles`` is updated)."""
+    front = [name for name in shown.front if name in roles and roles[name] is None]
+    if front and FieldRole.QUESTION not in claimed:
+        for name in front:
+            roles[name] = FieldRole.QUESTION
+        claimed.add(FieldRole.QUESTION)
+    back = [name for name in shown.back_only if name in roles and roles[name] is None]
+    answer = _first_text(back, values)
+    if answer is not None and FieldRole.ANSWER not in claimed:
+        roles[answer] = FieldRole.ANSWER
+        claimed.add(FieldRole.ANSWER)
 
 
 def parse_field_maps(values: Sequence[str]) -> dict[str, FieldRole]:

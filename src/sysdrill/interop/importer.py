@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sysdrill.content.loader import ItemFile, load_item_file, read_item_file
+from sysdrill.check.napkin_decks import NapkinExemptions
 from sysdrill.content.media import MEDIA_FOLDER
 from sysdrill.content.models import validate_item
 from sysdrill.content.vault_identity import VAULT_FILE, new_vault_id, vault_file_text
@@ -42,6 +41,7 @@ from sysdrill.interop.field_map import (
 )
 from sysdrill.interop.formats import FORMAT_NAMES, deck_slug, get_reader, slugify
 from sysdrill.interop.formats.term_lines import Separators
+from sysdrill.interop.import_audit import audit_imported, exemptions_of
 from sysdrill.interop.import_report import ImportReport, ItemAction, ItemOutcome
 from sysdrill.interop.item_digest import item_digest
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
@@ -240,8 +240,14 @@ def _validation_messages(where: str, exc: ValidationError) -> list[str]:
     ]
 
 
-def _decks_text(root: Path, plan: _Plan) -> str | None:
-    """New text of decks.yaml with this import's decks added or updated, or None if unchanged."""
+def _decks_update(
+    root: Path, plan: _Plan, *, skip_napkin_check: bool
+) -> tuple[str | None, dict[str, Any]]:
+    """decks.yaml with this import's decks added or updated: new text (None if unchanged), data.
+
+    A deck the import creates from a flashcard app says ``skip_napkin_check``; a deck
+    that exists keeps the setting its author gave it.
+    """
     raw = load_decks_file(root)
     before = copy.deepcopy(raw)
     entries: list[Any] = raw["decks"]
@@ -252,12 +258,12 @@ def _decks_text(root: Path, plan: _Plan) -> str | None:
             title = plan.deck_titles.get(name)
             if title and title != name:
                 entry["title"] = title
+            if skip_napkin_check:
+                entry["skip_napkin_check"] = True
             entries.append(entry)
         kept = [i for i in entry.get("items") or [] if i not in ids]
         entry["items"] = ids + kept
-    if raw == before:
-        return None
-    return vault_writer.dump_yaml(raw)
+    return (None if raw == before else vault_writer.dump_yaml(raw)), raw
 
 
 def _finalise(
@@ -488,114 +494,31 @@ def _note_dropped(parsed: ParsedSource, index: VaultIndex, report: ImportReport)
             )
 
 
-PARALLEL_AUDIT_MIN_FILES = 400
-"""Written item files from which the audit hands half of them to a forked worker."""
-
-
-def _napkin_hook() -> Any:
-    from sysdrill.check.registry import napkin_module
-
-    module = napkin_module()
-    hook = getattr(module, "napkin_findings", None) if module is not None else None
-    return hook if callable(hook) else None
-
-
-def _rendered(loaded: ItemFile, napkin: Any) -> list[str]:
-    """Errors and warnings ``check`` reports on one loaded item file, one line each."""
-    from sysdrill.check.runner import audit_file
-    from sysdrill.content.diagnostics import Severity
-
-    found = [*loaded.findings, *audit_file(loaded, napkin)]
-    return [f.render() for f in found if f.severity is not Severity.INFO]
-
-
-def _audit_written(
-    root: Path, rels: list[str], progress: Callable[[int], None] | None = None
-) -> list[str]:
-    """The defects of item files in the vault (in this process or a forked worker)."""
-    napkin = _napkin_hook()
-    defects: list[str] = []
-    for done, rel in enumerate(rels):
-        if progress is not None:
-            progress(done)
-        if (root / rel).is_file():
-            defects.extend(_rendered(load_item_file(root / rel, root), napkin))
-    return defects
-
-
-def _audit_written_in_parallel(root: Path, rels: list[str], progress: Progress) -> list[str]:
-    """The defects of written item files, half of them audited by a forked worker.
-
-    The napkin tier and the item rules are CPU-bound Python: a second process
-    uses the second core, as ``check`` does. Small imports, one-core machines
-    and hosts running other threads (forking copies their locks) stay serial.
-    """
-    import multiprocessing
-    import threading
-
-    total = len(rels)
-
-    def report(part: int) -> Callable[[int], None]:
-        return lambda done: progress(AUDITING, done * total // max(part, 1), total)
-
-    if (
-        total < PARALLEL_AUDIT_MIN_FILES
-        or (os.cpu_count() or 1) < 2
-        or threading.active_count() > 1
-        or "fork" not in multiprocessing.get_all_start_methods()
-    ):
-        return _audit_written(root, rels, report(total))
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    half = total // 2
-    try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-            future = pool.submit(_audit_written, root, rels[half:])
-            first = _audit_written(root, rels[:half], report(half))
-            return first + future.result()
-    except (OSError, BrokenProcessPool):
-        return _audit_written(root, rels, report(total))
-
-
 def _defects(
-    report: ImportReport, plan: _Plan, root: Path, *, written: bool, progress: Progress
+    report: ImportReport,
+    plan: _Plan,
+    root: Path,
+    *,
+    written: bool,
+    exempt: NapkinExemptions,
+    progress: Progress,
 ) -> None:
-    """List what ``check`` will flag on the imported items: the source's own defects.
-
-    Each item file gets ``check``'s item rules and napkin tier. After a write the
-    files are audited where they now are; a dry run writes its planned files to
-    a scratch folder laid out like the vault, so the findings name the paths the
-    files would have (rules read a file again to find a finding's line).
-    """
-    import tempfile
-
+    """List what ``check`` will flag on the imported items (:mod:`.import_audit`)."""
     audited = [
         outcome.path
         for outcome in report.outcomes
         if outcome.path is not None and outcome.action is not ItemAction.SKIPPED
     ]
-    if written:
-        report.defects.extend(_audit_written_in_parallel(root, audited, progress))
-        progress(AUDITING, len(audited), len(audited))
-        return
-    napkin = _napkin_hook()
-    with tempfile.TemporaryDirectory(prefix="sysdrill-import-check-") as scratch:
-        scratch_root = Path(scratch)
-        folders: set[str] = set()
-        for done, rel in enumerate(audited):
-            progress(AUDITING, done, len(audited))
-            text = plan.files.get(rel)
-            if text is None:
-                if not (root / rel).is_file():
-                    continue
-                loaded = load_item_file(root / rel, root)
-            else:
-                path = scratch_root / rel
-                vault_writer.write_scratch_file(path, text, folders)
-                loaded = read_item_file(path, rel, text.encode("utf-8"))
-            report.defects.extend(_rendered(loaded, napkin))
-        progress(AUDITING, len(audited), len(audited))
+    report.defects.extend(
+        audit_imported(
+            root,
+            audited,
+            plan.files,
+            written=written,
+            exempt=exempt,
+            tick=lambda done, total: progress(AUDITING, done, total),
+        )
+    )
 
 
 def _saved_mapping_text(
@@ -731,9 +654,12 @@ def import_source(
         )
     if deck_name and deck_title:
         plan.deck_titles.setdefault(deck_name, deck_title)
-    decks = _decks_text(into, plan) if plan.deck_items else None
-    if decks is not None:
-        plan.files["decks.yaml"] = decks
+    exempt = NapkinExemptions()
+    if plan.deck_items:
+        decks, decks_data = _decks_update(into, plan, skip_napkin_check=parsed.skip_napkin_check)
+        exempt = exemptions_of(decks_data)
+        if decks is not None:
+            plan.files["decks.yaml"] = decks
     mapping_text = _saved_mapping_text(into, parsed, field_map)
     if mapping_text is not None:
         plan.files[MAPPING_FILE] = mapping_text
@@ -745,7 +671,7 @@ def import_source(
             report.notes.append(ImportNote(remark, rel))
     report_progress = progress or _no_progress
     if audit and dry_run:
-        _defects(report, plan, into, written=False, progress=report_progress)
+        _defects(report, plan, into, written=False, exempt=exempt, progress=report_progress)
     for outcome in report.outcomes:
         history = parsed.scheduling.get(outcome.key)
         if history is not None and outcome.id and outcome.action is not ItemAction.SKIPPED:
@@ -773,5 +699,5 @@ def import_source(
         if report.created_vault:
             (into / "questions").mkdir(parents=True, exist_ok=True)
         if audit:
-            _defects(report, plan, into, written=True, progress=report_progress)
+            _defects(report, plan, into, written=True, exempt=exempt, progress=report_progress)
     return report

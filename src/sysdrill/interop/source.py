@@ -68,6 +68,9 @@ class ParsedSource:
     """Checked media files to write to the vault's ``media/`` folder, by file name."""
     scheduling: dict[str, AnkiCardHistory] = field(default_factory=dict)
     """Anki card state and review log by item key (``--with-scheduling`` only)."""
+    skip_napkin_check: bool = False
+    """A flashcard app's deck (Anki, Quizlet), whose numbers are not napkin math: the
+    decks the import adds to ``decks.yaml`` say ``skip_napkin_check: true``."""
     columns: dict[str, str] = field(default_factory=dict)
     """Role of each column of a file without a header row (``column 1``: ``front``...),
     as the reader guessed them: the report's preview."""

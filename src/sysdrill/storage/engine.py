@@ -77,6 +77,7 @@ REVISIONS = (
     "0011_problem_reports",
     "0012_card_version",
     "0013_session_moves",
+    "0014_interviews",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

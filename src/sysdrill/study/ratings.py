@@ -40,6 +40,8 @@ class GradedBy(StrEnum):
     """Self-scored against a rubric during a timed mock interview."""
     IMPORTED = "imported"
     """Taken over from another tool's history (StaffML browser export)."""
+    INTERVIEW = "interview"
+    """Key points and napkin math judged during a conversational mock interview."""
 
 
 _CONFIDENCE: dict[int, Rating] = {

@@ -122,6 +122,8 @@ class StateDocument(_Strict):
     cards: list[CardEntry] = Field(default_factory=list)
     sessions: list[SessionEntry] = Field(default_factory=list)
     reviews: list[ReviewEntry] = Field(default_factory=list)
+    interviews: list[dict[str, Any]] = Field(default_factory=list)
+    """Mock interviews with their turns; ``app/interview_records.py`` reads and writes them."""
 
 
 def export_user_state(

@@ -167,7 +167,7 @@ def explore_treemap(tracks: list[dict[str, Any]]) -> str:
     """The vault as a treemap: one colour per track, one tile per competency area.
 
     Args:
-        tracks: The tree of :func:`sysdrill.web.explore.explore_tree`.
+        tracks: The tree of :func:`sysdrill.app.explore.explore_tree`.
 
     Returns:
         An SVG document; each tile's label names the area and the share seen.

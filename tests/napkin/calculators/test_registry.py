@@ -18,6 +18,7 @@ FAMILIES = {
     "flops",
     "inference",
     "memory",
+    "moe",
     "numerics",
     "pipeline",
     "reliability",
@@ -183,6 +184,13 @@ EXPECTED: dict[str, dict[str, object]] = {
             S,
         ),
         "flat_ring": (2 * 127 * 2.7e-6 + 2 * 127 / 128 * GB / 50e9, S),
+    },
+    "moe-all-to-all": {  # ⌈8192·2·1.25/8⌉ = 2560 per expert; 8 experts' slots of 4096 BF16
+        "expert_capacity": 2560,
+        "buffer_per_all_to_all": (8 * 2560 * 4096 * 2, B),
+        "bytes_sent_per_rank": (7 / 8 * 8 * 2560 * 4096 * 2, B),
+        "all_to_all_time": (7 * 0.5e-6 + 7 / 8 * 8 * 2560 * 4096 * 2 / 450e9, S),
+        "time_per_step": (32 * 4 * (7 * 0.5e-6 + 7 / 8 * 8 * 2560 * 4096 * 2 / 450e9), S),
     },
     "hfu": {  # 72Lh²(1 + s/6h + V/12Lh) and + s/18h for selective recomputation
         "model_flops_per_token": (

@@ -27,6 +27,7 @@ with the same fields and templates).
 from __future__ import annotations
 
 import functools
+import html
 import re
 import urllib.parse
 from collections.abc import Mapping
@@ -273,6 +274,59 @@ def _edit_of(note: OriginalNote, sides: NoteSides, texts: Mapping[str, str]) -> 
     return _Edit(questions=tuple(questions), backs=tuple(backs), answers=answers)
 
 
+_RUBY = re.compile(r"<ruby\b[^>]*>.*?</ruby>", re.IGNORECASE | re.DOTALL)
+_RUBY_PARTS = re.compile(
+    r"<rp\b[^>]*>.*?</rp>|<rt\b[^>]*>|</rt>|<[^>]*>", re.IGNORECASE | re.DOTALL
+)
+
+
+def _ruby_text(element: str) -> str:
+    """The text the import gives a ``<ruby>`` element: ``漢字(かんじ)``."""
+
+    def part(match: re.Match[str]) -> str:
+        tag = match.group(0).lower()
+        return "(" if tag.startswith("<rt") else ")" if tag == "</rt>" else ""
+
+    return html.unescape(_RUBY_PARTS.sub(part, element))
+
+
+def _keep_ruby(original: str, rendered: str) -> str:
+    """``rendered`` with the furigana ``original`` had put back as ``<ruby>``.
+
+    The import shows ``<ruby>漢字<rt>かんじ</rt></ruby>`` as ``漢字(かんじ)``; an edited
+    field that still holds that text gets the original element back, so editing
+    one word of a field does not strip the furigana of the others.
+    """
+    if "<ruby" not in original.lower():
+        return rendered
+    for element in dict.fromkeys(_RUBY.findall(original)):
+        shown = html.escape(_ruby_text(element), quote=False)
+        if shown.strip("()"):
+            rendered = rendered.replace(shown, element)
+    return rendered
+
+
+def _one_part_edited(parts: list[str], edited: str) -> tuple[int, str] | None:
+    """Which of several fields joined into one text (a blank line between) an edit changed.
+
+    A card's front may show several fields (a word and its picture); when the edited
+    text still holds every other field as it was, around the changed one, only that
+    field changes. Returns its index and new text, or None when no one part explains it.
+    """
+    if len(parts) < 2:
+        return None
+    for index in range(len(parts)):
+        before = "\n\n".join(parts[:index])
+        after = "\n\n".join(parts[index + 1 :])
+        head = before + "\n\n" if before else ""
+        tail = "\n\n" + after if after else ""
+        if edited.startswith(head) and edited.endswith(tail) and len(edited) > len(head + tail):
+            middle = edited[len(head) : len(edited) - len(tail)]
+            if middle.strip():
+                return index, middle.strip()
+    return None
+
+
 def _changed(candidates: tuple[str, ...], before: str) -> str | None:
     """The first candidate that differs from what the import gave, if any."""
     return next((c.strip() for c in candidates if c.strip() != before.strip()), None)
@@ -293,7 +347,9 @@ def _apply_edits(
     values = list(values)
 
     def put(name: str, markdown: str) -> None:
-        values[names.index(name)] = flatten_media(render(markdown), used) if markdown else ""
+        at = names.index(name)
+        rendered = flatten_media(render(markdown), used) if markdown else ""
+        values[at] = _keep_ruby(values[at], rendered)
 
     if edit.fields is not None:
         for name, markdown in edit.fields.items():
@@ -303,9 +359,14 @@ def _apply_edits(
     question = _changed(edit.questions, sides.question)
     if question is not None:
         asked = [n for n in names if roles.get(n) is FieldRole.QUESTION] or names[:1]
-        put(asked[0], question)
-        for other in asked[1:]:
-            values[names.index(other)] = ""
+        shown = [n for n in asked if texts[names.index(n)].strip()]
+        one = _one_part_edited([texts[names.index(n)] for n in shown], question)
+        if one is not None:
+            put(shown[one[0]], one[1])
+        else:
+            put(asked[0], question)
+            for other in asked[1:]:
+                values[names.index(other)] = ""
     target = _back_target(names, roles)
     if target is None:
         return values

@@ -320,9 +320,6 @@ class FieldRenderer:
         if "`" in text or "~~~" in text:
             text = _FENCE.sub(block, text)
             text = _cut_code_spans(text, code)
-        if "#" in text:
-            # After code is cut out: a "# comment" line of a code block is no heading.
-            text = demote_headings(text)
         if "$" in text:
             text = _DISPLAY_MATH.sub(math("\\[", "\\]"), text)
             text = _INLINE_MATH.sub(math("\\(", "\\)"), text)

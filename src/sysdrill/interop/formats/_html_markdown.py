@@ -80,6 +80,10 @@ _FORMULA = re.compile(
 _FORMULA_TAG = re.compile(r"<(/?)(sup|sub|br)\b[^>]*>|<[^>]*>", re.IGNORECASE)
 
 
+def _is_heading(tag: str) -> bool:
+    return len(tag) == 2 and tag[0] == "h" and tag[1] in "123456"
+
+
 class _Converter(HTMLParser):
     """Walks Anki field HTML into atoms."""
 
@@ -120,6 +124,9 @@ class _Converter(HTMLParser):
         self.tables: list[_Table] = []
         self.emphasis = {ITALIC: 0, BOLD: 0}
         """How deep in bold and in italics the text is."""
+        self.headings: list[tuple[list[Atom], int]] = []
+        """Open headings: the output and where the mark was written. A heading is one
+        line, so a break or a block inside one is a space."""
 
     @property
     def sink(self) -> list[Atom]:
@@ -242,6 +249,9 @@ class _Converter(HTMLParser):
         values = {name: self._restore(value or "") for name, value in attrs}
         if tag in _SKIP_CONTENT or tag == "rp":
             self.skip_depth += 1
+        elif self.headings and (tag == "br" or (tag in _BLOCKS and not _is_heading(tag))):
+            if not self._after_prefix():
+                self.handle_data(" ")
         elif tag == "br":
             # In a list, an empty line would end the item: lines only.
             if not self._after_prefix() and not (self.lists and self._line_ended()):
@@ -310,7 +320,11 @@ class _Converter(HTMLParser):
             self._block("---")
         elif tag in _BLOCKS:
             self._newlines(1 if tag == "div" else 2)
-            if tag[0] == "h" and tag[1:].isdigit():
+            # A table cell is one line of text, and in a list item a heading would end
+            # the item's lazy lines (the text after it would leave the list): there a
+            # heading keeps its text, as a line of its own.
+            if _is_heading(tag) and not (self.headings or self.buffers or self.lists):
+                self.headings.append((self.sink, len(self.sink)))
                 self._mark("#" * int(tag[1:]) + " ", prefix=True)
         elif tag in _EMPHASIS:
             self.emphasis[_EMPHASIS[tag]] += 1
@@ -382,7 +396,15 @@ class _Converter(HTMLParser):
             self.tables[-1].rows[-1].append(re.sub(r"[ \t]*\n[ \t\n]*", " ", cell).strip())
         elif tag == "table" and self.tables:
             self._block(self.tables.pop().markdown())
+        elif self.headings and tag in _BLOCKS and not _is_heading(tag):
+            self.handle_data(" ")  # a block inside a heading ends with a space
         elif tag in _BLOCKS:
+            if _is_heading(tag) and self.headings:
+                sink, start = self.headings.pop()
+                if sink is self.sink and all(
+                    atom.prefix or not atom.text.strip(" \xa0") for atom in sink[start:]
+                ):
+                    del sink[start:]  # an empty heading: no mark for the text after it
             self._newlines(1 if tag == "div" else 2)
         elif tag in _EMPHASIS:
             bit = _EMPHASIS[tag]

@@ -132,10 +132,23 @@ def _line_text(atoms: list[Atom], start: int) -> tuple[str, list[int]]:
     return "".join(chars), owners
 
 
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t])(#+)[ \t]*$")
+"""A heading's optional closing sequence, which CommonMark drops from its text."""
+
+
 def _block_escapes(atoms: list[Atom], start: int) -> set[int]:
-    """Indexes of text atoms to escape so the line from ``start`` starts no block."""
+    """Indexes of text atoms to escape so the line from ``start`` starts no block.
+
+    In a heading, ``#`` that would be read as its closing sequence is escaped too.
+    """
     line, owners = _line_text(atoms, start)
     if not line:
+        return set()
+    before = atoms[start - 1] if start else None
+    if before is not None and before.prefix and before.text.lstrip(" ").startswith("#"):
+        closing = _CLOSING_HASHES.search(line)
+        if closing is not None and atoms[owners[closing.start(1)]].kind == TEXT:
+            return {owners[closing.start(1)]}
         return set()
     first = line[0]
     if first in "-+*" and (len(line) == 1 or line[1] in " \t"):

@@ -16,9 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sysdrill.interop.cloze import cloze_cards, cloze_link, has_cloze
-from sysdrill.interop.field_map import FieldRole, map_fields
+from sysdrill.interop.field_map import FieldRole, TemplateFields, map_fields
 from sysdrill.interop.formats._common import card_item, html_to_markdown, split_tags
-from sysdrill.interop.formats.anki_template import CardTemplate, answer_html, render_template
+from sysdrill.interop.formats.anki_template import (
+    CardTemplate,
+    answer_html,
+    render_template,
+    shown_fields,
+)
 from sysdrill.interop.source import ParsedItem
 
 __all__ = [
@@ -91,10 +96,25 @@ def note_roles(
         field_maps: The source's mappings by note type name; ours are not recorded.
     """
     names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
-    roles = map_fields(names, given=given)
+    roles = map_fields(names, given=given, shown=_first_card_fields(note_type), values=values)
     if not note_type.name.casefold().startswith(OWN_PREFIX):
         field_maps[note_type.name] = {n: r.value for n, r in roles.items()}
     return roles
+
+
+def _first_card_fields(note_type: NoteType) -> TemplateFields | None:
+    """What the note type's first card shows, or None when its templates do not say.
+
+    A cloze note type's card shows its text on both sides: its names decide.
+    """
+    if note_type.cloze or "cloze" in note_type.name.casefold() or not note_type.card_templates:
+        return None
+    template = note_type.card_templates[0]
+    front = shown_fields(template.front)
+    if not front:
+        return None
+    back = tuple(name for name in shown_fields(template.back) if name not in front)
+    return TemplateFields(front, back)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,7 +410,7 @@ def _note_items(
                 for card in cards
             ]
     template_count = note_type.templates or max(card_ords, default=0) + 1
-    if template_count >= 3:
+    if template_count >= 3 or (template_count == 2 and not _is_reversal(note_type, roles)):
         return _template_items(guid, note_type, names, values, sides, ctx, card_ords)
     if template_count != 2:
         return [_finish(guid, sides.question, sides.back(), sides=sides, ctx=ctx)]
@@ -422,6 +442,26 @@ def _note_items(
     return items
 
 
+def _is_reversal(note_type: NoteType, roles: Mapping[str, FieldRole]) -> bool:
+    """Whether a two-template note type's second card asks the first one's answer back.
+
+    Its front shows the answer field and nothing else, and its back the question
+    (``Basic (and reversed card)`` and its kin). Other pairs (a card asking the
+    meaning of a word and one asking its reading, say) are two cards of their own.
+    Templates the reader could not read are taken as a reversal.
+    """
+    if len(note_type.card_templates) != 2:
+        return True
+    first, second = note_type.card_templates
+    second_front = set(shown_fields(second.front))
+    if not shown_fields(first.front) or not second_front:
+        return True
+    answers = {name for name, role in roles.items() if role is FieldRole.ANSWER}
+    questions = {name for name, role in roles.items() if role is FieldRole.QUESTION}
+    second_back = set(shown_fields(second.back)) - second_front
+    return second_front == answers and questions <= second_back
+
+
 def _template_items(
     guid: str,
     note_type: NoteType,
@@ -431,12 +471,13 @@ def _template_items(
     ctx: NoteContext,
     card_ords: set[int],
 ) -> list[ParsedItem]:
-    """One item per card of a note type with three or more templates, ``<guid>#t<N>``.
+    """One item per card of a note type whose cards are not one reversed pair, ``<guid>#t<N>``.
 
     Each card asks what its template's front shows and answers what its back
-    adds; the note's fields (as Markdown) and the templates travel in the
-    ``note_link`` so that export writes the same note type again. Without
-    readable templates, every card shows the mapped question and answer.
+    adds, then the extra fields its template does not show; the note's fields
+    (as Markdown) and the templates travel in the ``note_link`` so that export
+    writes the same note type again. Without readable templates, every card
+    shows the mapped question and answer.
     """
     fields_html = dict(zip(names, values, strict=False))
     media_names = ctx.media_names
@@ -457,7 +498,17 @@ def _template_items(
         # to the mapped question, so the card is not lost as empty.
         if template is not None and _markdown(rendered, media_names):
             front = _markdown(rendered, media_names)
-            back = _markdown(answer_html(template, fields_html), media_names)
+            shown = {*shown_fields(template.front), *shown_fields(template.back)}
+            unshown = [
+                text
+                for name, text in zip(sides.extra_names, sides.extras, strict=True)
+                if name not in shown
+            ]
+            back = "\n\n".join(
+                part
+                for part in (_markdown(answer_html(template, fields_html), media_names), *unshown)
+                if part
+            )
         card = f"t{ord_ + 1}"
         items.append(
             _finish(

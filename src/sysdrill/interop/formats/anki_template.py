@@ -3,7 +3,7 @@
 A note type with three or more templates makes cards that show different
 fields, so the reader renders each template to know what a card asks and
 answers. The subset is Anki's: ``{{Field}}`` and ``{{filter:Field}}``
-(``text:`` strips HTML; ``type:`` and ``tts`` show nothing, as on paper;
+(``text:`` strips HTML; ``type:``, ``hint:`` and ``tts`` show nothing, as on paper;
 other filters show the field), ``{{#Field}}...{{/Field}}`` shown when the
 field has text, ``{{^Field}}...{{/Field}}`` when it has none, and
 ``{{FrontSide}}`` on the back. A card exists when its front shows any field
@@ -16,12 +16,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["CardTemplate", "answer_html", "card_exists", "render_template"]
+__all__ = ["CardTemplate", "answer_html", "card_exists", "render_template", "shown_fields"]
 
 _TAG = re.compile(r"\{\{\s*([#^/]?)\s*([^}]*?)\s*\}\}")
 _HTML = re.compile(r"<[^>]*>")
 _ANSWER_RULE = re.compile(r"<hr\s+id\s*=\s*['\"]?answer['\"]?\s*/?>", re.IGNORECASE)
-_SILENT_FILTERS = ("type", "tts")
+_SILENT_FILTERS = ("type", "tts", "hint")
+"""Filters whose field a card does not show as its text (a hint waits for a click; an
+extra field left unshown goes under the answer)."""
+_SPECIAL_FIELDS = frozenset({"FrontSide", "Tags", "Type", "Deck", "Subdeck", "Card", "CardFlag"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,3 +105,22 @@ def answer_html(template: CardTemplate, fields: Mapping[str, str]) -> str:
     back = render_template(template.back, fields, front_side="")
     parts = _ANSWER_RULE.split(back, maxsplit=1)
     return parts[1] if len(parts) == 2 else back
+
+
+def shown_fields(template: str) -> tuple[str, ...]:
+    """The fields a template shows as text, first mention first.
+
+    ``{{Field}}`` and ``{{filter:Field}}`` show a field; section tags only test it,
+    ``hint:``, ``type:`` and ``tts`` do not show it, and Anki's special fields
+    (``FrontSide``, ``Tags``...) are none of the note's.
+    """
+    shown: dict[str, None] = {}
+    for match in _TAG.finditer(template):
+        kind, expression = match.groups()
+        if kind:
+            continue
+        *filters, name = [part.strip() for part in expression.split(":")]
+        words = [f.split()[0] for f in filters if f.split()]
+        if name and name not in _SPECIAL_FIELDS and not any(w in _SILENT_FILTERS for w in words):
+            shown[name] = None
+    return tuple(shown)

@@ -115,7 +115,9 @@ def read_anki_text(path: Path) -> ParsedSource:
         HostileInput: If it is too large or has more than ``MAX_ROWS`` rows.
     """
     text, decode_notes = read_text(path, kind="Anki text file")
-    source = ParsedSource(format="anki-text", path=str(path), notes=list(decode_notes))
+    source = ParsedSource(
+        format="anki-text", path=str(path), notes=list(decode_notes), skip_napkin_check=True
+    )
     lines = text.splitlines(keepends=True)
     headers, start = _parse_headers(lines, path.name)
     data_lines = lines[start:]

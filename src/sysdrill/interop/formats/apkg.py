@@ -490,7 +490,7 @@ def read_apkg(
         HostileInput: If the archive is oversized, escapes its folder, or is not a zip.
         ImportFailed: If it is truncated, holds no collection, or the collection is damaged.
     """
-    source = ParsedSource(format="apkg", path=str(path))
+    source = ParsedSource(format="apkg", path=str(path), skip_napkin_check=True)
     try:
         with path.open("rb") as stream:
             magic = stream.read(len(_SQLITE_MAGIC))

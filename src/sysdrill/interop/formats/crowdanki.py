@@ -144,7 +144,7 @@ def read_crowdanki(
     deck_file = _deck_file(path)
     root = deck_file.parent
     data = _load(deck_file)
-    source = ParsedSource(format="crowdanki", path=str(path))
+    source = ParsedSource(format="crowdanki", path=str(path), skip_napkin_check=True)
     models: dict[str, NoteType] = {}
     for model in data.get("note_models") or []:
         if isinstance(model, dict):

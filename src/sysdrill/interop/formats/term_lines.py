@@ -229,7 +229,15 @@ def read_term_lines(
             )
         term, row = found.term, found.row
     assert term is not None and row is not None
-    source = ParsedSource(format="csv", path=str(path), notes=list(notes))
+    source = ParsedSource(
+        format="csv",
+        path=str(path),
+        notes=list(notes),
+        # A Quizlet set is one deck, named after its file; being a flashcard app's,
+        # its numbers are not napkin math.
+        deck=path.stem,
+        skip_napkin_check=True,
+    )
     source.notes.append(
         ImportNote(
             f"no header row: read as term/definition rows, {_shown(term)} between term and "
@@ -337,7 +345,15 @@ def read_columns(
         # One deck column; the others are the back's extra lines.
         first = roles.index("deck")
         roles = [r if r != "deck" or i == first else "extra" for i, r in enumerate(roles)]
-    source = ParsedSource(format="csv", path=str(path), notes=list(notes))
+    source = ParsedSource(
+        format="csv",
+        path=str(path),
+        notes=list(notes),
+        # A Quizlet set is one deck, named after its file; being a flashcard app's,
+        # its numbers are not napkin math.
+        deck=path.stem,
+        skip_napkin_check=True,
+    )
     source.columns = {f"column {index + 1}": role for index, role in enumerate(roles)}
     source.notes.append(
         ImportNote(
@@ -364,5 +380,5 @@ def read_columns(
         )
     decks = {item.data.get("deck") for item in source.items}
     if len(decks) == 1:
-        source.deck = decks.pop()
+        source.deck = decks.pop() or source.deck
     return source

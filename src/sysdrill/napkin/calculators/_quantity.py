@@ -22,6 +22,7 @@ __all__ = [
     "quantity",
     "require_count",
     "require_fraction",
+    "require_non_negative",
     "require_positive",
 ]
 
@@ -83,6 +84,14 @@ def require_positive(value: Quantity, *, name: str) -> Quantity:
     magnitude = float(value.magnitude if hasattr(value, "magnitude") else value)
     if not (math.isfinite(magnitude) and magnitude > 0):
         raise UsageError(f"{name} must be greater than zero, got {value}")
+    return value
+
+
+def require_non_negative(value: Quantity, *, name: str) -> Quantity:
+    """Return ``value`` if its magnitude is finite and at least zero, else raise UsageError."""
+    magnitude = float(value.magnitude if hasattr(value, "magnitude") else value)
+    if not (math.isfinite(magnitude) and magnitude >= 0):
+        raise UsageError(f"{name} must not be negative, got {describe(value)}")
     return value
 
 

@@ -1,11 +1,19 @@
-"""Descriptions of the ZeRO, all-reduce algorithm, utilisation and inference-memory calculators."""
+"""Descriptions of the ZeRO, all-reduce, expert-parallel, utilisation and inference calculators."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from sysdrill.errors import UsageError
-from sysdrill.napkin.calculators import allreduce, dtypes, flops, inference, memory, zero
+from sysdrill.napkin.calculators import (
+    allreduce,
+    dtypes,
+    flops,
+    inference,
+    memory,
+    moe,
+    zero,
+)
 from sysdrill.napkin.calculators._params import (
     BANDWIDTH,
     GPU_MEMORY,
@@ -130,6 +138,22 @@ def _hierarchical(v: dict[str, Any]) -> Any:
         inter_bandwidth=v["inter_bandwidth"],
         intra_latency=v["intra_latency"],
         inter_latency=v["inter_latency"],
+    )
+
+
+def _moe_all_to_all(v: dict[str, Any]) -> Any:
+    return moe.expert_parallel_all_to_all(
+        tokens=v["tokens"],
+        hidden_size=v["hidden_size"],
+        top_k=v["top_k"],
+        experts=v["experts"],
+        expert_parallel=v["expert_parallel"],
+        bytes_per_element=dtypes.bytes_per_element(v["dtype"]),
+        bandwidth=v["bandwidth"],
+        latency=v["latency"],
+        capacity_factor=v["capacity_factor"],
+        moe_layers=v["moe_layers"],
+        training=not v["inference"],
     )
 
 
@@ -267,6 +291,44 @@ SCALE_CALCULATORS: tuple[Calculator, ...] = (
         example="--nodes 16 --gpus-per-node 8 --message 1GB --gpu h100-sxm --link infiniband-ndr",
     ),
     Calculator(
+        name="moe-all-to-all",
+        family="moe",
+        summary="Expert-parallel all-to-all per MoE layer: expert capacity, bytes each rank "
+        "sends and time, for training or inference.",
+        formula="capacity C = ⌈T·k·c/E⌉; slots E·C (dropless T·k); n = slots·h·bytes; one "
+        "all-to-all (p-1)α + (p-1)/p·n/β; 4 per layer in training (2 in inference), "
+        "× MoE layers",
+        source="Lepikhin et al. 2020 (GShard) §2.2-3.1; Fedus et al. 2021 (Switch "
+        "Transformers) §2.2, Figure 3; Megatron Core moe_utils.get_capacity; NCCL-tests "
+        "PERFORMANCE.md (all-to-all (n-1)/n)",
+        params=(
+            count("tokens", "Tokens T on each rank per micro-batch (batch × sequence)."),
+            count("hidden_size", "Model width h."),
+            count("top_k", "Experts each token is routed to k.", default="2"),
+            count("experts", "Experts E per MoE layer (a multiple of --expert-parallel)."),
+            count("expert_parallel", "Expert-parallel ranks p."),
+            _dtype("dtype", "Format of the dispatched activations."),
+            BANDWIDTH,
+            LATENCY,
+            Param(
+                "capacity_factor",
+                Kind.NUMBER,
+                "Capacity factor c, e.g. 1.25 (absent: dropless routing, no padding).",
+                optional=True,
+            ),
+            count("moe_layers", "MoE layers in the model.", default="1"),
+            Param(
+                "inference",
+                Kind.FLAG,
+                "Inference: dispatch and combine only (2 all-to-alls per layer, not 4).",
+                default="false",
+            ),
+        ),
+        run=_moe_all_to_all,
+        example="--tokens 8192 --hidden-size 4096 --top-k 2 --experts 8 --expert-parallel 8 "
+        "--capacity-factor 1.25 --moe-layers 32 --link nvlink-4",
+    ),
+    Calculator(
         name="hfu",
         family="flops",
         summary="Hardware FLOPs utilisation beside MFU, with no, selective or full "
@@ -333,4 +395,5 @@ SCALE_CALCULATORS: tuple[Calculator, ...] = (
         "--ffn-size 28672 --sequence-length 4096 --batch 16 --weight-dtype fp8 --gpu h100-sxm",
     ),
 )
-"""ZeRO, all-reduce, utilisation and inference-memory calculators, in display order."""
+"""ZeRO, all-reduce, expert-parallel, utilisation and inference-memory calculators, in display
+order."""

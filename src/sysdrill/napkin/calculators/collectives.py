@@ -17,6 +17,7 @@ from sysdrill.napkin.calculators._quantity import (
     Quantity,
     as_unit,
     require_count,
+    require_non_negative,
     require_positive,
 )
 
@@ -149,13 +150,9 @@ def collective_inputs(
         UsageError, UnitMismatch: an input out of range or in the wrong unit.
     """
     n = require_count(ranks, name="ranks")
-    size = as_unit(message, "byte", name="message")
-    if size.magnitude < 0:
-        require_positive(size, name="message")
+    size = require_non_negative(as_unit(message, "byte", name="message"), name="message")
     beta = require_positive(as_unit(bandwidth, "byte / s", name="bandwidth"), name="bandwidth")
-    alpha = as_unit(latency, "s", name="latency")
-    if alpha.magnitude < 0:
-        require_positive(alpha, name="latency")
+    alpha = require_non_negative(as_unit(latency, "s", name="latency"), name="latency")
     return n, size, beta, alpha
 
 

@@ -24,5 +24,6 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.media",
     "sysdrill.web.routes.account",
     "sysdrill.web.routes.personal",
+    "sysdrill.web.routes.interview",
 )
 """Router modules; one that does not exist yet (a page in progress) is left out."""

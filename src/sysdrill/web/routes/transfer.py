@@ -16,11 +16,11 @@ from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from starlette.background import BackgroundTask
 from starlette.responses import FileResponse, Response
 
+from sysdrill.app.browse import choice
 from sysdrill.app.interop import StagedImport
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.interop.import_report import ImportReport
 from sysdrill.web.auth import request_user, require_admin
-from sysdrill.web.browse import choice
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page

@@ -8,15 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
+from sysdrill.app.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.app.example_draw import shown_item
+from sysdrill.app.explore import explore_groups, explore_tree
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, QuestionNotFound
 from sysdrill.web.auth import current_study, learner_vault, request_user
-from sysdrill.web.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.web.context import Context, WebContext
-from sysdrill.web.explore import explore_groups, explore_tree
 from sysdrill.web.item_view import ItemView, item_view
 from sysdrill.web.json_api import json_route
 from sysdrill.web.studied_vault import personal_deck_names, personal_items

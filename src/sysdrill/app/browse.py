@@ -17,6 +17,7 @@ __all__ = ["BrowseFilters", "browse", "browse_facets", "choice"]
 
 E = TypeVar("E", bound=StrEnum)
 _WORD = re.compile(r"\w+")
+_SEPARATORS = re.compile(r"[\W_]+")
 
 
 def choice(value: str | None, enum: type[E], name: str) -> E | None:
@@ -120,10 +121,23 @@ def _deck_members(decks: list[Any], items: list[Item], name: str) -> set[str]:
     return members
 
 
+def _folded(text: str) -> str:
+    # Hyphens, spaces and case dropped, so "allreduce", "all-reduce" and "all reduce"
+    # read alike, as the full-text search of the compiled vault reads them.
+    return _SEPARATORS.sub("", text.casefold())
+
+
+def _query_words(query: str) -> list[str]:
+    return [_folded(word) for word in _WORD.findall(query)]
+
+
 def _words_match(item: Item, words: list[str]) -> bool:
-    text = " ".join(
-        part or "" for part in (item.id, item.title, item.scenario, item.question, item.answer_text)
-    ).casefold()
+    text = _folded(
+        " ".join(
+            part or ""
+            for part in (item.id, item.title, item.scenario, item.question, item.answer_text)
+        )
+    )
     return all(word in text for word in words)
 
 
@@ -192,7 +206,7 @@ def browse(
                 snippets[hit.id] = hit.snippet
         chosen = ranked
     elif filters.q:
-        words = [word.casefold() for word in _WORD.findall(filters.q)]
+        words = _query_words(filters.q)
         chosen = sorted(
             (item for item in items if filters.keeps(item, members) and _words_match(item, words)),
             key=lambda i: i.id,
@@ -202,7 +216,7 @@ def browse(
             (item for item in items if filters.keeps(item, members)), key=lambda item: item.id
         )
     if filters.q and compiled is not None and unindexed:
-        words = [word.casefold() for word in _WORD.findall(filters.q)]
+        words = _query_words(filters.q)
         more = sorted(
             (i for i in unindexed if filters.keeps(i, members) and _words_match(i, words)),
             key=lambda i: i.id,
