@@ -17,12 +17,18 @@ T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 CARDS = ItemFilter(deck="dp-cards")
 
 
+def _rate(study, vault, session_id, rating, *, now, memory=None):
+    """Show the answer (a flashcard's back: a rating is refused before), then rate."""
+    app.reveal(study, vault, session_id, now=now, memory=memory)
+    return app.rate(study, vault, session_id, rating, now=now, memory=memory)
+
+
 def _rate_all(study: StudyService, vault: StudyVault, options: StartOptions, when: datetime):
     view = app.start_session(study, vault, options, now=when)
     rated = []
     while view.item is not None and view.phase == "rate":
         rated.append(view.item.item_id)
-        view = app.rate(study, vault, view.session_id, "good", now=when)
+        view = _rate(study, vault, view.session_id, "good", now=when)
     app.finish(study, vault, view.session_id, now=when)
     return rated
 
@@ -45,7 +51,7 @@ def test_new_per_day_holds_across_sessions_of_the_same_day(study, vault):
     view = app.start_session(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=soon)
     assert view.session_id is None
     assert view.empty_message is not None
-    assert "(new_per_day is 2, 2 new today)" in view.empty_message
+    assert "(2 new items a day, 2 new today)" in view.empty_message
     # Once the two come due they are asked; fc-3, new, still waits.
     later = T0 + timedelta(hours=3)
     plan = assemble_plan(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=later).plan
@@ -74,7 +80,8 @@ def test_quiz_leaves_out_new_items_past_the_limit_and_says_so(study, vault):
     )
     assert [i.id for i in assembled.plan.items] == ["quiz-2"]
     assert assembled.note == (
-        "1 new item(s) left for another day: today's 1 new items are used up (setting new_per_day)"
+        "This quiz asks 1 of the deck's 2 items: 1 new item(s) left for another day: "
+        "today's 1 new items are used up (new items per day, in the settings)"
     )
 
 
@@ -83,7 +90,7 @@ def test_daily_with_no_new_item_allowed_says_why_instead_of_done(study, vault):
     view = app.start_session(study, vault, options, now=T0)
     assert view.session_id is None
     assert view.empty_message == (
-        "Nothing to ask now: 3 new item(s) left out: this session takes 0 new (--new)."
+        "Nothing to ask now: 3 new item(s) left out: this session takes 0 new."
     )
 
 
@@ -92,3 +99,41 @@ def test_new_limit_is_saved_with_the_options(study, vault):
         study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=3), now=T0
     )
     assert view.options == {"kind": "practice", "deck": "dp-cards", "limit": 20, "new_limit": 3}
+
+
+def _answer_all(study, vault, view, when):
+    """Answer every item of a session as a learner guessing would ("a" or "-", then Good)."""
+    while view.phase != "done":
+        if view.phase == "chain":
+            view = app.follow_chain(study, vault, view.session_id, False, now=when)
+        elif view.phase == "answer":
+            guess = "a" if view.item.options else "-"
+            view = app.answer(study, vault, view.session_id, guess, now=when)
+        else:
+            view = _rate(study, vault, view.session_id, "good", now=when)
+    app.finish(study, vault, view.session_id, now=when)
+
+
+def test_daily_offers_todays_items_after_practice_used_the_days_new_items(study, vault):
+    daily = StartOptions(SessionKind.DAILY)
+    first = assemble_plan(study, vault, daily, now=T0)
+    todays = [item.id for item in first.plan.items]
+    assert len(todays) == 3
+    titles = [vault.by_id[item_id].title or item_id for item_id in todays]
+    assert first.note == f"Today's items: {', '.join(titles)}"
+    # Practice meets the day's new items (one of today's three among them) first.
+    study.update_settings(new_per_day=len(todays))
+    practice = StartOptions(SessionKind.PRACTICE, ItemFilter(), limit=len(todays))
+    _answer_all(study, vault, app.start_session(study, vault, practice, now=T0), T0)
+    later = T0 + timedelta(minutes=5)
+    view = app.start_session(study, vault, daily, now=later)
+    assert view.session_id is not None and view.total == 3
+    assert view.note == f"Today's items: {', '.join(titles)}"
+    _answer_all(study, vault, view, later)
+    done = app.start_session(study, vault, daily, now=later + timedelta(minutes=1))
+    assert done.session_id is None
+    assert done.empty_message == (
+        "Today's daily items are done. Come back tomorrow. Today's items: "
+        + ", ".join(f"{title} (done)" for title in titles)
+        + "."
+    )

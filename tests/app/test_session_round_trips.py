@@ -50,6 +50,12 @@ def _counted(engine: sa.Engine) -> Iterator[list[str]]:
         sa.event.remove(engine, "before_cursor_execute", count)
 
 
+def _rate(study, vault, session_id, rating, *, now, memory=None):
+    """Show the answer (a flashcard's back: a rating is refused before), then rate."""
+    app.reveal(study, vault, session_id, now=now, memory=memory)
+    return app.rate(study, vault, session_id, rating, now=now, memory=memory)
+
+
 @pytest.fixture(scope="module")
 def starter(tmp_path_factory: pytest.TempPathFactory) -> StudyVault:
     # The starter vault: 353 items, 29 chains whose members a start once queried one by one.
@@ -74,7 +80,7 @@ def test_a_practice_start_reads_a_fixed_number_of_statements(
             current = app.current_prompt(study, starter, view.session_id, now=T0)
             if current.phase != "rate":
                 break
-            app.rate(study, starter, view.session_id, "good", now=T0 + timedelta(seconds=step))
+            _rate(study, starter, view.session_id, "good", now=T0 + timedelta(seconds=step))
         app.finish(study, starter, view.session_id, now=T0 + timedelta(minutes=1))
         with _counted(engine) as later:
             app.start_session(study, starter, options, now=T0 + timedelta(minutes=2))
@@ -85,6 +91,8 @@ def test_a_practice_start_reads_a_fixed_number_of_statements(
 def _move(study: Any, vault: StudyVault, view: Any, at: datetime, memory: WorkerMemory) -> Any:
     """The move the session waits for, as a learner makes it."""
     session_id = view.session_id
+    if view.phase == "rate" and not view.revealed:  # a flashcard: its back first
+        return app.reveal(study, vault, session_id, now=at, memory=memory)
     if view.phase == "rate":
         return app.rate(study, vault, session_id, "good", now=at, memory=memory)
     if view.phase == "chain":

@@ -21,6 +21,12 @@ VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
 
+def _rate(study, vault, session_id, rating, *, now, memory=None):
+    """Show the answer (a flashcard's back: a rating is refused before), then rate."""
+    app.reveal(study, vault, session_id, now=now, memory=memory)
+    return app.rate(study, vault, session_id, rating, now=now, memory=memory)
+
+
 def _reviews(study: StudyService) -> list[tuple[str, Rating]]:
     return [(r.item_id, Rating(r.rating)) for r in study.store.iter_reviews(study.scope)]
 
@@ -44,10 +50,10 @@ def test_each_move_is_saved_so_a_new_service_resumes_the_session(tmp_path, vault
         view = app.start_session(
             first, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
         )
-        app.rate(first, vault, view.session_id, "5", now=T0 + timedelta(seconds=5))
+        _rate(first, vault, view.session_id, "4", now=T0 + timedelta(seconds=5))
     with open_study(url, vault=vault) as second:
         resumed = app.current_prompt(second, vault, view.session_id, now=T0 + timedelta(minutes=1))
-        after = app.rate(second, vault, view.session_id, "again", now=T0 + timedelta(minutes=2))
+        after = _rate(second, vault, view.session_id, "again", now=T0 + timedelta(minutes=2))
         second_reviews = _reviews(second)
     assert second_reviews == [("fc-1", Rating.EASY), ("fc-2", Rating.AGAIN)]
     assert resumed.item is not None and resumed.item.item_id == "fc-2"
@@ -66,7 +72,7 @@ def test_multiple_choice_is_graded_on_answer_with_the_reason(study, vault):
     assert view.phase == "rate"
     assert view.item is not None and view.item.given_answer == "80 GB"
     assert [name for name, _ in view.item.reveal][0] == "Model answer"
-    view = app.rate(study, vault, view.session_id, "good", now=T0)
+    view = _rate(study, vault, view.session_id, "good", now=T0)
     assert view.item is not None and view.item.mode == "multiple-choice"
     graded = app.answer(study, vault, view.session_id, "c", now=T0)
     assert graded.feedback is not None and graded.feedback.correct is True
@@ -78,8 +84,8 @@ def test_undo_takes_back_the_last_rating_and_asks_the_item_again(study, vault):
     view = app.start_session(
         study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
     )
-    app.rate(study, vault, view.session_id, "good", now=T0)
-    app.rate(study, vault, view.session_id, "again", now=T0)
+    _rate(study, vault, view.session_id, "good", now=T0)
+    _rate(study, vault, view.session_id, "again", now=T0)
     undone = app.undo_last_rating(study, vault, view.session_id, now=T0)
     assert undone.item is not None and undone.item.item_id == "fc-2"
     assert (undone.position, undone.total, undone.can_undo) == (2, 3, True)
@@ -156,7 +162,7 @@ def test_finished_report_is_kept_with_the_session_record(study, vault):
     view = app.start_session(
         study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
     )
-    app.rate(study, vault, view.session_id, "good", now=T0)
+    _rate(study, vault, view.session_id, "good", now=T0)
     report = app.finish(study, vault, view.session_id, now=T0 + timedelta(minutes=1))
     assert app.finished_report(study, view.session_id) == report
     assert [(r.item_id, r.outcome, r.rating) for r in report.results] == [
@@ -178,10 +184,11 @@ def test_a_move_from_a_stale_copy_is_refused(study, vault):
     saved = study.store.get_active_session(study.scope, view.session_id)
     first = restore_session(study, vault, saved, clock=lambda: T0)
     second = restore_session(study, vault, saved, clock=lambda: T0)
+    first.reveal()
     first.rate(Rating.GOOD)
-    # Refused, not made again: the card it read changed (CardChanged is a StorageConflict).
+    # Refused, not made again: the session moved on since the copy was read.
     with pytest.raises(StorageConflict):
-        second.rate(Rating.EASY)
+        second.reveal()
     assert len(list(study.store.iter_reviews(study.scope))) == 1
 
 
@@ -226,7 +233,7 @@ def test_drive_session_records_reviews_durations_and_the_score(study, vault):
         study,
         vault,
         view.session_id,
-        drive=lambda session: run_scripted(session, AnswerScript(["4", "1", "q"]), out.append),
+        drive=lambda session: run_scripted(session, AnswerScript(["3", "1", "q"]), out.append),
         clock=clock,
     )
     assert (report.answered, report.score_percent) == (2, 50)
@@ -235,8 +242,9 @@ def test_drive_session_records_reviews_durations_and_the_score(study, vault):
         ("fc-1", int(Rating.GOOD), GradedBy.SELF.value),
         ("fc-2", int(Rating.AGAIN), GradedBy.SELF.value),
     ]
-    # Shown at the start (T0 + 2 s), rated at T0 + 6 s; the next at T0 + 8 s.
-    assert [r.duration_ms for r in reviews] == [4000, 2000]
+    # Every reading of the clock is 2 s later: shown at the start, then the back's
+    # reveal and the rating prompt's intervals read it before the rating does.
+    assert [r.duration_ms for r in reviews] == [8000, 6000]
     (session,) = study.sessions()
     assert session.ended_at is not None
     assert (session.meta["deck"], session.meta["score_percent"]) == ("dp-cards", 50)
@@ -250,6 +258,7 @@ def test_a_driver_that_fails_still_finishes_the_session_with_its_reviews(study, 
     )
 
     def drive(session):
+        session.reveal()
         session.rate(Rating.GOOD)
         raise KeyboardInterrupt
 
@@ -269,7 +278,7 @@ def test_a_session_whose_item_left_the_vault_is_refused_then_ended(study, vault)
     view = app.start_session(
         study, vault, StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards")), now=T0
     )
-    app.rate(study, vault, view.session_id, "good", now=T0)
+    _rate(study, vault, view.session_id, "good", now=T0)
     smaller = changed(vault, by_id={k: v for k, v in vault.by_id.items() if k != "fc-3"})
     with pytest.raises(ContentInvalid, match="asks fc-3, which the vault no longer holds"):
         app.current_prompt(study, smaller, view.session_id, now=T0)

@@ -27,6 +27,12 @@ T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 DECK = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="dp-cards"))
 
 
+def _rate(study, vault, session_id, rating, *, now, memory=None):
+    """Show the answer (a flashcard's back: a rating is refused before), then rate."""
+    app.reveal(study, vault, session_id, now=now, memory=memory)
+    return app.rate(study, vault, session_id, rating, now=now, memory=memory)
+
+
 @pytest.fixture
 def memory(tmp_path: Path) -> WorkerMemory:
     return WorkerMemory(cache_dir=tmp_path / "cache")
@@ -69,7 +75,7 @@ def _reviews(study: StudyService) -> list[tuple[str, int]]:
 
 def test_a_stored_move_keeps_the_machine_at_the_saved_revision(study, vault, memory):
     view = app.start_session(study, vault, DECK, now=T0, memory=memory)
-    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
+    _rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
     kept = memory.take_session(study, vault, view.session_id)
     assert kept is not None and kept.saved == _saved(study, view.session_id)
     # Taken out while in use: a second request on the session replays instead.
@@ -79,7 +85,7 @@ def test_a_stored_move_keeps_the_machine_at_the_saved_revision(study, vault, mem
 def test_a_kept_machine_is_used_only_after_the_database_confirms_it(any_study, vault, memory):
     study = any_study
     view = app.start_session(study, vault, DECK, now=T0, memory=memory)
-    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
+    _rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
     asked: list[int] = []
     real = study.store.active_session_stamp
 
@@ -87,6 +93,7 @@ def test_a_kept_machine_is_used_only_after_the_database_confirms_it(any_study, v
         asked.append(session_id)
         return real(scope, session_id)
 
+    app.reveal(study, vault, view.session_id, now=T0 + timedelta(seconds=7), memory=memory)
     study.store.active_session_stamp = stamp  # type: ignore[method-assign]
     app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=8), memory=memory)
     assert asked == [view.session_id]
@@ -95,21 +102,21 @@ def test_a_kept_machine_is_used_only_after_the_database_confirms_it(any_study, v
 def test_a_move_made_by_another_worker_is_replayed_from_the_database(any_study, vault, memory):
     study = any_study
     view = app.start_session(study, vault, DECK, now=T0, memory=memory)
-    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
+    _rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
     _moved_elsewhere(study, view.session_id, "skip", T0 + timedelta(seconds=9))
     # The kept machine waits on fc-2, the database on fc-3 (fc-2 was skipped), the last.
-    after = app.rate(
+    after = _rate(
         study, vault, view.session_id, "easy", now=T0 + timedelta(seconds=12), memory=memory
     )
     assert after.phase == "done"
     assert _reviews(study) == [("fc-1", int(Rating.GOOD)), ("fc-3", int(Rating.EASY))]
-    assert _saved(study, view.session_id).revision == 3  # rate, skip, rate
+    assert _saved(study, view.session_id).revision == 5  # reveal, rate, skip, reveal, rate
 
 
 def test_a_kept_machine_is_not_used_for_a_new_session_with_the_same_id(any_study, vault, memory):
     study = any_study
     view = app.start_session(study, vault, DECK, now=T0, memory=memory)
-    app.rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
+    _rate(study, vault, view.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
     saved = _saved(study, view.session_id)
     # The session is gone and another took its id (SQLite reuses the highest id), at
     # the same revision but a later start: its own moves count, not the kept ones.
@@ -119,7 +126,7 @@ def test_a_kept_machine_is_not_used_for_a_new_session_with_the_same_id(any_study
         study.scope, replace(saved, moves=(), position=0, revision=0, started_at=later)
     )
     _moved_elsewhere(study, view.session_id, "skip", later)
-    after = app.rate(
+    after = _rate(
         study, vault, view.session_id, "hard", now=later + timedelta(seconds=3), memory=memory
     )
     assert after.item is not None and after.item.item_id == "fc-3"
@@ -131,7 +138,7 @@ def test_a_failed_move_leaves_no_machine_and_the_next_move_works(study, vault, m
     with pytest.raises(UsageError):
         app.answer(study, vault, view.session_id, "an answer", now=T0, memory=memory)
     assert memory.take_session(study, vault, view.session_id) is None
-    after = app.rate(
+    after = _rate(
         study, vault, view.session_id, "easy", now=T0 + timedelta(seconds=3), memory=memory
     )
     assert after.item is not None and after.item.item_id == "fc-2"
@@ -145,13 +152,14 @@ def test_machines_of_two_stores_never_mix(vault, memory):
     one = app.start_session(first, vault, DECK, now=T0, memory=memory)
     two = app.start_session(second, vault, DECK, now=T0, memory=memory)
     assert one.session_id == two.session_id
-    app.rate(first, vault, one.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
+    _rate(first, vault, one.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
     assert memory.take_session(second, vault, one.session_id) is None
 
 
 def test_two_workers_rating_one_item_at_once_store_one_review(any_study, vault):
     study = any_study
     view = app.start_session(study, vault, DECK, now=T0)
+    app.reveal(study, vault, view.session_id, now=T0 + timedelta(seconds=2))
     saved = _saved(study, view.session_id)
     # Both workers resumed the session at the same revision.
     here = restore_session(study, vault, saved, clock=lambda: T0 + timedelta(seconds=4))
@@ -168,16 +176,14 @@ def test_a_rating_whose_card_another_session_changed_is_refused_once(any_study, 
     # Two sessions of the learner ask the same items; each machine read their cards at start.
     one = app.start_session(study, vault, DECK, now=T0, memory=memory)
     two = app.start_session(study, vault, DECK, now=T0 + timedelta(seconds=1), memory=memory)
-    app.rate(study, vault, one.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
+    _rate(study, vault, one.session_id, "good", now=T0 + timedelta(seconds=5), memory=memory)
     with pytest.raises(CardChanged):
-        app.rate(
-            study, vault, two.session_id, "again", now=T0 + timedelta(seconds=9), memory=memory
-        )
+        _rate(study, vault, two.session_id, "again", now=T0 + timedelta(seconds=9), memory=memory)
     assert _reviews(study) == [("fc-1", int(Rating.GOOD))]
-    assert _saved(study, two.session_id).revision == 0
+    assert _saved(study, two.session_id).revision == 1  # its reveal, not the rating
     # Tried again (a reload), the session is read afresh and the review scheduled
     # from the card the first one wrote.
-    app.rate(study, vault, two.session_id, "again", now=T0 + timedelta(seconds=12), memory=memory)
+    _rate(study, vault, two.session_id, "again", now=T0 + timedelta(seconds=12), memory=memory)
     card = study.card_state("fc-1")
     assert (card.reps, card.lapses) == (2, 0)
     assert _reviews(study) == [("fc-1", int(Rating.GOOD)), ("fc-1", int(Rating.AGAIN))]

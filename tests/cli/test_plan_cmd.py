@@ -21,7 +21,7 @@ def test_plan_list_shows_the_three_starter_plans(run_cli) -> None:
         "interview-2w  Two-week preparation for a distributed-training interview "
         "(14 days, 20 new items a day)",
         "interview-4w  Four-week preparation for a distributed-training interview "
-        "(28 days, 14 new items a day)",
+        "(28 days, 15 new items a day)",
     ]
 
 

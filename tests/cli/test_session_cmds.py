@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def test_practice_reads_standard_input_and_filters(run_cli, tmp_path):
     db = f"sqlite:///{tmp_path / 'study.db'}"
     assert run_cli("db", "upgrade", "--db", db).exit_code == 0
     result = run_cli(
-        "practice", "--vault", str(VAULT), "--deck", "dp-cards", "--db", db, input="5\n4\n2\n"
+        "practice", "--vault", str(VAULT), "--deck", "dp-cards", "--db", db, input="4\n3\n1\n"
     )
     assert result.exit_code == 0, result.stderr
     assert _reviews(db) == [
@@ -95,8 +96,8 @@ def test_practice_bad_answer_line_names_file_and_line(run_cli, tmp_path):
     result = run_cli("practice", "--vault", str(VAULT), "--answers", answers)
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: answers.txt:2: Unknown rating 'sure'. Use again, hard, good or easy, "
-        "or a confidence 1-5.\n"
+        "Error: answers.txt:2: Unknown rating 'sure'. Use 1 Again, 2 Hard, 3 Good or 4 Easy "
+        "(or the words again, hard, good, easy).\n"
     )
 
 
@@ -116,6 +117,14 @@ def test_practice_deadline_is_saved_and_workload_shown(run_cli):
     with open_study(vault=None) as study:
         assert study.settings.deadline is not None
         assert study.settings.deadline.isoformat() == "2027-01-15"
+
+
+def test_practice_with_a_past_deadline_is_refused_and_saves_nothing(run_cli):
+    past = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+    result = run_cli("practice", "--vault", str(VAULT), "--deadline", past, input="quit\n")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: The interview date {past} has passed;")
+    assert result.stdout == ""
 
 
 def test_practice_bad_deadline_is_a_usage_error(run_cli):
@@ -208,7 +217,7 @@ def test_design_gauntlet_without_design_questions_is_one_error_line(run_cli):
     assert result.exit_code == 1
     assert result.stderr == (
         "Error: No design question (design/realization/specification zone) for track tinyml. "
-        "Try another --track or --format quick.\n"
+        "Try another track, or the quick format.\n"
     )
 
 
@@ -241,7 +250,9 @@ def test_daily_gives_three_items_and_is_done_after_them(run_cli):
     first = run_cli("daily", "--vault", str(VAULT), "--track", "cloud", input="")
     items = [line for line in first.stdout.splitlines() if line.startswith("[")]
     assert first.exit_code == 0 and len(items) == 1  # the script ended at the first item
-    assert re.match(r"Daily \d{4}-\d{2}-\d{2}: 0 of 3 done\n", first.stdout)
+    assert re.match(
+        r"Note: Today's items: [^\n]+\.\nDaily \d{4}-\d{2}-\d{2}: 0 of 3 done\n", first.stdout
+    )
     answers = "\n".join(["skip"] * 3)
     again = run_cli("daily", "--vault", str(VAULT), "--track", "cloud", input=answers)
     shown = [line for line in again.stdout.splitlines() if line.startswith("[")]
@@ -254,7 +265,25 @@ def test_daily_done_today_says_so(run_cli, tmp_path):
     first = run_cli(*args, "--answers", answers)
     assert first.exit_code == 0, first.stderr
     second = run_cli(*args, input="")
-    assert second.stdout == "Today's daily items are done. Come back tomorrow.\n"
+    assert second.stdout == (
+        "Today's daily items are done. Come back tomorrow. Today's items: Int8 size (done).\n"
+    )
+
+
+def test_daily_offers_todays_items_even_after_they_were_practised(run_cli, tmp_path):
+    args = ("--vault", str(VAULT), "--track", "edge", "--zone", "recall")
+    first = run_cli("daily", *args, input="")
+    todays = [line.split("] ", 1)[1] for line in first.stdout.splitlines() if line.startswith("[")]
+    script = _answers(tmp_path, "x\ngood\n" * 3 + "n\n" * 3)
+    practised = run_cli("practice", *args, "--answers", script)
+    assert practised.exit_code == 0, practised.stderr
+    again = run_cli("daily", *args, input="")
+    assert again.exit_code == 0, again.stderr
+    assert (
+        "Note: Today's items: Int8 size.\nDaily" in again.stdout and "0 of 1 done" in again.stdout
+    )
+    shown = [line.split("] ", 1)[1] for line in again.stdout.splitlines() if line.startswith("[")]
+    assert shown == todays[:1]  # the script ended at the first item, as before
 
 
 @pytest.mark.parametrize("command", ["practice", "quiz", "gauntlet", "chain", "daily"])
@@ -280,7 +309,7 @@ def test_practice_with_a_deadline_today_says_so_and_goes_on(run_cli):
 
 def test_undo_takes_back_the_last_rating_and_asks_the_item_again(run_cli):
     result = run_cli(
-        "practice", "--vault", str(VAULT), "--deck", "dp-cards", input="1\nundo\n5\n4\n2\n"
+        "practice", "--vault", str(VAULT), "--deck", "dp-cards", input="1\nundo\n4\n3\n1\n"
     )
     assert result.exit_code == 0, result.stderr
     assert "> undo\nTook back the last rating; the item is asked again.\n\n[1/3] fc-1" in (
@@ -307,7 +336,7 @@ def test_practice_new_flag_and_daily_limit_hold_across_sessions(run_cli):
     first = run_cli(*args, "--new", "1", input="good\n")
     assert first.exit_code == 0, first.stderr
     assert first.stdout.startswith(
-        "Note: 1 new item(s) left out: this session takes 1 new (--new).\n"
+        "Note: 1 new item(s) left out: this session takes 1 new.\n"
         "Practice: 1 items (0 due, 1 new; 1 more new today)\n"
     )
     second = run_cli(*args, input="good\n")
@@ -316,8 +345,8 @@ def test_practice_new_flag_and_daily_limit_hold_across_sessions(run_cli):
     assert third.exit_code == 0
     assert third.stdout == (
         "Nothing to practise now: no item is due and no new item is allowed "
-        "(new_per_day is 2, 2 new today). Come back tomorrow, or raise the limit: "
-        "sysdrill settings set new_per_day N.\n"
+        "(2 new items a day, 2 new today). Come back tomorrow, or raise the new items "
+        "per day in the settings.\n"
     )
     assert [r[0] for r in _reviews()] == ["fc-1", "fc-2"]
 
@@ -326,8 +355,8 @@ def test_quiz_new_flag_leaves_new_items_out_with_a_note(run_cli):
     result = run_cli("quiz", "ch26-quiz", "--vault", str(VAULT), "--new", "1", input="")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith(
-        "Note: 1 new item(s) left out: this session takes 1 new (--new).\n"
-        "Quiz: Chapter 26 quiz (1 items)\n"
+        "Note: This quiz asks 1 of the deck's 2 items: 1 new item(s) left out: this session "
+        "takes 1 new.\nQuiz: Chapter 26 quiz (1 items)\n"
     )
 
 

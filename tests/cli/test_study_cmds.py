@@ -170,21 +170,34 @@ def test_workload_without_deadline_names_the_fix(run_cli, db_url):
 
 
 def test_workload_on_a_deadline_today_or_past_says_so(run_cli, db_url):
+    from sysdrill.app.study import open_study
+
     today = datetime.now(UTC).date()
     for day, says in (
         (today, "is today: no days are left to plan."),
         (today - timedelta(days=3), "has passed (3 days ago)."),
     ):
-        assert (
-            run_cli("settings", "set", "deadline", day.isoformat(), "--db", db_url).exit_code == 0
-        )
+        # Saved while it lay ahead (a past date is refused when set).
+        with open_study(db_url, vault=None) as study:
+            study.update_settings(deadline=day)
         result = run_cli("workload", "--db", db_url)
         assert result.exit_code == 1
         assert result.stderr.startswith(f"Error: The deadline {day.isoformat()} {says}")
         assert result.stderr.endswith("`sysdrill settings set deadline none`.\n")
 
 
-def test_settings_set_deadline_today_or_past_stores_it_with_a_note(run_cli, db_url):
+def test_settings_set_deadline_in_the_past_is_refused_in_one_line(run_cli, db_url):
+    past = (datetime.now(UTC).date() - timedelta(days=2)).isoformat()
+    result = run_cli("settings", "set", "deadline", past, "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: The interview date {past} has passed; give one from ")
+    assert result.stderr.endswith(", or none to turn deadline mode off.\n")
+    assert result.stderr.count("\n") == 1
+    shown = run_cli("settings", "show", "--json", "--db", db_url)
+    assert '"deadline": null' in shown.stdout
+
+
+def test_settings_set_deadline_today_stores_it_with_a_note(run_cli, db_url):
     today = datetime.now(UTC).date()
     result = run_cli("settings", "set", "deadline", today.isoformat(), "--db", db_url)
     assert result.exit_code == 0, result.stderr

@@ -105,7 +105,7 @@ def test_option_key_grades_multiple_choice_and_space_goes_on():
     ]
 
 
-def test_flashcard_space_reveals_and_confidence_key_rates():
+def test_flashcard_space_reveals_and_keys_1_to_4_rate():
     session, recorder = _session("fc-1", "fc-2")
     app = StudyApp(session)
     seen = {}
@@ -116,15 +116,35 @@ def test_flashcard_space_reveals_and_confidence_key_rates():
         seen["early"] = list(recorder.results)
         await pilot.press("space")
         seen["back"] = _markdown(app)
-        await pilot.press("5")
+        seen["hint"] = _text(app, "#hint")
+        await pilot.press("5")  # not a key of the default scale
+        await pilot.press("4")
         await pilot.press("space", "h")
 
     _drive(app, script)
     assert "The whole model on every rank" not in seen["front"]
     assert seen["early"] == []
     assert "The whole model on every rank" in seen["back"]
+    assert seen["hint"].startswith("1 Again  2 Hard  3 Good  4 Easy   s skip")
     assert [r.rating for r in recorder.results] == [Rating.EASY, Rating.HARD]
     assert session.phase is Phase.DONE
+
+
+def test_on_the_confidence_scale_keys_1_to_5_rate_and_the_hint_says_so():
+    from sysdrill.study.ratings import RatingScale
+
+    session, recorder = _session("fc-1", "fc-2", rating_scale=RatingScale.CONFIDENCE)
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        await pilot.press("space")
+        seen["hint"] = _text(app, "#hint")
+        await pilot.press("5", "space", "3")
+
+    _drive(app, script)
+    assert seen["hint"].startswith("1 No idea  2 Barely  3 With effort  4 Recalled  5 Perfect")
+    assert [r.rating for r in recorder.results] == [Rating.EASY, Rating.HARD]
 
 
 def test_free_text_is_typed_then_self_rated_and_math_is_readable():
@@ -232,7 +252,7 @@ def test_quitting_asks_for_a_second_press_and_another_key_cancels():
         seen["ask"] = _text(app, "#feedback")
         await pilot.press("space")  # any other key goes on: here it shows the back
         seen["phase"] = session.phase
-        seen["revealed"] = app.revealed
+        seen["revealed"] = session.revealed
         await pilot.press("escape", "escape")
         seen["after"] = session.phase
         await pilot.press("escape")
@@ -298,8 +318,8 @@ def test_run_tui_with_nothing_to_ask_says_why(tmp_path):
         run = run_tui(study, vault, options, clock=_Clock(), runner=lambda app: None)
     assert run.lines == [
         "Nothing to practise now: no item is due and no new item is allowed "
-        "(new_per_day is 0, 0 new today). Come back tomorrow, or raise the limit: "
-        "sysdrill settings set new_per_day N."
+        "(0 new items a day, 0 new today). Come back tomorrow, or raise the new items "
+        "per day in the settings."
     ]
 
 
@@ -337,7 +357,7 @@ def test_ctrl_c_leaves_at_once_with_the_reviews_kept():
     app = StudyApp(session)
 
     async def script(pilot):
-        await pilot.press("space", "4")
+        await pilot.press("space", "3")
         await pilot.press("ctrl+c")
 
     lines = _drive(app, script)
@@ -423,7 +443,7 @@ def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
             await pilot.press("u")
             seen["note"] = _text(app, "#feedback")
             seen["item"] = _markdown(app)
-            await pilot.press("space", "5")
+            await pilot.press("space", "4")
 
         _drive(app, script)
 

@@ -24,7 +24,7 @@ def _progress(run_cli, vault: Path) -> dict:
 
 
 def _study_first_item(run_cli, vault: Path) -> None:
-    result = run_cli("practice", "--vault", str(vault), "--limit", "1", input="all-reduce\n5\nn\n")
+    result = run_cli("practice", "--vault", str(vault), "--limit", "1", input="all-reduce\n4\nn\n")
     assert result.exit_code == 0, result.stderr
     assert "Recorded: Easy" in result.stdout
 

@@ -82,8 +82,9 @@ def _items(vault: Path) -> dict[str, dict[str, Any]]:
     items: dict[str, dict[str, Any]] = {}
     for path in (vault / "questions").rglob("*.yaml"):
         raw = yaml.safe_load(path.read_text("utf-8"))
-        _, mark, card = raw["source"]["key"].rpartition("#")
-        items[card if mark else "note"] = raw
+        # Anki GUIDs may hold '#' themselves: the card is what source.anki says.
+        card = raw["source"]["key"].removeprefix(raw["source"]["anki"]["guid"])
+        items[card.removeprefix("#") or "note"] = raw
     return items
 
 

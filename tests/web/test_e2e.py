@@ -251,7 +251,10 @@ def _answer_with_keys(page: Any, part_answer: str = "my answer to this part") ->
     """Take one step of a session with the keyboard; False once it is finished."""
     if page.locator("form[action$='/finish'] button", has_text="See the results").count():
         return False
-    if page.locator("form[action$='/rate']").count():
+    if page.locator("form[action$='/reveal']").count():
+        with page.expect_navigation():
+            page.keyboard.press(" ")
+    elif page.locator("form[action$='/rate']").count():
         key = "4" if page.get_by_text("How well did you recall it?").count() else "3"
         with page.expect_navigation():
             page.keyboard.press(key)

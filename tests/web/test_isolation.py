@@ -143,7 +143,8 @@ def _b_studies(bob: TestClient) -> dict[str, Any]:
     """B signs up, reviews, leaves a quiz in progress, reports a problem, sets a deadline."""
     assert bob.post("/api/signup", json={"name": B_NAME, "password": PASSWORD}).status_code == 201
     done = _start(bob, kind="practice", deck="sample-fundamentals", limit="1")
-    assert bob.post(f"/sessions/{done}/rate", data={"rating": "4"}).status_code == 200
+    assert bob.post(f"/sessions/{done}/reveal").status_code == 200
+    assert bob.post(f"/sessions/{done}/rate", data={"rating": "3"}).status_code == 200
     assert bob.post(f"/sessions/{done}/chain", data={"accept": "no"}).status_code == 200
     finished = bob.post(f"/sessions/{done}/finish", follow_redirects=False)
     assert finished.status_code in (303, 404), finished.text

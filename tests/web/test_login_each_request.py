@@ -55,7 +55,9 @@ def _start(client: TestClient) -> dict[str, Any]:
 
 
 def _move(client: TestClient, state: dict[str, Any]) -> Any:
-    """The move the session waits for (an answer, a rating, a chain's offer)."""
+    """The move the session waits for (an answer, a flashcard's back, a rating, a chain's offer)."""
+    if state["phase"] == "rate" and not state["revealed"]:
+        return client.post(f"/api/study/sessions/{state['session_id']}/reveal")
     url = f"/api/study/sessions/{state['session_id']}/{state['phase']}"
     return client.post(url, json=_BODIES[state["phase"]])
 
@@ -187,8 +189,8 @@ def test_page_move_is_made_and_refused_once_the_login_ended(
 ) -> None:
     state = _start(learner)
     session_id = state["session_id"]
-    phase = state["phase"]
-    form = {"answer": {"text": "42"}, "rate": {"rating": "good"}}[phase]
+    phase = "reveal" if state["phase"] == "rate" and not state["revealed"] else state["phase"]
+    form = {"answer": {"text": "42"}, "rate": {"rating": "good"}, "reveal": {}}[phase]
     moved = learner.post(f"/sessions/{session_id}/{phase}", data=form)
     assert moved.status_code == 200, moved.text
     before = _stored(migrated_db_url)

@@ -113,6 +113,8 @@ def _answer_until_rated(client: TestClient, session_id: int, *, moves: int) -> N
                 response = client.post(
                     f"/api/study/sessions/{session_id}/answer", json={"text": text}
                 )
+        elif phase == "rate" and not view["revealed"]:
+            response = client.post(f"/api/study/sessions/{session_id}/reveal")
         elif phase == "rate":
             response = client.post(
                 f"/api/study/sessions/{session_id}/rate", json={"rating": "good"}

@@ -93,6 +93,7 @@ def test_the_owner_practises_a_personal_deck_and_nobody_else_sees_it(
     assert started["session_id"] is not None
     assert started["item"]["item_id"] == FIRST
     # Ann rates it: the card is hers, in the shared vault's identity.
+    ann.post(f"/api/study/sessions/{started['session_id']}/reveal")
     rated = ann.post(f"/api/study/sessions/{started['session_id']}/rate", json={"rating": "good"})
     assert rated.status_code == 200, rated.text
     assert "HBM-PERSONAL" in ann.get(f"/items/{FIRST}").text

@@ -33,14 +33,25 @@ def test_each_kind_has_its_own_start_page(client):
     assert "Start today" in client.get("/daily").text
 
 
-def test_flashcard_is_rated_on_the_1_to_5_scale_with_keys(fresh_client):
+def test_a_flashcard_shows_its_back_first_then_rates_with_keys_1_to_4(fresh_client):
     session_id = _start(fresh_client, kind="practice", deck="sample-fundamentals")
     page = fresh_client.get(f"/sessions/{session_id}").text
-    assert 'data-key="5"' in page and "5 · perfect" in page
-    assert '<summary data-key=" ">Show the answer (space)</summary>' in page
+    assert 'data-key=" " autofocus>Show the answer (space)</button>' in page
+    assert f'action="/sessions/{session_id}/rate"' not in page
     assert '<script src="/static/study.js" defer></script>' in page
+    early = fresh_client.post(f"/sessions/{session_id}/rate", data={"rating": "3"})
+    assert early.status_code == 422
+    assert "Show the answer first, then rate your recall." in early.text
+    shown = fresh_client.post(f"/sessions/{session_id}/reveal", follow_redirects=False)
+    assert shown.status_code == 303
+    back = fresh_client.get(f"/sessions/{session_id}").text
+    assert "Rate your recall (keys 1-4)" in back
+    # Each button says when the item would come back (a new card: its learning steps).
+    assert 'data-key="1" title="Next review in 1m">1 · Again · 1m</button>' in back
+    assert 'data-key="3" title="Next review in 10m">3 · Good · 10m</button>' in back
+    assert 'data-key="5"' not in back
     rated = fresh_client.post(
-        f"/sessions/{session_id}/rate", data={"rating": "4"}, follow_redirects=False
+        f"/sessions/{session_id}/rate", data={"rating": "3"}, follow_redirects=False
     )
     assert rated.status_code == 303
     offered = fresh_client.get(f"/sessions/{session_id}").text
@@ -50,6 +61,20 @@ def test_flashcard_is_rated_on_the_1_to_5_scale_with_keys(fresh_client):
     assert "See the results" in fresh_client.get(f"/sessions/{session_id}").text
 
 
+def test_the_confidence_setting_puts_every_rating_on_1_to_5(fresh_client):
+    saved = fresh_client.post("/settings", data={"rating_scale": "confidence"})
+    assert saved.status_code == 200
+    session_id = _start(fresh_client, kind="quiz", deck="sample-napkin-drills")
+    base = f"/sessions/{session_id}"
+    shown = fresh_client.post(f"{base}/answer", data={"text": "about 2x"}).text
+    assert "How well did you recall it? (keys 1-5)" in shown
+    assert ">5 · Perfect · " in shown and ">1 · No idea · " in shown
+    fresh_client.post(f"{base}/rate", data={"rating": "3"})
+    api = fresh_client.get(f"/api/study/sessions/{session_id}").json()
+    assert api["recorded"].startswith("Recorded: Hard")
+    assert api["rating_scale"] == "confidence"
+
+
 def test_quiz_grades_choice_and_number_on_submit(fresh_client):
     session_id = _start(fresh_client, kind="quiz", deck="sample-napkin-drills")
     base = f"/sessions/{session_id}"
@@ -57,7 +82,7 @@ def test_quiz_grades_choice_and_number_on_submit(fresh_client):
     assert "Show the model answer" in first
     shown = fresh_client.post(f"{base}/answer", data={"text": "about 2x"}).text
     assert "Rate your recall (keys 1-4)" in shown
-    assert 'data-key="1">1 · Again</button>' in shown
+    assert '">1 · Again · 1m</button>' in shown
     fresh_client.post(f"{base}/rate", data={"rating": "good"})
     choice = fresh_client.get(base).text
     assert 'value="b" data-key="b">b)</button>' in choice
@@ -128,13 +153,23 @@ def test_json_api_runs_a_session_end_to_end(fresh_client):
     assert started.status_code == 200
     body = started.json()
     assert (body["phase"], body["item"]["mode"]) == ("rate", "flashcard")
+    assert (body["revealed"], body["rating_choices"], body["item"]["reveal"]) == (False, [], [])
+    early = fresh_client.post(
+        f"/api/study/sessions/{body['session_id']}/rate", json={"rating": "easy"}
+    )
+    assert early.status_code == 422
+    assert early.json()["error"]["message"] == "Show the answer first, then rate your recall."
+    shown = fresh_client.post(f"/api/study/sessions/{body['session_id']}/reveal").json()
+    assert shown["revealed"] and shown["item"]["reveal"]
+    assert [c["key"] for c in shown["rating_choices"]] == ["1", "2", "3", "4"]
+    assert all(c["interval"] for c in shown["rating_choices"])
     rated = fresh_client.post(
         f"/api/study/sessions/{body['session_id']}/rate", json={"rating": "easy"}
     ).json()
     assert rated["phase"] == "done"
     assert rated["recorded"].startswith("Recorded: Easy; next review in ")
-    listed = fresh_client.get("/api/study/sessions").json()["sessions"]
-    assert [s["session_id"] for s in listed] == [body["session_id"]]
+    # Every item answered: nothing is left to continue, though the results wait.
+    assert fresh_client.get("/api/study/sessions").json()["sessions"] == []
     report = fresh_client.post(f"/api/study/sessions/{body['session_id']}/finish").json()
     assert (report["answered"], report["score_percent"]) == (1, 100)
 
@@ -160,6 +195,7 @@ def test_nothing_to_practise_says_why(fresh_client):
     body = fresh_client.post(
         "/api/study/sessions", json={"kind": "practice", "deck": "sample-fundamentals"}
     ).json()
+    fresh_client.post(f"/api/study/sessions/{body['session_id']}/reveal")
     fresh_client.post(f"/api/study/sessions/{body['session_id']}/rate", json={"rating": "easy"})
     page = fresh_client.post("/sessions", data={"kind": "practice", "deck": "sample-fundamentals"})
     assert page.status_code == 200
@@ -227,3 +263,41 @@ def test_a_session_whose_item_left_the_vault_offers_to_end_it(tmp_path):
         ended = client.post(f"/sessions/{session_id}/finish", follow_redirects=True)
         assert ended.status_code == 200
         assert "0 answered" in ended.text
+
+
+def test_a_quiz_that_leaves_items_out_says_why_on_the_session_page(fresh_client):
+    saved = fresh_client.post("/settings", data={"new_per_day": "1"})
+    assert saved.status_code == 200
+    session_id = _start(fresh_client, kind="quiz", deck="sample-napkin-drills")
+    page = fresh_client.get(f"/sessions/{session_id}").text
+    assert re.search(
+        r"Note: This quiz asks 1 of the deck&#39;s \d+ items: \d+ new item\(s\) left for "
+        r"another day: today&#39;s 1 new items are used up",
+        page,
+    ), page
+
+
+def test_the_daily_page_names_todays_items(fresh_client):
+    session_id = _start(fresh_client, kind="daily")
+    page = fresh_client.get(f"/sessions/{session_id}").text
+    assert "Note: Today&#39;s items: " in page
+
+
+def test_an_unreadable_number_asks_again_on_the_session_page_without_the_answer(fresh_client):
+    session_id = _start(fresh_client, kind="quiz", deck="sample-napkin-drills")
+    base = f"/sessions/{session_id}"
+    fresh_client.post(f"{base}/answer", data={"text": "about 2x"})
+    fresh_client.post(f"{base}/rate", data={"rating": "good"})
+    fresh_client.post(f"{base}/answer", data={"text": "b"})
+    asked = fresh_client.get(base).text
+    assert 'name="text" required' in asked  # the numeric item waits for its answer
+    before = fresh_client.get(f"/api/study/sessions/{session_id}").json()
+    typo = fresh_client.post(f"{base}/answer", data={"text": "3 MiBx"})
+    assert typo.status_code == 200
+    assert 'role="alert"' in typo.text and "a number with a unit" in typo.text
+    assert 'name="text" required' in typo.text  # asked again, nothing recorded
+    after = fresh_client.get(f"/api/study/sessions/{session_id}").json()
+    assert (after["phase"], after["position"]) == ("answer", before["position"])
+    assert after["item"]["item_id"] == before["item"]["item_id"]
+    again = fresh_client.post(f"{base}/answer", data={"text": "3 MiB"}).text
+    assert "Not quite" in again

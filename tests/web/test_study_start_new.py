@@ -40,7 +40,7 @@ def test_new_zero_leaves_nothing_new_to_practise(fresh_client: TestClient) -> No
     assert body["session_id"] is None
     assert body["empty_message"].startswith(
         "Nothing to practise now: no item is due and no new item is allowed "
-        "(new_per_day is 20, 0 new today; --new 0)."
+        "(20 new items a day, 0 new today; this session takes no new item)."
     )
 
 

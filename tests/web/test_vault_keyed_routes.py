@@ -29,7 +29,8 @@ def test_two_apps_on_one_database_serving_vaults_with_one_item_id_keep_apart(tmp
         follow_redirects=False,
     )
     session_url = started.headers["location"]
-    rated = first.post(f"{session_url}/rate", data={"rating": "4"}, follow_redirects=False)
+    first.post(f"{session_url}/reveal")
+    rated = first.post(f"{session_url}/rate", data={"rating": "3"}, follow_redirects=False)
     assert rated.status_code == 303
     assert first.get("/api/progress").json()["reviews_total"] == 1
     after = second.get("/api/progress").json()

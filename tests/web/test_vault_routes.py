@@ -230,6 +230,7 @@ def test_explore_treemap_is_redrawn_after_a_review(fresh_client: TestClient) -> 
         "/api/study/sessions", json={"kind": "quiz", "deck": "sample-fundamentals"}
     ).json()
     item_id = started["item"]["item_id"]
+    fresh_client.post(f"/api/study/sessions/{started['session_id']}/reveal")
     fresh_client.post(f"/api/study/sessions/{started['session_id']}/rate", json={"rating": "easy"})
     area = fresh_client.get(f"/api/items/{item_id}").json()["item"]["competency_area"]
     after = _treemap_svg(fresh_client)

@@ -13,16 +13,18 @@ the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sysdrill.app.study_vault import StudyVault
+from sysdrill.content.models import Item
 from sysdrill.errors import ContentInvalid, UsageError
 from sysdrill.study.card_state import CardRecord, CardState
 from sysdrill.study.clock import require_utc
-from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.ratings import GradedBy, Rating, RatingScale
+from sysdrill.study.scheduler import new_card
 from sysdrill.study.service import ReadCard, ScheduledReview, StudyService
 from sysdrill.study.sessions.engine import (
     Clock,
@@ -34,6 +36,7 @@ from sysdrill.study.sessions.engine import (
     SessionPlan,
 )
 from sysdrill.study.sessions.new_items import ChainNewLimit
+from sysdrill.study.sessions.rating_choices import preview_intervals
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import SessionId
 
@@ -53,6 +56,7 @@ def plan_options(plan: SessionPlan, started_with: dict[str, Any]) -> dict[str, A
         "chain_new_limit": None if plan.chain_new_limit is None else plan.chain_new_limit.to_dict(),
         "repeat_again": plan.repeat_again,
         "warmup_ids": sorted(plan.warmup_ids),
+        "rating_scale": plan.rating_scale.value,
         "meta": dict(plan.meta),
         "started_with": started_with,
     }
@@ -85,6 +89,8 @@ def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionPlan:
         chain_new_limit=None if chain_limit is None else ChainNewLimit.from_dict(chain_limit),
         repeat_again=bool(options.get("repeat_again", False)),
         warmup_ids=frozenset(options.get("warmup_ids", ())),
+        # Sessions saved before scales were a setting rated on Again/Hard/Good/Easy.
+        rating_scale=RatingScale(options.get("rating_scale", RatingScale.AGAIN_TO_EASY)),
         meta={str(k): str(v) for k, v in dict(options.get("meta", {})).items()},
     )
 
@@ -252,7 +258,11 @@ class LiveSession(Session):
             super().answer(str(value))
         elif kind == "part":
             self.part_answers.append(str(value))
+        elif kind == "reveal":
+            super().reveal()
         elif kind == "rate":
+            if not self.revealed:  # saved before a flashcard's reveal was a move of its own
+                super().reveal()
             super().rate(Rating(int(str(value))))
         elif kind == "rubric":
             super().score_rubric([int(i) for i in value or ()])
@@ -276,6 +286,9 @@ class LiveSession(Session):
             outcome = act()
         finally:
             self._move_clock.fixed = None
+        if self.phase is Phase.DONE:
+            # Marked so that a list of sessions in progress can leave it out unreplayed.
+            move["ends"] = True
         self._save(move, now)
         return outcome
 
@@ -323,6 +336,22 @@ class LiveSession(Session):
             return
         self._make("part", answer, lambda: self.part_answers.append(answer))
 
+    def _intervals(self, item: Item) -> Mapping[Rating, timedelta]:
+        """The wait each rating would give ``item`` now, from its card as last read."""
+        read = self._moves_recorder.cards.get(item.id)
+        card = read.card if read is not None else None
+        return preview_intervals(
+            card or new_card(item.id),
+            settings=self._study.settings,
+            now=require_utc(self._move_clock()),
+        )
+
+    def reveal(self) -> None:
+        """Show the flashcard's back (see :meth:`Session.reveal`); the move is saved once."""
+        if self.revealed:
+            return
+        self._make("reveal", None, lambda: super(LiveSession, self).reveal())
+
     def rate(self, rating: Rating) -> ItemResult:
         """Grade your own recall (see :meth:`Session.rate`); the move is saved."""
         chosen = Rating(rating)
@@ -363,14 +392,22 @@ def save_new(
     *,
     started_with: dict[str, Any],
     now: datetime,
+    note: str | None = None,
 ) -> SavedSession:
-    """Record the start of ``plan`` and save it as a session in progress."""
+    """Record the start of ``plan`` and save it as a session in progress.
+
+    ``note`` (what the learner is told about the plan: new items left out, today's
+    daily items) is kept with it, so every page of the session can show it.
+    """
     moment = require_utc(now)
     session_id = study.start_session(plan.kind.value, now=moment, meta=plan.meta)
+    options = plan_options(plan, started_with)
+    if note is not None:
+        options["note"] = note
     saved = SavedSession(
         session_id=session_id,
         kind=plan.kind.value,
-        options=plan_options(plan, started_with),
+        options=options,
         item_ids=tuple(item.id for item in plan.items),
         started_at=moment,
         updated_at=moment,

@@ -14,7 +14,7 @@ from typing import Any
 from sysdrill.app.plans import practice_items
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import UsageError
-from sysdrill.study.clock import require_utc
+from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind, SessionPlan
@@ -25,13 +25,15 @@ from sysdrill.study.sessions.plans import (
     EMPTY_MESSAGES,
     NEW_HELD_KEY,
     chain_plan,
+    daily_listing,
     daily_plan,
     filter_meta,
     practice_plan,
     quiz_plan,
 )
+from sysdrill.study.sessions.records import Outcome
 
-__all__ = ["AssembledPlan", "StartOptions", "assemble_plan"]
+__all__ = ["AssembledPlan", "StartOptions", "assemble_plan", "daily_done_today"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,7 @@ def assemble_plan(
     elif kind is SessionKind.QUIZ:
         deck = options.item_filter.deck
         if not deck:
-            raise UsageError("A quiz needs a deck. Name one (see `sysdrill stats`).")
+            raise UsageError("A quiz needs a deck: choose one of the vault's decks.")
         plan = quiz_plan(vault.items, vault.decks, deck, study=study, new_items=allowance)
     elif kind is SessionKind.GAUNTLET:
         pick = pick_gauntlet(
@@ -136,21 +138,62 @@ def assemble_plan(
             raise UsageError("A chain walk needs a chain id (see chains.yaml).")
         plan = chain_plan(vault.chains, vault.items, options.chain_id)
     else:
-        plan, _ = daily_plan(
+        done_ids = daily_done_today(study, now=moment)
+        plan, daily = daily_plan(
             study,
             vault.items,
             vault.decks,
             item_filter=options.item_filter,
             now=moment,
+            done_ids=done_ids,
             new_items=allowance,
             chains=vault.chain_index,
         )
-    held = allowance.held_note(int(plan.meta.get(NEW_HELD_KEY, "0")))
+        if daily:
+            note = f"Today's items: {daily_listing(daily, done_ids)}"
+    held_count = int(plan.meta.get(NEW_HELD_KEY, "0"))
+    held = allowance.held_note(held_count)
+    if kind is SessionKind.DAILY and held_count:
+        # The daily set ignores the day's new-item limit: only --new leaves items out.
+        held = f"{held_count} new item(s) left out: this session takes {options.new_limit} new"
+    if kind is SessionKind.QUIZ and held is not None:
+        asked = len(plan.items)
+        held = f"This quiz asks {asked} of the deck's {asked + held_count} items: {held}"
     if not plan.items:
         empty = EMPTY_MESSAGES[kind]
         if kind is SessionKind.PRACTICE and allowance.for_session == 0:
             empty = allowance.none_left_message()
         elif held is not None:
             empty = f"Nothing to ask now: {held}."
-        return AssembledPlan(plan=plan, note=note, empty_message=empty)
-    return AssembledPlan(plan=plan, note=note or held)
+        elif kind is SessionKind.DAILY and note is not None:
+            empty = f"{empty} {note}."
+        return AssembledPlan(
+            plan=plan, note=None if kind is SessionKind.DAILY else note, empty_message=empty
+        )
+    notes = [text for text in (note, held) if text]
+    return AssembledPlan(plan=plan, note="; ".join(notes) or None)
+
+
+def daily_done_today(study: StudyService, *, now: datetime) -> set[str]:
+    """Items answered in a daily session started on ``now``'s UTC day.
+
+    Finished sessions are read from their stored report; a daily session still in
+    progress counts the items behind the learner. Reviews of the same items in
+    other sessions do not count: the daily set is a challenge of its own.
+    """
+    today = utc_day(require_utc(now))
+    done: set[str] = set()
+    for record in study.sessions(kind=SessionKind.DAILY.value):
+        if utc_day(record.started_at) != today:
+            continue
+        report = record.meta.get("report")
+        if isinstance(report, dict):
+            done.update(
+                str(result["item_id"])
+                for result in report.get("results", ())
+                if result.get("outcome") == Outcome.ANSWERED.value
+            )
+    for saved in study.store.list_active_sessions(study.scope):
+        if saved.kind == SessionKind.DAILY.value and utc_day(saved.started_at) == today:
+            done.update(saved.item_ids[: saved.position])
+    return done

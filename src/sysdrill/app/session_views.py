@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from sysdrill.study.sessions.rating_choices import RatingChoice
 from sysdrill.study.sessions.report import SessionReport, report_lines
 
 __all__ = [
@@ -268,6 +269,14 @@ class SessionView:
     """A remark on the plan (a gauntlet shorter than its format)."""
     empty_message: str | None = None
     """Why a session had nothing to ask."""
+    rating_scale: str = "again-hard-good-easy"
+    """The one scale the session's ratings are asked on."""
+    revealed: bool = False
+    """Whether the answer of the item awaiting a rating is shown (a flashcard's back once
+    revealed); a rating is refused before."""
+    rating_choices: tuple[RatingChoice, ...] = ()
+    """Once a rating is awaited and the answer shown: the choices, each with the interval
+    it would schedule."""
 
     @classmethod
     def empty(cls, kind: str, title: str, message: str, *, note: str | None) -> SessionView:
@@ -316,6 +325,9 @@ class SessionView:
             "options": dict(self.options),
             "note": self.note,
             "empty_message": self.empty_message,
+            "rating_scale": self.rating_scale,
+            "revealed": self.revealed,
+            "rating_choices": [choice.to_dict() for choice in self.rating_choices],
         }
 
 

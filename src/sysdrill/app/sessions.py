@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
+from sysdrill.app.deadlines import set_deadline
 from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
 from sysdrill.app.session_plans import StartOptions, assemble_plan
+from sysdrill.app.session_records import finished_report, list_sessions
 from sysdrill.app.session_views import (
     ChainOfferView,
     DeadlineView,
@@ -39,8 +41,7 @@ from sysdrill.app.template_draws import drawn_vault, template_draws, with_templa
 from sysdrill.app.worker_memory import WorkerMemory
 from sysdrill.errors import ContentInvalid, SessionNotFound, UsageError
 from sysdrill.study.clock import require_utc
-from sysdrill.study.filters import ItemFilter
-from sysdrill.study.ratings import Rating, rating_from_text
+from sysdrill.study.ratings import Rating, rating_on_scale
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import (
     AnswerMode,
@@ -52,7 +53,6 @@ from sysdrill.study.sessions.engine import (
 )
 from sysdrill.study.sessions.report import build_report, recorded_line
 from sysdrill.study.sessions.saved import SavedSession
-from sysdrill.study.sessions.selection import filter_items
 from sysdrill.study.sessions.view import item_view, reveal_sections
 
 __all__ = [
@@ -74,6 +74,7 @@ __all__ = [
     "list_sessions",
     "load_session",
     "rate",
+    "reveal",
     "score_rubric",
     "set_deadline",
     "skip",
@@ -93,7 +94,7 @@ def _prompt(session: Session, *, part_answers: list[str]) -> ItemPrompt | None:
     if item is None or mode is None:
         return None
     view = item_view(item)
-    revealed = session.phase in (Phase.RATE, Phase.RUBRIC)
+    revealed = session.phase is Phase.RUBRIC or session.revealed
     return ItemPrompt(
         item_id=item.id,
         heading=view.heading,
@@ -120,6 +121,9 @@ def _view(
     part_answers: list[str] | None = None,
 ) -> SessionView:
     last = session.results[-1] if session.results else None
+    if feedback is None and saved.moves and saved.moves[-1].get("move") == "answer":
+        # The page after an answer, shown again on a reload (post, redirect, get).
+        feedback = _feedback(session, session.last_feedback)
     offer = session.chain_offer if session.phase is Phase.CHAIN else None
     remaining = session.remaining() if session.phase is not Phase.DONE else None
     return SessionView(
@@ -149,6 +153,10 @@ def _view(
         can_undo=any(move.get("review_id") is not None for move in saved.moves),
         report=report_view(build_report(session)) if session.phase is Phase.DONE else None,
         options=dict(saved.options.get("started_with", {})),
+        note=saved.options.get("note"),
+        rating_scale=session.plan.rating_scale.value,
+        revealed=session.revealed,
+        rating_choices=session.rating_choices(),
     )
 
 
@@ -199,16 +207,18 @@ def start_session(
     """
     moment = require_utc(now)
     assembled = assemble_plan(study, vault, options, now=moment)
-    plan, note = assembled.plan, assembled.note
+    # One scale for the whole session: the setting as it stands at the start.
+    plan = replace(assembled.plan, rating_scale=study.settings.rating_scale)
+    note = assembled.note
     if assembled.empty_message is not None:
         return SessionView.empty(options.kind.value, plan.title, assembled.empty_message, note=note)
     seed = options.seed if options.seed is not None else int(moment.timestamp() * 1000)
     plan, started_with = with_template_draws(plan, options.to_dict(), seed)
-    saved = save_new(study, plan, started_with=started_with, now=moment)
+    saved = save_new(study, plan, started_with=started_with, now=moment, note=note)
     live = restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
     if memory is not None:
         memory.keep_session(study, vault, live)
-    return replace(_after(live, now=moment), note=note)
+    return _after(live, now=moment)
 
 
 def load_session(
@@ -241,8 +251,8 @@ def load_session(
     saved = study.store.get_active_session(study.scope, session_id)
     if saved is None:
         raise SessionNotFound(
-            f"No session {session_id} in progress. Start one, or see the sessions "
-            "in progress with list_sessions()."
+            f"No session {session_id} in progress: it ended, or never began. Start a "
+            "new one, or go on with one listed under Continue where you stopped."
         )
     return restore_session(study, drawn_vault(vault, saved), saved, clock=lambda: moment)
 
@@ -333,19 +343,45 @@ def rate(
     now: datetime,
     memory: WorkerMemory | None = None,
 ) -> SessionView:
-    """Grade your recall: ``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``.
+    """Grade your recall on the session's scale.
 
+    ``rating`` is a key of the scale (``1``-``4``, or ``1``-``5`` on the confidence
+    scale) or a rating's name (``again``/``hard``/``good``/``easy``).
     The review and the move are written in one transaction, once.
 
     Raises:
         SessionNotFound: If no session with that id is in progress.
-        UsageError: If no rating is awaited or the rating is unknown.
+        UsageError: If no rating is awaited, the answer is not shown yet (a
+            flashcard's back: :func:`reveal` first) or the rating is unknown.
         CardChanged: If another session reviewed the item meanwhile (nothing written).
         StorageConflict: If another request moved the session on meanwhile.
     """
-    chosen = rating if isinstance(rating, Rating) else rating_from_text(rating)
     live = load_session(study, vault, session_id, now=now, memory=memory)
+    chosen = (
+        rating if isinstance(rating, Rating) else rating_on_scale(rating, live.plan.rating_scale)
+    )
     live.rate(chosen)
+    return _after(_kept(memory, study, vault, live), now=now)
+
+
+def reveal(
+    study: StudyService,
+    vault: StudyVault,
+    session_id: int,
+    *,
+    now: datetime,
+    memory: WorkerMemory | None = None,
+) -> SessionView:
+    """Show the back of the flashcard in front of the learner; its rating choices follow.
+
+    Showing a back already shown changes nothing.
+
+    Raises:
+        SessionNotFound: If no session with that id is in progress.
+        UsageError: If the session waits for something else than a rating.
+    """
+    live = load_session(study, vault, session_id, now=now, memory=memory)
+    live.reveal()
     return _after(_kept(memory, study, vault, live), now=now)
 
 
@@ -434,7 +470,9 @@ def undo_last_rating(
         raise UsageError("Nothing to undo: no item of this session has been rated yet.")
     move = moves[last]
     before = move.get("card_before")
-    kept = tuple(moves[:last])
+    # The item is asked again from its front: a flashcard's reveal goes with its rating.
+    first = last - 1 if last > 0 and moves[last - 1].get("move") == "reveal" else last
+    kept = tuple(moves[:first])
     moment = require_utc(now)
     rolled = replace(saved, moves=kept, updated_at=moment, revision=saved.revision + 1)
     live = restore_session(
@@ -512,38 +550,6 @@ def _abandon(study: StudyService, session_id: int, *, reason: str, now: datetime
     return view
 
 
-def finished_report(study: StudyService, session_id: int) -> ReportView:
-    """The report of a finished session (a gauntlet's results page).
-
-    Raises:
-        SessionNotFound: If the learner has no finished session with that id.
-    """
-    for record in study.sessions():
-        if record.session_id == session_id and record.ended_at is not None:
-            stored = record.meta.get("report")
-            if isinstance(stored, dict):
-                return ReportView.from_dict(stored)
-    raise SessionNotFound(
-        f"No finished session {session_id} with a report. Finish the session first."
-    )
-
-
-def list_sessions(study: StudyService) -> list[dict[str, Any]]:
-    """The learner's sessions in progress, the most recently moved first (JSON-ready)."""
-    return [
-        {
-            "session_id": int(saved.session_id),
-            "kind": saved.kind,
-            "title": saved.options.get("title", saved.kind),
-            "position": saved.position,
-            "items": len(saved.item_ids),
-            "started_at": saved.started_at.isoformat(),
-            "updated_at": saved.updated_at.isoformat(),
-        }
-        for saved in study.store.list_active_sessions(study.scope)
-    ]
-
-
 def drive_session(
     study: StudyService,
     vault: StudyVault,
@@ -569,50 +575,6 @@ def drive_session(
     finally:
         report = finish(study, vault, session_id, now=clock())
     return report
-
-
-def set_deadline(
-    study: StudyService,
-    vault: StudyVault,
-    deadline: str,
-    *,
-    item_filter: ItemFilter | None = None,
-    now: datetime,
-) -> DeadlineView:
-    """Save the interview date (``YYYY-MM-DD``, or ``none`` to turn deadline mode off).
-
-    Returns:
-        The date saved and the expected workload until then.
-
-    Raises:
-        SchedulingError: If the date is not a date or has passed.
-    """
-    settings = study.set_setting("deadline", deadline)
-    if settings.deadline is None:
-        return DeadlineView(deadline=None, days_left=0, reviews_total=0, reviews_peak=0)
-    pool = filter_items(vault.items, vault.decks, item_filter or ItemFilter())
-    days = study.deadline_workload(pool, now=now)
-    per_day = [day.reviews + day.new_items for day in days]
-    return DeadlineView(
-        deadline=settings.deadline,
-        days_left=len(days),
-        reviews_total=sum(per_day),
-        reviews_peak=max(per_day, default=0),
-    )
-
-
-def parse_deadline(text: str) -> date | None:
-    """Read a deadline typed by a learner: ``YYYY-MM-DD``, or ``none``/``off`` for none.
-
-    Raises:
-        UsageError: If the text is not a date.
-    """
-    if text.lower() in ("none", "off"):
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError as exc:
-        raise UsageError(f"{text!r} is not a date; write it as YYYY-MM-DD.") from exc
 
 
 def undo_in_driver(

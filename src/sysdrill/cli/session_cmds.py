@@ -214,7 +214,8 @@ def practice(
     answers: AnswersOption = None,
 ) -> None:
     """Practise with spaced repetition: due reviews first, then new items."""
-    from sysdrill.app.sessions import StartOptions, parse_deadline, set_deadline
+    from sysdrill.app.deadlines import parse_deadline, refuse_past_deadline, set_deadline
+    from sysdrill.app.sessions import StartOptions
     from sysdrill.content.loader import check_vault_root
     from sysdrill.errors import SchedulingError, UsageError
     from sysdrill.study.sessions.engine import SessionKind
@@ -224,6 +225,7 @@ def practice(
             parse_deadline(deadline)
         except UsageError as exc:
             raise typer.BadParameter(str(exc), param_hint="--deadline") from exc
+        refuse_past_deadline(deadline, now=_clock())  # one Error: line, nothing saved
     if vault is not None:
         check_vault_root(vault)  # a wrong folder is reported before the database is opened
     options = StartOptions(
@@ -248,7 +250,7 @@ def practice(
                     study, loaded, deadline, item_filter=options.item_filter, now=_clock()
                 )
             except SchedulingError as exc:
-                # A deadline today or past is saved all the same; practice goes on.
+                # A deadline today is saved all the same (a past one was refused); practice goes on.
                 typer.echo(f"Note: {exc}")
                 saved = None
             if saved is None:

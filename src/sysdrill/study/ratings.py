@@ -6,7 +6,15 @@ from enum import IntEnum, StrEnum
 
 from sysdrill.errors import UsageError
 
-__all__ = ["GradedBy", "Rating", "rating_from_confidence", "rating_from_text"]
+__all__ = [
+    "SCALE_CHOICES",
+    "GradedBy",
+    "Rating",
+    "RatingScale",
+    "rating_from_confidence",
+    "rating_from_text",
+    "rating_on_scale",
+]
 
 
 class Rating(IntEnum):
@@ -104,4 +112,62 @@ def rating_from_text(text: str) -> Rating:
         return rating_from_confidence(int(cleaned))
     raise UsageError(
         f"Unknown rating {text.strip()!r}. Use again, hard, good or easy, or a confidence 1-5."
+    )
+
+
+class RatingScale(StrEnum):
+    """The scale a learner rates recalls on, the same for every item of a session."""
+
+    AGAIN_TO_EASY = "again-hard-good-easy"
+    """FSRS's own four ratings, keys 1 (Again) to 4 (Easy), as in Anki."""
+    CONFIDENCE = "confidence"
+    """Confidence from 1 (no idea) to 5 (perfect), mapped by :func:`rating_from_confidence`."""
+
+
+SCALE_CHOICES: dict[RatingScale, tuple[tuple[str, str, Rating], ...]] = {
+    RatingScale.AGAIN_TO_EASY: (
+        ("1", "Again", Rating.AGAIN),
+        ("2", "Hard", Rating.HARD),
+        ("3", "Good", Rating.GOOD),
+        ("4", "Easy", Rating.EASY),
+    ),
+    RatingScale.CONFIDENCE: tuple(
+        (str(level), label, _CONFIDENCE[level])
+        for level, label in (
+            (1, "No idea"),
+            (2, "Barely"),
+            (3, "With effort"),
+            (4, "Recalled"),
+            (5, "Perfect"),
+        )
+    ),
+}
+"""Each scale's choices as (key, label, FSRS rating): the one place a key becomes a rating."""
+
+
+def rating_on_scale(text: str, scale: RatingScale) -> Rating:
+    """Read a rating typed or clicked on ``scale``: a key of the scale, or a rating's name.
+
+    A digit means what the session's scale says it means: ``3`` is Good on
+    Again/Hard/Good/Easy and Hard on the confidence scale. Names (``good``,
+    ``g``) mean the same on both.
+
+    Raises:
+        UsageError: If the text is neither a key of the scale nor a rating's name.
+    """
+    cleaned = text.strip().lower()
+    if cleaned in _WORDS:
+        return _WORDS[cleaned]
+    for key, _, rating in SCALE_CHOICES[scale]:
+        if cleaned == key:
+            return rating
+    shown = text.strip()[:20]
+    if scale is RatingScale.CONFIDENCE:
+        raise UsageError(
+            f"Unknown rating {shown!r}. Use a confidence from 1 (no idea) to 5 (perfect), "
+            "or again, hard, good or easy."
+        )
+    raise UsageError(
+        f"Unknown rating {shown!r}. Use 1 Again, 2 Hard, 3 Good or 4 Easy "
+        "(or the words again, hard, good, easy)."
     )

@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from sysdrill.errors import SchedulingError
+from sysdrill.study.ratings import RatingScale
 
 __all__ = [
     "MAX_DAILY_LIMIT",
@@ -84,6 +85,10 @@ SETTING_DOCS: dict[str, str] = {
         "The 21 FSRS model weights, comma-separated, or none for the package "
         "defaults; written by `sysdrill optimize`."
     ),
+    "rating_scale": (
+        "How you rate a recall in every session: again-hard-good-easy (keys 1-4, "
+        "as in Anki; the default) or confidence (1 no idea to 5 perfect)."
+    ),
 }
 """Every setting key with its one-line meaning (units in the text)."""
 
@@ -114,6 +119,8 @@ class StudySettings:
     """Interview date; enables deadline mode until that day."""
     fsrs_parameters: tuple[float, ...] | None = field(default=None)
     """Fitted FSRS weights (21 numbers), or None for the package defaults."""
+    rating_scale: RatingScale = RatingScale.AGAIN_TO_EASY
+    """The scale sessions started from now on rate recalls on."""
 
     def __post_init__(self) -> None:
         problems = _problems(self)
@@ -127,6 +134,7 @@ class StudySettings:
             if isinstance(value, tuple):
                 data[key] = list(value)
         data["deadline"] = self.deadline.isoformat() if self.deadline else None
+        data["rating_scale"] = str(self.rating_scale)
         return data
 
     @classmethod
@@ -226,6 +234,8 @@ def _problems(settings: StudySettings) -> list[str]:
             problems.append(problem)
     if not isinstance(settings.fuzz, bool):
         problems.append(f"fuzz must be true or false, got {settings.fuzz!r}")
+    if not isinstance(settings.rating_scale, RatingScale):
+        problems.append(f"rating_scale must be one of {_SCALES}, got {settings.rating_scale!r}")
     if settings.deadline is not None and not isinstance(settings.deadline, date):
         problems.append(f"deadline must be a date, got {settings.deadline!r}")
     weights = settings.fsrs_parameters
@@ -261,6 +271,8 @@ def _typed(key: str, value: Any) -> Any:
             return None if value is None else date.fromisoformat(str(value))
         if key == "desired_retention":
             return _number(value)
+        if key == "rating_scale":
+            return _scale(value)
         if key == "fuzz":
             if value not in (True, False):  # 1 and 0 too, as JSON booleans may come back
                 raise ValueError(f"fuzz must be true or false, got {value!r}")
@@ -272,6 +284,16 @@ def _typed(key: str, value: Any) -> Any:
         return int(value)
     except (TypeError, ValueError, OverflowError) as exc:
         raise SchedulingError(f"Invalid stored setting {key}: {_brief(exc)}.") from exc
+
+
+_SCALES = " or ".join(scale.value for scale in RatingScale)
+
+
+def _scale(value: Any) -> RatingScale:
+    try:
+        return RatingScale(str(value).strip().lower())
+    except ValueError:
+        raise ValueError(f"expected {_SCALES}") from None
 
 
 def _number(value: Any) -> float:
@@ -342,6 +364,8 @@ def _parsed(key: str, cleaned: str) -> Any:
         raise ValueError("expected true or false")
     if key == "desired_retention":
         return float(cleaned)
+    if key == "rating_scale":
+        return _scale(cleaned).value
     if len(cleaned) > 15:  # int() itself would name a Python limit past 4300 digits
         low, high = _WHOLE_BOUNDS[key]
         raise ValueError(f"expected a whole number from {low} to {high}")

@@ -27,6 +27,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sysdrill.content.media import SOUND_REF, is_safe_media_name
+from sysdrill.study.sessions.text import separate_headings
 
 __all__ = ["render_inline", "render_markdown", "render_svg"]
 
@@ -353,7 +354,8 @@ def render_markdown(text: str | None) -> Markup:
     """
     if not text:
         return Markup("")
-    return Markup(_render(text, inline=False))  # sanitized by nh3 above
+    # Bold heading lines (napkin math's sections) keep a line of their own.
+    return Markup(_render(separate_headings(text), inline=False))  # sanitized by nh3 above
 
 
 def render_inline(text: str | None) -> Markup:

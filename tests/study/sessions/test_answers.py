@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sysdrill.errors import UsageError
-from sysdrill.study.ratings import Rating
+from sysdrill.study.ratings import Rating, RatingScale
 from sysdrill.study.sessions.answers import (
     AnswerScript,
     Command,
@@ -34,19 +34,35 @@ def test_script_skips_blank_lines_and_comments_and_counts_lines():
         ("g", Rating.GOOD),
         ("Easy", Rating.EASY),
         ("1", Rating.AGAIN),
+        ("2", Rating.HARD),
+        ("3", Rating.GOOD),
+        ("4", Rating.EASY),
+    ],
+)
+def test_ratings_are_words_letters_or_keys_1_to_4_by_default(text, rating):
+    assert parse_rating(text) is rating
+
+
+@pytest.mark.parametrize(
+    ("text", "rating"),
+    [
+        ("1", Rating.AGAIN),
         ("2", Rating.AGAIN),
         ("3", Rating.HARD),
         ("4", Rating.GOOD),
         ("5", Rating.EASY),
+        ("good", Rating.GOOD),
     ],
 )
-def test_ratings_are_words_letters_or_confidence_digits(text, rating):
-    assert parse_rating(text) is rating
+def test_on_the_confidence_scale_digits_are_confidence(text, rating):
+    assert parse_rating(text, RatingScale.CONFIDENCE) is rating
 
 
-def test_rating_six_is_refused():
-    with pytest.raises(UsageError, match="1 to 5"):
-        parse_rating("6")
+def test_a_key_off_the_scale_is_refused_with_the_scale_in_words():
+    with pytest.raises(UsageError, match="Use 1 Again, 2 Hard, 3 Good or 4 Easy"):
+        parse_rating("5")
+    with pytest.raises(UsageError, match="from 1 \\(no idea\\) to 5 \\(perfect\\)"):
+        parse_rating("6", RatingScale.CONFIDENCE)
 
 
 def test_rubric_ticks_accept_lists_all_and_none():

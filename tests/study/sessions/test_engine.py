@@ -78,9 +78,20 @@ def test_free_text_reveals_then_takes_a_self_rating(vault, clock, recorder):
     assert session.phase is Phase.DONE
 
 
-def test_flashcard_starts_at_rating(vault, clock, recorder):
+def test_flashcard_starts_at_rating_and_takes_one_once_its_back_is_shown(vault, clock, recorder):
     session = Session(_plan(vault, "fc-1"), recorder=recorder, clock=clock)
-    assert session.phase is Phase.RATE
+    assert session.phase is Phase.RATE and not session.revealed
+    assert session.rating_choices() == ()
+    with pytest.raises(UsageError, match="Show the answer first"):
+        session.rate(Rating.EASY)
+    assert recorder.recorded == []
+    session.reveal()
+    assert [c.caption for c in session.rating_choices()] == [
+        "1 · Again",
+        "2 · Hard",
+        "3 · Good",
+        "4 · Easy",
+    ]
     session.rate(Rating.EASY)
     assert [r.rating for r, _ in recorder.recorded] == [Rating.EASY]
 
@@ -88,8 +99,10 @@ def test_flashcard_starts_at_rating(vault, clock, recorder):
 def test_duration_runs_from_showing_to_grading(vault, clock, recorder):
     session = Session(_plan(vault, "fc-1", "fc-2"), recorder=recorder, clock=clock)
     clock.advance(timedelta(seconds=7, milliseconds=250))
+    session.reveal()
     session.rate(Rating.GOOD)
     clock.advance(timedelta(seconds=3))
+    session.reveal()
     session.rate(Rating.GOOD)
     assert [r.duration_ms for r, _ in recorder.recorded] == [7250, 3000]
 
@@ -207,9 +220,11 @@ def test_no_offer_when_the_next_chain_item_comes_next_anyway(vault, clock, recor
 def test_again_items_come_back_once_at_the_end(vault, clock, recorder):
     plan = _plan(vault, "fc-1", "fc-2", repeat_again=True)
     session = Session(plan, recorder=recorder, clock=clock)
-    session.rate(Rating.AGAIN)
-    session.rate(Rating.GOOD)
+    for rating in (Rating.AGAIN, Rating.GOOD):
+        session.reveal()
+        session.rate(rating)
     assert session.current.id == "fc-1"
+    session.reveal()
     session.rate(Rating.AGAIN)
     assert session.phase is Phase.DONE
     assert [r.item.id for r, _ in recorder.recorded] == ["fc-1", "fc-2", "fc-1"]

@@ -12,6 +12,7 @@ from sysdrill.study.ratings import GradedBy
 from sysdrill.study.sessions.gauntlet import (
     FORMATS,
     GauntletFormat,
+    expected_minutes,
     gauntlet_plan,
     pick_gauntlet,
 )
@@ -81,7 +82,7 @@ def test_nothing_to_ask_is_a_usage_error(vault):
         pick_gauntlet(vault.items, fmt=GauntletFormat.DESIGN, track=Track.TINYML)
     assert str(caught.value) == (
         "No design question (design/realization/specification zone) for track tinyml. "
-        "Try another --track or --format quick."
+        "Try another track, or the quick format."
     )
     with pytest.raises(UsageError, match="No gauntlet questions for track mobile"):
         pick_gauntlet(vault.items, fmt=GauntletFormat.QUICK, track=Track.MOBILE)
@@ -95,3 +96,23 @@ def test_plan_has_one_countdown_and_gauntlet_grading(vault):
     assert plan.rubric_scoring
     assert plan.warmup_ids == {pick.warmup_id}
     assert plan.title == "Gauntlet (standard): 10 questions in 20 minutes"
+
+
+@pytest.mark.parametrize("fmt", [GauntletFormat.QUICK, GauntletFormat.STANDARD])
+def test_expected_time_of_a_gauntlet_fits_its_countdown_on_the_starter_vault(fmt):
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.sample import starter_vault_path
+
+    items = load_vault(starter_vault_path()).items
+    spec = FORMATS[fmt]
+    for seed in range(40):
+        pick = pick_gauntlet(items, fmt=fmt, seed=seed)
+        minutes = sum(expected_minutes(item, spec) for item in pick.items)
+        assert minutes <= spec.minutes, (seed, [i.id for i in pick.items])
+        assert len(pick.items) == spec.questions and pick.note is None
+
+
+def test_a_question_without_an_estimate_counts_its_share_of_the_countdown(vault):
+    spec = FORMATS[GauntletFormat.QUICK]
+    item = next(i for i in vault.items if i.expected_time_minutes is None)
+    assert expected_minutes(item, spec) == 2.0

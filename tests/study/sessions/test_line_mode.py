@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from sysdrill.errors import UsageError
-from sysdrill.study.ratings import GradedBy, Rating
+from sysdrill.study.ratings import GradedBy, Rating, RatingScale
 from sysdrill.study.sessions.answers import AnswerScript
 from sysdrill.study.sessions.chains import ChainIndex
 from sysdrill.study.sessions.engine import Session, SessionKind, SessionPlan
@@ -47,7 +47,7 @@ def test_transcript_shows_item_reveal_and_recorded_rating(vault, clock, recorder
         "Compare your answer with the model answer.",
         "Model answer:",
         "  The pipeline bubble fraction, about 3 × 10^-1 at worst here.",
-        "Rate your recall: again, hard, good, easy (a/h/g/e) or confidence 1-5:",
+        "Rate your recall: 1 Again, 2 Hard, 3 Good, 4 Easy:",
         "> good",
         "Recorded: Good; next review in 1 day.",
     ]
@@ -60,11 +60,22 @@ def test_transcript_shows_item_reveal_and_recorded_rating(vault, clock, recorder
     ]
 
 
-def test_confidence_digits_rate_flashcards(vault, clock, recorder):
+def test_keys_1_to_4_rate_again_to_easy_by_default(vault, clock, recorder):
     session = _session(vault, clock, recorder, "fc-1", "fc-2", "fc-3")
-    _run(session, "5\n3\n1\n")
+    _, out = _run(session, "4\n3\n1\n")
+    ratings = [r.rating for r, _ in recorder.recorded]
+    assert ratings == [Rating.EASY, Rating.GOOD, Rating.AGAIN]
+    assert out.count("Rate your recall: 1 Again, 2 Hard, 3 Good, 4 Easy:") == 3
+
+
+def test_on_the_confidence_scale_the_prompt_and_digits_are_confidence(vault, clock, recorder):
+    scale = RatingScale.CONFIDENCE
+    session = _session(vault, clock, recorder, "fc-1", "fc-2", "fc-3", rating_scale=scale)
+    _, out = _run(session, "5\n3\n1\n")
     ratings = [r.rating for r, _ in recorder.recorded]
     assert ratings == [Rating.EASY, Rating.HARD, Rating.AGAIN]
+    prompt = "Rate your recall: 1 No idea, 2 Barely, 3 With effort, 4 Recalled, 5 Perfect:"
+    assert out.count(prompt) == 3
 
 
 def test_gauntlet_rubric_lines_and_countdown(vault, clock, recorder):
@@ -117,7 +128,8 @@ def test_bad_line_names_the_file_and_line_and_keeps_earlier_reviews(vault, clock
     with pytest.raises(UsageError) as caught:
         _run(session, "good\n\nmaybe\n")
     assert str(caught.value) == (
-        "answers.txt:3: Unknown rating 'maybe'. Use again, hard, good or easy, or a confidence 1-5."
+        "answers.txt:3: Unknown rating 'maybe'. Use 1 Again, 2 Hard, 3 Good or 4 Easy "
+        "(or the words again, hard, good, easy)."
     )
     assert len(recorder.recorded) == 1
 

@@ -45,10 +45,11 @@ def test_held_note_names_the_limit_that_held_items_back() -> None:
     by_day = NewItemAllowance(per_day=20, done_today=20)
     assert by_day.held_note(0) is None
     assert by_day.held_note(3) == (
-        "3 new item(s) left for another day: today's 20 new items are used up (setting new_per_day)"
+        "3 new item(s) left for another day: today's 20 new items are used up "
+        "(new items per day, in the settings)"
     )
     by_session = NewItemAllowance(per_day=20, done_today=0, session_cap=2)
-    assert by_session.held_note(1) == "1 new item(s) left out: this session takes 2 new (--new)"
+    assert by_session.held_note(1) == "1 new item(s) left out: this session takes 2 new"
 
 
 def test_allowance_counts_new_items_of_the_utc_day_only() -> None:

@@ -15,6 +15,7 @@ from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.plans import (
     chain_plan,
+    daily_listing,
     daily_plan,
     filter_meta,
     practice_plan,
@@ -97,12 +98,26 @@ def test_daily_is_the_same_all_day_and_drops_what_was_done_today(vault, study):
     )
     assert [i.id for i in daily] == [i.id for i in same] and len(daily) == 3
     assert _ids(plan) == [i.id for i in daily]
+    later, _ = daily_plan(
+        study,
+        vault.items,
+        vault.decks,
+        item_filter=ItemFilter(),
+        now=START + timedelta(hours=1),
+        done_ids={daily[0].id},
+    )
+    assert _ids(later) == [i.id for i in daily[1:]]
+    assert later.title == "Daily 2026-11-21: 1 of 3 done"
+    assert daily_listing(daily, {daily[0].id}).startswith(f"{daily[0].title} (done), ")
+
+
+def test_daily_still_offers_an_item_reviewed_elsewhere_today(vault, study):
+    _, daily = daily_plan(study, vault.items, vault.decks, item_filter=ItemFilter(), now=START)
     study.record_review(daily[0].id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=START)
     later, _ = daily_plan(
         study, vault.items, vault.decks, item_filter=ItemFilter(), now=START + timedelta(hours=1)
     )
-    assert _ids(later) == [i.id for i in daily[1:]]
-    assert later.title == "Daily 2026-11-21: 1 of 3 done"
+    assert _ids(later) == [i.id for i in daily]
 
 
 def test_filter_meta_lists_only_set_criteria():

@@ -9,7 +9,9 @@ Keys (also shown at the bottom of the screen):
   starts a new line, Ctrl+S submits (Alt+Enter or Ctrl+Enter too, where the
   terminal reports them; the footer shows the key);
 - flashcards: space or Enter shows the back;
-- rating: ``a``/``h``/``g``/``e`` for Again/Hard/Good/Easy, or ``1``-``5`` confidence;
+- rating: the session's scale, ``1``-``4`` for Again/Hard/Good/Easy (or ``1``-``5``
+  on the confidence scale), each key shown with the interval it schedules;
+  ``a``/``h``/``g``/``e`` work on both;
 - gauntlet rubric: ``1``-``9`` tick key points, Enter confirms;
 - next in chain: ``y`` or ``n``;
 - after an automatic grade: space or Enter goes on;
@@ -34,7 +36,7 @@ from textual.events import Key
 from textual.widgets import Footer, Header, Input, Markdown, Static, TextArea
 
 from sysdrill.errors import UsageError
-from sysdrill.study.ratings import Rating, rating_from_text
+from sysdrill.study.ratings import rating_on_scale
 from sysdrill.study.sessions.answers import Command, command_of
 from sysdrill.study.sessions.engine import AnswerMode, Feedback, ItemResult, Phase, Session
 from sysdrill.study.sessions.report import (
@@ -46,12 +48,10 @@ from sysdrill.study.sessions.report import (
 from sysdrill.study.sessions.text import keep_line_breaks, plain_title, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
-__all__ = ["RATING_KEYS", "SUBMIT_KEYS", "StudyApp"]
+__all__ = ["RATING_LETTERS", "SUBMIT_KEYS", "StudyApp"]
 
-RATING_KEYS: dict[str, Rating] = {
-    key: rating_from_text(key) for key in ("a", "h", "g", "e", "1", "2", "3", "4", "5")
-}
-"""Keys that rate a recall: a/h/g/e for Again/Hard/Good/Easy, 1-5 for confidence."""
+RATING_LETTERS = ("a", "h", "g", "e")
+"""Letters that rate a recall on any scale (Again, Hard, Good, Easy), besides its digits."""
 
 SUBMIT_KEYS = "ctrl+s,alt+enter,ctrl+enter"
 """Keys that submit a free-text answer, whose Enter starts a new line. Ctrl+S comes
@@ -64,7 +64,7 @@ _HINTS: dict[str, str] = {
         "type your answer; Enter adds a line, Ctrl+S submits (skip / quit work too)   Esc quit"
     ),
     "reveal": "space show answer   s skip   q quit",
-    "rate": "a again  h hard  g good  e easy  (or 1-5 confidence)   s skip   q quit",
+    "rate": "{choices}   s skip   q quit",
     "rubric": "1-{last} tick key points   Enter confirm   s skip   q quit",
     "chain": "y take the next item of the chain   n go on   q quit",
     "continue": "space / Enter next   q quit",
@@ -98,8 +98,6 @@ class StudyApp(App[list[str]]):
         self.session = session
         self.undo = undo
         """Takes back the last rating and returns the session to go on with (``u``)."""
-        self.revealed = False
-        """Whether the back of the current flashcard is shown."""
         self.ticked: set[int] = set()
         """Rubric points ticked so far (0-based)."""
         self.pending: ItemResult | None = None
@@ -145,9 +143,7 @@ class StudyApp(App[list[str]]):
         if session.phase is Phase.RUBRIC:
             return "rubric"
         if session.phase is Phase.RATE:
-            if session.mode is AnswerMode.FLASHCARD and not self.revealed:
-                return "reveal"
-            return "rate"
+            return "rate" if session.revealed else "reveal"
         if session.mode is AnswerMode.MULTIPLE_CHOICE:
             return "choice"
         item = session.current
@@ -233,7 +229,13 @@ class StudyApp(App[list[str]]):
             self.set_focus(None)
         last = len(session.rubric.points) if session.rubric else 0
         options = len(session.current.details.options or []) if session.current else 0
-        text = _HINTS[state].format(last=last if state == "rubric" else option_label(options - 1))
+        choices = "  ".join(
+            f"{c.key} {c.label}" + (f" {c.interval_text}" if c.interval else "")
+            for c in session.rating_choices()
+        )
+        text = _HINTS[state].format(
+            last=last if state == "rubric" else option_label(options - 1), choices=choices
+        )
         if state in _UNDO_STATES and self.undo is not None and self.session.answered:
             text = text.replace("   q quit", "   u undo   q quit")
         hint.update(text)
@@ -270,7 +272,7 @@ class StudyApp(App[list[str]]):
                     self._recorded(before)
                     self.note = f"{feedback.message} {self.note}"
             elif action == "rate":
-                session.rate(RATING_KEYS[value])
+                session.rate(rating_on_scale(value, session.plan.rating_scale))
                 self._recorded(before)
             elif action == "rubric":
                 result = session.score_rubric(self.ticked)
@@ -288,7 +290,6 @@ class StudyApp(App[list[str]]):
         except UsageError as exc:
             self.note = str(exc)
         if action != "answer" or self.pending is None:
-            self.revealed = False
             self.ticked = set()
         self.render_state()
 
@@ -382,9 +383,12 @@ class StudyApp(App[list[str]]):
             if key in letters:
                 self._act("answer", key)
         elif state == "reveal" and key in ("space", "enter"):
-            self.revealed = True
+            try:
+                self.session.reveal()
+            except UsageError as exc:
+                self.note = str(exc)
             self.render_state()
-        elif state == "rate" and key in RATING_KEYS:
+        elif state == "rate" and key in self._rating_keys():
             self._act("rate", key)
         elif state == "rubric":
             self._rubric_key(key)
@@ -398,9 +402,12 @@ class StudyApp(App[list[str]]):
         except UsageError as exc:
             self.note = str(exc)
         self.pending = None
-        self.revealed = False
         self.ticked = set()
         self.render_state()
+
+    def _rating_keys(self) -> set[str]:
+        """The keys of the session's scale (``1``-``4`` or ``1``-``5``) and the letters."""
+        return {choice.key for choice in self.session.rating_choices()} | set(RATING_LETTERS)
 
     def _rubric_key(self, key: str) -> None:
         rubric = self.session.rubric

@@ -22,6 +22,7 @@ importing the export into the collection they came from updates those notes.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,8 @@ _REVERSED_FIELDS = ("Front", "Back")
 _OPTIONAL_FIELDS = ("Front", "Back", "Add Reverse")
 _ANKI_SOURCES = frozenset({"apkg", "crowdanki"})
 """Import formats whose ``source.key`` starts with the Anki note's own GUID."""
+_CARD_NAME = re.compile(r"forward|reverse|[ct][0-9]+")
+"""The card names an import puts after a note's GUID and '#' (cloze ``cN``, template ``tN``)."""
 
 
 @dataclass(slots=True)
@@ -96,10 +99,14 @@ class LinkedNote:
         """
         for exported in self.items:
             source = exported.item.source
+            if source is not None and source.anki is not None:
+                return source.anki.guid
             if source is not None and source.format in _ANKI_SOURCES and source.key:
-                # The card is after the last '#': Anki GUIDs may hold '#' themselves.
-                guid, mark, _ = source.key.rpartition("#")
-                return guid if mark else source.key
+                # An import older than source.anki: the key is the GUID, or the GUID,
+                # '#' and a card name. Anki GUIDs may hold '#' themselves (one in
+                # ten), so only a card name after the last '#' is cut off.
+                guid, mark, card = source.key.rpartition("#")
+                return guid if mark and _CARD_NAME.fullmatch(card) else source.key
         import genanki
 
         if scope is None:

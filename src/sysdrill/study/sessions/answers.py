@@ -7,9 +7,10 @@ the prompt in front of the learner:
 =====================  ==============================================================
 prompt                 line
 =====================  ==============================================================
-rate a recall          ``again``/``hard``/``good``/``easy`` or ``a``/``h``/``g``/``e``
-                       (Again/Hard/Good/Easy), or a digit ``1``-``5`` (flashcard
-                       confidence: 1-2 Again, 3 Hard, 4 Good, 5 Easy)
+rate a recall          a key of the session's rating scale: ``1``-``4`` for
+                       Again/Hard/Good/Easy (the default), or ``1``-``5`` on the
+                       confidence scale (1-2 Again, 3 Hard, 4 Good, 5 Easy); or
+                       a name, ``again``/``hard``/``good``/``easy`` (``a``/``h``/``g``/``e``)
 multiple choice        the option letter, ``a`` to ``d`` (or its number, ``1`` to ``4``)
 numeric answer         a number with its unit, ``3.6 ms`` (``3600 us`` is the same)
 free-text answer       the answer on one line (``-`` for "no idea"), then a rating
@@ -22,8 +23,9 @@ any prompt             ``skip`` (no review recorded), ``quit`` (end the session)
                        ``undo`` (take back the last rating; its item is asked again)
 =====================  ==============================================================
 
-Digits always mean confidence, never Again/Hard/Good/Easy, so ``3`` is Hard
-everywhere; this keeps one scheme for flashcards and questions alike.
+A digit means what the session's one scale says (the learner's ``rating_scale``
+setting when it started): ``3`` is Good on Again/Hard/Good/Easy and Hard on the
+confidence scale, for flashcards and questions alike. Names mean the same on both.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from enum import StrEnum
 
 from sysdrill.errors import UsageError
-from sysdrill.study.ratings import Rating, rating_from_text
+from sysdrill.study.ratings import Rating, RatingScale, rating_on_scale
 
 __all__ = [
     "BLOCK_FENCE",
@@ -126,13 +128,13 @@ class AnswerScript:
         return UsageError(f"{self.name}:{self.line_number}: {message}")
 
 
-def parse_rating(text: str) -> Rating:
-    """Read a rating line (see the module table).
+def parse_rating(text: str, scale: RatingScale = RatingScale.AGAIN_TO_EASY) -> Rating:
+    """Read a rating line on the session's ``scale`` (see the module table).
 
     Raises:
         UsageError: If the line is no rating.
     """
-    return rating_from_text(text)
+    return rating_on_scale(text, scale)
 
 
 _RUBRIC_SPLIT = re.compile(r"[\s,;]+")

@@ -6,8 +6,9 @@ the terminal UI drive alike. Each item is in one :class:`Phase` at a time:
 - ``answer``: the learner picks an option, types a number or writes an answer;
   options and numbers are graded at once, free text moves on to ``rate``
   (or ``rubric`` in a gauntlet) with the model answer revealed;
-- ``rate``: the learner grades their own recall (flashcards start here: the
-  interface shows the back when asked);
+- ``rate``: the learner grades their own recall on the plan's rating scale
+  (flashcards start here, and take a rating only once :meth:`Session.reveal`
+  showed their back);
 - ``rubric``: the learner ticks the key points their answer covered;
 - ``chain``: the item belongs to a chain and the next one is offered;
 - ``done``: the session is over and :meth:`Session.report` holds the score.
@@ -19,13 +20,9 @@ gauntlet's single countdown is checked against it, so tests never sleep.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
-from enum import StrEnum
-from typing import Protocol
 
-from sysdrill.content.enums import ItemKind
 from sysdrill.content.models import Item
 from sysdrill.errors import AnswerUnreadable, UsageError
 from sysdrill.study.clock import require_utc
@@ -33,13 +30,11 @@ from sysdrill.study.grading import (
     NumericGrader,
     grade_multiple_choice,
     grade_numeric,
-    grading_mode,
     is_no_answer,
 )
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.answer_math import claim_lines
 from sysdrill.study.sessions.chains import ChainIndex, ChainStep
-from sysdrill.study.sessions.new_items import ChainNewLimit
 from sysdrill.study.sessions.parts import (
     describe_parts,
     grade_part,
@@ -47,6 +42,19 @@ from sysdrill.study.sessions.parts import (
     rating_from_parts,
     split_part_answers,
     unreadable_part_answer,
+)
+from sysdrill.study.sessions.rating_choices import RatingChoice, rating_choices
+from sysdrill.study.sessions.records import (
+    AnswerMode,
+    Clock,
+    Feedback,
+    ItemResult,
+    Outcome,
+    Phase,
+    Recorder,
+    SessionKind,
+    SessionPlan,
+    answer_mode,
 )
 from sysdrill.study.sessions.rubric import Rubric, build_rubric, rating_for_score
 from sysdrill.study.sessions.view import option_label
@@ -64,130 +72,6 @@ __all__ = [
     "SessionPlan",
     "answer_mode",
 ]
-
-Clock = Callable[[], datetime]
-"""Returns the current time in UTC; injected so that tests control time."""
-
-
-class SessionKind(StrEnum):
-    """The kinds of study session."""
-
-    PRACTICE = "practice"
-    QUIZ = "quiz"
-    GAUNTLET = "gauntlet"
-    CHAIN = "chain"
-    DAILY = "daily"
-
-
-class AnswerMode(StrEnum):
-    """How the learner answers an item."""
-
-    FLASHCARD = "flashcard"
-    """Recall the back, then rate."""
-    MULTIPLE_CHOICE = "multiple-choice"
-    """Pick an option; graded against ``details.correct_index``."""
-    NUMERIC = "numeric"
-    """Type a number with a unit; graded against ``answer_value``."""
-    FREE_TEXT = "free-text"
-    """Write an answer, see the model answer, grade yourself."""
-
-
-class Phase(StrEnum):
-    """What the session waits for."""
-
-    ANSWER = "answer"
-    RATE = "rate"
-    RUBRIC = "rubric"
-    CHAIN = "chain"
-    DONE = "done"
-
-
-class Outcome(StrEnum):
-    """What became of one item of a session."""
-
-    ANSWERED = "answered"
-    SKIPPED = "skipped"
-    OUT_OF_TIME = "out-of-time"
-    NOT_REACHED = "not-reached"
-
-
-def answer_mode(item: Item) -> AnswerMode:
-    """Choose how an item is answered: options, a number, a flashcard, or free text."""
-    graded_by = grading_mode(item)
-    if graded_by is GradedBy.MULTIPLE_CHOICE:
-        return AnswerMode.MULTIPLE_CHOICE
-    if graded_by is GradedBy.NUMERIC:
-        return AnswerMode.NUMERIC
-    if item.kind is ItemKind.FLASHCARD:
-        return AnswerMode.FLASHCARD
-    return AnswerMode.FREE_TEXT
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """What the learner sees after answering."""
-
-    correct: bool | None
-    """True or False for graded answers; None for free text (not graded yet)."""
-    message: str
-    """One line: "Correct.", "Not quite: the answer is (c) ...", "Time is up."."""
-    timed_out: bool = False
-
-
-@dataclass(slots=True)
-class ItemResult:
-    """One item of a session and what became of it."""
-
-    item: Item
-    outcome: Outcome
-    rating: Rating | None = None
-    graded_by: GradedBy | None = None
-    answer: str | None = None
-    """What the learner answered (option letter, number, text), if anything."""
-    correct: bool | None = None
-    """Whether an automatically graded answer was right (None for self-graded)."""
-    score: float | None = None
-    """Share of the item earned, 0.0 to 1.0 (gauntlets and quizzes)."""
-    rubric_covered: int | None = None
-    rubric_total: int | None = None
-    duration_ms: int = 0
-    warmup: bool = False
-    reviewed_at: datetime | None = None
-    """When the item was graded (UTC), if it was."""
-    next_due: datetime | None = None
-    """When the scheduler will show the item again, if it was recorded."""
-
-
-class Recorder(Protocol):
-    """Where graded items go (the study database, or a list in tests)."""
-
-    def record(self, result: ItemResult, *, now: datetime) -> datetime | None:
-        """Record one graded item and return when it is due next, if known."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class SessionPlan:
-    """What a session asks and how it grades."""
-
-    kind: SessionKind
-    title: str
-    items: tuple[Item, ...]
-    time_limit: timedelta | None = None
-    """One countdown for the whole session (gauntlets), or None."""
-    rubric_scoring: bool = False
-    """Free-text answers are scored against a rubric instead of a rating."""
-    graded_by: GradedBy | None = None
-    """Recorded for every item instead of the answer's own grading (gauntlets)."""
-    offer_chain: bool = False
-    """Offer the next item of a chain after answering a chain member."""
-    chain_new_limit: ChainNewLimit | None = None
-    """The new items chain offers may add (None: no limit)."""
-    repeat_again: bool = False
-    """Ask items rated Again once more at the end of the session."""
-    warmup_ids: frozenset[str] = frozenset()
-    meta: dict[str, str] = field(default_factory=dict)
-    """Details stored with the session (filters, deck, format)."""
 
 
 class Session:
@@ -228,6 +112,8 @@ class Session:
         self.last_feedback: Feedback | None = None
         self._presented_at = self.started_at
         self._answer: str | None = None
+        self._back_shown = False
+        """Whether the current flashcard's back was shown (:meth:`reveal`)."""
         self._repeated: set[str] = set()
         self.part_answers: list[str] = []
         """Answers given so far to the parts of the current exercise."""
@@ -292,6 +178,7 @@ class Session:
         self.rubric = None
         self.chain_offer = None
         self._answer = None
+        self._back_shown = False
         self.part_answers = []
         if self.index >= len(self.queue):
             self._finish()
@@ -521,13 +408,52 @@ class Session:
         )
         self._after_result(result)
 
-    def rate(self, rating: Rating) -> ItemResult:
-        """Grade your own recall of the current item (flashcards and free text).
+    @property
+    def revealed(self) -> bool:
+        """Whether the answer of the item awaiting a rating is in front of the learner.
+
+        Free text shows the model answer once answered; a flashcard's back is
+        shown by :meth:`reveal`.
+        """
+        return self.phase is Phase.RATE and (
+            self._back_shown or self.mode is not AnswerMode.FLASHCARD
+        )
+
+    def reveal(self) -> None:
+        """Show the back of the flashcard awaiting a rating (nothing else changes).
 
         Raises:
             UsageError: If no rating is awaited.
         """
+        self._require(Phase.RATE)
+        self._back_shown = True
+
+    def rating_choices(self) -> tuple[RatingChoice, ...]:
+        """The rating prompt's choices, on the plan's scale, once the answer is shown.
+
+        Each carries the interval it would schedule when :meth:`_intervals` knows it.
+        """
+        item = self.current
+        if item is None or not self.revealed:
+            return ()
+        return rating_choices(self.plan.rating_scale, self._intervals(item))
+
+    def _intervals(self, item: Item) -> Mapping[Rating, timedelta] | None:
+        """The wait each rating would give ``item`` now; None here (no card to read).
+
+        A session bound to a study store overrides this with the item's card.
+        """
+        return None
+
+    def rate(self, rating: Rating) -> ItemResult:
+        """Grade your own recall of the current item (flashcards and free text).
+
+        Raises:
+            UsageError: If no rating is awaited, or a flashcard's back was not shown yet.
+        """
         item = self._require(Phase.RATE)
+        if not self.revealed:
+            raise UsageError("Show the answer first, then rate your recall.")
         result = self._record(
             item,
             rating=rating,

@@ -28,6 +28,7 @@ __all__ = [
     "FormatSpec",
     "GauntletFormat",
     "GauntletPick",
+    "expected_minutes",
     "gauntlet_plan",
     "pick_gauntlet",
 ]
@@ -118,6 +119,61 @@ def _spread(
     return picked
 
 
+def expected_minutes(item: Item, spec: FormatSpec) -> float:
+    """Minutes the item is expected to take: its own estimate, else the format's share."""
+    if item.expected_time_minutes is not None and item.expected_time_minutes > 0:
+        return float(item.expected_time_minutes)
+    return spec.minutes / spec.questions
+
+
+def _fit_time(
+    main: list[Item],
+    pool: Sequence[Item],
+    spec: FormatSpec,
+    fixed: Sequence[Item],
+    rng: random.Random,
+) -> list[Item]:
+    """Swap or drop main questions until the gauntlet's expected time fits its countdown.
+
+    The longest question goes first: it is swapped for an unused one that brings
+    the total within the limit, chosen at random among those of the same level and
+    zone (else the nearest match); failing that, for the shortest unused one when
+    it is shorter; failing that, it is dropped. ``fixed`` (the warm-up) counts
+    towards the time but stays.
+    """
+
+    def minutes(item: Item) -> float:
+        return expected_minutes(item, spec)
+
+    picked = list(main)
+    used = {item.id for item in (*picked, *fixed)}
+    spare = [item for item in pool if item.id not in used]
+    total = sum(minutes(item) for item in (*picked, *fixed))
+    while picked and total > spec.minutes + 1e-9:
+        longest = max(picked, key=lambda item: (minutes(item), item.id))
+        over = total - spec.minutes
+        fitting = [c for c in spare if minutes(c) <= minutes(longest) - over]
+        swap: Item | None = None
+        if fitting:
+
+            def likeness(c: Item, like: Item = longest) -> tuple[bool, bool]:
+                return (c.level == like.level, c.zone == like.zone)
+
+            best = max(map(likeness, fitting))
+            swap = rng.choice([c for c in fitting if likeness(c) == best])
+        else:
+            shortest = min(spare, key=lambda c: (minutes(c), c.id), default=None)
+            if shortest is not None and minutes(shortest) < minutes(longest):
+                swap = shortest
+        picked.remove(longest)
+        total -= minutes(longest)
+        if swap is not None:
+            picked.append(swap)
+            spare.remove(swap)
+            total += minutes(swap)
+    return picked
+
+
 def _pick_design(pool: Sequence[Item], level: Level | None, rng: random.Random) -> list[Item]:
     for zone in DESIGN_ZONES:
         zoned = [item for item in pool if item.zone is zone]
@@ -177,7 +233,7 @@ def pick_gauntlet(
             zones = "/".join(zone.value for zone in DESIGN_ZONES)
             raise UsageError(
                 f"No design question ({zones} zone){' for ' + where if where else ''}. "
-                "Try another --track or --format quick."
+                "Try another track, or the quick format."
             )
         return GauntletPick(tuple(picked), None)
     leveled = [item for item in pool if item.level is not None]
@@ -191,7 +247,11 @@ def pick_gauntlet(
             lower = [item for item in leveled if _rank(item) == lowest]
         if lower:
             closest = max(_rank(item) for item in lower)
-            warmup = rng.choice([item for item in lower if _rank(item) == closest])
+            nearest = [item for item in lower if _rank(item) == closest]
+            # A warm-up is short: one within its share of the countdown when there is one.
+            share = spec.minutes / spec.questions
+            brief = [item for item in nearest if expected_minutes(item, spec) <= share]
+            warmup = rng.choice(brief or nearest)
     rest = [item for item in pool if item is not warmup]
     wanted = spec.questions - (1 if warmup else 0)
     if target_rank is not None:
@@ -206,10 +266,13 @@ def pick_gauntlet(
                 break
     else:
         main = _spread(rest, wanted, rng, [warmup] if warmup else [])
+    before_fit = len(main)
+    main = _fit_time(main, rest, spec, [warmup] if warmup else [], rng)
+    cut = before_fit - len(main)
     if not main and warmup is None:
         raise UsageError(
             f"No gauntlet questions{' for ' + where if where else ''}. "
-            "Drop --track or --level, or add questions with model answers."
+            "Choose no track or level, or add questions with model answers."
         )
     main.sort(key=_rank)
     picked = ([warmup] if warmup else []) + main
@@ -217,7 +280,13 @@ def pick_gauntlet(
     if spec.warmup and warmup is None:
         notes.append("no lower-level question for a warm-up")
     if len(picked) < spec.questions:
-        notes.append(f"only {len(picked)} of {spec.questions} questions available")
+        if cut:
+            notes.append(
+                f"{len(picked)} of {spec.questions} questions: {cut} left out so the "
+                f"expected time fits {spec.minutes} minutes"
+            )
+        else:
+            notes.append(f"only {len(picked)} of {spec.questions} questions available")
     return GauntletPick(tuple(picked), warmup.id if warmup else None, "; ".join(notes) or None)
 
 

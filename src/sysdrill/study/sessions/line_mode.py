@@ -36,12 +36,22 @@ from sysdrill.study.sessions.report import (
 from sysdrill.study.sessions.text import plain_text, plain_title
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
-__all__ = ["RATING_PROMPT", "Undo", "Write", "run_scripted"]
+__all__ = ["Undo", "Write", "rating_prompt", "run_scripted"]
 
 Write = Callable[[str], None]
 """Prints one line (or a block of lines) of the transcript."""
 
-RATING_PROMPT = "Rate your recall: again, hard, good, easy (a/h/g/e) or confidence 1-5"
+
+def rating_prompt(session: Session) -> str:
+    """The rating prompt on the session's scale, each key with the interval it schedules.
+
+    ``Rate your recall: 1 Again · 10m, 2 Hard · 1d, 3 Good · 3d, 4 Easy · 8d:``
+    """
+    shown = ", ".join(
+        f"{choice.key} {choice.label}" + (f" · {choice.interval_text}" if choice.interval else "")
+        for choice in session.rating_choices()
+    )
+    return f"Rate your recall: {shown}:"
 
 
 def _show_item(session: Session, write: Write) -> None:
@@ -71,8 +81,9 @@ def _show_item(session: Session, write: Write) -> None:
     elif mode is AnswerMode.FREE_TEXT:
         write('Your answer (one line, or several between two """ lines; - for none):')
     else:
+        session.reveal()
         _show_reveal(session, write)
-        write(RATING_PROMPT + ":")
+        write(rating_prompt(session))
 
 
 def _answers_by_part(session: Session) -> bool:
@@ -113,7 +124,7 @@ def _show_after_answer(session: Session, write: Write) -> None:
                 write(f"  {number}. {point}")
             write("Which did your answer cover? (numbers, all or none):")
         else:
-            write(RATING_PROMPT + ":")
+            write(rating_prompt(session))
 
 
 def _show_chain_offer(session: Session, write: Write) -> None:
@@ -146,7 +157,7 @@ def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
         else:
             _show_after_answer(session, write)
     elif phase is Phase.RATE:
-        session.rate(parse_rating(line))
+        session.rate(parse_rating(line, session.plan.rating_scale))
     elif phase is Phase.RUBRIC:
         assert session.rubric is not None
         result = session.score_rubric(parse_rubric(line, len(session.rubric.points)))

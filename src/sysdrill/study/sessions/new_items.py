@@ -58,12 +58,13 @@ class NewItemAllowance:
 
     def none_left_message(self) -> str:
         """What practice says when nothing is due and no new item is allowed."""
-        why = f"new_per_day is {self.per_day}, {self.done_today} new today"
+        why = f"{self.per_day} new items a day, {self.done_today} new today"
         if self.session_cap is not None and self.session_cap <= 0:
-            why += "; --new 0"
+            why += "; this session takes no new item"
+        # Words a browser and a terminal both read: no command, no setting's key.
         return (
             f"Nothing to practise now: no item is due and no new item is allowed ({why}). "
-            "Come back tomorrow, or raise the limit: sysdrill settings set new_per_day N."
+            "Come back tomorrow, or raise the new items per day in the settings."
         )
 
     def held_note(self, held: int) -> str | None:
@@ -71,10 +72,10 @@ class NewItemAllowance:
         if held <= 0:
             return None
         if self.session_cap is not None and self.session_cap < self.left_today:
-            return f"{held} new item(s) left out: this session takes {self.session_cap} new (--new)"
+            return f"{held} new item(s) left out: this session takes {self.session_cap} new"
         return (
             f"{held} new item(s) left for another day: today's {self.per_day} new items "
-            "are used up (setting new_per_day)"
+            "are used up (new items per day, in the settings)"
         )
 
 

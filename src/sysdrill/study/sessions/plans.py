@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -28,6 +28,7 @@ __all__ = [
     "NEW_HELD_KEY",
     "ItemChooser",
     "chain_plan",
+    "daily_listing",
     "daily_plan",
     "filter_meta",
     "practice_plan",
@@ -221,14 +222,28 @@ def daily_plan(
     *,
     item_filter: ItemFilter,
     now: datetime,
+    done_ids: Collection[str] = frozenset(),
     new_items: NewItemAllowance | None = None,
     chains: ChainIndex | None = None,
 ) -> tuple[SessionPlan, list[Item]]:
-    """Today's three items, less those already reviewed today.
+    """Today's three items, less those already done in a daily session today.
 
-    With ``new_items``, new items of the set past the allowance are left out
-    (counted in the meta's :data:`NEW_HELD_KEY`), and with ``chains`` too, a
-    chain's next item that is new is offered only while the allowance has room.
+    The set is the day's challenge whatever else was studied: an item reviewed
+    today in practice or a quiz is still asked, and the ``new_per_day`` setting
+    does not thin it (three items cannot flood a day). Only the session's own cap
+    (``new_items.session_cap``, the ``--new`` option) leaves new items out, counted
+    in the meta's :data:`NEW_HELD_KEY`. With ``chains`` too, a chain's next item
+    that is new is offered only while the day's allowance has room.
+
+    Args:
+        study: What tells new items apart.
+        items: The vault's items.
+        decks: The vault's decks.
+        item_filter: Which items the set is drawn from.
+        now: Current time (UTC): its UTC day picks the set.
+        done_ids: Items of the set answered in a daily session today.
+        new_items: The day's new-item allowance and the session's cap.
+        chains: The vault's chains (for "next in chain" offers).
 
     Returns:
         The plan of the items still to do, and the whole daily set (to show
@@ -240,16 +255,12 @@ def daily_plan(
     today = utc_day(now)
     pool = filter_items(items, decks, item_filter)
     daily = daily_items(pool, item_filter=item_filter, day=today)
-    todo = []
-    for item in daily:
-        last = study.card_state(item.id).last_review
-        if last is None or utc_day(last) != today:
-            todo.append(item)
+    todo = [item for item in daily if item.id not in done_ids]
     done = len(daily) - len(todo)
     meta = {"day": today.isoformat(), **filter_meta(item_filter)}
     is_new = _new_checker(study)
-    if new_items is not None:
-        todo, held = hold_back_new(todo, is_new=is_new, allowed=new_items.for_session)
+    if new_items is not None and new_items.session_cap is not None:
+        todo, held = hold_back_new(todo, is_new=is_new, allowed=max(0, new_items.session_cap))
         meta[NEW_HELD_KEY] = str(held)
     plan = SessionPlan(
         kind=SessionKind.DAILY,
@@ -260,3 +271,10 @@ def daily_plan(
         meta=meta,
     )
     return plan, daily
+
+
+def daily_listing(daily: Sequence[Item], done_ids: Collection[str]) -> str:
+    """Today's daily items by title, those done marked so (what the learner is told)."""
+    return ", ".join(
+        f"{item.title or item.id}{' (done)' if item.id in done_ids else ''}" for item in daily
+    )

@@ -20,6 +20,7 @@ __all__ = [
     "plain_text",
     "plain_title",
     "readable_math",
+    "separate_headings",
     "terminal_markup_text",
 ]
 
@@ -164,3 +165,32 @@ def keep_line_breaks(markdown: str) -> str:
             line = line.rstrip() + "  "
         kept.append(line)
     return "\n".join(kept)
+
+
+_BOLD_HEADING = re.compile(r"^\s{0,3}\*\*[^*\n]+\*\*\s*$")
+"""A line that is bold text alone: how authors head napkin sections (``**Calculations:**``)."""
+
+
+def separate_headings(markdown: str) -> str:
+    """Put each line of bold text alone (a section heading) in a paragraph of its own.
+
+    Napkin math is written as ``**Assumptions:**``, a list, ``**Calculations:**``,
+    a list. Markdown reads a heading line right after a list item as that item's
+    continuation, so the heading would end the item's line. A blank line before
+    it (outside code blocks) keeps it on a line of its own.
+
+    Args:
+        markdown: Item text as written in the vault.
+
+    Returns:
+        The same text with a blank line before each such heading that lacked one.
+    """
+    out: list[str] = []
+    fenced = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and _BOLD_HEADING.match(line) and out and out[-1].strip():
+            out.append("")
+        out.append(line)
+    return "\n".join(out)

@@ -26,7 +26,7 @@ def dashboard_data(request: Request, context: WebContext) -> dict[str, Any]:
     now = context.now()
     with current_study(request) as study:
         report = progress_summary(study, vault, now=now)
-        in_progress = list_sessions(study)
+        in_progress = list_sessions(study, now=now)
         sessions = study.sessions()
     finished = [s for s in sessions if s.ended_at is not None]
     last = max(finished, key=lambda s: s.started_at, default=None)

@@ -19,35 +19,38 @@ __all__ = ["router"]
 router = APIRouter()
 
 
-def _shown(value: Any) -> str:
-    """A setting's value as typed in a form (``0.9``, ``1,10``, empty for none)."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
-    return str(value)
-
-
 def _settings(request: Request, context: WebContext) -> list[dict[str, Any]]:
+    from sysdrill.app.setting_forms import shown_value
     from sysdrill.study.settings import SETTING_DOCS
 
     with current_study(request) as study:
         values = study.settings.to_mapping()
     return [
-        {"key": key, "value": values[key], "shown": _shown(values[key]), "meaning": meaning}
+        {"key": key, "value": values[key], "shown": shown_value(values[key]), "meaning": meaning}
         for key, meaning in SETTING_DOCS.items()
     ]
+
+
+def _fields(request: Request, context: WebContext) -> list[Any]:
+    """Every setting as a form field: its name in words, its control and bounds."""
+    from sysdrill.app.setting_forms import setting_fields
+
+    with current_study(request) as study:
+        return setting_fields(study.settings, now=context.now())
 
 
 def _update(request: Request, context: WebContext, changes: dict[str, str]) -> None:
     """Store every changed setting, all or none.
 
     Raises:
-        SchedulingError: For an unknown key or a value out of range (nothing stored).
+        SchedulingError: For an unknown key, a value out of range or an interview
+            date that has passed (nothing stored).
     """
+    from sysdrill.app.deadlines import refuse_past_deadline
     from sysdrill.study.settings import StudySettings, parse_setting
+
+    if "deadline" in changes:
+        refuse_past_deadline(changes["deadline"], now=context.now())
 
     # Every value is read first (an unknown key raises here), then all are stored at once.
     parsed = {key: parse_setting(key, _none_if_blank(value)) for key, value in changes.items()}
@@ -65,9 +68,9 @@ def _none_if_blank(value: str) -> str:
 
 @router.get("/settings", include_in_schema=False)
 def settings_page(request: Request, context: Context, saved: bool = False) -> Response:
-    """Every setting in a form, with what it means."""
+    """Every setting in a form, in words, each with the control that fits it."""
     return render_page(
-        request, "settings.html", {"settings": _settings(request, context), "saved": saved}
+        request, "settings.html", {"fields": _fields(request, context), "saved": saved}
     )
 
 

@@ -7,9 +7,10 @@ kind, then one page per session (``/sessions/{id}``) whose form fits what the
 session waits for (an answer, a rating, the rubric, a chain offer). Each move
 is one POST to an ``app.sessions`` function, which saves it in the database,
 so any worker serves the next request and a restarted server resumes the
-session. ``static/study.js`` only adds the gauntlet's live countdown and the
-space key that shows a flashcard's back; rating keys 1-4 (1-5 on flashcards)
-are ``data-key`` attributes that ``keys.js`` clicks.
+session. ``static/study.js`` only adds the gauntlet's live countdown; the keys
+(space shows a flashcard's back, 1-4 rate, 1-5 on the confidence scale) are
+``data-key`` attributes that ``keys.js`` clicks. A flashcard's back is shown by
+a move of its own (``/reveal``): the server refuses a rating before it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from sysdrill.app.session_views import SessionView
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.worker_memory import WorkerMemory
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
-from sysdrill.errors import ContentInvalid, UsageError
+from sysdrill.errors import AnswerUnreadable, ContentInvalid, UsageError
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
@@ -47,20 +48,6 @@ MAX_ID = 2**63 - 1
 """The largest id or seed a database column holds (a signed 64-bit integer)."""
 SessionIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The session's id.")]
 """A session id in a URL: larger numbers are a 422, not a database error."""
-
-_RATINGS = (
-    ("again", "Again", "1"),
-    ("hard", "Hard", "2"),
-    ("good", "Good", "3"),
-    ("easy", "Easy", "4"),
-)
-_CONFIDENCE = (
-    ("1", "1 · no idea"),
-    ("2", "2 · barely"),
-    ("3", "3 · with effort"),
-    ("4", "4 · recalled"),
-    ("5", "5 · perfect"),
-)
 
 
 def _vault(request: Request, context: WebContext) -> StudyVault:
@@ -95,6 +82,25 @@ def _redirect_after(
     """Make ``move``, then show the session again (post, redirect, get)."""
     make_move(request, context, move)
     return RedirectResponse(f"/sessions/{session_id}", status_code=303)
+
+
+def _answer_after(
+    request: Request, context: WebContext, session_id: SessionIdPath, move: Move
+) -> Response:
+    """Make an answering ``move``; an answer that cannot be read asks again.
+
+    The session page comes back with the form expected (never the answer) and
+    nothing recorded, as the terminal re-prompts: a typo is no error page.
+    """
+    try:
+        return _redirect_after(request, context, session_id, move)
+    except AnswerUnreadable as exc:
+        view = make_move(
+            request,
+            context,
+            lambda s, v, now, kept: app.current_prompt(s, v, session_id, now=now, memory=kept),
+        )
+        return render_page(request, "study/session.html", {"v": view, "reprompt": str(exc)})
 
 
 def _enum(kind: Any, value: str | None, name: str) -> Any:
@@ -159,7 +165,7 @@ def _start_context(context: WebContext, study: StudyService, vault: StudyVault) 
     from sysdrill.study.sessions.selection import deck_names
 
     return {
-        "in_progress": app.list_sessions(study),
+        "in_progress": app.list_sessions(study, now=context.now()),
         "decks": context.vaults.derived(
             context.vault, "deck-names", lambda v: deck_names(v.items, v.decks)
         ),
@@ -216,17 +222,7 @@ def daily_page(request: Request, context: Context) -> Response:
 
 
 def _session_page(request: Request, view: SessionView, *, status_code: int = 200) -> Response:
-    flashcard = view.item is not None and view.item.mode == "flashcard"
-    return render_page(
-        request,
-        "study/session.html",
-        {
-            "v": view,
-            "ratings": _RATINGS,
-            "confidence": _CONFIDENCE if flashcard else (),
-        },
-        status_code=status_code,
-    )
+    return render_page(request, "study/session.html", {"v": view}, status_code=status_code)
 
 
 @router.post("/sessions", include_in_schema=False)
@@ -271,13 +267,15 @@ def session_page(request: Request, context: Context, session_id: SessionIdPath) 
 def answer_form(
     request: Request, context: Context, session_id: SessionIdPath, text: Annotated[str, Form()] = ""
 ) -> Response:
-    """Answer the current item; options and numbers are graded on submit."""
-    view: SessionView = make_move(
-        request,
-        context,
-        lambda s, v, now, kept: app.answer(s, v, session_id, text, now=now, memory=kept),
+    """Answer the current item; options and numbers are graded on submit.
+
+    The page after the answer (its feedback) is what the session's page shows
+    until the next move, so a reload of it asks nothing twice.
+    """
+    answer: Move = lambda s, v, now, kept: app.answer(  # noqa: E731
+        s, v, session_id, text, now=now, memory=kept
     )
-    return _session_page(request, view)
+    return _answer_after(request, context, session_id, answer)
 
 
 @router.post("/sessions/{session_id}/part", include_in_schema=False)
@@ -286,12 +284,18 @@ def part_form(
     request: Request, context: Context, session_id: SessionIdPath, text: Annotated[str, Form()] = ""
 ) -> Response:
     """Answer the next part of an exercise."""
-    view: SessionView = make_move(
-        request,
-        context,
-        lambda s, v, now, kept: app.answer_part(s, v, session_id, text, now=now, memory=kept),
+    part: Move = lambda s, v, now, kept: app.answer_part(  # noqa: E731
+        s, v, session_id, text, now=now, memory=kept
     )
-    return _session_page(request, view)
+    return _answer_after(request, context, session_id, part)
+
+
+@router.post("/sessions/{session_id}/reveal", include_in_schema=False)
+@login_in_thread
+def reveal_form(request: Request, context: Context, session_id: SessionIdPath) -> Response:
+    """Show the flashcard's back; the rating buttons come with it."""
+    reveal: Move = lambda s, v, now, kept: app.reveal(s, v, session_id, now=now, memory=kept)  # noqa: E731
+    return _redirect_after(request, context, session_id, reveal)
 
 
 @router.post("/sessions/{session_id}/rate", include_in_schema=False)
@@ -302,7 +306,7 @@ def rate_form(
     session_id: SessionIdPath,
     rating: Annotated[str, Form()] = "",
 ) -> Response:
-    """Grade your recall (Again/Hard/Good/Easy, or 1-5 on flashcards)."""
+    """Grade your recall on the session's scale (1-4 Again to Easy, or 1-5 confidence)."""
     rate: Move = lambda s, v, now, kept: app.rate(s, v, session_id, rating, now=now, memory=kept)  # noqa: E731
     return _redirect_after(request, context, session_id, rate)
 

@@ -64,7 +64,7 @@ class TextBody(BaseModel):
 
 
 class RatingBody(BaseModel):
-    """``again``/``hard``/``good``/``easy`` or a confidence ``1``-``5``."""
+    """A key of the session's scale (``1``-``4``; ``1``-``5`` on confidence) or ``good``."""
 
     rating: str
 
@@ -114,13 +114,23 @@ def rate_api(
     )
 
 
+@router.post("/api/study/sessions/{session_id}/reveal", tags=["study"])
+@login_in_thread
+@json_route()
+def reveal_api(request: Request, context: Context, session_id: SessionIdPath) -> dict[str, Any]:
+    """Show the flashcard's back; a rating is refused before (its choices come with it)."""
+    return _json_of(
+        request, context, lambda s, v, now, kept: app.reveal(s, v, session_id, now=now, memory=kept)
+    )
+
+
 @router.get("/api/study/sessions", tags=["study"])
 @login_in_thread
 @json_route()
 def sessions_api(request: Request, context: Context) -> dict[str, Any]:
     """Sessions in progress, the most recently moved first."""
     with current_study(request) as study:
-        return {"sessions": app.list_sessions(study)}
+        return {"sessions": app.list_sessions(study, now=context.now())}
 
 
 @router.post("/api/study/sessions", tags=["study"])
