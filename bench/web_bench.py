@@ -35,7 +35,8 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 TARGET_P99_MS = 50.0
 
 
-def _time(call: Callable[[], object], count: int) -> list[float]:
+def time_calls(call: Callable[[], object], count: int) -> list[float]:
+    """Seconds each of ``count`` calls of ``call`` took."""
     found = []
     for _ in range(count):
         start = time.perf_counter()
@@ -93,16 +94,18 @@ def main() -> None:
                 if answer.status_code != 200:
                     raise SystemExit(f"{url} answered {answer.status_code}")
 
-            [first] = _time(lambda: get("/"), 1)
+            [first] = time_calls(lambda: get("/"), 1)
             print(f"first request (loads the vault): {first * 1000:.0f} ms")
-            [first] = _time(lambda: get("/vault?q=bandwidth"), 1)
+            [first] = time_calls(lambda: get("/vault?q=bandwidth"), 1)
             print(f"first search (compiles the vault): {first * 1000:.0f} ms")
             pages = itertools.cycle(ids[:: max(1, len(ids) // args.requests)])
-            _report("/ (dashboard)", _time(lambda: get("/"), args.requests))
-            _report("/practice", _time(lambda: get("/practice"), args.requests))
-            _report("/items/{id}", _time(lambda: get(f"/items/{next(pages)}"), args.requests))
-            _report("/vault?q=bandwidth", _time(lambda: get("/vault?q=bandwidth"), args.requests))
-            _report("/explore", _time(lambda: get("/explore"), args.requests))
+            _report("/ (dashboard)", time_calls(lambda: get("/"), args.requests))
+            _report("/practice", time_calls(lambda: get("/practice"), args.requests))
+            _report("/items/{id}", time_calls(lambda: get(f"/items/{next(pages)}"), args.requests))
+            _report(
+                "/vault?q=bandwidth", time_calls(lambda: get("/vault?q=bandwidth"), args.requests)
+            )
+            _report("/explore", time_calls(lambda: get("/explore"), args.requests))
             _time_session(client, args.requests)
 
 
@@ -114,7 +117,7 @@ def _time_session(client: TestClient, requests: int) -> None:
         follow_redirects=False,
     )
     page = started.headers["location"]
-    _report("/sessions/{id}", _time(lambda: client.get(page), requests))
+    _report("/sessions/{id}", time_calls(lambda: client.get(page), requests))
     api = f"/api/study/sessions/{page.rsplit('/', 1)[1]}"
 
     def move() -> None:
@@ -128,7 +131,7 @@ def _time_session(client: TestClient, requests: int) -> None:
         elif state["phase"] == "chain":
             client.post(f"{api}/chain", json={"accept": False})
 
-    _report("one study API move", _time(move, requests))
+    _report("one study API move", time_calls(move, requests))
 
 
 if __name__ == "__main__":

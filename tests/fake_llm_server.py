@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,11 +27,14 @@ class Answer:
     raw: bytes | None = None
     """Sent as is (with ``content_type``) instead of a stream."""
     content_type: str = "text/event-stream"
+    pause_s: float = 0.0
+    """Seconds between pieces, so a browser sees the reply grow (0: all at once)."""
 
 
-def streamed(text: str, *, size: int = 7) -> Answer:
-    """``text`` streamed in pieces of ``size`` characters."""
-    return Answer(pieces=[text[i : i + size] for i in range(0, len(text), size)])
+def streamed(text: str, *, size: int = 7, pause_s: float = 0.0) -> Answer:
+    """``text`` streamed in pieces of ``size`` characters, ``pause_s`` seconds apart."""
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    return Answer(pieces=pieces, pause_s=pause_s)
 
 
 @dataclass
@@ -41,6 +45,8 @@ class FakeEndpoint:
     answers: list[Answer] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    relayed: list[bytes] = field(default_factory=list)
+    """The raw answers a relay passed back from the real server, one per request."""
 
     def prompt(self, n: int = -1) -> str:
         """The system message of request ``n``."""
@@ -53,6 +59,21 @@ def _chunk(text: str) -> bytes:
         "choices": [{"index": 0, "delta": {"content": text}}],
     }
     return f"data: {json.dumps(data)}\n\n".encode()
+
+
+@contextmanager
+def _serving(handler: type[BaseHTTPRequestHandler], endpoint: FakeEndpoint) -> Iterator[None]:
+    """Serve ``handler`` on a free loopback port (set in ``endpoint``) until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    endpoint.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 @contextmanager
@@ -82,26 +103,31 @@ def fake_endpoint() -> Iterator[FakeEndpoint]:
             if answer.raw is not None:
                 self._send(200, answer.raw, answer.content_type)
                 return
-            body = b"".join(_chunk(piece) for piece in answer.pieces) + b"data: [DONE]\n\n"
-            self._send(200, body, "text/event-stream")
+            parts = [_chunk(piece) for piece in answer.pieces] + [b"data: [DONE]\n\n"]
+            self._send(200, b"".join(parts), "text/event-stream", parts, answer.pause_s)
 
-        def _send(self, status: int, body: bytes, kind: str) -> None:
+        def _send(
+            self,
+            status: int,
+            body: bytes,
+            kind: str,
+            parts: list[bytes] | None = None,
+            pause_s: float = 0.0,
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if not pause_s or parts is None:
+                self.wfile.write(body)
+                return
+            for part in parts:
+                self.wfile.write(part)
+                self.wfile.flush()
+                time.sleep(pause_s)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    endpoint.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with _serving(Handler, endpoint):
         yield endpoint
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def closed_port_url() -> str:
@@ -112,3 +138,43 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+@contextmanager
+def recording_relay(upstream: str) -> Iterator[FakeEndpoint]:
+    """Relay chat requests to a real endpoint at ``upstream``, keeping each request body.
+
+    The answer passes through as it arrives, so streaming is what the real server
+    does; the test reads the prompts from the returned endpoint's ``requests``.
+    """
+    import httpx
+
+    endpoint = FakeEndpoint(base_url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"  # the answer ends when the connection closes
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            endpoint.requests.append(json.loads(body))
+            endpoint.headers.append(dict(self.headers))
+            target = upstream.rstrip("/") + self.path.removeprefix("/v1")
+            kind = {"Content-Type": "application/json"}
+            with httpx.stream("POST", target, content=body, headers=kind, timeout=300) as got:
+                self.send_response(got.status_code)
+                self.send_header(
+                    "Content-Type", got.headers.get("content-type", kind["Content-Type"])
+                )
+                self.end_headers()
+                answer = b""
+                for piece in got.iter_raw():
+                    answer += piece
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                endpoint.relayed.append(answer)
+
+    with _serving(Handler, endpoint):
+        yield endpoint

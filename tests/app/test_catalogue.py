@@ -182,7 +182,7 @@ def test_the_search_database_is_used_as_it_is_while_the_catalogue_finds_no_chang
 def test_a_catalogue_read_by_two_processes_is_the_one_read_by_one(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sysdrill.app.catalogue as catalogue_module
+    import sysdrill.app.catalogue_files as catalogue_module
 
     serial = open_catalogue(starter_vault_path(), cache_dir=cache, now=NOW)
     monkeypatch.setattr(catalogue_module, "PARALLEL_MIN_FILES", 2)
@@ -250,3 +250,25 @@ def test_the_catalogue_type_is_what_progress_accepts(cache: Path) -> None:
     catalogue = open_catalogue(sample_vault_path(), cache_dir=cache, now=NOW)
     assert isinstance(catalogue, Catalogue)
     assert catalogue_stats(catalogue).total == len(catalogue.rows) == 12
+
+
+@pytest.mark.parametrize("parallel_from", [2, 10_000])
+def test_a_first_build_reports_each_file_it_reads_and_a_fresh_catalogue_reports_none(
+    vault: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, parallel_from: int
+) -> None:
+    import sysdrill.app.catalogue_files as catalogue_files
+    from sysdrill.app.catalogue import READING
+
+    monkeypatch.setattr(catalogue_files, "PARALLEL_MIN_FILES", parallel_from)
+    calls: list[tuple[str, int, int]] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        calls.append((stage, done, total))
+
+    built = open_catalogue(vault, cache_dir=cache, now=NOW, progress=progress)
+    assert calls and {stage for stage, _, _ in calls} == {READING}
+    assert calls[-1] == (READING, 12, 12) == (READING, len(built.rows), len(built.rows))
+    assert [done for _, done, _ in calls] == sorted(done for _, done, _ in calls)
+    calls.clear()
+    open_catalogue(vault, cache_dir=cache, now=NOW, progress=progress)
+    assert calls == []

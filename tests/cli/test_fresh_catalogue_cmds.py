@@ -107,3 +107,70 @@ def test_show_and_stats_refuse_a_vault_and_a_database_together(run_cli, vault: P
         result = run_cli(*command, "--vault", str(vault), "--db", "x.db")
         assert result.exit_code == 2
         assert "give --vault or --db, not both" in result.stderr
+
+
+def test_plan_list_show_and_stop_parse_no_item_file_without_an_active_plan(
+    run_cli, vault: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run_cli("stats", "--vault", str(vault)).exit_code == 0  # builds the catalogue
+    listed = run_cli("plan", "list", "--json", "--vault", str(vault))
+    assert listed.exit_code == 0, listed.stderr
+    _refuse_item_files(monkeypatch)
+
+    again = run_cli("plan", "list", "--json", "--vault", str(vault))
+    shown = run_cli("plan", "show", "--vault", str(vault), "--db", db_url)
+    stopped = run_cli("plan", "stop", "--vault", str(vault), "--db", db_url)
+
+    assert again.exit_code == 0 and again.stdout == listed.stdout, again.stderr
+    assert shown.exit_code == 0, shown.stderr
+    assert shown.stdout.startswith("No plan is active.")
+    assert stopped.exit_code == 1
+    assert stopped.stderr.strip() == (
+        "Error: No plan is active. Start one with `sysdrill plan start NAME`."
+    )
+
+
+def _large_vault(tmp_path: Path, count: int) -> Path:
+    """A vault of ``count`` copies of one sample item, each with its own id."""
+    target = tmp_path / "large"
+    shutil.copytree(sample_vault_path(), target, ignore=shutil.ignore_patterns("questions"))
+    source = (sample_vault_path() / "questions/cloud/cloud-0101.yaml").read_text("utf-8")
+    folder = target / "questions" / "cloud"
+    folder.mkdir(parents=True)
+    for n in range(count):
+        item_id = f"cloud-{9000 + n}"
+        text = source.replace("id: cloud-0101", f"id: {item_id}")
+        (folder / f"{item_id}.yaml").write_text(text, "utf-8")
+    return target
+
+
+def test_a_first_catalogue_build_draws_a_bar_on_a_terminal_and_quiet_draws_none(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    import sysdrill.cli.console as console_module
+
+    large = _large_vault(tmp_path, 600)
+    drawn = io.StringIO()
+
+    def terminal() -> Console:
+        return Console(file=drawn, force_terminal=True, width=100, color_system=None)
+
+    monkeypatch.setattr(console_module, "err_console", terminal)
+    quiet = run_cli("stats", "--json", "--quiet", "--vault", str(large))
+    assert quiet.exit_code == 0, quiet.stderr
+    assert drawn.getvalue() == ""
+    shutil.rmtree(tmp_path / "cache")
+
+    shown = run_cli("stats", "--json", "--vault", str(large))
+
+    assert shown.exit_code == 0, shown.stderr
+    assert "Reading item files" in drawn.getvalue()
+    assert "600/600" in drawn.getvalue()
+    assert json.loads(shown.stdout)["total"] == 600
+    assert shown.stdout == quiet.stdout.replace(
+        json.loads(quiet.stdout)["built_at"], json.loads(shown.stdout)["built_at"]
+    )

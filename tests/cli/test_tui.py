@@ -65,7 +65,10 @@ def _text(app, selector):
 
 
 def _markdown(app):
-    return app.query_one("#item", Markdown).source
+    """The item as shown: the scrolling body, then the question pinned under it."""
+    body = app.query_one("#item", Markdown).source
+    pinned = app.query_one("#question", Markdown).source
+    return f"{body}\n\n{pinned}" if pinned else body
 
 
 def _drive(app, script):
@@ -333,11 +336,11 @@ def test_each_part_is_asked_in_turn_and_an_unreadable_answer_is_asked_again():
     seen = {}
 
     async def script(pilot):
-        seen["first"] = app.query_one("#item", Markdown).source
+        seen["first"] = _markdown(app)
         await _type(pilot, "lots")
         seen["refused"] = str(app.query_one("#feedback", Static).render())
         await _type(pilot, "128 k")
-        seen["second"] = app.query_one("#item", Markdown).source
+        seen["second"] = _markdown(app)
         await _type(pilot, "50")
         seen["graded"] = str(app.query_one("#feedback", Static).render())
 
@@ -352,7 +355,7 @@ def test_each_part_is_asked_in_turn_and_an_unreadable_answer_is_asked_again():
     assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.GOOD, GradedBy.NUMERIC)]
 
 
-def test_ctrl_c_leaves_at_once_with_the_reviews_kept():
+def test_ctrl_c_leaves_at_once_with_the_reviews_kept_and_the_session_open():
     session, recorder = _session("fc-1", "fc-2")
     app = StudyApp(session)
 
@@ -362,8 +365,10 @@ def test_ctrl_c_leaves_at_once_with_the_reviews_kept():
 
     lines = _drive(app, script)
     assert [r.rating for r in recorder.results] == [Rating.GOOD]
-    assert lines is not None and "Items: 1 answered, 1 not reached" in lines
+    assert lines is not None and "Items: 1 answered" in lines
     assert app.interrupted
+    # Left as it stood, not quit: whoever runs the app decides (a practice is resumed).
+    assert session.phase is not Phase.DONE and session.current is not None
 
 
 def test_q_twice_ends_the_session_without_an_interruption():
@@ -384,9 +389,63 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_ctrl_c_in_a_session_command_prints_the_report_and_exits_130(monkeypatch, tmp_path, capsys):
+def test_ctrl_c_in_practice_keeps_the_session_and_the_next_start_resumes_it(
+    monkeypatch, tmp_path, capsys
+):
     import sysdrill.cli.tui as tui
     from sysdrill.app.study_vault import open_study_vault
+    from sysdrill.cli.app import main
+
+    seen = {}
+
+    def ctrl_c_after_one_rating(app):
+        async def script(pilot):
+            await pilot.press("space", "4")
+            await pilot.press("ctrl+c")
+
+        _drive(app, script)
+
+    def look_then_quit(app):
+        async def script(pilot):
+            seen["status"] = _text(app, "#status")
+            await pilot.press("q", "q")
+
+        _drive(app, script)
+
+    runners = [ctrl_c_after_one_rating, look_then_quit]
+    real_run_tui = tui.run_tui
+    monkeypatch.setattr(
+        tui, "run_tui", lambda *args, **kw: real_run_tui(*args, **kw, runner=runners.pop(0))
+    )
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "userdata"))
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
+    db = f"sqlite:///{tmp_path / 'study.db'}"
+    assert main(["db", "upgrade", "--db", db]) == 0
+    capsys.readouterr()
+    args = ["practice", "--vault", str(VAULT_DIR), "--deck", "dp-cards", "--db", db]
+    code = main(args)
+    out = capsys.readouterr().out
+    assert code == 130
+    assert out == (
+        "Interrupted: your practice is kept (1 of 3 items done). Run the same command to "
+        "resume it, or add --new-session to start afresh.\n"
+    )
+    with open_study(db, vault=open_study_vault(VAULT_DIR)) as study:
+        assert [r.item_id for r in study.store.iter_reviews(study.scope)] == ["fc-1"]
+        assert len(study.store.list_active_sessions(study.scope)) == 1
+
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Resuming your unfinished practice of ")
+    assert seen["status"].startswith("[2/3]")
+    assert "Items: 1 answered, 2 not reached" in out
+    with open_study(db, vault=open_study_vault(VAULT_DIR)) as study:
+        assert study.store.list_active_sessions(study.scope) == []
+
+
+def test_ctrl_c_in_a_quiz_prints_the_report_and_exits_130(monkeypatch, tmp_path, capsys):
+    import sysdrill.cli.tui as tui
     from sysdrill.cli.app import main
 
     def ctrl_c_after_one_rating(app):
@@ -408,13 +467,9 @@ def test_ctrl_c_in_a_session_command_prints_the_report_and_exits_130(monkeypatch
     db = f"sqlite:///{tmp_path / 'study.db'}"
     assert main(["db", "upgrade", "--db", db]) == 0
     capsys.readouterr()
-    code = main(["practice", "--vault", str(VAULT_DIR), "--deck", "dp-cards", "--db", db])
-    out = capsys.readouterr().out
+    code = main(["quiz", "dp-cards", "--vault", str(VAULT_DIR), "--db", db])
     assert code == 130
-    assert "Items: 1 answered, 2 not reached" in out
-    with open_study(db, vault=open_study_vault(VAULT_DIR)) as study:
-        assert [r.item_id for r in study.store.iter_reviews(study.scope)] == ["fc-1"]
-        assert study.store.list_active_sessions(study.scope) == []
+    assert "Items: 1 answered, 2 not reached" in capsys.readouterr().out
 
 
 def test_tables_and_latex_are_readable_in_plain_output():

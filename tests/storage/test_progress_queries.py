@@ -95,3 +95,24 @@ def test_due_days_of_an_empty_scope_are_empty(store):
     scope = StudyScope(store.ensure_user("local", now=T0), VAULT)
     assert store.due_days(scope, before=T0) == {}
     assert store.seen_cards(scope) == []
+
+
+def test_forecast_cards_give_each_card_past_new_as_numbers_to_the_microsecond(store):
+    due = datetime(2026, 11, 3, 23, 59, 59, 999999, tzinfo=UTC)
+    scope = _scope_with(
+        store,
+        [
+            _card("a", due=due),
+            _card("b", state=CardState.LEARNING, step=1, stability_days=None, difficulty=None),
+            _card("never", state=CardState.NEW, due=None, last_review=None, never_seen=True),
+        ],
+    )
+    _scope_with(store, [_card("elsewhere")], vault=VaultId("vault-b"))
+
+    cards = sorted(store.forecast_cards(scope))
+
+    last = epoch_us(T0 - timedelta(days=3))
+    assert cards == [
+        ("a", int(CardState.REVIEW), None, 12.5, 4.25, epoch_us(due), last),
+        ("b", int(CardState.LEARNING), 1, None, None, epoch_us(T0 + timedelta(days=2)), last),
+    ]

@@ -71,3 +71,17 @@ def test_final_pass_day_never_falls_before_today_and_the_eve_takes_the_rest():
     assert days == {T0.date() + timedelta(days=d) for d in range(3)}
     eve = deadline - timedelta(days=1)
     assert final_pass_day("any", deadline=deadline, today=eve) == eve
+
+
+def test_final_pass_marks_give_the_final_pass_day_from_any_day_before_the_deadline():
+    from sysdrill.study.deadline import final_pass_day_of_marks, final_pass_marks
+
+    deadline = T0.date() + timedelta(days=12)
+    for n in range(300):
+        item_id = f"item-{n}"
+        marks = final_pass_marks(item_id)
+        for back in range(1, 13):
+            today = deadline - timedelta(days=back)
+            assert final_pass_day_of_marks(marks, deadline=deadline, today=today) == (
+                final_pass_day(item_id, deadline=deadline, today=today)
+            )

@@ -256,7 +256,13 @@ def _record_compiled_from(out: Path, stamp: tuple[Any, ...]) -> None:
         return  # unrecorded, the next search compares every file again: slower, never wrong
 
 
-def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
+def compiled_vault(
+    root: Path,
+    *,
+    now: datetime,
+    cache_dir: Path,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Path:
     """Bring the cached compiled copy of a vault up to date and return its path.
 
     ``search`` reads this copy, so it always sees the vault as it is on disk, a
@@ -271,6 +277,8 @@ def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
         now: Build time, a timezone-aware UTC datetime.
         cache_dir: The user cache folder; the database is
             :func:`~sysdrill.storage.vault_db.default_db_path`.
+        progress: Called as ``progress(stage, done, total)`` while item files are
+            read into the catalogue and compiled (see :func:`build_vault`).
 
     Returns:
         The database path.
@@ -281,13 +289,13 @@ def compiled_vault(root: Path, *, now: datetime, cache_dir: Path) -> Path:
         StorageError: If the database cannot be written.
     """
     out = default_db_path(root, cache_dir)
-    catalogue = open_catalogue(root, cache_dir=cache_dir, now=now, refresh=True)
+    catalogue = open_catalogue(root, cache_dir=cache_dir, now=now, refresh=True, progress=progress)
     shared = _shared_files(root)
     stamp = (__version__, catalogue.changed_at_ns, shared)
     # A shared file changed in the same clock tick as its stat could keep both.
     settled = all(mtime < time.time_ns() - RACY_WINDOW_NS for _, _, mtime in shared)
     if settled and _compiled_from(out) == stamp:
         return out
-    build_vault(root, out, now=now, cache_dir=cache_dir)
+    build_vault(root, out, now=now, cache_dir=cache_dir, progress=progress)
     _record_compiled_from(out, stamp)
     return out

@@ -41,13 +41,14 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sysdrill import __version__
+from sysdrill.app.catalogue_files import READING, Entry, read_entries, row_values
 from sysdrill.content.cache import RACY_WINDOW_NS, trusted_by_stat
 from sysdrill.content.gc_pause import collector_paused
 from sysdrill.content.vault_identity import VaultIdentity, read_vault_identity
@@ -65,7 +66,7 @@ __all__ = [
     "CATALOGUE_FORMAT",
     "Catalogue",
     "CatalogueRow",
-    "PARALLEL_MIN_FILES",
+    "READING",
     "Signature",
     "catalogue_stats",
     "claim_catalogue_state",
@@ -152,6 +153,9 @@ class Catalogue:
     changed_at_ns: int = 0
     """A stamp of the rows: when a refresh last found an item file added, removed or
     changed (ns since the epoch); the same while every file stays as it was."""
+    path: Path | None = None
+    """The file the catalogue is kept in, in the user cache folder (what is kept
+    beside it, such as :mod:`~sysdrill.app.pass_marks`, is named after it)."""
 
     @property
     def identity(self) -> VaultIdentity:
@@ -188,31 +192,8 @@ def _catalogue_path(cache_dir: Path, root: Path) -> Path:
     return cache_dir / "catalogue" / f"{key}.marshal"
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
 def _row(loaded: ItemFile, item: Item) -> CatalogueRow:
-    from sysdrill.content.hashing import content_hash
-
-    published = item.status == "published"
-    return CatalogueRow(
-        loaded.rel,
-        item.id,
-        str(item.status),
-        item.deck,
-        _text(item.track),
-        _text(item.level),
-        _text(item.zone),
-        item.topic,
-        _text(item.competency_area),
-        tuple(item.tags),
-        str(item.format),
-        # The hash of the mapping as written, as ``build`` stores it.
-        content_hash(loaded.raw) if published else None,
-        loaded.size,
-        loaded.mtime_ns,
-    )
+    return CatalogueRow._make(row_values(loaded, item))
 
 
 def _unchanged(signature: Signature) -> bool:
@@ -252,7 +233,7 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def _catalogue(root: Path, data: dict[str, Any]) -> Catalogue:
+def _catalogue(root: Path, data: dict[str, Any], path: Path) -> Catalogue:
     # Rows are saved as plain tuples; named ones cost about 0.2 µs each to build.
     with collector_paused():
         rows = list(map(CatalogueRow._make, data["rows"]))
@@ -262,6 +243,7 @@ def _catalogue(root: Path, data: dict[str, Any]) -> Catalogue:
         broken_files=len(data["broken"]),
         built_at=datetime.fromtimestamp(data["built_at_s"], UTC),
         changed_at_ns=data["changed_at_ns"],
+        path=path,
     )
 
 
@@ -328,54 +310,8 @@ def read_fresh_catalogue(root: Path, *, cache_dir: Path, now: datetime) -> Catal
     if saved is None or not _unchanged(saved["signature"]):
         return None
     if _settled(saved["signature"], saved["recorded_at_ns"]):
-        return _catalogue(root, saved)
+        return _catalogue(root, saved, path)
     return _refreshed(root, path, saved, now=now)
-
-
-PARALLEL_MIN_FILES = 2000
-"""Item files to read from which a second process reads half of them."""
-
-_Entry = tuple[Any, ...]
-"""A row as a plain tuple (:class:`CatalogueRow`'s fields) or a :data:`_BrokenFile`."""
-
-
-def _entries(files: Sequence[tuple[str, str]]) -> list[_Entry]:
-    """Read, parse and validate item files: each one's row, or its broken-file record."""
-    from sysdrill.content.loader import read_item_file
-
-    found: list[_Entry] = []
-    for path, rel in files:
-        loaded = read_item_file(path, rel)
-        if loaded.item is None:
-            found.append((rel, loaded.size, loaded.mtime_ns))
-        else:
-            found.append(tuple(_row(loaded, loaded.item)))
-    return found
-
-
-def _read_entries(files: list[tuple[str, str]]) -> list[_Entry]:
-    """:func:`_entries` of ``files``, the second half in a forked process when worth it.
-
-    Parsing and validating are CPU-bound Python: a second process is what uses a
-    second core (as ``check`` does), and forking shares the imported modules.
-    Small reads, one-core machines and hosts running other threads (forking
-    copies their locks in whatever state) read in this process.
-    """
-    if len(files) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2 or threading.active_count() > 1:
-        return _entries(files)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return _entries(files)
-    half = len(files) // 2
-    try:
-        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-            later = pool.submit(_entries, files[half:])
-            return _entries(files[:half]) + later.result()
-    except (OSError, BrokenProcessPool):
-        return _entries(files)
 
 
 class _Refresh(NamedTuple):
@@ -389,7 +325,11 @@ class _Refresh(NamedTuple):
     """Item files read (new, changed, or too recent to trust by their stat)."""
 
 
-def _refresh(root: Path, previous: dict[str, Any] | None) -> _Refresh:
+def _refresh(
+    root: Path,
+    previous: dict[str, Any] | None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> _Refresh:
     """Rows for every item file, reusing the previous rows of files unchanged since.
 
     The signature is taken before any file is read, so a change made meanwhile
@@ -399,14 +339,14 @@ def _refresh(root: Path, previous: dict[str, Any] | None) -> _Refresh:
 
     signature = vault_signature(root)
     recorded_at_ns = time.time_ns()
-    known: dict[str, _Entry] = {}
+    known: dict[str, Entry] = {}
     known_at_ns = 0
     if previous is not None:
         known = {row[0]: row for row in previous["rows"]}
         known.update((file[0], file) for file in previous["broken"])
         known_at_ns = previous["recorded_at_ns"]
     names = list_item_file_names(root)
-    entries: list[_Entry] = []
+    entries: list[Entry] = []
     unread: list[int] = []
     for path, rel in names:
         old = known.get(rel)
@@ -428,7 +368,7 @@ def _refresh(root: Path, previous: dict[str, Any] | None) -> _Refresh:
         unread.append(len(entries))
         entries.append(())
     changed = previous is None or len(names) != len(known)
-    for at, entry in zip(unread, _read_entries([names[at] for at in unread]), strict=True):
+    for at, entry in zip(unread, read_entries([names[at] for at in unread], progress), strict=True):
         changed = changed or known.get(names[at][1]) != entry
         entries[at] = entry
     width = len(CatalogueRow._fields)
@@ -443,7 +383,12 @@ def _refresh(root: Path, previous: dict[str, Any] | None) -> _Refresh:
 
 
 def open_catalogue(
-    root: Path, *, cache_dir: Path, now: datetime, refresh: bool = False
+    root: Path,
+    *,
+    cache_dir: Path,
+    now: datetime,
+    refresh: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Catalogue:
     """The vault's catalogue, brought up to date first if its files' folders changed.
 
@@ -454,6 +399,8 @@ def open_catalogue(
             written.
         refresh: Stat every item file even when the signature is trusted (a file
             was found changed in place).
+        progress: Called as ``progress(READING, done, total)`` while item files
+            are read (all of them on a first build, the changed ones after).
 
     Returns:
         The catalogue, saved for the next command when it had to be refreshed.
@@ -470,11 +417,18 @@ def open_catalogue(
         and _unchanged(saved["signature"])
         and _settled(saved["signature"], saved["recorded_at_ns"])
     ):
-        return _catalogue(root, saved)
-    return _refreshed(root, path, saved, now=now)
+        return _catalogue(root, saved, path)
+    return _refreshed(root, path, saved, now=now, progress=progress)
 
 
-def _refreshed(root: Path, path: Path, saved: dict[str, Any] | None, *, now: datetime) -> Catalogue:
+def _refreshed(
+    root: Path,
+    path: Path,
+    saved: dict[str, Any] | None,
+    *,
+    now: datetime,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Catalogue:
     """The catalogue brought up to date from ``saved`` (None: built afresh).
 
     Saved again unless nothing at all changed (no file read, the signature as
@@ -483,7 +437,7 @@ def _refreshed(root: Path, path: Path, saved: dict[str, Any] | None, *, now: dat
     # The rows are kept and everything else freed by reference counting: a
     # collection during the read would walk them for nothing.
     with collector_paused():
-        found = _refresh(root, saved)
+        found = _refresh(root, saved, progress)
     if saved is not None and not found.changed:
         changed_at_ns = saved["changed_at_ns"]
         if (
@@ -492,7 +446,7 @@ def _refreshed(root: Path, path: Path, saved: dict[str, Any] | None, *, now: dat
             and _settled(saved["signature"], saved["recorded_at_ns"])
         ):
             built_at = datetime.fromtimestamp(saved["built_at_s"], UTC)
-            return Catalogue(root, found.rows, len(found.broken), built_at, changed_at_ns)
+            return Catalogue(root, found.rows, len(found.broken), built_at, changed_at_ns, path)
     else:
         changed_at_ns = found.recorded_at_ns
     _write(
@@ -504,7 +458,7 @@ def _refreshed(root: Path, path: Path, saved: dict[str, Any] | None, *, now: dat
         now=now,
         changed_at_ns=changed_at_ns,
     )
-    return Catalogue(root, found.rows, len(found.broken), now, changed_at_ns)
+    return Catalogue(root, found.rows, len(found.broken), now, changed_at_ns, path)
 
 
 def save_catalogue(
@@ -565,14 +519,29 @@ def load_items(
     return found
 
 
-def find_item(root: Path, item_id: str, *, cache_dir: Path, now: datetime) -> tuple[ItemFile, Item]:
+def find_item(
+    root: Path,
+    item_id: str,
+    *,
+    cache_dir: Path,
+    now: datetime,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[ItemFile, Item]:
     """The file of the item with ``item_id`` and the item, read from the vault as it is.
+
+    Args:
+        root: The vault folder.
+        item_id: The item's id.
+        cache_dir: The user cache folder (the catalogue lives below it).
+        now: Current time (UTC), for the catalogue if it must be brought up to date.
+        progress: Called as ``progress(READING, done, total)`` while the catalogue
+            reads item files (see :func:`open_catalogue`).
 
     Raises:
         QuestionNotFound: If no item has that id (the message suggests close ids).
         VaultNotFound: If the folder does not exist.
     """
-    catalogue = open_catalogue(root, cache_dir=cache_dir, now=now)
+    catalogue = open_catalogue(root, cache_dir=cache_dir, now=now, progress=progress)
     for attempt in range(2):
         row = catalogue.find(item_id)
         loaded = None if row is None else load_items(catalogue, [row])
@@ -581,7 +550,9 @@ def find_item(root: Path, item_id: str, *, cache_dir: Path, now: datetime) -> tu
         if attempt == 0:
             # Missing, or changed in place since the catalogue was made (its folder's
             # time kept): look at every file before saying there is no such item.
-            catalogue = open_catalogue(root, cache_dir=cache_dir, now=now, refresh=True)
+            catalogue = open_catalogue(
+                root, cache_dir=cache_dir, now=now, refresh=True, progress=progress
+            )
     import difflib
 
     from sysdrill.errors import QuestionNotFound

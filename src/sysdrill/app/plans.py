@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.models import Item
@@ -29,6 +29,9 @@ from sysdrill.study.plans import (
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.user_state import SessionId
+
+if TYPE_CHECKING:
+    from sysdrill.app.catalogue import Catalogue
 
 __all__ = [
     "PLAN_SESSION_KIND",
@@ -64,8 +67,10 @@ class PlanStarted:
         }
 
 
-def list_plans(vault: StudyVault) -> list[StudyPlan]:
+def list_plans(vault: StudyVault | Catalogue) -> list[StudyPlan]:
     """The vault's plans, in file order (none when it has no ``plans.yaml``).
+
+    Only ``plans.yaml`` is read: the vault's catalogue serves as well as the loaded vault.
 
     Raises:
         ContentInvalid: If ``plans.yaml`` is malformed.

@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sysdrill.app.catalogue import Catalogue
-from sysdrill.study.card_state import CardState
 from sysdrill.study.optimizer import FitResult
 from sysdrill.study.progress import ProgressItem, ProgressReport, ProgressSummary
 from sysdrill.study.service import StudyService
@@ -92,24 +91,29 @@ def workload(
     """Expected reviews per day until the deadline (deadline mode), over every item.
 
     What :meth:`~sysdrill.study.service.StudyService.deadline_workload` gives
-    without a filter, from the items' ids alone: the cards of the vault's
-    items, and those never studied introduced at the daily pace.
+    without a filter (both are :func:`~sysdrill.study.workload.workload_of_items`),
+    from the items' ids alone.
 
     Raises:
         SchedulingError: If no deadline is set or it has passed.
     """
-    from sysdrill.study.workload import expected_workload
+    from sysdrill.study.workload import workload_of_items
 
     wanted = {item.id for item in _items(vault)}
-    cards = [card for card in study.store.iter_cards(study.scope) if card.item_id in wanted]
-    seen = {card.item_id for card in cards if card.state is not CardState.NEW}
-    days = expected_workload(
-        cards,
-        unseen=len(wanted - seen),
+    marks = None
+    if isinstance(vault, Catalogue) and vault.path is not None:
+        from sysdrill.app.pass_marks import kept_pass_marks
+
+        marks = kept_pass_marks(vault.path.with_suffix(".pass-marks"), wanted)
+    days = workload_of_items(
+        study.store,
+        study.scope,
+        wanted,
         settings=study.settings,
         now=now,
         # Today's new items already seen spend today's allowance, as practice counts them.
         introduced_today=study.new_items_today(now),
+        pass_marks=marks,
     )
     return [WorkloadDay(d.day.isoformat(), d.reviews, d.new_items) for d in days]
 

@@ -11,7 +11,7 @@ parses every item file nor builds the database. Given a database written by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +35,14 @@ __all__ = [
 ]
 
 
-def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_dir: Path) -> Path:
+def vault_database(
+    vault: Path | None,
+    db: Path | None,
+    *,
+    now: datetime,
+    cache_dir: Path,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Path:
     """The compiled database to read: ``db`` as given, else the vault's up-to-date copy.
 
     Args:
@@ -43,6 +50,8 @@ def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_
         db: A database written by ``sysdrill build``.
         now: Build time (UTC) if the copy must be brought up to date.
         cache_dir: The user cache folder holding the compiled copies.
+        progress: Called as ``progress(stage, done, total)`` while the copy is
+            brought up to date (:func:`~sysdrill.app.build.compiled_vault`).
 
     Raises:
         UsageError: If both ``vault`` and ``db`` are given.
@@ -56,7 +65,7 @@ def vault_database(vault: Path | None, db: Path | None, *, now: datetime, cache_
     if db is not None:
         return db
     root = vault if vault is not None else default_vault_path()
-    return compiled_vault(root, now=now, cache_dir=cache_dir)
+    return compiled_vault(root, now=now, cache_dir=cache_dir, progress=progress)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +181,13 @@ def _one_source(vault: Path | None, db: Path | None) -> None:
 
 
 def show_vault_item(
-    vault: Path | None, db: Path | None, item_id: str, *, now: datetime, cache_dir: Path
+    vault: Path | None,
+    db: Path | None,
+    item_id: str,
+    *,
+    now: datetime,
+    cache_dir: Path,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> ShownItem:
     """The item with ``item_id``: read from its file in the vault, or from ``db``.
 
@@ -182,6 +197,8 @@ def show_vault_item(
         item_id: The item's id.
         now: Current time (UTC), for the catalogue if it must be brought up to date.
         cache_dir: The user cache folder holding the vault's catalogue.
+        progress: Called as ``progress(stage, done, total)`` while the catalogue
+            reads item files (:func:`~sysdrill.app.catalogue.find_item`).
 
     Raises:
         UsageError: If both ``vault`` and ``db`` are given.
@@ -196,7 +213,9 @@ def show_vault_item(
     _one_source(vault, db)
     if db is not None:
         return show_item(db, item_id)
-    file, item = find_item(vault or default_vault_path(), item_id, cache_dir=cache_dir, now=now)
+    file, item = find_item(
+        vault or default_vault_path(), item_id, cache_dir=cache_dir, now=now, progress=progress
+    )
     # The hash of the mapping as written, as ``build`` stores it.
     record = ItemRecord(item=item, path=file.rel, content_hash=content_hash(file.raw))
     return _shown(record, raw=file.raw)
@@ -215,7 +234,12 @@ class CountedItems:
 
 
 def count_items(
-    vault: Path | None, db: Path | None, *, now: datetime, cache_dir: Path
+    vault: Path | None,
+    db: Path | None,
+    *,
+    now: datetime,
+    cache_dir: Path,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> CountedItems:
     """Counts of a vault's items (by its catalogue), or of a database ``build`` wrote.
 
@@ -224,6 +248,8 @@ def count_items(
         db: A database written by ``sysdrill build``.
         now: Current time (UTC), for the catalogue if it must be brought up to date.
         cache_dir: The user cache folder holding the vault's catalogue.
+        progress: Called as ``progress(stage, done, total)`` while the catalogue
+            reads item files (:func:`~sysdrill.app.catalogue.open_catalogue`).
 
     Raises:
         UsageError: If both ``vault`` and ``db`` are given.
@@ -238,7 +264,9 @@ def count_items(
     if db is not None:
         release = read_release(db)
         return CountedItems(vault_stats(db), release.release_hash, release.built_at)
-    catalogue = open_catalogue(vault or default_vault_path(), cache_dir=cache_dir, now=now)
+    catalogue = open_catalogue(
+        vault or default_vault_path(), cache_dir=cache_dir, now=now, progress=progress
+    )
     return CountedItems(
         catalogue_stats(catalogue),
         catalogue.release_hash,

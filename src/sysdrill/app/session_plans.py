@@ -107,6 +107,7 @@ def assemble_plan(
         now=moment,
         session_cap=options.new_limit,
     )
+    held_ids = study.store.held_item_ids(study.scope, now=moment)  # suspended or buried
     if kind is SessionKind.PRACTICE:
         plan = practice_plan(
             study,
@@ -117,12 +118,15 @@ def assemble_plan(
             limit=options.limit,
             new_items=allowance,
             chains=vault.chain_index,
+            held_ids=held_ids,
         )
     elif kind is SessionKind.QUIZ:
         deck = options.item_filter.deck
         if not deck:
             raise UsageError("A quiz needs a deck: choose one of the vault's decks.")
-        plan = quiz_plan(vault.items, vault.decks, deck, study=study, new_items=allowance)
+        plan = quiz_plan(
+            vault.items, vault.decks, deck, study=study, new_items=allowance, held_ids=held_ids
+        )
     elif kind is SessionKind.GAUNTLET:
         pick = pick_gauntlet(
             vault.items,
@@ -148,6 +152,7 @@ def assemble_plan(
             done_ids=done_ids,
             new_items=allowance,
             chains=vault.chain_index,
+            held_ids=held_ids,
         )
         if daily:
             note = f"Today's items: {daily_listing(daily, done_ids)}"

@@ -25,6 +25,7 @@ from typing import Any
 
 from sysdrill.app.deadlines import set_deadline
 from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
+from sysdrill.app.resume import RESUMABLE_KINDS
 from sysdrill.app.session_plans import StartOptions, assemble_plan
 from sysdrill.app.session_records import finished_report, list_sessions
 from sysdrill.app.session_views import (
@@ -563,17 +564,25 @@ def drive_session(
     ``drive`` (the scripted line mode, the terminal interface) makes moves on
     the session it is given; each is saved as it is made. However ``drive``
     returns (the end of the items, a quit, an exception, a closed window), the
-    session is finished with the reviews already given.
+    session is finished with the reviews already given; but a practice that
+    ``drive`` leaves with ``KeyboardInterrupt`` (Ctrl-C) stays in progress, to be
+    resumed at the next start (:mod:`sysdrill.app.resume`).
 
     Raises:
         SessionNotFound: If no session with that id is in progress.
+        KeyboardInterrupt: As ``drive`` raised it.
     """
     live = load_session(study, vault, session_id, now=clock())
     live.use_clock(clock)
+    kept = False
     try:
         drive(live)
+    except KeyboardInterrupt:
+        kept = live.plan.kind in RESUMABLE_KINDS
+        raise
     finally:
-        report = finish(study, vault, session_id, now=clock())
+        if not kept:
+            report = finish(study, vault, session_id, now=clock())
     return report
 
 

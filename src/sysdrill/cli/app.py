@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sysdrill.cli.hw_cmd",
     "sysdrill.cli.study_cmds",
     "sysdrill.cli.session_cmds",
+    "sysdrill.cli.item_cmds",
     "sysdrill.cli.interview_cmd",
     "sysdrill.cli.plan_cmd",
     "sysdrill.cli.db_cmd",

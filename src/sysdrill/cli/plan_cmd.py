@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sysdrill.cli.study_cmds import DbOption
+from sysdrill.cli.study_cmds import DbOption, _study
 
 if TYPE_CHECKING:
     from sysdrill.study.plans import PlanProgress
@@ -62,9 +62,9 @@ def register(app: typer.Typer) -> None:
     def list_cmd(vault: VaultOption = None, as_json: JsonOption = False) -> None:
         """List the vault's study plans (plans.yaml)."""
         from sysdrill.app.plans import list_plans
-        from sysdrill.app.study_vault import open_study_vault
+        from sysdrill.cli.study_cmds import _catalogue
 
-        plans = list_plans(open_study_vault(vault))
+        plans = list_plans(_catalogue(vault))
         if as_json:
             rows = [
                 {
@@ -122,13 +122,14 @@ def register(app: typer.Typer) -> None:
         vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False
     ) -> None:
         """Show progress through the active plan."""
-        from sysdrill.app.plans import show_plan
-        from sysdrill.app.study import open_cli_study
+        from sysdrill.app.plans import active_plan, show_plan
         from sysdrill.app.study_vault import open_study_vault
 
-        loaded = open_study_vault(vault)
-        with open_cli_study(db, vault=loaded) as study:
-            progress = show_plan(study, loaded, now=_now())
+        with _study(db, vault) as (study, _):
+            # Only an active plan's order needs every item loaded.
+            progress = None
+            if active_plan(study) is not None:
+                progress = show_plan(study, open_study_vault(vault), now=_now())
         if as_json:
             typer.echo(json.dumps(None if progress is None else progress.to_dict(), indent=2))
             return
@@ -143,11 +144,9 @@ def register(app: typer.Typer) -> None:
     def stop_cmd(vault: VaultOption = None, db: DbOption = None) -> None:
         """Stop following the active plan (your reviews and deadline stay)."""
         from sysdrill.app.plans import stop_plan
-        from sysdrill.app.study import open_cli_study
-        from sysdrill.app.study_vault import open_study_vault
 
         # A plan is followed in one vault: it is stopped there.
-        with open_cli_study(db, vault=open_study_vault(vault)) as study:
+        with _study(db, vault) as (study, _):
             stopped = stop_plan(study, now=_now())
         typer.echo(f"Stopped plan {stopped.name}.")
 

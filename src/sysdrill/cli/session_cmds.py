@@ -146,9 +146,41 @@ def _study(db: str | None, loaded: StudyVault | VaultIdentity) -> Iterator[Study
 
 
 def _run(
-    study: StudyService, loaded: StudyVault, options: StartOptions, answers: Path | None
+    study: StudyService,
+    loaded: StudyVault,
+    options: StartOptions,
+    answers: Path | None,
+    *,
+    resume_id: int | None = None,
 ) -> None:
-    """Start the session, then drive it: the terminal UI on a terminal, else the line mode."""
+    """Start the session (or go on with ``resume_id``), then drive it.
+
+    The terminal UI drives it on a terminal, else the line mode. A practice left
+    with Ctrl-C stays in progress: one line says how to resume it, exit 130.
+    """
+    try:
+        _drive(study, loaded, options, answers, resume_id=resume_id)
+    except KeyboardInterrupt:
+        from sysdrill.app.resume import find_unfinished
+
+        kept = find_unfinished(study, options, now=_clock())
+        if kept is None:
+            raise  # not kept (not a practice): the session was finished, "Aborted."
+        typer.echo(
+            f"Interrupted: your practice is kept ({kept.done} of {kept.items} items done). "
+            "Run the same command to resume it, or add --new-session to start afresh."
+        )
+        raise typer.Exit(130) from None
+
+
+def _drive(
+    study: StudyService,
+    loaded: StudyVault,
+    options: StartOptions,
+    answers: Path | None,
+    *,
+    resume_id: int | None,
+) -> None:
     from sysdrill.app.sessions import drive_session, start_session, undo_in_driver
     from sysdrill.study.sessions.answers import AnswerScript
     from sysdrill.study.sessions.line_mode import run_scripted
@@ -156,37 +188,70 @@ def _run(
     if answers is None and sys.stdin.isatty():
         from sysdrill.cli.tui import run_tui
 
-        run = run_tui(study, loaded, options, clock=_clock)
+        run = run_tui(study, loaded, options, clock=_clock, session_id=resume_id)
         for line in run.lines:
             typer.echo(line)
         if run.interrupted:
             raise typer.Exit(130)  # Ctrl+C: saved and reported, but interrupted (README)
         return
-    started = start_session(study, loaded, options, now=_clock())
-    if started.note:
-        typer.echo(f"Note: {started.note}.")
-    if started.session_id is None:
-        typer.echo(started.empty_message or "")
-        return
+    session_id = resume_id
+    if session_id is None:
+        started = start_session(study, loaded, options, now=_clock())
+        if started.note:
+            typer.echo(f"Note: {started.note}.")
+        if started.session_id is None:
+            typer.echo(started.empty_message or "")
+            return
+        session_id = started.session_id
     with ExitStack() as stack:
         if answers is not None:
             handle = stack.enter_context(answers.open(encoding="utf-8"))
             script = AnswerScript(handle, name=answers.name)
         else:
             script = AnswerScript(sys.stdin, name="<stdin>")
-        session_id = started.session_id
+        driven = session_id
         drive_session(
             study,
             loaded,
-            session_id,
+            driven,
             drive=lambda session: run_scripted(
                 session,
                 script,
                 typer.echo,
-                undo=lambda: undo_in_driver(study, loaded, session_id, clock=_clock),
+                undo=lambda: undo_in_driver(study, loaded, driven, clock=_clock),
             ),
             clock=_clock,
         )
+
+
+def _resume_or_end(
+    study: StudyService, vault: Path | None, options: StartOptions, *, new_session: bool
+) -> tuple[StudyVault | None, int | None]:
+    """Find a practice left unfinished: resume it, or end it under ``--new-session``.
+
+    Returns:
+        The whole vault, loaded, when an unfinished session was found (its items
+        may not be among those a new practice would load), and the id of the
+        session to resume (None to start a new one).
+    """
+    from sysdrill.app.resume import find_unfinished
+    from sysdrill.app.sessions import finish
+
+    unfinished = find_unfinished(study, options, now=_clock())
+    if unfinished is None:
+        return None, None
+    loaded = _load(vault)
+    done = f"{unfinished.done} of {unfinished.items} items done"
+    if new_session:
+        finish(study, loaded, unfinished.session_id, now=_clock())
+        typer.echo(f"Ended your unfinished practice ({done}, reviews kept); starting a new one.")
+        return loaded, None
+    started = unfinished.started_at.strftime("%Y-%m-%d %H:%M UTC")
+    typer.echo(
+        f"Resuming your unfinished practice of {started} ({done}); "
+        "add --new-session to start afresh."
+    )
+    return loaded, unfinished.session_id
 
 
 def practice(
@@ -209,11 +274,23 @@ def practice(
             "('none' turns deadline mode off).",
         ),
     ] = None,
+    new_session: Annotated[
+        bool,
+        typer.Option(
+            "--new-session",
+            help="Start a new session even if a practice with the same options was left "
+            "unfinished (that one is ended, its reviews kept); by default it is resumed.",
+        ),
+    ] = False,
     vault: VaultOption = None,
     db: DbOption = None,
     answers: AnswersOption = None,
 ) -> None:
-    """Practise with spaced repetition: due reviews first, then new items."""
+    """Practise with spaced repetition: due reviews first, then new items.
+
+    A practice left unfinished (Ctrl-C, a closed terminal) with the same options
+    is resumed where it stopped.
+    """
     from sysdrill.app.deadlines import parse_deadline, refuse_past_deadline, set_deadline
     from sysdrill.app.sessions import StartOptions
     from sysdrill.content.loader import check_vault_root
@@ -241,8 +318,14 @@ def practice(
     # The vault's identity is enough to open its study state; which items are
     # loaded depends on that state (practice alone needs only what it can ask).
     with _study(db, read_vault_identity(vault or default_vault_path())) as study:
+        resumed_vault, resume_id = _resume_or_end(study, vault, options, new_session=new_session)
         # Setting a deadline plans the whole vault's workload; practice alone needs less.
-        loaded = _load(vault) if deadline is not None else _load_practice(study, vault, options)
+        if resumed_vault is not None:
+            loaded = resumed_vault
+        elif deadline is not None:
+            loaded = _load(vault)
+        else:
+            loaded = _load_practice(study, vault, options)
         claim_earlier_state(study, loaded)
         if deadline is not None:
             try:
@@ -263,7 +346,7 @@ def practice(
                     f"about {saved.reviews_total} reviews in all, "
                     f"at most {saved.reviews_peak} a day."
                 )
-        _run(study, loaded, options, answers)
+        _run(study, loaded, options, answers, resume_id=resume_id)
 
 
 def quiz(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sysdrill.cli.console import QuietOption
+from sysdrill.cli.console import QuietOption, progress_display
 
 if TYPE_CHECKING:
     from sysdrill.app.catalogue import Catalogue
@@ -70,22 +70,33 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _catalogue(vault: Path | None) -> Catalogue:
-    """The vault's catalogue: no item file is read while it is fresh (app/catalogue.py)."""
+def _catalogue(vault: Path | None, *, quiet: bool = False) -> Catalogue:
+    """The vault's catalogue: no item file is read while it is fresh (app/catalogue.py).
+
+    A first build reads every item file: a bar on a terminal says how far it is.
+    """
     from sysdrill.app.catalogue import open_catalogue
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import default_vault_path
 
-    return open_catalogue(vault or default_vault_path(), cache_dir=default_cache_dir(), now=_now())
+    with progress_display(quiet=quiet) as progress:
+        return open_catalogue(
+            vault or default_vault_path(),
+            cache_dir=default_cache_dir(),
+            now=_now(),
+            progress=progress,
+        )
 
 
 @contextmanager
-def _study(db: str | None, vault: Path | None) -> Iterator[tuple[StudyService, Catalogue]]:
+def _study(
+    db: str | None, vault: Path | None, *, quiet: bool = False
+) -> Iterator[tuple[StudyService, Catalogue]]:
     """The learner's study service for the vault, with its earlier state claimed."""
     from sysdrill.app.catalogue import claim_catalogue_state
     from sysdrill.app.study import open_cli_study
 
-    catalogue = _catalogue(vault)
+    catalogue = _catalogue(vault, quiet=quiet)
     with open_cli_study(db, vault=catalogue.identity) as study:
         claim_catalogue_state(study, catalogue)
         yield study, catalogue
@@ -198,11 +209,12 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
         db: DbOption = None,
         vault: VaultOption = None,
+        quiet: QuietOption = False,
     ) -> None:
         """Show coverage, true retention, reviews per day, streak, forecast and weak topics."""
         from sysdrill.app.progress import progress
 
-        with _study(db, vault) as (study, catalogue):
+        with _study(db, vault, quiet=quiet) as (study, catalogue):
             report = progress(study, catalogue, now=_now())
         if as_json:
             typer.echo(json.dumps(report.to_dict(), indent=2))
@@ -214,11 +226,12 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOption = False,
         db: DbOption = None,
         vault: VaultOption = None,
+        quiet: QuietOption = False,
     ) -> None:
         """Show the expected reviews per day until the deadline (deadline mode)."""
         from sysdrill.app.progress import workload
 
-        with _study(db, vault) as (study, catalogue):
+        with _study(db, vault, quiet=quiet) as (study, catalogue):
             days = workload(study, catalogue, now=_now())
         if as_json:
             typer.echo(json.dumps([d.to_dict() for d in days], indent=2))
@@ -341,7 +354,6 @@ def register(app: typer.Typer) -> None:
         terminal; --quiet prints nothing but errors.
         """
         from sysdrill.app.progress import fit_parameters
-        from sysdrill.cli.console import progress_display
 
         # Five epochs are worth a bar: each can take minutes on a long log.
         with (

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sysdrill.cli.console import QuietOption
+from sysdrill.cli.console import QuietOption, progress_display
 from sysdrill.content.enums import Level, Track
 
 if TYPE_CHECKING:
@@ -66,14 +66,21 @@ def _one_source(vault: Path | None, db: Path | None) -> None:
         raise typer.BadParameter("give --vault or --db, not both", param_hint="--db")
 
 
-def _database(vault: Path | None, db: Path | None) -> Path:
-    """The database to read: ``--db`` as given, else the vault's up-to-date cached copy."""
+def _database(vault: Path | None, db: Path | None, *, quiet: bool = False) -> Path:
+    """The database to read: ``--db`` as given, else the vault's up-to-date cached copy.
+
+    Bringing the copy up to date after an import reads and compiles every item
+    file: a bar on a terminal says how far it is (none with ``quiet``).
+    """
     from sysdrill.app.search import vault_database
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.errors import UsageError
 
     try:
-        return vault_database(vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir())
+        with progress_display(quiet=quiet) as progress:
+            return vault_database(
+                vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir(), progress=progress
+            )
     except UsageError as exc:
         raise typer.BadParameter(str(exc), param_hint="--db") from exc
 
@@ -105,7 +112,6 @@ def build(
     intact.
     """
     from sysdrill.app.build import build_vault
-    from sysdrill.cli.console import progress_display
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import default_vault_path
 
@@ -212,12 +218,17 @@ def search(
         int, typer.Option("--limit", metavar="N", min=1, help="Most results to show.")
     ] = 20,
     as_json: JsonOption = False,
+    quiet: QuietOption = False,
 ) -> None:
-    """Search titles, scenarios, questions and answers, best matches first."""
+    """Search titles, scenarios, questions and answers, best matches first.
+
+    The first search after the vault changed compiles it (a progress bar on a
+    terminal unless --quiet).
+    """
     from sysdrill.app.search import search_vault
 
     result = search_vault(
-        _database(vault, db),
+        _database(vault, db, quiet=quiet),
         query,
         tracks=[t.value for t in track or []],
         levels=[lv.value for lv in level or []],
@@ -258,15 +269,26 @@ def show(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the item, its path and hash as JSON.")
     ] = False,
+    quiet: QuietOption = False,
 ) -> None:
-    """Show one item: scenario, question, options, answer, common mistake and napkin math."""
+    """Show one item: scenario, question, options, answer, common mistake and napkin math.
+
+    The first look after the vault changed reads its item files into the
+    catalogue (a progress bar on a terminal unless --quiet).
+    """
     from sysdrill.app.search import show_vault_item
     from sysdrill.content.cache import default_cache_dir
 
     _one_source(vault, db)
-    shown = show_vault_item(
-        vault, db, item_id, now=datetime.now(UTC), cache_dir=default_cache_dir()
-    )
+    with progress_display(quiet=quiet) as progress:
+        shown = show_vault_item(
+            vault,
+            db,
+            item_id,
+            now=datetime.now(UTC),
+            cache_dir=default_cache_dir(),
+            progress=progress,
+        )
     if as_json:
         typer.echo(json.dumps(shown.to_dict(), indent=2, ensure_ascii=False))
         return
@@ -335,14 +357,22 @@ def stats(
         bool,
         typer.Option("--json", help="Print total and every count as one JSON document."),
     ] = False,
+    quiet: QuietOption = False,
 ) -> None:
-    """Count items: total, by track x level, zone, competency area, status and kind."""
+    """Count items: total, by track x level, zone, competency area, status and kind.
+
+    The first count after the vault changed reads its item files into the
+    catalogue (a progress bar on a terminal unless --quiet).
+    """
     from sysdrill.app.search import count_items
     from sysdrill.cli.console import err_console
     from sysdrill.content.cache import default_cache_dir
 
     _one_source(vault, db)
-    counted = count_items(vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir())
+    with progress_display(quiet=quiet) as progress:
+        counted = count_items(
+            vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir(), progress=progress
+        )
     if counted.broken_files:
         err_console().print(
             f"Warning: {counted.broken_files} item file(s) did not load and are not counted; "

@@ -78,6 +78,7 @@ REVISIONS = (
     "0012_card_version",
     "0013_session_moves",
     "0014_interviews",
+    "0015_card_flags",
 )
 """Every migration, oldest first (a test checks this against the scripts)."""
 HEAD_REVISION = REVISIONS[-1]

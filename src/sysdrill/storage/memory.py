@@ -9,7 +9,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sysdrill.errors import CardChanged, StorageConflict, StorageError
-from sysdrill.study.card_figures import DAY_US, SeenCard, epoch_us
+from sysdrill.study.card_figures import DAY_US, ForecastCard, SeenCard, epoch_us, forecast_card
+from sysdrill.study.card_flags import CardFlags, is_held
 from sysdrill.study.card_state import CardRecord, CardState, ReadCard
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
@@ -36,6 +37,7 @@ class MemoryStudyStore:
         self._settings: dict[UserId, dict[str, Any]] = {}
         self._sessions: dict[SessionId, tuple[StudyScope, SessionRecord]] = {}
         self._active: dict[SessionId, tuple[StudyScope, SavedSession]] = {}
+        self._flags: dict[StudyScope, dict[str, CardFlags]] = {}
         self._next_review_id = 1
         self._closed = False
 
@@ -59,6 +61,9 @@ class MemoryStudyStore:
         cards, reviews = self._cards.pop(old, {}), self._reviews.pop(old, [])
         moved = bool(cards or reviews)
         self._cards[new], self._reviews[new] = cards, reviews
+        flags = self._flags.pop(old, {})
+        moved = moved or bool(flags)
+        self._flags[new] = flags
         for key, (owner, record) in list(self._sessions.items()):
             if owner == old:
                 self._sessions[key] = (new, record)
@@ -104,6 +109,15 @@ class MemoryStudyStore:
             )
             for card in self._cards.get(scope, {}).values()
             if not card.never_seen
+        ]
+
+    def forecast_cards(self, scope: StudyScope) -> list[ForecastCard]:
+        """Every card past the NEW state, as plain numbers (any order)."""
+        self._check()
+        return [
+            forecast_card(card)
+            for card in self._cards.get(scope, {}).values()
+            if card.state is not CardState.NEW
         ]
 
     def due_days(self, scope: StudyScope, *, before: datetime) -> dict[int, int]:
@@ -185,6 +199,33 @@ class MemoryStudyStore:
         """Yield the user's review log in the order it was written."""
         self._check()
         return iter(list(self._reviews.get(scope, [])))
+
+    def item_reviews(self, scope: StudyScope, item_id: str) -> list[ReviewRecord]:
+        """Return the reviews of one item in the order they were written."""
+        self._check()
+        return [review for review in self._reviews.get(scope, []) if review.item_id == item_id]
+
+    def get_card_flags(self, scope: StudyScope, item_id: str) -> CardFlags:
+        """Return the item's flags (clear ones when none are stored)."""
+        self._check()
+        return self._flags.get(scope, {}).get(item_id, CardFlags(item_id))
+
+    def put_card_flags(self, scope: StudyScope, flags: CardFlags) -> None:
+        """Store ``flags`` in place of the item's (clear flags are forgotten)."""
+        self._check()
+        kept = self._flags.setdefault(scope, {})
+        kept.pop(flags.item_id, None)
+        if not flags.is_clear:
+            kept[flags.item_id] = flags
+
+    def held_item_ids(self, scope: StudyScope, *, now: datetime) -> set[str]:
+        """Return the ids of items suspended, or buried past ``now`` (UTC)."""
+        self._check()
+        return {
+            item_id
+            for item_id, flags in self._flags.get(scope, {}).items()
+            if is_held(flags, now=now)
+        }
 
     def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""

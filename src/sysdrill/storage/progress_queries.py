@@ -1,4 +1,7 @@
-"""The progress report's two queries: seen cards as plain numbers, due dates counted by day.
+"""Cards as plain numbers: the progress report's two queries and the workload forecast's.
+
+The report reads seen cards and due dates counted by day; the forecast reads every
+card past the NEW state.
 
 The database does the date arithmetic, so no datetime is built in Python for the
 100,000 cards of a large vault. Its dialects spell it differently, so the two
@@ -31,7 +34,7 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from sysdrill.storage import schema as t
 from sysdrill.storage.translate import translate_errors
-from sysdrill.study.card_figures import SeenCard
+from sysdrill.study.card_figures import ForecastCard, SeenCard
 from sysdrill.study.card_state import CardState
 from sysdrill.study.user_state import StudyScope
 
@@ -140,10 +143,27 @@ class ProgressQueries:
         query = sa.select(
             _c.item_id, _c.state, _c.stability_days, epoch_us(_c.last_review), _c.lapses
         ).where(_of_scope_scanned(scope), _c.never_seen.is_(False))
+        return cast("list[SeenCard]", self._driver_rows(query))
+
+    def forecast_cards(self, scope: StudyScope) -> list[ForecastCard]:
+        """Every card of the scope past the NEW state, as plain numbers (any order)."""
+        query = sa.select(
+            _c.item_id,
+            _c.state,
+            _c.step,
+            _c.stability_days,
+            _c.difficulty,
+            epoch_us(_c.due),
+            epoch_us(_c.last_review),
+        ).where(_of_scope_scanned(scope), _c.state != int(CardState.NEW))
+        return cast("list[ForecastCard]", self._driver_rows(query))
+
+    def _driver_rows(self, query: sa.Select[Any]) -> list[Any]:
+        """The cards ``query`` selects, as the driver's cursor gives them (plain tuples)."""
         with translate_errors("reading cards"), self._engine.connect() as conn:
             result = conn.execute(query)
             try:
-                return cast("list[SeenCard]", result.cursor.fetchall())
+                return list(result.cursor.fetchall())
             finally:
                 result.close()
 

@@ -19,6 +19,7 @@ __all__ = [
     "UtcDateTime",
     "accounts",
     "active_sessions",
+    "card_flags",
     "cards",
     "login_sessions",
     "metadata",
@@ -166,6 +167,18 @@ cards = sa.Table(
     # Raised by every write: a review writes only while the version read is stored.
     sa.Column("version", sa.Integer(), nullable=False, server_default="0"),
 )
+
+card_flags = sa.Table(
+    "card_flags",
+    metadata,
+    sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True),
+    # Newer than the legacy rows _vault_column's default marks: every row names its vault.
+    sa.Column("vault_id", sa.String(VAULT_ID_LENGTH), primary_key=True),
+    sa.Column("item_id", sa.String(300), primary_key=True),
+    sa.Column("suspended", sa.Boolean(), nullable=False),
+    sa.Column("buried_until", UtcDateTime, nullable=True),
+)
+"""Items a learner keeps out of sessions: suspended, or buried until an instant (UTC)."""
 
 scheduler_settings = sa.Table(
     "scheduler_settings",

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from sysdrill.errors import StorageConflict, StorageError
 from sysdrill.storage import schema as t
+from sysdrill.storage.card_flag_store import CardFlagStore
 from sysdrill.storage.engine import (
     HEAD_REVISION,
     MIGRATIONS_DIR,
@@ -70,10 +71,11 @@ _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
 
 
-class SqlStudyStore(ReviewWrites, ProgressQueries):
+class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
     """A :class:`~sysdrill.study.store.StudyStore` over SQLAlchemy.
 
-    Reviews' writes (:mod:`~sysdrill.storage.review_writes`) and progress queries are mixed in.
+    Reviews' writes (:mod:`~sysdrill.storage.review_writes`), card flags
+    (:mod:`~sysdrill.storage.card_flag_store`) and progress queries are mixed in.
     """
 
     def __init__(self, url: str, *, migrate_schema: bool = False) -> None:
@@ -143,7 +145,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
         # Asked on every open of a vault: answer "nothing to move" without a write lock.
         held = [
             sa.select(sa.literal(1)).where(of_scope(table, old)).limit(1)
-            for table in (t.cards, t.reviews, t.sessions)
+            for table in (t.cards, t.reviews, t.sessions, t.card_flags)
         ]
         with self._read("opening the vault's study state") as conn:
             if all(conn.execute(query).first() is None for query in held):
@@ -154,7 +156,8 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
                 if conn.execute(taken).first() is not None:
                     return False
             moved = 0
-            for table in (t.cards, t.reviews, t.review_days, t.sessions, t.active_sessions):
+            moved_tables = (t.cards, t.reviews, t.review_days, t.sessions, t.active_sessions)
+            for table in (*moved_tables, t.card_flags):
                 moved += conn.execute(
                     table.update().where(of_scope(table, old)).values(vault_id=target)
                 ).rowcount
@@ -217,6 +220,14 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
 
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
+        return self._reviews_where(of_scope(t.reviews, scope))
+
+    def item_reviews(self, scope: StudyScope, item_id: str) -> list[ReviewRecord]:
+        """Return the reviews of one item in the order they were written."""
+        mine = sa.and_(of_scope(t.reviews, scope), t.reviews.c.item_id == item_id)
+        return list(self._reviews_where(mine))
+
+    def _reviews_where(self, condition: sa.ColumnElement[bool]) -> Iterator[ReviewRecord]:
         r = t.reviews.c
         query = (
             sa.select(
@@ -234,7 +245,7 @@ class SqlStudyStore(ReviewWrites, ProgressQueries):
                 t.scheduler_settings.c.settings_json,
             )
             .join(t.scheduler_settings, t.scheduler_settings.c.id == r.settings_id)
-            .where(of_scope(t.reviews, scope))
+            .where(condition)
             .order_by(r.id)
         )
         with self._read("reading the review log") as conn:

@@ -206,20 +206,25 @@ def _write_collections(db: sqlite3.Connection, collections: VaultCollections) ->
         [(c.id, pos, item_id) for c in collections.chains for pos, item_id in enumerate(c.items)],
     )
     members: dict[str, list[str]] = {}
+    # The same members as sets: a deck of 100,000 items is searched once per item.
+    listed: dict[str, set[str]] = {}
     for deck in collections.decks:
         db.execute(
             "INSERT OR REPLACE INTO decks (name, title, description, track) VALUES (?, ?, ?, ?)",
             (deck.name, deck.title, deck.description, deck.track.value if deck.track else None),
         )
         members.setdefault(deck.name, []).extend(deck.items)
+        listed.setdefault(deck.name, set()).update(deck.items)
     for item_id, deck_name in db.execute(
         "SELECT id, deck FROM items WHERE deck IS NOT NULL ORDER BY id"
     ).fetchall():
         if deck_name not in members:
             db.execute("INSERT INTO decks (name) VALUES (?)", (deck_name,))
             members[deck_name] = []
-        if item_id not in members[deck_name]:
+            listed[deck_name] = set()
+        if item_id not in listed[deck_name]:
             members[deck_name].append(item_id)
+            listed[deck_name].add(item_id)
     db.executemany(
         "INSERT INTO deck_items (deck, position, item_id) VALUES (?, ?, ?)",
         [(name, pos, item_id) for name, ids in members.items() for pos, item_id in enumerate(ids)],

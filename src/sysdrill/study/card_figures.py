@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+from sysdrill.study.card_state import CardRecord
 from sysdrill.study.clock import require_utc
 
-__all__ = ["DAY_US", "EPOCH", "SeenCard", "epoch_day", "epoch_us"]
+__all__ = ["DAY_US", "EPOCH", "ForecastCard", "SeenCard", "epoch_day", "epoch_us", "forecast_card"]
 
 DAY_US = 86_400_000_000
 """Microseconds in a day."""
@@ -30,6 +31,11 @@ SeenCard = tuple[str, int, float | None, int | None, int]
 """A card reviewed at least once: (item id, state as an int of
 :class:`~sysdrill.study.card_state.CardState`, stability in days, last review in
 epoch microseconds, lapses)."""
+
+ForecastCard = tuple[str, int, int | None, float | None, float | None, int | None, int | None]
+"""A card past the NEW state, as the workload forecast reads it: (item id, state as
+an int of :class:`~sysdrill.study.card_state.CardState`, learning step, stability in
+days, difficulty, due and last review in epoch microseconds)."""
 
 
 def epoch_us(moment: datetime) -> int:
@@ -45,3 +51,16 @@ def epoch_us(moment: datetime) -> int:
 def epoch_day(day: date) -> int:
     """Days from 1970-01-01 to ``day``."""
     return (day - EPOCH.date()).days
+
+
+def forecast_card(card: CardRecord) -> ForecastCard:
+    """The numbers of ``card`` the workload forecast reads (:data:`ForecastCard`)."""
+    return (
+        card.item_id,
+        int(card.state),
+        card.step,
+        card.stability_days,
+        card.difficulty,
+        None if card.due is None else epoch_us(card.due),
+        None if card.last_review is None else epoch_us(card.last_review),
+    )

@@ -36,6 +36,8 @@ __all__ = [
     "RAMP_START_DAYS",
     "days_left",
     "final_pass_day",
+    "final_pass_day_of_marks",
+    "final_pass_marks",
     "final_pass_start",
     "FINAL_PASS_DAYS",
     "effective_maximum_interval_days",
@@ -89,6 +91,12 @@ def final_pass_start(settings: StudySettings, *, now: datetime) -> datetime | No
     return day_start(settings.deadline - timedelta(days=FINAL_PASS_DAYS))
 
 
+def _takes(item_id: str, left: int) -> bool:
+    """Whether the final pass takes ``item_id`` on the day with ``left`` days left."""
+    digest = hashlib.blake2b(f"{item_id}/{left}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest) % left == 0
+
+
 def final_pass_day(item_id: str, *, deadline: date, today: date) -> date:
     """The day, from ``today`` on, on which the final pass offers ``item_id``.
 
@@ -98,8 +106,28 @@ def final_pass_day(item_id: str, *, deadline: date, today: date) -> date:
     """
     day = max(today, deadline - timedelta(days=FINAL_PASS_DAYS))
     while (left := (deadline - day).days) > 1:
-        digest = hashlib.blake2b(f"{item_id}/{left}".encode(), digest_size=8).digest()
-        if int.from_bytes(digest) % left == 0:
+        if _takes(item_id, left):
+            break
+        day += timedelta(days=1)
+    return day
+
+
+def final_pass_marks(item_id: str) -> int:
+    """The days-left counts whose day would take ``item_id`` in the final pass, as bits.
+
+    Bit ``left`` (2 to :data:`FINAL_PASS_DAYS`) is set when :func:`final_pass_day`
+    stops on the day with ``left`` days left, once it gets there. It depends on
+    the id alone, so it can be kept: :func:`final_pass_day_of_marks` then gives
+    the day without hashing.
+    """
+    return sum(1 << left for left in range(2, FINAL_PASS_DAYS + 1) if _takes(item_id, left))
+
+
+def final_pass_day_of_marks(marks: int, *, deadline: date, today: date) -> date:
+    """:func:`final_pass_day` of the item whose :func:`final_pass_marks` are ``marks``."""
+    day = max(today, deadline - timedelta(days=FINAL_PASS_DAYS))
+    while (left := (deadline - day).days) > 1:
+        if marks >> left & 1:
             break
         day += timedelta(days=1)
     return day

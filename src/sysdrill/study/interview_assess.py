@@ -116,7 +116,10 @@ class MathVerdict:
     """Why, in one sentence (the engine's)."""
 
     def sentence(self) -> str:
-        """The verdict as one line: ``8 * 4 KiB = 64 KiB: wrong (computed 32 KiB)``."""
+        """The verdict as one line.
+
+        For example ``8 * 4 KiB = 64 KiB: wrong (the napkin engine computes 32 KiB)``.
+        """
         if self.verdict is MathWord.WRONG and self.computed:
             return f"{self.claim}: wrong (the napkin engine computes {self.computed})"
         if self.verdict is MathWord.UNSURE:

@@ -376,17 +376,15 @@ class StudyService(ReviewRecording):
         Raises:
             SchedulingError: If no deadline is set or it has passed.
         """
-        from sysdrill.study.workload import expected_workload
+        from sysdrill.study.workload import workload_of_items
 
         chosen = ItemFilter() if filters is None else filters
         wanted = {item.id for item in items if chosen.matches(item)}
-        cards = [card for card in self._store.iter_cards(self.scope) if card.item_id in wanted]
-        seen = {card.item_id for card in cards if card.state is not CardState.NEW}
-        unseen = sum(1 for item_id in wanted if item_id not in seen)
         # Today's new items already seen spend today's allowance, as practice counts them.
-        return expected_workload(
-            cards,
-            unseen=unseen,
+        return workload_of_items(
+            self._store,
+            self.scope,
+            wanted,
             settings=self.settings,
             now=now,
             introduced_today=self.new_items_today(now),

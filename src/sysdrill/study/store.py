@@ -18,7 +18,8 @@ from collections.abc import Collection, Iterator, Mapping
 from datetime import date, datetime
 from typing import Any, Protocol
 
-from sysdrill.study.card_figures import SeenCard
+from sysdrill.study.card_figures import ForecastCard, SeenCard
+from sysdrill.study.card_flags import CardFlags
 from sysdrill.study.card_state import CardRecord, ReadCard
 from sysdrill.study.review_log import DailyReviewStats, ReviewRecord
 from sysdrill.study.sessions.saved import SavedSession
@@ -51,7 +52,7 @@ class StudyStore(Protocol):
     def move_vault_state(self, user_id: UserId, *, source: VaultId, target: VaultId) -> bool:
         """Give the state of vault ``source`` to vault ``target``, all or nothing.
 
-        Cards, reviews, review days, sessions and sessions in progress move. Nothing
+        Cards, reviews, review days, sessions, sessions in progress and card flags move. Nothing
         moves when ``target`` already has a card or a review (two histories are
         never merged).
 
@@ -80,6 +81,13 @@ class StudyStore(Protocol):
         """Every card reviewed at least once (``never_seen`` false), as plain numbers.
 
         In any order; see :mod:`~sysdrill.study.card_figures` for the tuple.
+        """
+        ...
+
+    def forecast_cards(self, scope: StudyScope) -> list[ForecastCard]:
+        """Every card past the NEW state, as plain numbers (any order).
+
+        What the workload forecast simulates; see :mod:`~sysdrill.study.card_figures`.
         """
         ...
 
@@ -141,6 +149,26 @@ class StudyStore(Protocol):
 
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
+        ...
+
+    def item_reviews(self, scope: StudyScope, item_id: str) -> list[ReviewRecord]:
+        """Return the reviews of one item in the order they were written (its history)."""
+        ...
+
+    def get_card_flags(self, scope: StudyScope, item_id: str) -> CardFlags:
+        """Return whether the item is suspended or buried (clear flags when neither)."""
+        ...
+
+    def put_card_flags(self, scope: StudyScope, flags: CardFlags) -> None:
+        """Store ``flags`` in place of the item's, in one transaction.
+
+        Clear flags are not kept. Flags move with the vault's state
+        (:meth:`move_vault_state`); :meth:`replace_user_state` leaves them.
+        """
+        ...
+
+    def held_item_ids(self, scope: StudyScope, *, now: datetime) -> set[str]:
+        """Return the ids of items kept out of sessions at ``now``: suspended, or buried past it."""
         ...
 
     def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:

@@ -39,8 +39,11 @@ def run_tui(
     *,
     clock: Clock,
     runner: Callable[[StudyApp], object] = StudyApp.run,
+    session_id: int | None = None,
 ) -> TuiRun:
-    """Start a session and run it in the terminal interface; every move is saved.
+    """Start a session (or go on with one) and run it in the terminal interface.
+
+    Every move is saved as it is made.
 
     Args:
         study: The learner's study service.
@@ -49,27 +52,39 @@ def run_tui(
         clock: Current time (UTC).
         runner: Runs the app until it closes (``StudyApp.run``; tests pass one
             that drives it with Textual's pilot).
+        session_id: A session in progress to go on with instead of starting one.
 
     Returns:
         The lines to print once the interface has closed, and whether the learner
         left with Ctrl+C.
+
+    Raises:
+        KeyboardInterrupt: When the learner left a practice with Ctrl+C: it stays
+            in progress, to be resumed (:mod:`sysdrill.app.resume`).
     """
+    from sysdrill.app.resume import RESUMABLE_KINDS
     from sysdrill.app.sessions import drive_session, start_session, undo_in_driver
 
-    started = start_session(study, vault, options, now=clock())
-    lines = [f"Note: {started.note}."] if started.note else []
-    if started.session_id is None:
-        return TuiRun([*lines, started.empty_message or ""])
-    session_id = started.session_id
+    lines: list[str] = []
+    if session_id is None:
+        started = start_session(study, vault, options, now=clock())
+        lines = [f"Note: {started.note}."] if started.note else []
+        if started.session_id is None:
+            return TuiRun([*lines, started.empty_message or ""])
+        session_id = started.session_id
+    driven = session_id
 
     def undo() -> Session:
-        return undo_in_driver(study, vault, session_id, clock=clock)
+        return undo_in_driver(study, vault, driven, clock=clock)
 
     apps: list[StudyApp] = []
 
     def drive(session: Session) -> object:
         apps.append(StudyApp(session, undo=undo))
-        return runner(apps[-1])
+        returned = runner(apps[-1])
+        if apps[-1].interrupted and session.plan.kind in RESUMABLE_KINDS:
+            raise KeyboardInterrupt  # the session stays in progress (drive_session)
+        return returned
 
-    report = drive_session(study, vault, session_id, drive=drive, clock=clock)
+    report = drive_session(study, vault, driven, drive=drive, clock=clock)
     return TuiRun([*lines, *report.lines], interrupted=any(app.interrupted for app in apps))

@@ -70,6 +70,8 @@ _HINTS: dict[str, str] = {
     "continue": "space / Enter next   q quit",
     "done": "q / Enter / Esc close",
 }
+_ASKING_STATES = ("choice", "input", "essay", "reveal")
+"""Where the learner has yet to answer: the question is pinned above the answer box."""
 _UNDO_STATES = ("choice", "reveal", "rate", "rubric", "chain")
 """Where ``u`` takes back the last rating (a typed answer box takes it as a letter)."""
 
@@ -81,7 +83,9 @@ class StudyApp(App[list[str]]):
     CSS = """
     #status { height: auto; padding: 0 1; background: $boost; }
     #timer { height: auto; padding: 0 1; color: $warning; }
-    #body { height: 1fr; padding: 0 1; }
+    #body { height: 1fr; min-height: 3; padding: 0 1; }
+    #ask { height: auto; max-height: 60%; padding: 0 1; border-top: hkey $primary; }
+    #ask Markdown { margin: 0; }
     #feedback { height: auto; padding: 0 1; }
     #hint { height: auto; padding: 0 1; color: $text-muted; }
     #answer { margin: 0 1; }
@@ -117,6 +121,8 @@ class StudyApp(App[list[str]]):
         yield Static(id="timer")
         with VerticalScroll(id="body"):
             yield Markdown(id="item")
+        with VerticalScroll(id="ask"):
+            yield Markdown(id="question")
         yield Static(id="feedback")
         yield Input(id="answer", placeholder="Your answer")
         yield TextArea(id="essay", soft_wrap=True, tab_behavior="focus")
@@ -151,26 +157,35 @@ class StudyApp(App[list[str]]):
             return "essay"
         return "input"
 
-    def _item_markdown(self) -> str:
+    def _item_markdown(self) -> tuple[str, str]:
+        """The item as Markdown: the scrolling body, and the question pinned below it.
+
+        While the learner answers, the question (with its options or parts) is
+        pinned above the answer box, so a long scenario cannot push it out of a
+        small terminal (80x24); once the answer is shown, it heads the reveal.
+        """
         session = self.session
         item = self.pending.item if self.pending is not None else session.current
         if item is None:
-            return ""
+            return "", ""
         view = item_view(item)
         parts = [f"## {view.heading}", f"*{view.meta}*"]
         if view.scenario:
             parts.append(view.scenario)
-        parts.append(f"**{view.question}**")
+        asked = [f"**{view.question}**"]
         for index, option in enumerate(view.options):
-            parts.append(f"- **{option_label(index)})** {option}")
+            asked.append(f"- **{option_label(index)})** {option}")
         if view.unit_hint:
-            parts.append(f"*Answer with a number and a unit (e.g. in {view.unit_hint}).*")
+            asked.append(f"*Answer with a number and a unit (e.g. in {view.unit_hint}).*")
         state = self._state()
         if state == "input" and view.parts:
             given = session.part_answers
             for index, part in enumerate(view.parts[: len(given) + 1]):
                 answered = f"\n\n> {given[index]}" if index < len(given) else ""
-                parts.append(f"**{part.label}** {part.text}{answered}")
+                asked.append(f"**{part.label}** {part.text}{answered}")
+        pinned = state in _ASKING_STATES
+        if not pinned:
+            parts.extend(asked)
         if state in ("rubric", "rate") and session.given_answer:
             parts.append(f"### Your answer\n\n{session.given_answer}")
         if state in ("rate", "rubric", "continue"):
@@ -182,7 +197,11 @@ class StudyApp(App[list[str]]):
                 mark = "x" if index in self.ticked else " "
                 lines.append(f"{index + 1}. [{mark}] {point}")
             parts.append("### Key points\n\n" + "\n".join(lines))
-        return readable_math(keep_line_breaks("\n\n".join(parts)))
+
+        def shown(blocks: list[str]) -> str:
+            return readable_math(keep_line_breaks("\n\n".join(blocks)))
+
+        return shown(parts), shown(asked) if pinned else ""
 
     def render_state(self) -> None:
         """Redraw every part of the screen from the session's state."""
@@ -199,6 +218,7 @@ class StudyApp(App[list[str]]):
             self.finished = True
             status.update(f"{session.plan.title}: finished")
             markdown.update("\n\n".join(report_lines(build_report(session))))
+            self.query_one("#ask", VerticalScroll).display = False
             feedback.update(self.note)
             answer.display = essay.display = False
             hint.update(_HINTS["done"])
@@ -208,7 +228,10 @@ class StudyApp(App[list[str]]):
         # An automatically graded item stays on screen after the session moved on.
         position = len(session.results) if self.pending is not None else session.position
         status.update(f"[{position}/{session.total}]{warm}  {session.plan.title}")
-        markdown.update(self._item_markdown())
+        body, question = self._item_markdown()
+        markdown.update(body)
+        self.query_one("#question", Markdown).update(question)
+        self.query_one("#ask", VerticalScroll).display = bool(question)
         text = self.note
         if state == "chain" and session.chain_offer is not None:
             offer = session.chain_offer
@@ -420,9 +443,12 @@ class StudyApp(App[list[str]]):
             self.render_state()
 
     def action_leave(self) -> None:
-        """Leave at once (Ctrl+C): every move is already saved; the session is finished."""
+        """Leave at once (Ctrl+C): every move is already saved, the session left as it is.
+
+        Whoever ran the app decides what becomes of it: a practice stays in
+        progress to be resumed, another session is finished (``run_tui``).
+        """
         self.interrupted = True
-        self.session.quit()
         self.exit(report_lines(build_report(self.session)))
 
     def action_end_session(self) -> None:

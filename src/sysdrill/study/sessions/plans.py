@@ -91,6 +91,13 @@ def filter_meta(item_filter: ItemFilter) -> dict[str, str]:
     return {key: str(value) for key, value in values.items() if value is not None}
 
 
+def _without_held(items: Sequence[Item], held: Collection[str]) -> Sequence[Item]:
+    """``items`` less those the learner suspended or buried (the same list when none are)."""
+    if not held:
+        return items
+    return tuple(item for item in items if item.id not in held)
+
+
 def _new_checker(study: ItemChooser) -> Callable[[Item], bool]:
     return lambda item: study.is_new(item.id)
 
@@ -123,6 +130,7 @@ def practice_plan(
     limit: int = DEFAULT_PRACTICE_LIMIT,
     new_items: NewItemAllowance | None = None,
     chains: ChainIndex | None = None,
+    held_ids: Collection[str] = frozenset(),
 ) -> SessionPlan:
     """Due reviews first, then new items within the daily limits, up to ``limit``.
 
@@ -131,6 +139,7 @@ def practice_plan(
     order of ``items``; ``new_items`` caps them (the session's ``--new``) and
     puts the new items left today in the title. With ``chains`` too, a chain's
     next item that is new is offered only while the allowance has room for it.
+    Items in ``held_ids`` (suspended or buried) are left out.
 
     Raises:
         DeckNotFound: If the filter names an unknown deck.
@@ -141,7 +150,7 @@ def practice_plan(
         lambda: tuple(filter_items(items, decks, item_filter)),
         pins=(decks,),
     )
-    chosen = study.next_items(pool, now=now, limit=limit)
+    chosen = study.next_items(_without_held(pool, held_ids), now=now, limit=limit)
     # Asked once per item: the limits and the title both need which items are new.
     new_ids = {item.id for item in chosen if study.is_new(item.id)}
     meta = filter_meta(item_filter)
@@ -172,16 +181,18 @@ def quiz_plan(
     *,
     study: ItemChooser | None = None,
     new_items: NewItemAllowance | None = None,
+    held_ids: Collection[str] = frozenset(),
 ) -> SessionPlan:
     """Every item of a deck, in the deck's order, scored at the end.
 
     With ``study`` and ``new_items``, new items past the allowance are left out
     (their count is the meta's :data:`NEW_HELD_KEY`); items already seen always stay.
+    Items in ``held_ids`` (suspended or buried) are left out.
 
     Raises:
         DeckNotFound: If no deck has that name.
     """
-    chosen = deck_items(studyable(items), decks, deck)
+    chosen = [item for item in deck_items(studyable(items), decks, deck) if item.id not in held_ids]
     meta = {"deck": deck}
     if study is not None and new_items is not None:
         chosen, held = hold_back_new(
@@ -225,6 +236,7 @@ def daily_plan(
     done_ids: Collection[str] = frozenset(),
     new_items: NewItemAllowance | None = None,
     chains: ChainIndex | None = None,
+    held_ids: Collection[str] = frozenset(),
 ) -> tuple[SessionPlan, list[Item]]:
     """Today's three items, less those already done in a daily session today.
 
@@ -244,6 +256,7 @@ def daily_plan(
         done_ids: Items of the set answered in a daily session today.
         new_items: The day's new-item allowance and the session's cap.
         chains: The vault's chains (for "next in chain" offers).
+        held_ids: Items the learner suspended or buried: the set is drawn without them.
 
     Returns:
         The plan of the items still to do, and the whole daily set (to show
@@ -253,7 +266,7 @@ def daily_plan(
         DeckNotFound: If the filter names an unknown deck.
     """
     today = utc_day(now)
-    pool = filter_items(items, decks, item_filter)
+    pool = _without_held(filter_items(items, decks, item_filter), held_ids)
     daily = daily_items(pool, item_filter=item_filter, day=today)
     todo = [item for item in daily if item.id not in done_ids]
     done = len(daily) - len(todo)

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-import difflib
+from collections.abc import Callable
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Query, Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from sysdrill.app.browse import BrowseFilters, BrowseResult, browse, browse_facets
 from sysdrill.app.example_draw import shown_item
 from sysdrill.app.explore import explore_groups, explore_tree
+from sysdrill.app.item_actions import (
+    ItemHistory,
+    ItemStatus,
+    bury_item,
+    find_item,
+    item_history,
+    suspend_item,
+    unbury_item,
+    unsuspend_item,
+)
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
-from sysdrill.content.models import Item
-from sysdrill.errors import ContentInvalid, QuestionNotFound
+from sysdrill.errors import ContentInvalid
 from sysdrill.web.auth import current_study, learner_vault, request_user
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.item_view import ItemView, item_view
@@ -39,20 +49,6 @@ CHOICES: dict[str, list[str]] = {
 
 EXPLORE_IDS_SHOWN = 12
 """Item links the explore page lists per level; the rest are one link to the vault browser."""
-
-
-def find_item(vault: StudyVault, item_id: str) -> Item:
-    """The item with ``item_id``.
-
-    Raises:
-        QuestionNotFound: If there is none (the message suggests close ids).
-    """
-    found = vault.by_id.get(item_id)
-    if found is not None:
-        return found
-    close = difflib.get_close_matches(item_id, list(vault.by_id), n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise QuestionNotFound(f"no item with id '{item_id}'{hint}")
 
 
 def _learners_vault(request: Request) -> StudyVault:
@@ -146,11 +142,17 @@ def _item_view(request: Request, context: WebContext, item_id: str) -> ItemView:
     )
 
 
+def _history(request: Request, context: WebContext, item_id: str) -> ItemHistory:
+    with current_study(request) as study:
+        return item_history(study, _learners_vault(request), item_id, now=context.now())
+
+
 @router.get("/items/{item_id}", include_in_schema=False)
 def item_page(request: Request, context: Context, item_id: str, reported: bool = False) -> Response:
-    """The item page: scenario, question, options, reveal, checked napkin math, chains."""
+    """The item page: the item, its napkin math and chains, your reviews of it, suspend and bury."""
     view = _item_view(request, context, item_id)
-    return render_page(request, "item.html", {"v": view, "reported": reported})
+    history = _history(request, context, item_id)
+    return render_page(request, "item.html", {"v": view, "reported": reported, "history": history})
 
 
 @router.get("/api/items/{item_id}", tags=["vault"])
@@ -158,6 +160,60 @@ def item_page(request: Request, context: Context, item_id: str, reported: bool =
 def item_api(request: Request, context: Context, item_id: str) -> dict[str, Any]:
     """One item with its checked napkin-math claims and its chains."""
     return _item_view(request, context, item_id).to_dict()
+
+
+@router.get("/api/items/{item_id}/history", tags=["vault"])
+@json_route()
+def item_history_api(request: Request, context: Context, item_id: str) -> dict[str, Any]:
+    """Your reviews of one item (date, rating, interval scheduled, graded by) and its flags."""
+    return _history(request, context, item_id).to_dict()
+
+
+_FlagAction = Callable[..., ItemStatus]
+
+_FLAG_ACTIONS: dict[str, tuple[_FlagAction, str]] = {
+    "suspend": (suspend_item, "Suspend one item: it stays out of sessions until unsuspended."),
+    "unsuspend": (unsuspend_item, "Unsuspend one item: it comes up again as scheduled."),
+    "bury": (bury_item, "Bury one item: it stays out of sessions until the next midnight UTC."),
+    "unbury": (unbury_item, "Unbury one item: it may come up again today."),
+}
+"""Each item action: the path's last word, its use case and what it does."""
+
+
+def _add_flag_routes(name: str, act: _FlagAction, summary: str) -> None:
+    """The action's form route (from the item page) and its JSON twin.
+
+    Each action has paths of its own rather than one ``{action}`` parameter,
+    which would also catch the item page's other writes (``/report``).
+    """
+
+    def flag(request: Request, context: WebContext, item_id: str) -> ItemStatus:
+        with current_study(request) as study:
+            return act(study, _learners_vault(request), item_id, now=context.now())
+
+    def form(request: Request, context: Context, item_id: str) -> Response:
+        flag(request, context, item_id)
+        return RedirectResponse(f"/items/{quote(item_id, safe='')}#your-reviews", status_code=303)
+
+    def api(request: Request, context: Context, item_id: str) -> dict[str, Any]:
+        return flag(request, context, item_id).to_dict()
+
+    form.__doc__ = f"{summary} Then show the item page again."
+    api.__doc__ = summary
+    router.add_api_route(
+        f"/items/{{item_id}}/{name}", form, methods=["POST"], include_in_schema=False
+    )
+    router.add_api_route(
+        f"/api/items/{{item_id}}/{name}",
+        json_route()(api),
+        methods=["POST"],
+        tags=["vault"],
+        name=f"item_{name}_api",
+    )
+
+
+for _name, (_act, _summary) in _FLAG_ACTIONS.items():
+    _add_flag_routes(_name, _act, _summary)
 
 
 def _explore(request: Request, context: WebContext) -> list[dict[str, Any]]:

@@ -1,0 +1,133 @@
+"""`sysdrill item`: suspend, unsuspend, bury, unbury one item, or list its reviews.
+
+Each command loads the vault, opens the learner's study state in it and calls
+one function of :mod:`sysdrill.app.item_actions`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from sysdrill.cli.study_cmds import DbOption, StateVaultOption
+
+if TYPE_CHECKING:
+    from sysdrill.app.item_actions import ItemHistory, ItemStatus
+    from sysdrill.app.study_vault import StudyVault
+    from sysdrill.study.service import StudyService
+
+__all__ = ["register"]
+
+ItemIdArgument = Annotated[str, typer.Argument(help="The item's id (as `sysdrill show` takes).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@contextmanager
+def _opened(db: str | None, vault: Path | None) -> Iterator[tuple[StudyService, StudyVault]]:
+    from sysdrill.app.study import open_cli_study
+    from sysdrill.app.study_vault import open_study_vault
+
+    loaded = open_study_vault(vault)
+    with open_cli_study(db, vault=loaded) as study:
+        yield study, loaded
+
+
+def _interval(days: float | None) -> str:
+    if days is None:
+        return "-"
+    if days < 1:
+        return f"{round(days * 24 * 60)} min"
+    return f"{days:.1f} days"
+
+
+def _render_history(history: ItemHistory) -> None:
+    from rich.table import Table
+
+    from sysdrill.cli.console import out_console
+
+    console = out_console()
+    console.print(f"{history.item_id}: {history.title}", markup=False)
+    due = "" if history.due is None else f" Next due {history.due:%Y-%m-%d %H:%M} UTC."
+    console.print(f"{history.status.message}{due}", markup=False)
+    if not history.entries:
+        console.print("No reviews of this item yet.")
+        return
+    table = Table(title="Reviews")
+    for column in ("Date (UTC)", "Rating", "Interval", "Graded by"):
+        table.add_column(column)
+    for entry in history.entries:
+        table.add_row(
+            f"{entry.reviewed_at:%Y-%m-%d %H:%M}",
+            entry.rating,
+            _interval(entry.interval_days),
+            entry.graded_by,
+        )
+    console.print(table)
+
+
+_Action = Callable[..., "ItemStatus"]
+
+
+def _flag_command(item_app: typer.Typer, name: str, help_text: str) -> None:
+    """Add the command ``name`` that runs the use case of that name on one item."""
+
+    @item_app.command(name, help=help_text)
+    def command(
+        item_id: ItemIdArgument,
+        db: DbOption = None,
+        vault: StateVaultOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        from sysdrill.app import item_actions
+
+        act: _Action = getattr(item_actions, f"{name}_item")
+        with _opened(db, vault) as (study, loaded):
+            status = act(study, loaded, item_id, now=_now())
+        if as_json:
+            typer.echo(json.dumps(status.to_dict(), indent=2))
+        else:
+            typer.echo(status.message)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``item`` command group to the app."""
+    item_app = typer.Typer(
+        help="Act on one item outside a session: suspend or bury it, or list your reviews of it.",
+        no_args_is_help=True,
+    )
+    for name, help_text in (
+        ("suspend", "Keep an item out of practice, quizzes and the daily set until unsuspended."),
+        ("unsuspend", "Let a suspended item come up in sessions again."),
+        ("bury", "Keep an item out of sessions until the next midnight UTC."),
+        ("unbury", "Let a buried item come up again today."),
+    ):
+        _flag_command(item_app, name, help_text)
+
+    @item_app.command("history")
+    def history_cmd(
+        item_id: ItemIdArgument,
+        db: DbOption = None,
+        vault: StateVaultOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """List your reviews of an item: date, rating, interval scheduled, graded by."""
+        from sysdrill.app.item_actions import item_history
+
+        with _opened(db, vault) as (study, loaded):
+            history = item_history(study, loaded, item_id, now=_now())
+        if as_json:
+            typer.echo(json.dumps(history.to_dict(), indent=2))
+        else:
+            _render_history(history)
+
+    app.add_typer(item_app, name="item")
