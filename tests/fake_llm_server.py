@@ -9,6 +9,7 @@ kept, so a test can read the prompt it was sent.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -61,10 +62,18 @@ def _chunk(text: str) -> bytes:
     return f"data: {json.dumps(data)}\n\n".encode()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up mid-stream (a timeout test, the app giving up) is
+        # what some tests do on purpose; its traceback on stderr would be noise.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def _serving(handler: type[BaseHTTPRequestHandler], endpoint: FakeEndpoint) -> Iterator[None]:
     """Serve ``handler`` on a free loopback port (set in ``endpoint``) until the block ends."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     endpoint.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

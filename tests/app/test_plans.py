@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from sysdrill.app.plans import active_plan, practice_items, show_plan, start_plan, stop_plan
+from sysdrill.app.plans import active_plan, practice_source, show_plan, start_plan, stop_plan
 from sysdrill.app.sessions import StartOptions, start_session
 from sysdrill.app.study_vault import StudyVault, open_study_vault
 from sysdrill.content.enums import Level
@@ -18,6 +18,7 @@ from sysdrill.study.plans import topic_depths
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.new_items import new_item_allowance
 from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
@@ -90,7 +91,10 @@ def test_stop_ends_the_plan_and_another_can_start(study, vault) -> None:
 
 
 def test_practice_without_a_plan_draws_new_items_in_teaching_order(study, vault) -> None:
-    ordered = list(practice_items(study, vault, now=T0))
+    allowance = new_item_allowance(study, per_day=20, now=T0)
+    source = practice_source(study, vault, allowance, now=T0)
+    assert source.new_items == allowance
+    ordered = list(source.items)
     assert sorted(i.id for i in ordered) == sorted(i.id for i in vault.items)
     prerequisites = load_prerequisites(vault.root)
     depths = topic_depths(prerequisites)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -97,3 +98,41 @@ def test_practice_under_a_plan_starts_with_the_plan_first_items(run_cli) -> None
     result = run_cli("practice", "--limit", "1", input="")
     assert result.exit_code == 0, result.stderr
     assert "[1/1] Reduce-Scatter and All-Gather Make an All-Reduce (cloud · L1" in result.stdout
+
+
+def _new_left_today(run_cli) -> int:
+    shown = json.loads(run_cli("plan", "show", "--json").stdout)
+    return int(shown["new_left_today"])
+
+
+def test_plan_show_and_practice_agree_on_the_new_items_left_today(run_cli) -> None:
+    # refresher-1w asks for 19 new items a day; the setting allows 20.
+    assert run_cli("plan", "start", "refresher-1w").exit_code == 0
+    shown = run_cli("plan", "show")
+    assert re.search(
+        r"^Items introduced: 0 of \d+ \(the plan's pace: 19 by today\)$", shown.stdout, re.M
+    )
+    assert "New items left today: 19\n" in shown.stdout
+    practised = run_cli("practice", "--limit", "2", input="")
+    assert practised.exit_code == 0, practised.stderr
+    # Practice counts the plan's figure, not the setting's 20.
+    assert practised.stdout.startswith("Practice: 2 items (0 due, 2 new; 17 more new today)\n")
+    # Rate the first item Good and decline its chain's next item: one item introduced.
+    first = run_cli("practice", "--limit", "1", input="3\nn\n")
+    assert "Recorded: Good" in first.stdout
+    assert _new_left_today(run_cli) == 18
+    again = run_cli("practice", "--limit", "1", input="")
+    assert again.stdout.startswith("Practice: 1 items (0 due, 1 new; 17 more new today)\n")
+
+
+def test_the_daily_setting_caps_the_plan_figure_and_says_why(run_cli) -> None:
+    assert run_cli("settings", "set", "new_per_day", "5").exit_code == 0
+    assert run_cli("plan", "start", "refresher-1w").exit_code == 0
+    shown = run_cli("plan", "show")
+    assert (
+        "New items left today: 5 (the plan asks for 19 more, "
+        "but the new items per day setting allows 5 more today)\n"
+    ) in shown.stdout
+    practised = run_cli("practice", "--limit", "25", input="")
+    assert practised.stdout.startswith("Practice: 5 items (0 due, 5 new; 0 more new today)\n")
+    assert _new_left_today(run_cli) == 5

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -536,4 +537,7 @@ def test_an_audit_split_with_a_forked_worker_reports_what_a_serial_one_does(
     ).defects
     assert parallel == serial
     assert len(serial) == 3
-    assert steps == [0, 2, 4, 6]  # this process audits three of six files: its half, scaled
+    # This process audits three of six files (its half, scaled); with a thread of an
+    # earlier test still alive the audit stays serial by design (forking copies locks).
+    expected = [0, 2, 4, 6] if threading.active_count() == 1 else [0, 1, 2, 3, 4, 5, 6]
+    assert steps == expected

@@ -70,6 +70,35 @@ def test_another_kind_of_quantity_stays_a_mismatch(typed: str, unit: str) -> Non
         read_answer(typed, unit=unit, expected_value=1)
 
 
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [("781 steps", 781), ("about 8192 images", 8192), ("~14062 steps in all", 14062)],
+)
+def test_a_plain_number_may_be_followed_by_the_noun_it_counts(typed: str, value: float) -> None:
+    assert read_answer(typed, unit="", expected_value=781.25) == (value, value)
+
+
+def test_a_bare_figure_and_a_noun_still_need_the_unit_one_is_expected() -> None:
+    with pytest.raises(ExpressionSyntax):
+        read_answer("7 steps", unit="ms", expected_value=7)
+
+
+def test_two_counted_values_are_read_and_graded_each() -> None:
+    from dataclasses import dataclass
+
+    from sysdrill.study.grading import grade_values, unreadable_values
+
+    @dataclass(frozen=True)
+    class Expected:
+        value: float
+        unit: str = ""
+
+    expected = [Expected(781.25), Expected(14062.5)]
+    for typed in ("781 and 14062 steps", "781 steps, 14062 steps"):
+        assert unreadable_values(typed, expected) is None
+        assert grade_values(typed, expected, tolerance=0.05).correct
+
+
 def test_a_bare_fraction_is_a_percentage_only_against_one_above_one_percent() -> None:
     assert read_answer("0.5", unit="%", expected_value=50) == (50, 50)
     assert read_answer("0.5", unit="%", expected_value=0.5) == (0.5, 0.5)

@@ -116,3 +116,24 @@ def test_forecast_cards_give_each_card_past_new_as_numbers_to_the_microsecond(st
         ("a", int(CardState.REVIEW), None, 12.5, 4.25, epoch_us(due), last),
         ("b", int(CardState.LEARNING), 1, None, None, epoch_us(T0 + timedelta(days=2)), last),
     ]
+
+
+def test_seen_counts_count_seen_and_mastered_cards_of_the_given_items_only(store):
+    scope = _scope_with(
+        store,
+        [
+            _card("bound", stability_days=21.0),
+            _card("under", stability_days=20.999),
+            _card("learning", state=CardState.LEARNING, stability_days=40.0),
+            _card("unknown", stability_days=None),
+            _card("never", state=CardState.NEW, never_seen=True, stability_days=50.0),
+            _card("removed", stability_days=30.0),
+        ],
+    )
+    _scope_with(store, [_card("bound", stability_days=99.0)], vault=VaultId("vault-b"))
+    in_vault = {"bound", "under", "learning", "unknown", "never", "absent"}
+
+    assert store.seen_counts(scope, in_vault, mastered_stability_days=21.0) == (4, 1)
+    # The card of an item the vault lost counts once the vault has the item again.
+    assert store.seen_counts(scope, in_vault | {"removed"}, mastered_stability_days=21.0) == (5, 2)
+    assert store.seen_counts(scope, set(), mastered_stability_days=21.0) == (0, 0)

@@ -9,6 +9,7 @@ import pytest
 
 from sysdrill.content.enums import Level
 from sysdrill.content.loader import Vault, load_vault
+from sysdrill.content.models import Item
 from sysdrill.content.plans import PlanOrder, StudyPlan, load_prerequisites
 from sysdrill.content.sample import starter_vault_path
 from sysdrill.study.plans import (
@@ -99,29 +100,59 @@ def test_weakest_topics_come_first_in_prerequisite_order_within(
     assert ordered[0].level is Level.L1
 
 
+def _schedule(
+    ordered: list[Item], seen: set[str], *, day: int, new_per_day: int = 3, allowed: int = 100
+) -> list[Item]:
+    active = ActivePlan(name="p", started_on=date(2026, 11, 1))
+    progress = plan_progress(
+        _plan(days=5, new_per_day=new_per_day),
+        active,
+        ordered,
+        seen,
+        today=date(2026, 11, day),
+        new_allowed_today=allowed,
+    )
+    return scheduled_new_items(progress, ordered, seen)
+
+
 def test_schedule_introduces_the_daily_budget_and_catches_up(starter: Vault) -> None:
     ordered = list(starter.items[:10])
-    plan = _plan(new_per_day=3)
-    assert [i.id for i in scheduled_new_items(plan, ordered, set(), day=1)] == [
-        i.id for i in ordered[:3]
-    ]
+    assert [i.id for i in _schedule(ordered, set(), day=1)] == [i.id for i in ordered[:3]]
     # A learner who skipped day 1 gets both days' items on day 2.
-    assert len(scheduled_new_items(plan, ordered, set(), day=2)) == 6
+    assert len(_schedule(ordered, set(), day=2)) == 6
     # One who ran ahead waits until the plan catches up.
     ahead = {str(i.id) for i in ordered[:5]}
-    assert scheduled_new_items(plan, ordered, ahead, day=1) == []
-    assert [i.id for i in scheduled_new_items(plan, ordered, ahead, day=2)] == [ordered[5].id]
+    assert _schedule(ordered, ahead, day=1) == []
+    assert [i.id for i in _schedule(ordered, ahead, day=2)] == [ordered[5].id]
+
+
+def test_catching_up_stays_within_what_the_daily_setting_allows(starter: Vault) -> None:
+    ordered = list(starter.items[:10])
+    # Day 3 of 3 a day asks for 9; the setting allows 4 more today.
+    assert [i.id for i in _schedule(ordered, set(), day=3, allowed=4)] == [
+        i.id for i in ordered[:4]
+    ]
+    assert _schedule(ordered, set(), day=3, allowed=0) == []
 
 
 def test_progress_reports_day_end_and_what_is_behind(starter: Vault) -> None:
     ordered = list(starter.items[:10])
     active = ActivePlan(name="p", started_on=date(2026, 11, 1))
     progress = plan_progress(
-        _plan(days=5, new_per_day=3), active, ordered, {str(ordered[0].id)}, today=date(2026, 11, 2)
+        _plan(days=5, new_per_day=3),
+        active,
+        ordered,
+        {str(ordered[0].id)},
+        today=date(2026, 11, 2),
+        new_allowed_today=2,
     )
     assert (progress.day, progress.ends_on) == (2, date(2026, 11, 5))
     assert (progress.items_total, progress.items_seen) == (10, 1)
     assert (progress.scheduled_by_today, progress.behind) == (6, 5)
+    assert progress.new_left_today == 2
+    assert progress.new_left_note == (
+        "the plan asks for 5 more, but the new items per day setting allows 2 more today"
+    )
     assert progress.next_item_ids == [str(i.id) for i in ordered[1:6]]
 
 

@@ -59,3 +59,26 @@ def test_api_start_stop_and_errors(starter_client: TestClient) -> None:
     missing = starter_client.post("/api/plans/start", json={"name": "nope"})
     assert missing.status_code == 404
     assert missing.json()["error"]["type"] == "PlanNotFound"
+
+
+def test_plan_banner_and_practice_agree_on_the_new_items_left_today(
+    starter_client: TestClient,
+) -> None:
+    assert starter_client.put("/api/settings", json={"new_per_day": "6"}).status_code == 200
+    assert starter_client.post("/api/plans/start", json={"name": "refresher-1w"}).status_code == 200
+    page = starter_client.get("/plans").text
+    # The plan asks for 19 a day; the setting caps today at 6, and the banner says so.
+    assert (
+        'New items left today: <strong data-testid="new-left-today">6</strong> '
+        "(the plan asks for 19 more, but the new items per day setting allows 6 more today)."
+    ) in page
+    assert "behind:" not in page
+    started = starter_client.post("/api/study/sessions", json={"kind": "practice", "limit": "2"})
+    assert started.status_code == 200, started.text
+    assert started.json()["title"] == "Practice: 2 items (0 due, 2 new; 4 more new today)"
+    # With the setting raised past the plan's pace, the plan's 19 is the figure.
+    assert starter_client.put("/api/settings", json={"new_per_day": "40"}).status_code == 200
+    active = starter_client.get("/api/plans").json()["active"]
+    assert (active["new_left_today"], active["new_left_note"]) == (19, None)
+    wider = starter_client.post("/api/study/sessions", json={"kind": "practice", "limit": "3"})
+    assert wider.json()["title"] == "Practice: 3 items (0 due, 3 new; 16 more new today)"

@@ -3,7 +3,7 @@
 The plan a learner follows is stored as a session record of kind ``study-plan``
 (its meta holds the plan's name, start day and the adaptive flag; it ends when the
 plan is stopped), so it travels with ``sysdrill state export`` and needs no table
-of its own. Practice asks :func:`practice_items` which items to draw new ones from.
+of its own. Practice asks :func:`practice_source` which items to draw new ones from.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from sysdrill.study.plans import (
     teaching_order,
 )
 from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.new_items import NewItemAllowance, new_item_allowance
 from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.user_state import SessionId
 
@@ -36,9 +37,10 @@ if TYPE_CHECKING:
 __all__ = [
     "PLAN_SESSION_KIND",
     "PlanStarted",
+    "PracticeSource",
     "active_plan",
     "list_plans",
-    "practice_items",
+    "practice_source",
     "show_plan",
     "start_plan",
     "stop_plan",
@@ -119,6 +121,21 @@ def _seen(study: StudyService) -> set[str]:
     return study.store.studied_item_ids(study.scope)
 
 
+def _progress(
+    study: StudyService,
+    plan: StudyPlan,
+    active: ActivePlan,
+    ordered: Sequence[Item],
+    seen: set[str],
+    moment: datetime,
+) -> PlanProgress:
+    # What the new_per_day setting still allows today: the plan's pace is capped by it.
+    allowed = new_item_allowance(study, per_day=study.settings.new_per_day, now=moment)
+    return plan_progress(
+        plan, active, ordered, seen, today=moment.date(), new_allowed_today=allowed.left_today
+    )
+
+
 def start_plan(
     study: StudyService, vault: StudyVault, name: str, *, adaptive: bool = False, now: datetime
 ) -> PlanStarted:
@@ -139,7 +156,7 @@ def start_plan(
     active = ActivePlan(name=plan.name, started_on=moment.date(), adaptive=adaptive)
     study.start_session(PLAN_SESSION_KIND, now=moment, meta=active.to_meta())
     ordered = _ordered(study, vault, plan, active, moment)
-    progress = plan_progress(plan, active, ordered, _seen(study), today=moment.date())
+    progress = _progress(study, plan, active, ordered, _seen(study), moment)
     deadline_set = study.settings.deadline is None
     if deadline_set:
         study.update_settings(deadline=progress.ends_on)
@@ -160,7 +177,7 @@ def show_plan(study: StudyService, vault: StudyVault, *, now: datetime) -> PlanP
         return None
     plan = _find(vault, active.name)
     ordered = _ordered(study, vault, plan, active, moment)
-    return plan_progress(plan, active, ordered, _seen(study), today=moment.date())
+    return _progress(study, plan, active, ordered, _seen(study), moment)
 
 
 def stop_plan(study: StudyService, *, now: datetime) -> ActivePlan:
@@ -177,25 +194,44 @@ def stop_plan(study: StudyService, *, now: datetime) -> ActivePlan:
     return active
 
 
-def practice_items(study: StudyService, vault: StudyVault, *, now: datetime) -> Sequence[Item]:
-    """The items practice draws from: the vault's, or the active plan's schedule.
+@dataclass(frozen=True, slots=True)
+class PracticeSource:
+    """What practice draws from, and how many new items it may introduce."""
 
-    With no active plan this is the vault's items in teaching order (prerequisites,
-    then level: the rule plans follow). With one, new items are the plan's items due
-    by today in plan order, and every item already studied stays (so its reviews
-    still come when due).
+    items: Sequence[Item]
+    """The vault's items in teaching order, or the active plan's schedule."""
+    new_items: NewItemAllowance
+    """The day's allowance, capped by the plan's figure for the day when one is active."""
+
+
+def practice_source(
+    study: StudyService, vault: StudyVault, allowance: NewItemAllowance, *, now: datetime
+) -> PracticeSource:
+    """The items practice draws from, and its new-item allowance.
+
+    With no active plan these are the vault's items in teaching order (prerequisites,
+    then level: the rule plans follow) and ``allowance`` as given. With one, new items
+    are the plan's items due by today in plan order, and every item already studied
+    stays (so its reviews still come when due); the plan's figure for the day
+    (:attr:`PlanProgress.new_left_today`, which ``plan show`` prints) caps the
+    allowance, so practice's "more new today" is that same figure.
     """
     active = active_plan(study)
     plan = None if active is None else {p.name: p for p in list_plans(vault)}.get(active.name)
     if active is None or plan is None:
         # The same for every learner of a loaded vault: worked out once.
-        return memo_for_list(
+        ordered_vault = memo_for_list(
             vault.items,
             "teaching order",
             lambda: tuple(teaching_order(vault.items, load_prerequisites(vault.root))),
         )
+        return PracticeSource(items=ordered_vault, new_items=allowance)
     moment = require_utc(now)
     seen = _seen(study)
     ordered = _ordered(study, vault, plan, active, moment)
-    new = scheduled_new_items(plan, ordered, seen, day=active.day(moment.date()))
-    return new + [item for item in vault.items if item.id in seen]
+    progress = _progress(study, plan, active, ordered, seen, moment)
+    new = scheduled_new_items(progress, ordered, seen)
+    return PracticeSource(
+        items=new + [item for item in vault.items if item.id in seen],
+        new_items=allowance.within_plan(progress.new_left_today),
+    )

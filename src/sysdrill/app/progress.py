@@ -68,7 +68,14 @@ def progress_summary(
     """
     from sysdrill.study.progress import build_summary
 
-    return build_summary(study.store, study.scope, _items(vault), now=now, settings=study.settings)
+    return build_summary(
+        study.store,
+        study.scope,
+        _items(vault),
+        now=now,
+        settings=study.settings,
+        item_ids=None if isinstance(vault, Catalogue) else vault.by_id,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sysdrill.app.plans import practice_items
+from sysdrill.app.plans import practice_source
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import UsageError
 from sysdrill.study.clock import require_utc, utc_day
@@ -109,9 +109,12 @@ def assemble_plan(
     )
     held_ids = study.store.held_item_ids(study.scope, now=moment)  # suspended or buried
     if kind is SessionKind.PRACTICE:
+        # Under a study plan its figure for the day caps the allowance as well.
+        source = practice_source(study, vault, allowance, now=moment)
+        allowance = source.new_items
         plan = practice_plan(
             study,
-            practice_items(study, vault, now=moment),
+            source.items,
             vault.decks,
             item_filter=options.item_filter,
             now=moment,

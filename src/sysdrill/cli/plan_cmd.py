@@ -43,8 +43,10 @@ def _render(progress: PlanProgress) -> None:
     )
     typer.echo(
         f"Items introduced: {progress.items_seen} of {progress.items_total} "
-        f"(due by today: {progress.scheduled_by_today}; behind: {progress.behind})"
+        f"(the plan's pace: {progress.scheduled_by_today} by today)"
     )
+    note = progress.new_left_note
+    typer.echo(f"New items left today: {progress.new_left_today}" + (f" ({note})" if note else ""))
     if progress.next_item_ids:
         typer.echo(f"Next new items: {', '.join(progress.next_item_ids)}")
     else:

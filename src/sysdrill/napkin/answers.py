@@ -280,8 +280,17 @@ def _read_one(text: str, *, unit: str, expected_value: float) -> float:
         raise
 
 
-def _prose_cuts(text: str) -> list[str]:
-    """Shorter readings of ``text`` when prose follows the value, best first."""
+_COUNTED = re.compile(r"[a-z]{4,}")
+"""A noun a plain number may count ("steps", "images"): a lowercase word of four letters
+or more, so a unit mistyped after a figure ("12 msx", "7 GBB") is still a typo."""
+
+
+def _prose_cuts(text: str, *, plain_expected: bool) -> list[str]:
+    """Shorter readings of ``text`` when prose follows the value, best first.
+
+    Against a plain number (``plain_expected``) a bare figure may be kept before a
+    noun that counts it: "781 steps", "8192 images".
+    """
     cuts = []
     head = re.split(r"[;(]|,\s", text, maxsplit=1)[0].strip()
     if head and head != text:
@@ -290,8 +299,12 @@ def _prose_cuts(text: str) -> list[str]:
     for count in range(len(words) - 1, 0, -1):
         kept, next_word = " ".join(words[:count]), words[count]
         # Only words that are no unit may be dropped, and the value kept must say its
-        # unit: "7 GBB" is a typo, not 7 and a word.
-        if _unit_word(next_word) is None and next_word[0] not in "/*^" and not is_plain(kept):
+        # unit when one is expected: "7 GBB" is a typo, not 7 and a word.
+        if (
+            _unit_word(next_word) is None
+            and next_word[0] not in "/*^"
+            and (not is_plain(kept) or (plain_expected and _COUNTED.fullmatch(next_word)))
+        ):
             cuts.append(kept)
     return cuts
 
@@ -300,7 +313,7 @@ def _read_value(text: str, *, unit: str, expected_value: float) -> float:
     try:
         return _read_one(text, unit=unit, expected_value=expected_value)
     except NapkinError as exc:
-        for cut in _prose_cuts(text):
+        for cut in _prose_cuts(text, plain_expected=not unit.strip()):
             try:
                 return _read_one(cut, unit=unit, expected_value=expected_value)
             except NapkinError:

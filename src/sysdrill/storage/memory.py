@@ -111,6 +111,23 @@ class MemoryStudyStore:
             if not card.never_seen
         ]
 
+    def seen_counts(
+        self, scope: StudyScope, item_ids: Collection[str], *, mastered_stability_days: float
+    ) -> tuple[int, int]:
+        """Cards of ``item_ids`` reviewed at least once, and how many of them are mastered."""
+        self._check()
+        seen = mastered = 0
+        for card in self._cards.get(scope, {}).values():
+            if card.never_seen or card.item_id not in item_ids:
+                continue
+            seen += 1
+            mastered += (
+                card.state is CardState.REVIEW
+                and card.stability_days is not None
+                and card.stability_days >= mastered_stability_days
+            )
+        return seen, mastered
+
     def forecast_cards(self, scope: StudyScope) -> list[ForecastCard]:
         """Every card past the NEW state, as plain numbers (any order)."""
         self._check()

@@ -1,7 +1,8 @@
-"""Cards as plain numbers: the progress report's two queries and the workload forecast's.
+"""Cards as plain numbers: the progress report's queries and the workload forecast's.
 
-The report reads seen cards and due dates counted by day; the forecast reads every
-card past the NEW state.
+The report reads seen cards and due dates counted by day; its headline (the
+dashboard's) reads only whether each seen card is mastered; the forecast reads
+every card past the NEW state.
 
 The database does the date arithmetic, so no datetime is built in Python for the
 100,000 cards of a large vault. Its dialects spell it differently, so the two
@@ -23,7 +24,9 @@ PostgreSQL, which may serve many learners, keeps its planner's choice.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
+from itertools import chain, filterfalse
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -144,6 +147,40 @@ class ProgressQueries:
             _c.item_id, _c.state, _c.stability_days, epoch_us(_c.last_review), _c.lapses
         ).where(_of_scope_scanned(scope), _c.never_seen.is_(False))
         return cast("list[SeenCard]", self._driver_rows(query))
+
+    def seen_counts(
+        self, scope: StudyScope, item_ids: Collection[str], *, mastered_stability_days: float
+    ) -> tuple[int, int]:
+        """Cards of ``item_ids`` reviewed at least once, and how many of them are mastered.
+
+        The database counts both. A card may outlive its item in the vault and must
+        not be counted, so the seen cards' ids are read as well (ids alone, checked
+        in C); only when some lie outside ``item_ids`` are the cards' mastery flags
+        read and counted here instead.
+        """
+        mastered = sa.case(
+            (
+                sa.and_(
+                    _c.state == int(CardState.REVIEW),
+                    _c.stability_days >= mastered_stability_days,
+                ),
+                1,
+            ),
+            else_=0,
+        )
+        seen_of_scope = sa.and_(_of_scope_scanned(scope), _c.never_seen.is_(False))
+        with translate_errors("counting seen cards"), self._engine.connect() as conn:
+            seen, mastered_count = conn.execute(
+                sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(mastered), 0)).where(
+                    seen_of_scope
+                )
+            ).one()
+        ids = self._driver_rows(sa.select(_c.item_id).where(seen_of_scope))
+        if next(filterfalse(item_ids.__contains__, chain.from_iterable(ids)), None) is None:
+            return int(seen), int(mastered_count)
+        rows = self._driver_rows(sa.select(_c.item_id, mastered).where(seen_of_scope))
+        flags = [flag for item_id, flag in rows if item_id in item_ids]
+        return len(flags), sum(flags)
 
     def forecast_cards(self, scope: StudyScope) -> list[ForecastCard]:
         """Every card of the scope past the NEW state, as plain numbers (any order)."""

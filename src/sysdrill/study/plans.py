@@ -81,6 +81,9 @@ class PlanProgress:
     """Plan items reviewed at least once."""
     scheduled_by_today: int
     """Plan items that should have been introduced by the end of today."""
+    new_allowed_today: int = 0
+    """New items the ``new_per_day`` setting still allows today (items already met
+    for the first time today, in the plan or not, have spent it)."""
     next_item_ids: list[str] = field(default_factory=list)
     """The next new items the plan will introduce, in order."""
 
@@ -88,6 +91,29 @@ class PlanProgress:
     def behind(self) -> int:
         """Items still to introduce to keep up (0 when on time or ahead)."""
         return max(0, self.scheduled_by_today - self.items_seen)
+
+    @property
+    def new_left_today(self) -> int:
+        """New items practice introduces today: the plan's pace within the daily setting.
+
+        The one figure the plan's banner shows and practice's new-item limit uses.
+        """
+        return min(self.behind, self.new_allowed_today)
+
+    @property
+    def new_left_note(self) -> str | None:
+        """Why :attr:`new_left_today` is less than the plan's pace asks, or None.
+
+        Plain words (no command, no setting key): the terminal and the browser show it.
+        """
+        if self.behind > self.new_allowed_today:
+            return (
+                f"the plan asks for {self.behind} more, "
+                f"but the new items per day setting allows {self.new_allowed_today} more today"
+            )
+        if self.behind == 0 and self.items_seen < self.items_total:
+            return "you are on the plan's pace; its next items come tomorrow"
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -103,6 +129,9 @@ class PlanProgress:
             "items_seen": self.items_seen,
             "scheduled_by_today": self.scheduled_by_today,
             "behind": self.behind,
+            "new_allowed_today": self.new_allowed_today,
+            "new_left_today": self.new_left_today,
+            "new_left_note": self.new_left_note,
             "next_item_ids": self.next_item_ids,
         }
 
@@ -220,18 +249,21 @@ def order_plan_items(
 
 
 def scheduled_new_items(
-    plan: StudyPlan, ordered: Sequence[Item], seen: set[str], *, day: int
+    progress: PlanProgress, ordered: Sequence[Item], seen: set[str]
 ) -> list[Item]:
-    """Unseen plan items due to be introduced by the end of plan day ``day``.
+    """The unseen plan items practice introduces today: the first ``new_left_today``.
 
     The plan introduces ``new_per_day`` items a day; a learner who skipped a day
-    catches up, one who ran ahead gets nothing new until the plan catches up.
+    catches up (as far as the daily setting allows), one who ran ahead gets nothing
+    new until the plan catches up.
+
+    Args:
+        progress: Where the learner stands today (:func:`plan_progress`).
+        ordered: The plan's items in the order it introduces them.
+        seen: Ids of the items the learner has reviewed.
     """
-    scheduled = min(len(ordered), plan.new_per_day * max(1, day))
-    seen_count = sum(1 for item in ordered if item.id in seen)
-    allowed = max(0, scheduled - seen_count)
     unseen = [item for item in ordered if item.id not in seen]
-    return unseen[:allowed]
+    return unseen[: progress.new_left_today]
 
 
 def plan_progress(
@@ -241,9 +273,20 @@ def plan_progress(
     seen: set[str],
     *,
     today: date,
+    new_allowed_today: int,
     preview: int = 5,
 ) -> PlanProgress:
-    """Where the learner stands in ``plan`` on ``today`` (``preview``: next items listed)."""
+    """Where the learner stands in ``plan`` on ``today``.
+
+    Args:
+        plan: The plan.
+        active: The learner's run of it (start day).
+        ordered: The plan's items in the order it introduces them.
+        seen: Ids of the items the learner has reviewed.
+        today: The UTC day.
+        new_allowed_today: New items the ``new_per_day`` setting still allows today.
+        preview: How many of the next new items to list.
+    """
     day = active.day(today)
     unseen = [str(item.id) for item in ordered if item.id not in seen]
     return PlanProgress(
@@ -254,5 +297,6 @@ def plan_progress(
         items_total=len(ordered),
         items_seen=len(ordered) - len(unseen),
         scheduled_by_today=min(len(ordered), plan.new_per_day * day),
+        new_allowed_today=max(0, new_allowed_today),
         next_item_ids=unseen[:preview],
     )

@@ -21,7 +21,7 @@ Definitions (also in docs/study.md):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from operator import attrgetter
@@ -55,6 +55,8 @@ FORECAST_DAYS = 30
 """Days covered by the due forecast."""
 RECENT_DAYS = 30
 """Days covered by the recent retention figures and the reviews-per-day series."""
+CALENDAR_DAYS = 371
+"""Days of review counts the report keeps for the review calendar (53 weeks)."""
 WEAKEST_TOPICS = 5
 """Topics listed as weakest."""
 _NO_VALUE = "(none)"
@@ -131,6 +133,8 @@ class ProgressReport:
     weakest_topics: list[TopicStrength]
     deadline: date | None = None
     notes: list[str] = field(default_factory=list)
+    review_days: list[DayCount] = field(default_factory=list)
+    """Reviews on each day of the last year that has any (oldest first), for a calendar."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the report as JSON-ready data (dates ISO, rates as fractions)."""
@@ -144,7 +148,7 @@ class ProgressReport:
             "recent_retention_mature",
         ):
             data[key]["rate"] = getattr(self, key).rate
-        for key in ("reviews_per_day", "forecast"):
+        for key in ("reviews_per_day", "forecast", "review_days"):
             for entry in data[key]:
                 entry["day"] = entry["day"].isoformat()
         return data
@@ -251,6 +255,7 @@ def build_summary(
     *,
     now: datetime,
     settings: StudySettings,
+    item_ids: Collection[str] | None = None,
 ) -> ProgressSummary:
     """The report's headline figures alone: no coverage grid, retention or recall estimates.
 
@@ -258,6 +263,8 @@ def build_summary(
         store: The study store.
         scope: The learner and the vault.
         items: Vault items (seen and mastered count these).
+        item_ids: The ids of ``items`` when the caller keeps them in a collection
+            already (a loaded vault's index), so none is built per call.
         now: Current time (UTC).
         settings: The learner's settings (for the deadline).
 
@@ -265,15 +272,15 @@ def build_summary(
         The same figures :func:`build_progress` reports under the same names.
     """
     today = require_utc(now).date()
-    cards = {card[0]: card for card in store.seen_cards(scope)}
+    # The store counts (a dashboard asks on every visit: reading each seen card's
+    # figures costs far more at 100,000 cards); the ids keep out cards of items the
+    # vault no longer has, as the full report leaves them out.
+    seen, mastered = store.seen_counts(
+        scope,
+        item_ids if item_ids is not None else {item.id for item in items},
+        mastered_stability_days=MASTERED_STABILITY_DAYS,
+    )
     stats = store.daily_stats(scope)
-    seen = mastered = 0
-    for item in items:
-        card = cards.get(item.id)
-        if card is None:
-            continue
-        seen += 1
-        mastered += _is_mastered(card)
     return ProgressSummary(
         items_total=len(items),
         items_seen=seen,
@@ -402,4 +409,9 @@ def build_progress(
         weakest_topics=weakest,
         deadline=settings.deadline,
         notes=notes,
+        review_days=[
+            DayCount(s.day, s.reviews)
+            for s in stats
+            if s.reviews and s.day > today - timedelta(days=CALENDAR_DAYS)
+        ],
     )

@@ -84,6 +84,20 @@ class StudyStore(Protocol):
         """
         ...
 
+    def seen_counts(
+        self, scope: StudyScope, item_ids: Collection[str], *, mastered_stability_days: float
+    ) -> tuple[int, int]:
+        """Cards of ``item_ids`` reviewed at least once, and how many of those are mastered.
+
+        Mastered: in the REVIEW state with a stability of at least
+        ``mastered_stability_days`` (days). Cards of items outside ``item_ids``
+        are not counted.
+
+        Returns:
+            (seen cards, mastered cards).
+        """
+        ...
+
     def forecast_cards(self, scope: StudyScope) -> list[ForecastCard]:
         """Every card past the NEW state, as plain numbers (any order).
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import base64
 import sys
+from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
-from sysdrill.study.progress import ProgressReport
+from sysdrill.study.progress import DayCount, ProgressReport
 
 __all__ = [
     "CHART_NAMES",
@@ -25,6 +27,8 @@ __all__ = [
 
 CHART_NAMES = ("coverage", "reviews", "retention", "forecast")
 """The charts :func:`render_chart` draws."""
+NARROW_SIZE = {"width": 380, "height": 300}
+"""Pixel size of a chart drawn for a phone: at 390 px its labels keep their size."""
 
 
 def load_pygal() -> Any:
@@ -77,7 +81,7 @@ def chart_config(**extra: Any) -> dict[str, Any]:
     }
 
 
-def _coverage(report: ProgressReport) -> Any:
+def _coverage(report: ProgressReport, size: dict[str, int]) -> Any:
     pygal = load_pygal()
 
     tracks = sorted({cell.track for cell in report.coverage})
@@ -88,6 +92,7 @@ def _coverage(report: ProgressReport) -> Any:
             title="Coverage: items seen, by competency area and track (%)",
             x_label_rotation=0,
             show_legend=False,
+            width=size.get("width", 720),
             height=max(200, 40 * len(areas) + 100),
         )
     )
@@ -101,21 +106,35 @@ def _coverage(report: ProgressReport) -> Any:
     return chart
 
 
-def _reviews(report: ProgressReport) -> Any:
+def _daily_bars(days: Sequence[DayCount], series: str, **config: Any) -> Any:
+    """A bar per day, labelled with the date of each Monday (``24 Nov``)."""
     pygal = load_pygal()
 
-    chart = pygal.Bar(**chart_config(title="Reviews per day, last 30 days", show_legend=False))
-    chart.x_labels = [d.day.strftime("%d %b") for d in report.reviews_per_day]
-    chart.x_labels_major_every = 7
+    # pygal cuts a label to the width of one bar ("3…") unless truncation is off.
+    chart = pygal.Bar(
+        **chart_config(show_legend=False, x_label_rotation=0, truncate_label=-1, **config)
+    )
+    chart.x_labels = [_day_label(d.day) for d in days]
+    chart.x_labels_major = [_day_label(d.day) for d in days if d.day.weekday() == 0]
     chart.show_minor_x_labels = False
-    chart.add("reviews", [d.count for d in report.reviews_per_day])
+    chart.add(series, [d.count for d in days])
     return chart
 
 
-def _retention(report: ProgressReport) -> Any:
+def _day_label(day: date) -> str:
+    return f"{day.day} {day:%b}"
+
+
+def _reviews(report: ProgressReport, size: dict[str, int]) -> Any:
+    return _daily_bars(
+        report.reviews_per_day, "reviews", title="Reviews per day, last 30 days", **size
+    )
+
+
+def _retention(report: ProgressReport, size: dict[str, int]) -> Any:
     pygal = load_pygal()
 
-    chart = pygal.Bar(**chart_config(title="True retention (%)", range=(0, 100)))
+    chart = pygal.Bar(**chart_config(title="True retention (%)", range=(0, 100), **size))
     chart.x_labels = ["all time", "last 30 days"]
     for name, all_time, recent in (
         ("young", report.retention_young, report.recent_retention_young),
@@ -128,17 +147,10 @@ def _retention(report: ProgressReport) -> Any:
     return chart
 
 
-def _forecast(report: ProgressReport) -> Any:
-    pygal = load_pygal()
-
-    chart = pygal.Bar(
-        **chart_config(title="Reviews due, next 30 days (overdue counted today)", show_legend=False)
+def _forecast(report: ProgressReport, size: dict[str, int]) -> Any:
+    return _daily_bars(
+        report.forecast, "due", title="Reviews due, next 30 days (overdue today)", **size
     )
-    chart.x_labels = [d.day.strftime("%d %b") for d in report.forecast]
-    chart.x_labels_major_every = 7
-    chart.show_minor_x_labels = False
-    chart.add("due", [d.count for d in report.forecast])
-    return chart
 
 
 _DRAW = {
@@ -149,17 +161,18 @@ _DRAW = {
 }
 
 
-def render_chart(name: str, report: ProgressReport) -> str:
+def render_chart(name: str, report: ProgressReport, *, narrow: bool = False) -> str:
     """One progress chart as an SVG document.
 
     Args:
         name: One of :data:`CHART_NAMES`.
         report: The learner's progress.
+        narrow: Draw it :data:`NARROW_SIZE` (for a phone) instead of 720 by 320 px.
 
     Raises:
         KeyError: For an unknown chart name (routes check the name first).
     """
-    chart = _DRAW[name](report)
+    chart = _DRAW[name](report, NARROW_SIZE if narrow else {})
     return str(chart.render(is_unicode=True))
 
 

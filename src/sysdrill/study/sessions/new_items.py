@@ -13,7 +13,7 @@ items and the new items taken from chains reach it, a new next item is not offer
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -40,11 +40,21 @@ class NewItemAllowance:
     """New items already introduced today (reviews of never-seen items in the log)."""
     session_cap: int | None = None
     """The session's own limit (``--new N``), or None for none."""
+    plan_left: int | None = None
+    """New items the active study plan introduces today (its banner's figure), or None."""
 
     @property
     def left_today(self) -> int:
         """New items the day still allows, whatever the session's cap."""
-        return max(0, self.per_day - self.done_today)
+        left = max(0, self.per_day - self.done_today)
+        return left if self.plan_left is None else min(left, max(0, self.plan_left))
+
+    def within_plan(self, plan_left: int) -> NewItemAllowance:
+        """This allowance, with the active plan's figure for the day as a further cap."""
+        return replace(self, plan_left=plan_left)
+
+    def _plan_binds(self) -> bool:
+        return self.plan_left is not None and self.plan_left < self.per_day - self.done_today
 
     @property
     def for_session(self) -> int:
@@ -59,6 +69,8 @@ class NewItemAllowance:
     def none_left_message(self) -> str:
         """What practice says when nothing is due and no new item is allowed."""
         why = f"{self.per_day} new items a day, {self.done_today} new today"
+        if self._plan_binds():
+            why = f"your study plan introduces no more new items today, {self.done_today} new today"
         if self.session_cap is not None and self.session_cap <= 0:
             why += "; this session takes no new item"
         # Words a browser and a terminal both read: no command, no setting's key.
@@ -73,6 +85,11 @@ class NewItemAllowance:
             return None
         if self.session_cap is not None and self.session_cap < self.left_today:
             return f"{held} new item(s) left out: this session takes {self.session_cap} new"
+        if self._plan_binds():
+            return (
+                f"{held} new item(s) left for another day: "
+                "your study plan's new items for today are used up"
+            )
         return (
             f"{held} new item(s) left for another day: today's {self.per_day} new items "
             "are used up (new items per day, in the settings)"
