@@ -175,8 +175,8 @@ def get_settings(study: StudyService) -> SettingsView:
 def set_setting(study: StudyService, key: str, value: str, *, now: datetime) -> SettingView:
     """Parse ``value`` as typed by the learner, validate it and store it under ``key``.
 
-    A deadline today or past is stored (deadline mode then has no days to plan)
-    with a note saying so and naming the fix, as ``practice --deadline`` gives.
+    A past deadline is refused; one of today is stored (deadline mode then has
+    no days to plan) with a note saying so, as ``practice --deadline`` gives.
 
     Args:
         study: The learner's study service.
@@ -186,10 +186,14 @@ def set_setting(study: StudyService, key: str, value: str, *, now: datetime) -> 
 
     Raises:
         SchedulingError: For an unknown key or a value out of range (nothing stored).
+        SchedulingError: For a deadline already past (nothing stored).
     """
+    from sysdrill.app.deadlines import refuse_past_deadline
     from sysdrill.study.deadline import days_left
     from sysdrill.study.workload import no_days_left
 
+    if key == "deadline":
+        refuse_past_deadline(value, now=now)
     settings = study.set_setting(key, value)
     note = None
     if key == "deadline" and settings.deadline is not None:

@@ -332,12 +332,9 @@ def register(app: typer.Typer) -> None:
         db: DbOption = None,
     ) -> None:
         """Change one setting; the value is validated before it is stored."""
-        from sysdrill.app.deadlines import refuse_past_deadline
         from sysdrill.app.progress import set_setting
         from sysdrill.app.study import open_cli_study
 
-        if key == "deadline":
-            refuse_past_deadline(value, now=_now())
         with open_cli_study(db, vault=None) as study:
             updated = set_setting(study, key, value, now=_now())
         typer.echo(f"{key} = {json.dumps(updated.value)}")
