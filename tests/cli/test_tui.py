@@ -214,6 +214,30 @@ def test_gauntlet_shows_the_countdown_scores_the_rubric_and_ends_on_time():
     assert [(r.rating, r.graded_by) for r in recorder.results] == [(Rating.HARD, GradedBy.GAUNTLET)]
 
 
+def test_a_countdown_tick_during_shutdown_draws_nothing_and_raises_nothing():
+    clock = _Clock()
+    session, _ = _session(
+        "c-l4-diag",
+        clock=clock,
+        kind=SessionKind.GAUNTLET,
+        title="Gauntlet (quick)",
+        time_limit=timedelta(minutes=10),
+        graded_by=GradedBy.GAUNTLET,
+    )
+    app = StudyApp(session)
+    seen = {}
+
+    async def script(pilot):
+        # The interval can fire once more after the screen's widgets are removed.
+        await app.query_one("#timer", Static).remove()
+        clock.now += timedelta(minutes=11)
+        app.refresh_timer()
+        seen["timers"] = len(app.query("#timer"))
+
+    _drive(app, script)
+    assert seen["timers"] == 0
+
+
 def test_chain_offer_is_taken_with_y():
     session, _ = _session("c-l1-hbm", "fc-1", offer_chain=True)
     app = StudyApp(session)

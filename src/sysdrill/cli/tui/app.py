@@ -266,7 +266,12 @@ class StudyApp(App[list[str]]):
     def refresh_timer(self) -> None:
         """Update the countdown and end the session if time ran out."""
         left = self.session.remaining()
-        timer = self.query_one("#timer", Static)
+        # The one-second interval can fire once more while the app shuts down,
+        # after the screen's widgets are gone; there is nothing left to draw.
+        found = self.query("#timer").results(Static)
+        timer = next(found, None)
+        if timer is None:
+            return
         if left is None:
             timer.display = False
             return
