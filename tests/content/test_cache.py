@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sysdrill.content import loader
-from sysdrill.content.cache import CachedFile, VaultCache, default_cache_dir
+from sysdrill.content.cache import CachedFile, ParseCache, default_cache_dir
 from sysdrill.content.diagnostics import Finding, Severity
 from sysdrill.content.loader import load_vault
 
@@ -91,17 +91,17 @@ def test_findings_of_a_bad_file_are_cached_too(vault: Path, tmp_path: Path) -> N
 def test_corrupt_cache_is_ignored(vault: Path, tmp_path: Path) -> None:
     cache_dir = tmp_path / "cache"
     load_vault(vault, cache_dir=cache_dir)
-    cache = VaultCache(cache_dir, vault, salt=loader.PARSER)
+    cache = ParseCache(cache_dir, vault, salt=loader.PARSER)
     cache.index_path.write_bytes(b"not marshal data")
     cache.raw_path.write_bytes(b"")
     assert len(load_vault(vault, cache_dir=cache_dir).items) == 2
-    assert VaultCache(cache_dir, vault, salt=loader.PARSER).has_entries
+    assert ParseCache(cache_dir, vault, salt=loader.PARSER).has_entries
 
 
 def test_lost_raw_store_means_parsing_again(vault: Path, tmp_path: Path) -> None:
     cache_dir = tmp_path / "cache"
     load_vault(vault, cache_dir=cache_dir)
-    VaultCache(cache_dir, vault, salt=loader.PARSER).raw_path.unlink()
+    ParseCache(cache_dir, vault, salt=loader.PARSER).raw_path.unlink()
     assert len(load_vault(vault, cache_dir=cache_dir).items) == 2
 
 
@@ -110,7 +110,7 @@ def test_deleted_files_leave_the_cache(vault: Path, tmp_path: Path) -> None:
     load_vault(vault, cache_dir=cache_dir)
     (vault / "questions" / "cloud" / "cloud-0002.yaml").unlink()
     load_vault(vault, cache_dir=cache_dir)
-    cache = VaultCache(cache_dir, vault, salt=loader.PARSER)
+    cache = ParseCache(cache_dir, vault, salt=loader.PARSER)
     assert cache.entry("questions/cloud/cloud-0002.yaml") is None
     assert cache.entry("questions/cloud/cloud-0001.yaml") is not None
 
@@ -124,17 +124,17 @@ def test_unwritable_cache_folder_is_ignored(vault: Path, tmp_path: Path) -> None
 def test_entries_round_trip_with_findings_and_extra(tmp_path: Path) -> None:
     root = tmp_path / "v"
     root.mkdir()
-    cache = VaultCache(tmp_path / "c", root, salt="s", keeps_raw=False)
+    cache = ParseCache(tmp_path / "c", root, salt="s", keeps_raw=False)
     finding = Finding("schema", Severity.ERROR, "q.yaml", 3, 1, "level: bad", "fix it")
     cache.lookup("q.yaml", size=1, mtime_ns=2, digest="d")
     cache.store("q.yaml", CachedFile(1, 2, "d", False, (finding,)))
     cache.attach("q.yaml", ("key", (), None))
     cache.save()
-    again = VaultCache(tmp_path / "c", root, salt="s", keeps_raw=False)
+    again = ParseCache(tmp_path / "c", root, salt="s", keeps_raw=False)
     entry = again.lookup("q.yaml", size=1, mtime_ns=2, digest="d")
     assert entry == CachedFile(1, 2, "d", False, (finding,), ("key", (), None))
     assert again.lookup("q.yaml", size=1, mtime_ns=3, digest="d") is None
-    assert not VaultCache(tmp_path / "c", root, salt="other", keeps_raw=False).has_entries
+    assert not ParseCache(tmp_path / "c", root, salt="other", keeps_raw=False).has_entries
 
 
 def test_default_cache_dir_follows_the_environment(

@@ -592,7 +592,7 @@ def catalogue_stats(catalogue: Catalogue) -> VaultStats:
 
 
 def claim_catalogue_state(study: StudyService, catalogue: Catalogue) -> None:
-    """:func:`~sysdrill.app.study.claim_earlier_state` for a vault known by its catalogue.
+    """:func:`~sysdrill.app.study.adopt_earlier_state` for a vault known by its catalogue.
 
     The same two cases: a vault that now declares an id takes the state kept
     under its folder's identity, and the legacy state goes to the first vault

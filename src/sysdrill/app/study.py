@@ -13,7 +13,7 @@ PostgreSQL is upgraded only by ``sysdrill db upgrade``.
 
 Study state belongs to a vault: a service is opened for one vault, and opening
 it for a loaded vault hands it any state that is its own but kept under another
-name (:func:`claim_earlier_state`).
+name (:func:`adopt_earlier_state`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UpgradeResult",
-    "claim_earlier_state",
+    "adopt_earlier_state",
     "default_database_url",
     "open_cli_study",
     "open_study",
@@ -83,7 +83,7 @@ def upgrade_study_database(db_url: str | None = None) -> UpgradeResult:
     return UpgradeResult(url=safe_url(url), before=before, after=after)
 
 
-def claim_earlier_state(study: StudyService, vault: StudyVault) -> None:
+def adopt_earlier_state(study: StudyService, vault: StudyVault) -> None:
     """Give ``vault`` the study state that is its own but kept under another identity.
 
     Two cases, each only while the vault has no cards or reviews of its own
@@ -120,8 +120,8 @@ def open_study(
             (``$SYSDRILL_DATABASE_URL``, else ``study.sqlite3`` in ``$SYSDRILL_DATA_DIR``
             or the platform's user data folder).
         vault: The vault studied (its state is read and written, and earlier state
-            claimed, see :func:`claim_earlier_state`); its identity alone when its
-            items are not loaded yet (the caller claims once they are); None for a
+            adopted, see :func:`adopt_earlier_state`); its identity alone when its
+            items are not loaded yet (the caller adopts it once they are); None for a
             use of the learner's own settings only, which opens under the starter
             vault's name.
         user: Learner name; the single ``local`` user unless told otherwise.
@@ -168,7 +168,7 @@ def open_study(
                     store, user=user, user_id=known, vault_id=vault_id, settings=kept
                 )
         if vault is not None and not isinstance(vault, VaultIdentity):
-            claim_earlier_state(study, vault)
+            adopt_earlier_state(study, vault)
         return study
     except BaseException:
         store.close()

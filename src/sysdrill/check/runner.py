@@ -5,7 +5,7 @@ runs the item rules and the napkin tier on every validated item, then the vault
 rules over short item summaries. With a cache folder, each unchanged file's
 item and napkin findings and its summary come from the cache: a warm run
 stats every file, hashes only those whose size or mtime changed (or that are
-too recent to trust, see :meth:`VaultCache.lookup_stat`), and parses only files
+too recent to trust, see :meth:`ParseCache.lookup_stat`), and parses only files
 whose digest changed. Cold runs hand half of the files to a forked worker
 process when there are enough of them to pay for it.
 
@@ -45,7 +45,7 @@ from sysdrill.check.suppress import IgnoreScope, ignore_scopes, split_suppressed
 from sysdrill.content.cache import (
     CONTENT_CODE,
     CachedFile,
-    VaultCache,
+    ParseCache,
     code_fingerprint,
     findings_from_data,
     findings_to_data,
@@ -324,7 +324,7 @@ def _check_codes(codes: Iterable[str] | None, rules: dict[str, Rule]) -> set[str
 
 
 def _reuse_cached(
-    files: list[tuple[str, str]], cache: VaultCache, key: str, digests: dict[str, str]
+    files: list[tuple[str, str]], cache: ParseCache, key: str, digests: dict[str, str]
 ) -> tuple[list[_Result], list[tuple[str, str]]]:
     """Results of unchanged files from the cache, and the files that need auditing.
 
@@ -392,7 +392,7 @@ def _vault_rules_key(
 
 
 def _vault_rule_findings(
-    vault: Vault, results: list[_Result], cache: VaultCache | None, memo_key: str | None
+    vault: Vault, results: list[_Result], cache: ParseCache | None, memo_key: str | None
 ) -> list[Finding]:
     """The vault rules' findings: from the cache when ``memo_key`` matches, else run."""
     memo = cache.vault_extra if cache is not None else None
@@ -446,7 +446,7 @@ def run_check(
     files = list_item_file_names(root)
     cache = None
     if cache_dir is not None:
-        cache = VaultCache(cache_dir, root, salt=PARSER, keeps_raw=False)
+        cache = ParseCache(cache_dir, root, salt=PARSER, keeps_raw=False)
     results: list[_Result] = []
     digests: dict[str, str] = {}
     stale = files

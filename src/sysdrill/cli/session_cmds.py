@@ -311,7 +311,7 @@ def practice(
         limit=limit,
         new_limit=new,
     )
-    from sysdrill.app.study import claim_earlier_state
+    from sysdrill.app.study import adopt_earlier_state
     from sysdrill.content.sample import default_vault_path
     from sysdrill.content.vault_identity import read_vault_identity
 
@@ -326,7 +326,7 @@ def practice(
             loaded = _load(vault)
         else:
             loaded = _load_practice(study, vault, options)
-        claim_earlier_state(study, loaded)
+        adopt_earlier_state(study, loaded)
         if deadline is not None:
             try:
                 saved = set_deadline(

@@ -1,14 +1,14 @@
 """A per-vault cache of loaded item files, so unchanged files are not parsed again.
 
 An entry is reused only when the file's size, modification time (ns) and SHA-256
-digest all match what was cached; :meth:`VaultCache.lookup_stat` lets the check
+digest all match what was cached; :meth:`ParseCache.lookup_stat` lets the check
 runner skip reading files whose size and mtime match, as git does, except files
 modified within two seconds of the cache's writing (:func:`trusted_by_stat`, the
 rule ``build`` applies to its own record of files too).
 
 The cache holds two files per vault: a small index (sizes, digests, loader
 findings, an opaque slot per file the ``check`` runner fills with its per-file
-findings, and one for the whole vault, :attr:`VaultCache.vault_extra`) and the
+findings, and one for the whole vault, :attr:`ParseCache.vault_extra`) and the
 raw mappings, read only when a caller needs an unchanged file's content. Both
 are written with :mod:`marshal`, which holds plain data only (no code runs on
 load), atomically (temporary file, then rename). A cache that is missing,
@@ -34,7 +34,7 @@ from sysdrill.content.diagnostics import Finding, Severity
 __all__ = [
     "CACHE_FORMAT",
     "CachedFile",
-    "VaultCache",
+    "ParseCache",
     "default_cache_dir",
     "findings_from_data",
     "findings_to_data",
@@ -152,7 +152,7 @@ CONTENT_CODE = Path(__file__).resolve().parent
 """The content package: its models decide what validates."""
 
 
-class VaultCache:
+class ParseCache:
     """The cache of one vault folder, loaded from and saved to ``cache_dir``.
 
     Args:

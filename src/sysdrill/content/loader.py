@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from sysdrill.content.cache import CachedFile, VaultCache
+from sysdrill.content.cache import CachedFile, ParseCache
 from sysdrill.content.collections import (
     SHARED_MODELS,
     Chain,
@@ -314,7 +314,7 @@ def load_item_file(path: Path, root: Path) -> ItemFile:
     return read_item_file(path, _rel(path, root))
 
 
-def _cached_item_file(path: Path, rel: str, cache: VaultCache) -> ItemFile:
+def _cached_item_file(path: Path, rel: str, cache: ParseCache) -> ItemFile:
     """Load one file through the cache: unchanged files are not parsed again."""
     data, size, mtime_ns, findings = read_file(path, rel)
     if data is None:
@@ -456,7 +456,7 @@ def load_vault(
     """
     check_vault_root(root)
     vault = Vault(root=root)
-    cache = VaultCache(cache_dir, root, salt=PARSER) if cache_dir is not None else None
+    cache = ParseCache(cache_dir, root, salt=PARSER) if cache_dir is not None else None
     listed = list_item_files(root, paths)
     for done, (path, rel) in enumerate(listed, start=1):
         if cache is None:

@@ -220,11 +220,11 @@ def learner_vault(request: Request) -> StudyVault:
     )
 
 
-def current_study(request: Request, *, claim: bool = True) -> StudyService:
+def current_study(request: Request, *, adopt: bool = True) -> StudyService:
     """Open the study service of the request's user in the served vault (a ``with`` block).
 
-    ``claim=False`` for a move in a session in progress: the vault's earlier state
-    (:func:`sysdrill.app.study.claim_earlier_state`) was claimed when the session
+    ``adopt=False`` for a move in a session in progress: the vault's earlier state
+    (:func:`sysdrill.app.study.adopt_earlier_state`) was adopted when the session
     started, so the move skips asking again.
     """
     from sysdrill.app.study import open_study
@@ -235,7 +235,7 @@ def current_study(request: Request, *, claim: bool = True) -> StudyService:
     account = current_account(request)
     return open_study(
         context.db_url,
-        vault=vault if claim else vault.identity,
+        vault=vault if adopt else vault.identity,
         user=user,
         user_id=None if account is None else account.user_id,
         settings_version=None if account is None else account.settings_version,

@@ -57,11 +57,11 @@ def _vault(request: Request, context: WebContext) -> StudyVault:
 
 @contextmanager
 def open_learner_study(
-    request: Request, context: WebContext, *, claim: bool = True
+    request: Request, context: WebContext, *, adopt: bool = True
 ) -> Iterator[tuple[StudyService, StudyVault]]:
     """The request's learner's study service and vault (a ``with`` block)."""
     vault = _vault(request, context)
-    with current_study(request, claim=claim) as study:
+    with current_study(request, adopt=adopt) as study:
         yield study, vault
 
 
@@ -72,7 +72,7 @@ the worker keeps between requests (the session's machine)."""
 
 def make_move(request: Request, context: WebContext, move: Move) -> Any:
     """Make ``move`` on the learner's study; its view."""
-    with open_learner_study(request, context, claim=False) as (study, vault):
+    with open_learner_study(request, context, adopt=False) as (study, vault):
         return move(study, vault, context.now(), context.memory)
 
 
