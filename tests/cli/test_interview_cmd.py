@@ -68,6 +68,26 @@ def test_the_state_export_includes_the_interviews(run_cli: RunCli, tmp_path: Pat
     assert again.exit_code == 0, again.stderr
 
 
+def test_a_state_file_with_a_malformed_interview_imports_nothing(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    run_cli("interview", "--chain", "ring-all-reduce-cost", "--items", "2", input=ANSWERS)
+    out = tmp_path / "state.json"
+    assert run_cli("state", "export", str(out)).exit_code == 0
+    data = json.loads(out.read_text("utf-8"))
+    assert data["reviews"], "the interview's ratings are reviews of the export"
+    data["interviews"][0]["state"] = {"not": "an interview"}
+    out.write_text(json.dumps(data), "utf-8")
+    other = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    result = run_cli("state", "import", str(out), "--db", other)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: An interview of the file is malformed")
+    # All or nothing: the reviews of the file were not stored without their interviews.
+    again = tmp_path / "again.json"
+    assert run_cli("state", "export", str(again), "--db", other).exit_code == 0
+    assert json.loads(again.read_text("utf-8"))["reviews"] == []
+
+
 def test_a_model_endpoint_from_the_environment_streams_the_reply(
     run_cli: RunCli, endpoint: FakeEndpoint, monkeypatch: pytest.MonkeyPatch
 ) -> None:

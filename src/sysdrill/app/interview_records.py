@@ -27,8 +27,9 @@ __all__ = [
     "export_interviews",
     "exported_interviews",
     "import_interviews",
-    "imported_interviews",
+    "import_state_file",
     "interview_results",
+    "parse_interviews",
 ]
 
 
@@ -145,26 +146,35 @@ class _Interview(BaseModel):
     turns: list[_Turn]
 
 
-def import_interviews(
-    study: StudyService, store: InterviewStore, entries: list[Any], *, replace: bool
-) -> int:
-    """Store the interviews of a state export (after ``replace``, the scope's are gone first).
-
-    The reviews they made came with the export's review log; the interviews no
-    longer name a session (sessions are renumbered on import).
-
-    Returns:
-        How many interviews were stored.
+def parse_interviews(data: dict[str, Any]) -> list[_Interview]:
+    """The ``interviews`` of a state export document, validated before anything is stored.
 
     Raises:
-        ImportFailed: If an entry is not an interview of a state export (nothing stored).
+        ImportFailed: If they are not a list of interviews of a state export.
     """
+    entries = data.get("interviews") or []
+    if not isinstance(entries, list):
+        raise ImportFailed("The file's interviews are not a list.")
     try:
         parsed = [_Interview.model_validate(entry) for entry in entries]
         for entry in parsed:
             InterviewState.from_dict(entry.state)
     except (ValidationError, KeyError, TypeError, ValueError) as exc:
         raise ImportFailed(f"An interview of the file is malformed: {str(exc)[:300]}") from exc
+    return parsed
+
+
+def import_interviews(
+    study: StudyService, store: InterviewStore, parsed: list[_Interview], *, replace: bool
+) -> int:
+    """Store interviews read by :func:`parse_interviews` (after ``replace``, the scope's go first).
+
+    The reviews they made came with the export's review log; the interviews no
+    longer name a session (sessions are renumbered on import).
+
+    Returns:
+        How many interviews were stored.
+    """
     if replace:
         store.delete_interviews(study.scope)
     for entry in parsed:
@@ -201,18 +211,28 @@ def exported_interviews(study: StudyService, db_url: str | None) -> list[dict[st
         return export_interviews(study, store)
 
 
-def imported_interviews(
-    study: StudyService, db_url: str | None, data: dict[str, Any], *, replace: bool
+def import_state_file(
+    study: StudyService,
+    db_url: str | None,
+    data: dict[str, Any],
+    *,
+    replace: bool,
+    into_vault: bool,
 ) -> int:
-    """Store the ``interviews`` of a state export document (``state import``); how many.
+    """Load a ``state export`` document: its reviews, then its interviews (``state import``).
+
+    The interviews are validated first, so a malformed one stores nothing at all,
+    not the reviews without the interviews.
+
+    Returns:
+        How many reviews were imported.
 
     Raises:
-        ImportFailed: If they are malformed (nothing stored).
+        ImportFailed: If the document or one of its interviews is malformed.
     """
-    entries = data.get("interviews") or []
-    if not isinstance(entries, list):
-        raise ImportFailed("The file's interviews are not a list.")
-    if not entries and not replace:
-        return 0
-    with open_interviews(db_url) as store:
-        return import_interviews(study, store, entries, replace=replace)
+    parsed = parse_interviews(data)
+    count = study.import_state(data, replace=replace, into_vault=into_vault)
+    if parsed or replace:
+        with open_interviews(db_url) as store:
+            import_interviews(study, store, parsed, replace=replace)
+    return count

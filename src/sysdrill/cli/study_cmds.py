@@ -294,10 +294,9 @@ def register(app: typer.Typer) -> None:
             if source is ImportSource.STAFFML:
                 count = study.import_staffml(data, now=_now(), replace=replace)
             else:
-                from sysdrill.app.interview_records import imported_interviews
+                from sysdrill.app.interview_records import import_state_file
 
-                count = study.import_state(data, replace=replace, into_vault=into_vault)
-                imported_interviews(study, db, data, replace=replace)
+                count = import_state_file(study, db, data, replace=replace, into_vault=into_vault)
             vault_id = study.vault_id
         typer.echo(f"Imported {count} reviews from {file} into vault {vault_id}.")
 
