@@ -24,7 +24,8 @@ rows an item) and prints each figure per item and, between sizes, the cost of
 each added item, so a regression shows as a slope.
 Run: .venv/bin/python bench/study_bench.py [--items N] [--reviews N] [--iterations N]
 [--cli [--opens K]] [--commands [--runs K]] [--sizes N,N,...]; the scale figures:
---items 100000 --reviews 1000000 --cli --commands.
+--items 100000 --reviews 1000000 --cli --commands. ``--build DIR`` imports and
+seeds into DIR and stops, for the side-by-side runs and ``bench/web_pages.py``.
 """
 
 from __future__ import annotations
@@ -390,23 +391,34 @@ def print_scale(results: list[tuple[int, dict[str, CommandFigure]]]) -> None:
         print(label[:35].ljust(36) + "".join(f"{p:>12.0f}" for p in peaks))
 
 
+def import_and_seed(
+    folder: Path, items_count: int, reviews: int
+) -> tuple[dict[str, str], str, Path, ChildRun]:
+    """Import ``items_count`` cards into ``folder/vault``, seed ``reviews`` log rows.
+
+    Returns:
+        The children's environment, the study database's URL, the vault and the import's run.
+    """
+    env = child_env(folder / "cache")
+    url = f"sqlite:///{folder / 'bench.sqlite3'}"
+    run_child(["--version"], env)
+    vault, imported = import_vault(folder, items_count, env)
+    ids = vault_item_ids(vault)
+    print(describe(f"`sysdrill import` of {len(ids)} cards (CSV)", imported, IMPORT_TARGET_S))
+    started = time.perf_counter()
+    with open_study(url, vault=read_vault_identity(vault), upgrade=True) as study:
+        history = make_history(make_items(len(ids), ids), reviews, random.Random(0))
+        study.store.replace_user_state(study.scope, history)
+        del history
+    print(f"setup: {reviews} review rows in {time.perf_counter() - started:.1f} s")
+    return env, url, vault, imported
+
+
 def run_at_size(items_count: int, reviews: int, runs: int) -> dict[str, CommandFigure]:
     """Import ``items_count`` cards, seed ``reviews`` log rows, time every command."""
-    rng = random.Random(0)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        env = child_env(folder / "cache")
-        url = f"sqlite:///{folder / 'bench.sqlite3'}"
-        run_child(["--version"], env)
-        vault, imported = import_vault(folder, items_count, env)
-        ids = vault_item_ids(vault)
-        print(describe(f"`sysdrill import` of {len(ids)} cards (CSV)", imported, IMPORT_TARGET_S))
-        started = time.perf_counter()
-        with open_study(url, vault=read_vault_identity(vault), upgrade=True) as study:
-            history = make_history(make_items(len(ids), ids), reviews, rng)
-            study.store.replace_user_state(study.scope, history)
-            del history
-        print(f"setup: {reviews} review rows in {time.perf_counter() - started:.1f} s")
+        env, url, vault, imported = import_and_seed(folder, items_count, reviews)
         deadline_url = set_deadline(url, folder, env)
         figures = time_commands(vault, url, deadline_url, env, runs)
         for figure in figures:
@@ -415,6 +427,14 @@ def run_at_size(items_count: int, reviews: int, runs: int) -> dict[str, CommandF
         found["`sysdrill import`"] = CommandFigure("import", [imported], IMPORT_TARGET_S)
         print(f"load average: {os.getloadavg()[0]:.1f} (2 cores)", flush=True)
         return found
+
+
+def build_folder(folder: Path, items_count: int, reviews: int) -> None:
+    """Import ``items_count`` cards and seed ``reviews`` log rows into ``folder``, kept."""
+    folder.mkdir(parents=True, exist_ok=False)
+    env, url, vault, _ = import_and_seed(folder, items_count, reviews)
+    set_deadline(url, folder, env)
+    print(f"built {vault} and {url} (cache folder {folder / 'cache'})")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -444,7 +464,17 @@ def main() -> None:
         help="comma-separated item counts: the --commands figures at each, per item",
     )
     parser.add_argument("--reviews-per-item", type=int, default=10, help="with --sizes")
+    parser.add_argument(
+        "--build",
+        type=Path,
+        default=None,
+        help="import --items cards and seed --reviews log rows into this new folder "
+        "(vault/, bench.sqlite3, deadline.sqlite3) and stop: a vault to reuse",
+    )
     args = parser.parse_args()
+    if args.build:
+        build_folder(args.build, args.items, args.reviews)
+        return
     if args.sizes:
         sizes = [int(size) for size in args.sizes.split(",")]
         results = []

@@ -32,7 +32,7 @@ from sysdrill.storage.vault_query import read_release, search_items, vault_stats
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 
 NOW = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 HOUR_AGO = time.time() - 3600
@@ -239,7 +239,7 @@ def test_the_daily_vault_plans_the_session_the_whole_vault_plans(
         starter_vault_path(), item_filter=item_filter, now=NOW, cache_dir=cache
     )
     options = StartOptions(SessionKind.DAILY, item_filter)
-    planned = [app.assemble_plan(study, v, options, now=NOW) for v in (daily, whole)]
+    planned = [app.assemble_lineup(study, v, options, now=NOW) for v in (daily, whole)]
     assert [p.plan.items for p in planned[:1]] == [p.plan.items for p in planned[1:]]
     assert planned[0].empty_message == planned[1].empty_message
     if planned[1].plan.items:

@@ -15,11 +15,11 @@ from sysdrill.app.item_actions import (
     unbury_item,
     unsuspend_item,
 )
-from sysdrill.app.session_plans import StartOptions, assemble_plan
+from sysdrill.app.session_lineups import StartOptions, assemble_lineup
 from sysdrill.errors import QuestionNotFound, SchedulingError, UsageError
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 
 T0 = datetime(2026, 11, 21, 22, 30, tzinfo=UTC)
 CARDS = ItemFilter(deck="dp-cards")
@@ -27,7 +27,7 @@ CARDS = ItemFilter(deck="dp-cards")
 
 def _planned(study, vault, kind: SessionKind, *, now: datetime) -> list[str]:
     options = StartOptions(kind, CARDS if kind is not SessionKind.DAILY else ItemFilter())
-    return [item.id for item in assemble_plan(study, vault, options, now=now).plan.items]
+    return [item.id for item in assemble_lineup(study, vault, options, now=now).plan.items]
 
 
 def test_a_suspended_item_stays_out_of_practice_quiz_and_daily(study, vault):

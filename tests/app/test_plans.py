@@ -17,8 +17,8 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.plans import topic_depths
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.new_items import new_item_allowance
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
@@ -75,8 +75,8 @@ def test_unknown_plan_lists_the_known_ones(study, vault) -> None:
     with pytest.raises(PlanNotFound) as caught:
         start_plan(study, vault, "nope", now=T0)
     assert str(caught.value) == (
-        "No plan named 'nope'. Known plans: refresher-1w, interview-2w, interview-4w "
-        "(see `sysdrill plan list`)."
+        "No plan named 'nope'. Known plans: refresher-1w, interview-2w, interview-4w, "
+        "stability-and-post-training-1w, frontier-lab-2w (see `sysdrill plan list`)."
     )
 
 

@@ -16,7 +16,7 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)

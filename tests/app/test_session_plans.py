@@ -6,11 +6,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sysdrill.app import sessions as app
-from sysdrill.app.session_plans import StartOptions, assemble_plan
+from sysdrill.app.session_lineups import StartOptions, assemble_lineup
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 
 VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -34,7 +34,7 @@ def _rate_all(study: StudyService, vault: StudyVault, options: StartOptions, whe
 
 
 def test_new_flag_caps_one_session_and_the_title_counts_what_the_day_has_left(study, vault):
-    plan = assemble_plan(
+    plan = assemble_lineup(
         study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=2), now=T0
     ).plan
     assert [i.id for i in plan.items] == ["fc-1", "fc-2"]
@@ -54,19 +54,19 @@ def test_new_per_day_holds_across_sessions_of_the_same_day(study, vault):
     assert "(2 new items a day, 2 new today)" in view.empty_message
     # Once the two come due they are asked; fc-3, new, still waits.
     later = T0 + timedelta(hours=3)
-    plan = assemble_plan(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=later).plan
+    plan = assemble_lineup(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=later).plan
     assert [i.id for i in plan.items] == ["fc-1", "fc-2"]
     assert plan.title == "Practice: 2 items (2 due, 0 new; 0 more new today)"
     # The next UTC day allows new items again.
     tomorrow = T0 + timedelta(days=1)
-    plan = assemble_plan(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=tomorrow)
+    plan = assemble_lineup(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), now=tomorrow)
     assert "fc-3" in [i.id for i in plan.plan.items]
 
 
 def test_reviews_due_are_not_limited_by_new_items(study, vault):
     _rate_all(study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=1), T0)
     later = T0 + timedelta(hours=1)
-    plan = assemble_plan(
+    plan = assemble_lineup(
         study, vault, StartOptions(SessionKind.PRACTICE, CARDS, new_limit=0), now=later
     ).plan
     assert [i.id for i in plan.items] == ["fc-1"]
@@ -75,7 +75,7 @@ def test_reviews_due_are_not_limited_by_new_items(study, vault):
 
 def test_quiz_leaves_out_new_items_past_the_limit_and_says_so(study, vault):
     study.update_settings(new_per_day=1)
-    assembled = assemble_plan(
+    assembled = assemble_lineup(
         study, vault, StartOptions(SessionKind.QUIZ, ItemFilter(deck="ch26-quiz")), now=T0
     )
     assert [i.id for i in assembled.plan.items] == ["quiz-2"]
@@ -116,7 +116,7 @@ def _answer_all(study, vault, view, when):
 
 def test_daily_offers_todays_items_after_practice_used_the_days_new_items(study, vault):
     daily = StartOptions(SessionKind.DAILY)
-    first = assemble_plan(study, vault, daily, now=T0)
+    first = assemble_lineup(study, vault, daily, now=T0)
     todays = [item.id for item in first.plan.items]
     assert len(todays) == 3
     titles = [vault.by_id[item_id].title or item_id for item_id in todays]

@@ -23,7 +23,7 @@ from sysdrill.app.study import open_study
 from sysdrill.app.study_vault import StudyVault, open_study_vault
 from sysdrill.app.worker_memory import WorkerMemory
 from sysdrill.study.filters import ItemFilter
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 START_STATEMENTS_AT_MOST = 12

@@ -14,8 +14,8 @@ from sysdrill.errors import SessionNotFound, UsageError
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import GauntletFormat
+from sysdrill.study.sessions.state_machine import SessionKind
 
 VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

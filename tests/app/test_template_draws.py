@@ -17,7 +17,7 @@ from sysdrill.napkin.templates import draw_seed, draw_template
 from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.user_state import VaultId
 
 STARTER = Path(__file__).resolve().parents[2] / "src/sysdrill/content/starter_vault"

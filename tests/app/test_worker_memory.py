@@ -19,7 +19,7 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import Rating
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.user_state import VaultId
 

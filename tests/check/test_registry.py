@@ -66,6 +66,7 @@ def test_content_rules_are_style_wording_and_napkin_math_and_the_rest_structural
         "chain-levels-monotonic",
         "chain-level-mismatch",
         "template-draw",
+        "diagram",
     } | set(napkin_rules.RULES)
     for code in ("yaml-syntax", "schema", "id-unique", "chain-ref-exists", "deck-ref-exists"):
         assert rules[code].rule_class is RuleClass.STRUCTURAL, code

@@ -70,6 +70,13 @@ CASES: list[tuple[str, Callable[..., None], list[tuple[str, int]]]] = [
         lambda v: v.replace_line(31, "created_at: '2026-11-21'\nanswer_expr: '2 ms'"),
         [(ITEM, 32)],
     ),
+    (
+        "diagram",
+        lambda v: v.replace_line(
+            31, "created_at: '2026-11-21'\ndiagram:\n  kind: ring-allreduce\n  params: {ranks: 1}"
+        ),
+        [(ITEM, 32)],
+    ),
     ("id-format", lambda v: v.replace_line(2, "id: cloud_0001"), [(ITEM, 2)]),
     ("id-format", lambda v: v.replace_line(2, "id: edge-0001"), [(ITEM, 2)]),
     (

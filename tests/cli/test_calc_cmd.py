@@ -177,8 +177,18 @@ def test_unknown_dtype_is_a_usage_error(run_cli) -> None:
     assert result.exit_code == USAGE_ERROR
     assert last_line(result.stderr) == (
         "Error: --dtype: 'fp7' is not one of fp64, fp64_tensor, fp32, tf32, bf16, fp16, fp8, "
-        "int8, int4"
+        "fp4, int8, int4"
     )
+
+
+def test_fp4_takes_the_blackwell_peak_and_is_refused_for_hopper(run_cli) -> None:
+    result = run_cli("calc", "ridge-point", "--gpu", "b200", "--dtype", "fp4", "--json")
+    assert json.loads(result.stdout)["outputs"]["ridge_point"]["value"] == pytest.approx(
+        9000 / 8, rel=1e-3
+    )
+    refused = run_cli("calc", "ridge-point", "--gpu", "h100-sxm", "--dtype", "fp4")
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith("Error: 'h100-sxm' has no published fp4 peak; it has: ")
 
 
 def test_bad_unit_is_a_usage_error_with_an_example(run_cli) -> None:

@@ -14,15 +14,32 @@ def _no_database_url(monkeypatch):
     monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
 
 
-def test_plan_list_shows_the_three_starter_plans(run_cli) -> None:
+def _starter_plan_size(name: str) -> int:
+    """How many items the starter vault's plan introduces, counted from the vault itself."""
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.plans import load_plans, load_prerequisites
+    from sysdrill.content.sample import starter_vault_path
+    from sysdrill.study.plans import order_plan_items
+
+    root = starter_vault_path()
+    vault = load_vault(root)
+    (plan,) = (p for p in load_plans(root) if p.name == name)
+    return len(order_plan_items(plan, vault.items, vault.decks, load_prerequisites(root)))
+
+
+def test_plan_list_shows_every_starter_plan_with_its_pace(run_cli) -> None:
+    from sysdrill.content.plans import load_plans
+    from sysdrill.content.sample import starter_vault_path
+
     result = run_cli("plan", "list")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines() == [
-        "refresher-1w  One-week refresher on distributed training (7 days, 19 new items a day)",
-        "interview-2w  Two-week preparation for a distributed-training interview "
-        "(14 days, 20 new items a day)",
-        "interview-4w  Four-week preparation for a distributed-training interview "
-        "(28 days, 15 new items a day)",
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "refresher-1w  One-week refresher on distributed training (7 days, 19 new items a day)"
+    )
+    assert lines[-1].startswith("frontier-lab-2w  Two-week frontier lab loop (14 days, ")
+    assert [line.split()[0] for line in lines] == [
+        plan.name for plan in load_plans(starter_vault_path())
     ]
 
 
@@ -39,7 +56,7 @@ def test_plan_start_sets_the_deadline_and_show_reports_progress(run_cli) -> None
         "interview-2w",
         1,
         0,
-        269,
+        _starter_plan_size("interview-2w"),
     )
     assert shown["next_item_ids"][0] == "cloud-2000"
 
@@ -59,7 +76,8 @@ def test_unknown_plan_is_one_error_line(run_cli) -> None:
     assert result.exit_code == 1
     assert result.stderr == (
         "Error: No plan named 'interview-3w'. Known plans: refresher-1w, interview-2w, "
-        "interview-4w (see `sysdrill plan list`).\n"
+        "interview-4w, stability-and-post-training-1w, frontier-lab-2w "
+        "(see `sysdrill plan list`).\n"
     )
 
 

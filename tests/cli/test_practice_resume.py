@@ -21,7 +21,7 @@ from sysdrill.app.study import open_study
 from sysdrill.app.study_vault import open_study_vault
 from sysdrill.cli.app import main
 from sysdrill.study.filters import ItemFilter
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 
 VAULT = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 LEFT_AT = (datetime.now(UTC) - timedelta(hours=2)).replace(second=0, microsecond=0)

@@ -20,7 +20,7 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.cli.tui import StudyApp
 from sysdrill.content.loader import load_vault
 from sysdrill.study.sessions.chains import ChainIndex
-from sysdrill.study.sessions.engine import Session, SessionKind, SessionPlan
+from sysdrill.study.sessions.state_machine import Session, SessionKind, SessionLineup
 
 COLUMNS, LINES = 80, 24
 QUESTION = "Which change shortens the step the most, given the profile above?"
@@ -132,7 +132,7 @@ def _screen_at_80x24(item_id: str, vault: Path) -> list[str]:
     """The terminal interface's screen, as text rows, on the item's first prompt."""
     loaded = load_vault(vault)
     item = StudyVault.of(loaded).by_id[item_id]
-    plan = SessionPlan(kind=SessionKind.PRACTICE, title="Practice: long", items=(item,))
+    plan = SessionLineup(kind=SessionKind.PRACTICE, title="Practice: long", items=(item,))
     session = Session(
         plan,
         recorder=_Recorder(),

@@ -16,7 +16,7 @@ from sysdrill.cli.tui import StudyApp, run_tui
 from sysdrill.content.loader import load_vault
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.chains import ChainIndex
-from sysdrill.study.sessions.engine import Phase, Session, SessionKind, SessionPlan
+from sysdrill.study.sessions.state_machine import Phase, Session, SessionKind, SessionLineup
 
 VAULT_DIR = Path(__file__).resolve().parents[1] / "study" / "sessions" / "vault"
 VAULT = load_vault(VAULT_DIR)
@@ -43,7 +43,7 @@ class _Recorder:
 
 
 def _session(*ids, clock=None, **options):
-    plan = SessionPlan(
+    plan = SessionLineup(
         kind=options.pop("kind", SessionKind.PRACTICE),
         title=options.pop("title", "Practice: test"),
         items=tuple(ITEMS[i] for i in ids),

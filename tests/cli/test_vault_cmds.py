@@ -89,6 +89,24 @@ def test_build_refuses_a_vault_with_errors(
     assert not out.exists()
 
 
+def test_search_leaves_out_an_item_file_that_does_not_load_and_runs_no_audit(
+    run_cli, sample_vault_copy: Path, tmp_path: Path
+) -> None:
+    # As show, stats and practice leave such a file out; a search answers without
+    # a `check` of every item, which after an import of 100,000 cards costs 15 s.
+    path = sample_vault_copy / "questions/cloud/cloud-0102.yaml"
+    good = path.read_text("utf-8")
+    path.write_text(good.replace("zone: fluency", "zone: nowhere"), "utf-8")
+    vault = str(sample_vault_copy)
+    broken = run_cli("search", "gradient sync", "--vault", vault, "--json")
+    assert broken.exit_code == 0, broken.stderr
+    assert "cloud-0102" not in [hit["id"] for hit in json.loads(broken.stdout)]
+    assert list((tmp_path / "cache").glob("check-*")) == []
+    path.write_text(good, "utf-8")
+    mended = run_cli("search", "gradient sync", "--vault", vault, "--json")
+    assert "cloud-0102" in [hit["id"] for hit in json.loads(mended.stdout)]
+
+
 def test_search_finds_items_by_words(run_cli) -> None:
     result = run_cli("search", "bubble", "--vault", SAMPLE)
     assert result.exit_code == 0, result.stderr

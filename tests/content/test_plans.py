@@ -1,4 +1,4 @@
-"""Plans as vault data: reading plans.yaml, and the starter vault's three plans."""
+"""Plans as vault data: reading plans.yaml, and the starter vault's plans."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sysdrill.errors import ContentInvalid
 from sysdrill.study.plans import order_plan_items
 
 
-def test_the_starter_vault_has_three_plans_that_fit_their_days() -> None:
+def test_the_starter_vault_plans_fit_their_days() -> None:
     starter = load_vault(starter_vault_path())
     prerequisites = load_prerequisites(starter_vault_path())
     plans = load_plans(starter_vault_path())
@@ -21,6 +21,8 @@ def test_the_starter_vault_has_three_plans_that_fit_their_days() -> None:
         ("refresher-1w", 7),
         ("interview-2w", 14),
         ("interview-4w", 28),
+        ("stability-and-post-training-1w", 7),
+        ("frontier-lab-2w", 14),
     ]
     for plan in plans:
         ordered = order_plan_items(plan, starter.items, starter.decks, prerequisites)

@@ -176,13 +176,13 @@ def test_anki_imports_the_apkg_export_of_a_crowdanki_deck_with_its_note_types(
 
     notes, cards, by_type, guids = import_with_anki(out, tmp_path / "anki", read)
 
-    # Eight notes (the one with an empty front was skipped) make the same 14 cards;
-    # single-card notes come back as sysdrill's flashcard type (docs/export.md).
+    # Eight notes (the one with an empty front was skipped) make the same 14 cards,
+    # each note of its own note type (CrowdAnki notes keep their note, issue 31).
     assert (notes, cards) == (8, 14)
     assert by_type == {
         "Basic (and reversed card)": 2,
+        "Basic with source": 3,
         "Cloze": 2,
-        "sysdrill flashcard": 3,
         "Vocab (3 cards)": 7,
     }
     assert {"Dp#rev001", "Cz#meg002", "Ru$par01", "Ru$grd02", "Ru$vec03"} <= set(guids)

@@ -204,3 +204,19 @@ def test_gb200_figures_are_the_nvl72_rack_totals_per_gpu() -> None:
     assert gb200.memory_bandwidth_gb_per_s * 72 == 576e3
     nvlink = get_interconnect(gb200.interconnect)
     assert nvlink.bidirectional_gb_per_s * 72 == pytest.approx(130e3, rel=0.01)
+
+
+def test_blackwell_fp4_peaks_are_the_dense_halves_of_the_published_sparse_figures() -> None:
+    # HGX B200 prints 144 PFLOP/s FP4 for 8 GPUs and the GB200 NVL72 page 1,440 PFLOP/s for
+    # 72 GPUs, both with 2:4 sparsity; the catalogue holds dense figures, twice the FP8 rate.
+    b200 = get_accelerator("b200")
+    gb200 = get_accelerator("gb200-nvl72")
+    assert b200.peak_flops("fp4").to("PFLOP/s").magnitude * 8 * 2 == 144
+    assert gb200.peak_flops("fp4").to("PFLOP/s").magnitude * 72 * 2 == 1440
+    for gpu in (b200, gb200):
+        assert gpu.peak_flops("fp4") == 2 * gpu.peak_flops("fp8")
+
+
+def test_an_fp4_peak_is_refused_for_a_gpu_without_fp4_tensor_cores() -> None:
+    with pytest.raises(HardwareNotFound, match="fp4"):
+        get_accelerator("h100").peak_flops("fp4")

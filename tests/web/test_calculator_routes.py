@@ -60,6 +60,13 @@ def test_roofline_plots_the_accelerator_with_the_kernel_marked(client: TestClien
     assert "ridge point: 590.7 FLOP/byte" in svg
 
 
+def test_roofline_offers_fp4_and_plots_the_blackwell_fp4_peak(client: TestClient) -> None:
+    page = client.get("/calculators/roofline?run=1&gpu=b200&dtype=fp4&intensity=100").text
+    assert '<option value="fp4" selected>fp4</option>' in page
+    assert '<th scope="row">bound</th><td>memory-bound</td>' in page
+    assert "ridge point: 1,125 FLOP/byte" in _chart_svg(page)
+
+
 def test_memory_planner_draws_bars_and_says_whether_it_fits(client: TestClient) -> None:
     fits = client.get(
         "/calculators/training-memory",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -165,13 +166,35 @@ def test_hostile_item_claims_are_marked_right_and_wrong(hostile_client: TestClie
     ]
 
 
-def test_search_in_a_vault_with_errors_falls_back_to_plain_words(
+def test_search_indexes_a_vault_whose_items_check_flags_and_escapes_them(
     hostile_client: TestClient,
 ) -> None:
+    # The hostile item's markup is an error for `check`, yet it loads: the search
+    # index holds it as the browser and the item page do (issue 30).
     data = hostile_client.get("/api/items", params={"q": "ZeRO stage"}).json()
     assert [hit["id"] for hit in data["hits"]] == ["cloud-0103"]
-    assert data["note"].startswith("searched by plain words")
-    page = hostile_client.get("/vault", params={"q": "ZeRO stage"}).text
+    assert data["note"] is None
+    page = hostile_client.get("/vault", params={"q": "hostile"}).text
+    assert "cloud-0199" in _ids(page)
+    assert '<script>alert("title")' not in page
+
+
+def test_search_in_a_vault_with_a_duplicate_id_falls_back_to_plain_words(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from sysdrill.content.sample import sample_vault_path
+
+    from .conftest import make_app, with_csrf
+
+    vault = tmp_path / "vault"
+    shutil.copytree(sample_vault_path(), vault)
+    shutil.copyfile(vault / "questions/cloud/cloud-0103.yaml", vault / "questions/cloud/copy.yaml")
+    with with_csrf(TestClient(make_app(tmp_path / "web", vault=vault))) as client:
+        data = client.get("/api/items", params={"q": "ZeRO stage"}).json()
+        assert data["note"].startswith("searched by plain words")
+        page = client.get("/vault", params={"q": "ZeRO stage"}).text
     assert 'class="warn" role="status">searched by plain words' in page
 
 

@@ -21,8 +21,8 @@ import marshal
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,7 @@ def build_vault(
     check: bool = True,
     strict: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    loadable: Collection[str] | None = None,
 ) -> BuildReport:
     """Compile a vault into a SQLite database, incrementally and atomically.
 
@@ -121,12 +122,15 @@ def build_vault(
         out: The database file to write (replaced atomically).
         now: The build time, a timezone-aware UTC datetime (stored as ``built_at``).
         cache_dir: Cache folder for the audit run before building (None: audit afresh).
-        check: Run the audit and refuse a vault with structural errors. Only tests
-            turn this off, to exercise failures while writing.
+        check: Run the audit and refuse a vault with structural errors. Off for
+            the search's copy (:func:`compiled_vault`) and in tests that exercise
+            failures while writing.
         strict: Refuse on every error and warning of the audit, content ones too
             (see :func:`sysdrill.check.policy.blocking_findings`).
         progress: Called as ``progress(COMPILING, done, total)`` as changed item
             files are compiled and written.
+        loadable: Compile only these item files (vault-relative paths); a changed
+            file not among them is left out of the database. None compiles all.
 
     Returns:
         What was built, parsed and carried over.
@@ -187,6 +191,9 @@ def build_vault(
             audited = background.result()
             refuse_invalid(root, audited)
 
+    compiled = plan
+    if loadable is not None:
+        compiled = replace(plan, changed=[rel for rel in plan.changed if rel in loadable])
     try:
         written = write_vault_db(
             out,
@@ -194,7 +201,9 @@ def build_vault(
             now=now,
             incremental=previous is not None,
             drop=[rel for rel in plan.changed if rel in recorded] + plan.gone,
-            items=with_example_text(_counted(compile_items(plan), len(plan.changed), progress)),
+            items=with_example_text(
+                _counted(compile_items(compiled), len(compiled.changed), progress)
+            ),
             collections=compile_collections(plan),
             files=plan.states,
             gate=gate,
@@ -272,6 +281,14 @@ def compiled_vault(
     are as they were when the copy was last brought up to date, the copy is
     used as it is; otherwise the build compiles what changed.
 
+    The copy holds the items the catalogue holds, those whose files load, as
+    ``show``, ``stats`` and ``practice`` see them; it runs no audit: after an
+    import that would be a cold ``check`` of every item (about 15 s of CPU at
+    100,000 items, docs/benchmarks.md), and what it refuses in a file that
+    loads is for ``check`` and ``build`` to report, not for a search to stop
+    on. A shared file that does not validate, or two files of one id, still
+    stop it.
+
     Args:
         root: The vault folder.
         now: Build time, a timezone-aware UTC datetime.
@@ -285,7 +302,7 @@ def compiled_vault(
 
     Raises:
         VaultNotFound: If ``root`` is not an existing folder.
-        ContentInvalid: If the vault has error findings.
+        ContentInvalid: If a shared file does not validate or two items share an id.
         StorageError: If the database cannot be written.
     """
     out = default_db_path(root, cache_dir)
@@ -296,6 +313,7 @@ def compiled_vault(
     settled = all(mtime < time.time_ns() - RACY_WINDOW_NS for _, _, mtime in shared)
     if settled and _compiled_from(out) == stamp:
         return out
-    build_vault(root, out, now=now, cache_dir=cache_dir, progress=progress)
+    loadable = {row.rel for row in catalogue.rows}
+    build_vault(root, out, now=now, check=False, progress=progress, loadable=loadable)
     _record_compiled_from(out, stamp)
     return out

@@ -69,7 +69,7 @@ __all__ = [
     "READING",
     "Signature",
     "catalogue_stats",
-    "claim_catalogue_state",
+    "adopt_catalogue_state",
     "find_item",
     "load_items",
     "open_catalogue",
@@ -591,7 +591,7 @@ def catalogue_stats(catalogue: Catalogue) -> VaultStats:
     return stats
 
 
-def claim_catalogue_state(study: StudyService, catalogue: Catalogue) -> None:
+def adopt_catalogue_state(study: StudyService, catalogue: Catalogue) -> None:
     """:func:`~sysdrill.app.study.adopt_earlier_state` for a vault known by its catalogue.
 
     The same two cases: a vault that now declares an id takes the state kept

@@ -1,6 +1,6 @@
 """A session in progress that saves itself: every move is stored as it is made.
 
-The :class:`~sysdrill.study.sessions.engine.Session` state machine lives in
+The :class:`~sysdrill.study.sessions.state_machine.Session` state machine lives in
 one process's memory. :class:`LiveSession` is that machine bound to a saved
 record (:class:`~sysdrill.study.sessions.saved.SavedSession`): each move the
 learner makes (answer, rate, rubric, chain, skip, quit, a countdown that ran
@@ -26,18 +26,18 @@ from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import GradedBy, Rating, RatingScale
 from sysdrill.study.scheduler import new_card
 from sysdrill.study.service import ReadCard, ScheduledReview, StudyService
-from sysdrill.study.sessions.engine import (
+from sysdrill.study.sessions.new_items import ChainNewLimit
+from sysdrill.study.sessions.rating_choices import preview_intervals
+from sysdrill.study.sessions.saved import SavedSession
+from sysdrill.study.sessions.state_machine import (
     Clock,
     Feedback,
     ItemResult,
     Phase,
     Session,
     SessionKind,
-    SessionPlan,
+    SessionLineup,
 )
-from sysdrill.study.sessions.new_items import ChainNewLimit
-from sysdrill.study.sessions.rating_choices import preview_intervals
-from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import SessionId
 
 __all__ = ["LiveSession", "plan_options", "restore_plan", "restore_session", "save_new"]
@@ -45,7 +45,7 @@ __all__ = ["LiveSession", "plan_options", "restore_plan", "restore_session", "sa
 _T = TypeVar("_T")
 
 
-def plan_options(plan: SessionPlan, started_with: dict[str, Any]) -> dict[str, Any]:
+def plan_options(plan: SessionLineup, started_with: dict[str, Any]) -> dict[str, Any]:
     """The plan's rules and the options it was started with, JSON-ready."""
     return {
         "title": plan.title,
@@ -62,7 +62,7 @@ def plan_options(plan: SessionPlan, started_with: dict[str, Any]) -> dict[str, A
     }
 
 
-def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionPlan:
+def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionLineup:
     """Rebuild a saved session's plan from its options and the vault's items.
 
     Raises:
@@ -78,7 +78,7 @@ def restore_plan(saved: SavedSession, vault: StudyVault) -> SessionPlan:
     limit = options.get("time_limit_seconds")
     graded_by = options.get("graded_by")
     chain_limit = options.get("chain_new_limit")
-    return SessionPlan(
+    return SessionLineup(
         kind=SessionKind(saved.kind),
         title=str(options.get("title", saved.kind)),
         items=tuple(vault.by_id[i] for i in saved.item_ids),
@@ -186,7 +186,7 @@ class LiveSession(Session):
 
     def __init__(
         self,
-        plan: SessionPlan,
+        plan: SessionLineup,
         *,
         study: StudyService,
         saved: SavedSession,
@@ -388,7 +388,7 @@ class LiveSession(Session):
 
 def save_new(
     study: StudyService,
-    plan: SessionPlan,
+    plan: SessionLineup,
     *,
     started_with: dict[str, Any],
     now: datetime,

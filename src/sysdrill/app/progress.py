@@ -7,7 +7,7 @@ read when it is fresh) as well as a loaded vault (what the web app keeps).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ __all__ = [
     "progress_summary",
     "progress",
     "set_setting",
+    "set_settings",
     "workload",
 ]
 
@@ -188,18 +189,50 @@ def set_setting(study: StudyService, key: str, value: str, *, now: datetime) -> 
         SchedulingError: For an unknown key or a value out of range (nothing stored).
         SchedulingError: For a deadline already past (nothing stored).
     """
-    from sysdrill.app.deadlines import refuse_past_deadline
     from sysdrill.study.deadline import days_left
     from sysdrill.study.workload import no_days_left
 
-    if key == "deadline":
-        refuse_past_deadline(value, now=now)
-    settings = study.set_setting(key, value)
+    set_settings(study, {key: value}, now=now)
+    settings = study.settings
     note = None
     if key == "deadline" and settings.deadline is not None:
         if days_left(settings, now=now) is None:
             note = no_days_left(settings.deadline, today=now.date())
     return SettingView(key, settings.to_mapping()[key], SETTING_DOCS[key], note)
+
+
+def set_settings(study: StudyService, changes: Mapping[str, str], *, now: datetime) -> list[str]:
+    """Parse and store several settings as typed, all or none.
+
+    Every value is parsed and the whole set validated before anything is
+    stored, so one bad value leaves every setting as it was. This is where a
+    past deadline is refused, for the CLI and the web app alike.
+
+    Args:
+        study: The learner's study service.
+        changes: Values as typed by setting key (``"0.85"``, ``"2027-01-15"``, ``"none"``).
+        now: Current time (UTC), to tell a deadline already come.
+
+    Returns:
+        The keys whose stored value changed, in the order given.
+
+    Raises:
+        SchedulingError: For an unknown key, a value out of range or a deadline
+            already past (nothing stored).
+    """
+    from sysdrill.app.deadlines import refuse_past_deadline
+    from sysdrill.study.settings import StudySettings, parse_setting
+
+    if "deadline" in changes:
+        refuse_past_deadline(changes["deadline"], now=now)
+    # Every value is read first (an unknown key raises here), then all are stored at once.
+    parsed = {key: parse_setting(key, value) for key, value in changes.items()}
+    mapping = study.settings.to_mapping()
+    changed = {key: value for key, value in parsed.items() if mapping.get(key) != value}
+    if changed:
+        typed = StudySettings.from_mapping({**mapping, **changed})
+        study.update_settings(**{key: getattr(typed, key) for key in changed})
+    return list(changed)
 
 
 def fit_parameters(

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sysdrill.app.session_plans import StartOptions
+from sysdrill.app.session_lineups import StartOptions
 from sysdrill.app.session_records import list_sessions
 from sysdrill.app.template_draws import TEMPLATE_SEED_KEY
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
+from sysdrill.study.sessions.state_machine import SessionKind
 
 __all__ = ["RESUMABLE_KINDS", "UnfinishedSession", "find_unfinished"]
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from sysdrill.napkin.diagram_text import diagram_summary
+from sysdrill.napkin.diagrams import DiagramGeometry
 from sysdrill.study.sessions.rating_choices import RatingChoice
 from sysdrill.study.sessions.report import SessionReport, report_lines
 
@@ -47,6 +49,10 @@ class ItemPrompt:
     """The back (model answer, common mistake, napkin math, part answers) once it
     is time to grade oneself; a flashcard's back is shown when asked."""
     given_answer: str | None
+    diagram: DiagramGeometry | None = None
+    """The picture drawn from the item's numbers, when it goes with the question."""
+    answer_diagram: DiagramGeometry | None = None
+    """The picture drawn from the item's numbers, once the answer is shown."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -64,6 +70,10 @@ class ItemPrompt:
             "part_answers": list(self.part_answers),
             "reveal": [{"heading": name, "text": text} for name, text in self.reveal],
             "given_answer": self.given_answer,
+            "diagram": None if self.diagram is None else diagram_summary(self.diagram),
+            "answer_diagram": (
+                None if self.answer_diagram is None else diagram_summary(self.answer_diagram)
+            ),
         }
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from sysdrill.app.deadlines import set_deadline
 from sysdrill.app.live_session import LiveSession, card_from_dict, restore_session, save_new
 from sysdrill.app.resume import RESUMABLE_KINDS
-from sysdrill.app.session_plans import StartOptions, assemble_plan
+from sysdrill.app.session_lineups import StartOptions, assemble_lineup
 from sysdrill.app.session_records import finished_report, list_sessions
 from sysdrill.app.session_views import (
     ChainOfferView,
@@ -41,10 +41,13 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.app.template_draws import drawn_vault, template_draws, with_template_draws
 from sysdrill.app.worker_memory import WorkerMemory
 from sysdrill.errors import ContentInvalid, SessionNotFound, UsageError
+from sysdrill.napkin.diagrams import answer_diagram, question_diagram
 from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import Rating, rating_on_scale
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import (
+from sysdrill.study.sessions.report import build_report, recorded_line
+from sysdrill.study.sessions.saved import SavedSession
+from sysdrill.study.sessions.state_machine import (
     AnswerMode,
     Clock,
     Feedback,
@@ -52,8 +55,6 @@ from sysdrill.study.sessions.engine import (
     Session,
     SessionKind,
 )
-from sysdrill.study.sessions.report import build_report, recorded_line
-from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.sessions.view import item_view, reveal_sections
 
 __all__ = [
@@ -110,6 +111,8 @@ def _prompt(session: Session, *, part_answers: list[str]) -> ItemPrompt | None:
         part_answers=tuple(part_answers),
         reveal=tuple(reveal_sections(item)) if revealed else (),
         given_answer=session.given_answer,
+        diagram=question_diagram(item),
+        answer_diagram=answer_diagram(item) if revealed else None,
     )
 
 
@@ -207,7 +210,7 @@ def start_session(
         UsageError: If a quiz has no deck or a chain walk no chain id.
     """
     moment = require_utc(now)
-    assembled = assemble_plan(study, vault, options, now=moment)
+    assembled = assemble_lineup(study, vault, options, now=moment)
     # One scale for the whole session: the setting as it stands at the start.
     plan = replace(assembled.plan, rating_scale=study.settings.rating_scale)
     note = assembled.note

@@ -19,8 +19,8 @@ from sysdrill.app.study_vault import StudyVault
 from sysdrill.content.models import Item
 from sysdrill.napkin.templates import TemplateDraw, draw_seed, draw_template
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionPlan
 from sysdrill.study.sessions.saved import SavedSession
+from sysdrill.study.sessions.state_machine import SessionLineup
 
 __all__ = [
     "TEMPLATE_DRAWS_KEY",
@@ -67,8 +67,8 @@ def drawn_vault(vault: StudyVault, saved: SavedSession) -> StudyVault:
 
 
 def with_template_draws(
-    plan: SessionPlan, started_with: dict[str, Any], seed: int
-) -> tuple[SessionPlan, dict[str, Any]]:
+    plan: SessionLineup, started_with: dict[str, Any], seed: int
+) -> tuple[SessionLineup, dict[str, Any]]:
     """Note the seed in the options and the numbers drawn in the session record's meta."""
     draws = _draws(plan.items, seed)
     if not draws:

@@ -1,4 +1,4 @@
-"""Which findings stop ``build``, ``search``, ``show`` and ``stats`` (issue 11, part 4).
+"""Which findings stop ``build`` (issue 11, part 4); ``search``, ``show``, ``stats`` audit none.
 
 Only structural errors do: unreadable YAML, duplicate ids, broken references,
 schema violations that make an item unusable. Content findings (style, wording,

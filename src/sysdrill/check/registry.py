@@ -42,8 +42,8 @@ class RuleClass(StrEnum):
     """Whether a finding makes the item unusable, which decides if ``build`` refuses it."""
 
     STRUCTURAL = "structural"
-    """The file, item or reference cannot be used as written: ``build``, ``search``,
-    ``show`` and ``stats`` refuse the vault on such an error."""
+    """The file, item or reference cannot be used as written: ``build`` refuses the
+    vault on such an error."""
     CONTENT = "content"
     """Style, wording or arithmetic: reported, and the vault still builds (unless
     ``--strict``); an author may silence one with ``# sysdrill: ignore[CODE]``."""
@@ -307,6 +307,17 @@ _DEFINED = (
         "napkin math holds a claim that is wrong or that no claim could be checked",
         "fix the range, constraint or expression the message names; "
         "`sysdrill napkin check` on the quoted text shows the claim",
+        rule_class=CONTENT,
+    ),
+    _rule(
+        "diagram",
+        E,
+        Scope.ITEM,
+        "an item's diagram cannot be drawn: its kind is unknown, a parameter is "
+        "missing, unknown, negative or refers to no template value, or the picture "
+        "would be too large to read",
+        "use a kind and the parameters docs/vault-format.md lists for it, within their "
+        "caps; a template's {name} must name one of its parameters or derived values",
         rule_class=CONTENT,
     ),
     _rule(

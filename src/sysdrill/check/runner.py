@@ -33,6 +33,7 @@ from sysdrill.check import rules_graph
 from sysdrill.check.context import FileContext
 from sysdrill.check.napkin_decks import napkin_exemptions
 from sysdrill.check.registry import Rule, all_rules, napkin_module
+from sysdrill.check.rules_diagram import check_diagram
 from sysdrill.check.rules_graph import ItemSummary, vault_findings
 from sysdrill.check.rules_identity import check_identity, check_shape
 from sysdrill.check.rules_markers import check_answer_text, check_links_and_markup, check_options
@@ -80,6 +81,7 @@ ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
     check_options,
     check_numeric_answer,
     check_template,
+    check_diagram,
     check_links_and_markup,
 )
 """Item rules, run in this order on every validated item."""
@@ -87,7 +89,7 @@ ITEM_CHECKS: tuple[Callable[[FileContext], None], ...] = (
 PARALLEL_MIN_FILES = 400
 """Fewer files than this are audited in one process (a worker costs more than it saves)."""
 
-RULESET_VERSION = 2
+RULESET_VERSION = 3
 """Bumped when a rule changes what it reports, so cached findings are recomputed."""
 
 NapkinHook = Callable[[ItemFile], list[Finding]]

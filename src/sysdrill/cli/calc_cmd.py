@@ -98,7 +98,7 @@ def _signature(calc: Calculator) -> list[inspect.Parameter]:
         dtype = Annotated[
             str,
             typer.Option(
-                "--dtype", help="Precision of the --gpu peak (fp32, tf32, bf16, fp8, int8)."
+                "--dtype", help="Precision of the --gpu peak (fp32, tf32, bf16, fp8, fp4, int8)."
             ),
         ]
         params.append(inspect.Parameter("dtype", keyword, default="bf16", annotation=dtype))

@@ -295,7 +295,7 @@ def practice(
     from sysdrill.app.sessions import StartOptions
     from sysdrill.content.loader import check_vault_root
     from sysdrill.errors import SchedulingError, UsageError
-    from sysdrill.study.sessions.engine import SessionKind
+    from sysdrill.study.sessions.state_machine import SessionKind
 
     if deadline is not None:
         try:
@@ -359,7 +359,7 @@ def quiz(
     """Take a deck in order, with a score at the end."""
     from sysdrill.app.sessions import StartOptions
     from sysdrill.study.filters import ItemFilter
-    from sysdrill.study.sessions.engine import SessionKind
+    from sysdrill.study.sessions.state_machine import SessionKind
 
     loaded = _load(vault)
     with _study(db, loaded) as study:
@@ -394,8 +394,8 @@ def gauntlet(
     """Take a timed mock interview, self-scored against key points."""
     from sysdrill.app.sessions import StartOptions
     from sysdrill.study.filters import ItemFilter
-    from sysdrill.study.sessions.engine import SessionKind
     from sysdrill.study.sessions.gauntlet import GauntletFormat
+    from sysdrill.study.sessions.state_machine import SessionKind
 
     try:
         chosen = GauntletFormat(fmt.lower())
@@ -425,7 +425,7 @@ def chain(
 ) -> None:
     """Walk a chain from recall to architecture, one item after another."""
     from sysdrill.app.sessions import StartOptions
-    from sysdrill.study.sessions.engine import SessionKind
+    from sysdrill.study.sessions.state_machine import SessionKind
 
     loaded = _load(vault)
     with _study(db, loaded) as study:
@@ -450,7 +450,7 @@ def daily(
     from sysdrill.app.sessions import StartOptions
     from sysdrill.content.cache import default_cache_dir
     from sysdrill.content.sample import default_vault_path
-    from sysdrill.study.sessions.engine import SessionKind
+    from sysdrill.study.sessions.state_machine import SessionKind
 
     options = StartOptions(
         SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag), new_limit=new

@@ -92,13 +92,13 @@ def _catalogue(vault: Path | None, *, quiet: bool = False) -> Catalogue:
 def _study(
     db: str | None, vault: Path | None, *, quiet: bool = False
 ) -> Iterator[tuple[StudyService, Catalogue]]:
-    """The learner's study service for the vault, with its earlier state claimed."""
-    from sysdrill.app.catalogue import claim_catalogue_state
+    """The learner's study service for the vault, with its earlier state adopted."""
+    from sysdrill.app.catalogue import adopt_catalogue_state
     from sysdrill.app.study import open_cli_study
 
     catalogue = _catalogue(vault, quiet=quiet)
     with open_cli_study(db, vault=catalogue.identity) as study:
-        claim_catalogue_state(study, catalogue)
+        adopt_catalogue_state(study, catalogue)
         yield study, catalogue
 
 
@@ -353,7 +353,7 @@ def register(app: typer.Typer) -> None:
 
         # Five epochs are worth a bar: each can take minutes on a long log.
         with (
-            _study(db, vault) as (study, _),
+            _study(db, vault, quiet=quiet) as (study, _),
             progress_display(quiet=quiet, min_steps=1) as progress,
         ):
             result = fit_parameters(study, progress=progress)

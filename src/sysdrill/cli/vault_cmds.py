@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from sysdrill.app.search import ShownItem
     from sysdrill.app.vault_audit import ReportedFindings
+    from sysdrill.content.models import Item
 
 __all__ = ["register"]
 
@@ -327,6 +328,7 @@ def _render_item(console: Console, shown: ShownItem) -> None:
             console.print(_MARKED.sub(r"[bold]\1[/bold]", readable))
 
     section("Scenario", view.scenario)
+    _render_diagram(console, item)
     section("Question", item.question)
     if view.options:
         console.print()
@@ -348,6 +350,22 @@ def _render_item(console: Console, shown: ShownItem) -> None:
         console.print(f"[dim]see[/dim] {escape(resource.name)}: {escape(resource.url)}")
     console.print()
     console.print(f"[dim]{escape(record.path)}  content hash {record.content_hash}[/dim]")
+
+
+def _render_diagram(console: Console, item: Item) -> None:
+    """The item's diagram as text (80 columns), when it has one that can be drawn."""
+    from rich.markup import escape
+
+    from sysdrill.napkin.diagram_text import diagram_text
+    from sysdrill.napkin.diagrams import item_diagram
+
+    geometry = item_diagram(item)
+    if geometry is None:
+        return
+    console.print()
+    console.print("[bold underline]Diagram[/bold underline]")
+    for line in diagram_text(geometry, results=True):
+        console.print(escape(line), overflow="ignore", crop=False, soft_wrap=True)
 
 
 def stats(

@@ -35,6 +35,7 @@ __all__ = [
     "AnkiNoteType",
     "ChainRef",
     "Details",
+    "Diagram",
     "HumanReview",
     "Item",
     "ItemSource",
@@ -131,6 +132,27 @@ class Visual(_Open):
     alt: str
     """Text for screen readers and for when the diagram cannot be shown."""
     caption: str | None = None
+
+
+class Diagram(_Open):
+    """A picture computed from the item's numbers (our addition), unlike ``visual``'s file.
+
+    ``kind`` names the picture and ``params`` its numbers; a parameter written as
+    ``"{name}"`` takes a template's drawn or derived value, so each draw gets its own
+    picture. The napkin tier (:mod:`sysdrill.napkin.diagrams`) validates each kind's
+    parameters; the model stays loose so a bad declaration is a ``check`` finding,
+    not an item that fails to load.
+    """
+
+    kind: str
+    """``pipeline-schedule``, ``ring-allreduce``, ``tree-allreduce``,
+    ``memory-breakdown`` or ``roofline``."""
+    params: dict[str, int | float | str] = Field(default_factory=dict)
+    """Numbers (or ``"{name}"`` references, or words such as a schedule's name), by name."""
+    caption: str | None = None
+    with_question: bool = False
+    """Show the picture with the question. By default it comes with the answer: it is
+    drawn from the item's numbers, and often shows what the question asks for."""
 
 
 class ChainRef(_Open):
@@ -296,6 +318,8 @@ class Item(_Open):
     scenario: str | None = None
     question: str | None = None
     visual: Visual | None = None
+    diagram: Diagram | None = None
+    """A picture drawn from the item's numbers (our addition; docs/vault-format.md)."""
     details: Details = Field(default_factory=Details)
     status: Status = Status.DRAFT
     provenance: Provenance = Provenance.HUMAN

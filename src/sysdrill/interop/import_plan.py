@@ -77,6 +77,8 @@ class _Plan:
     deck_items: dict[str, list[str]] = field(default_factory=dict)
     deck_titles: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    imported_ids: set[str] = field(default_factory=set)
+    """Ids of the vault's items imported from this source's format, before this import."""
 
 
 def _folder(data: dict[str, Any]) -> str:
@@ -127,14 +129,19 @@ def _decks_update(
 ) -> tuple[str | None, dict[str, Any]]:
     """decks.yaml with this import's decks added or updated: new text (None if unchanged), data.
 
-    A deck the import creates from a flashcard app says ``skip_napkin_check``; a deck
-    that exists keeps the setting its author gave it.
+    A deck the import creates from a flashcard app says ``skip_napkin_check``, and so
+    does a deck an earlier import of the format made (it lists only items imported
+    from it) when it says nothing of the setting: decks imported before the setting
+    existed get it on re-import. A deck its author wrote, or one that states the
+    setting, keeps what it says.
     """
     raw = load_decks_file(root)
     before = copy.deepcopy(raw)
     entries: list[Any] = raw["decks"]
     for name, ids in plan.deck_items.items():
         entry = next((e for e in entries if isinstance(e, dict) and e.get("name") == name), None)
+        if entry is not None and skip_napkin_check and _made_by_import(entry, plan, ids):
+            entry["skip_napkin_check"] = True
         if entry is None:
             entry = {"name": name}
             title = plan.deck_titles.get(name)
@@ -146,6 +153,15 @@ def _decks_update(
         kept = [i for i in entry.get("items") or [] if i not in ids]
         entry["items"] = ids + kept
     return (None if raw == before else vault_writer.dump_yaml(raw)), raw
+
+
+def _made_by_import(entry: dict[str, Any], plan: _Plan, ids: list[str]) -> bool:
+    """Whether an existing deck is one an earlier import of this format made, unset."""
+    listed = entry.get("items")
+    if "skip_napkin_check" in entry or not isinstance(listed, list) or not listed:
+        return False
+    ours = plan.imported_ids.union(ids)
+    return all(isinstance(i, str) and i in ours for i in listed)
 
 
 def _finalise(
@@ -332,6 +348,9 @@ def _plan_items(
         plan.files[rel] = vault_writer.dump_yaml(final)
     progress(PREPARING, total, total)
     _note_dropped(parsed, index, report)
+    plan.imported_ids = {
+        existing.id for (fam, _), existing in index.by_identity.items() if fam == family
+    }
     return plan
 
 

@@ -59,6 +59,7 @@ class Precision(StrEnum):
     BF16 = "bf16"
     FP16 = "fp16"
     FP8 = "fp8"
+    FP4 = "fp4"
     INT8 = "int8"
     INT4 = "int4"
 
@@ -72,6 +73,7 @@ _FLOAT_PRECISIONS = frozenset(
         Precision.BF16,
         Precision.FP16,
         Precision.FP8,
+        Precision.FP4,
     }
 )
 

@@ -262,6 +262,11 @@ def draw_template(template: Item, seed: int) -> TemplateDraw:
         answer = _calculated(template, exact)
     shown["answer"] = _shown(answer, template.answer_unit, digits=4)
     item = render_template(template, shown, answer_value=answer)
+    if template.diagram is not None:
+        # The picture is drawn from this draw's numbers, not the template's.
+        from sysdrill.napkin.diagrams import resolve_references
+
+        item = item.model_copy(update={"diagram": resolve_references(template.diagram, values)})
     return TemplateDraw(template.id, seed, values, answer, item)
 
 

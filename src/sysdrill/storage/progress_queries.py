@@ -20,23 +20,26 @@ On SQLite both queries read the table from end to end (:class:`_unindexed`): a
 learner's cards are most of a study database, and reaching them through the
 primary-key or due index costs one lookup per card, several times the scan.
 PostgreSQL, which may serve many learners, keeps its planner's choice.
+
+What they read is kept while the scope's cards stay as they were, which the
+database confirms on every call (:mod:`sysdrill.storage.card_snapshot`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime
 from itertools import chain, filterfalse
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
 from sysdrill.storage import schema as t
-from sysdrill.storage.translate import translate_errors
+from sysdrill.storage.card_snapshot import kept_figure
 from sysdrill.study.card_figures import ForecastCard, SeenCard
 from sysdrill.study.card_state import CardState
 from sysdrill.study.user_state import StudyScope
@@ -136,6 +139,15 @@ def _epoch_day_postgresql(element: epoch_day, compiler: SQLCompiler, **kw: Any) 
 _c = t.cards.c
 
 
+def _cursor_rows(conn: Connection, query: sa.Select[Any]) -> tuple[Any, ...]:
+    """The rows ``query`` selects, as the driver's cursor gives them (plain tuples)."""
+    result = conn.execute(query)
+    try:
+        return tuple(result.cursor.fetchall())
+    finally:
+        result.close()
+
+
 class ProgressQueries:
     """The progress report's queries, mixed into the SQL study store."""
 
@@ -146,7 +158,7 @@ class ProgressQueries:
         query = sa.select(
             _c.item_id, _c.state, _c.stability_days, epoch_us(_c.last_review), _c.lapses
         ).where(_of_scope_scanned(scope), _c.never_seen.is_(False))
-        return cast("list[SeenCard]", self._driver_rows(query))
+        return cast("list[SeenCard]", list(self._kept_rows(scope, "seen", query)))
 
     def seen_counts(
         self, scope: StudyScope, item_ids: Collection[str], *, mastered_stability_days: float
@@ -169,16 +181,21 @@ class ProgressQueries:
             else_=0,
         )
         seen_of_scope = sa.and_(_of_scope_scanned(scope), _c.never_seen.is_(False))
-        with translate_errors("counting seen cards"), self._engine.connect() as conn:
-            seen, mastered_count = conn.execute(
-                sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(mastered), 0)).where(
-                    seen_of_scope
-                )
-            ).one()
-        ids = self._driver_rows(sa.select(_c.item_id).where(seen_of_scope))
+        counted = sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(mastered), 0))
+
+        def read(conn: Connection) -> tuple[int, int, tuple[Any, ...]]:
+            seen, mastered_count = conn.execute(counted.where(seen_of_scope)).one()
+            ids = _cursor_rows(conn, sa.select(_c.item_id).where(seen_of_scope))
+            return int(seen), int(mastered_count), ids
+
+        seen, mastered_count, ids = self._kept(scope, ("counts", mastered_stability_days), read)
         if next(filterfalse(item_ids.__contains__, chain.from_iterable(ids)), None) is None:
             return int(seen), int(mastered_count)
-        rows = self._driver_rows(sa.select(_c.item_id, mastered).where(seen_of_scope))
+        rows = self._kept_rows(
+            scope,
+            ("mastery", mastered_stability_days),
+            sa.select(_c.item_id, mastered).where(seen_of_scope),
+        )
         flags = [flag for item_id, flag in rows if item_id in item_ids]
         return len(flags), sum(flags)
 
@@ -193,16 +210,14 @@ class ProgressQueries:
             epoch_us(_c.due),
             epoch_us(_c.last_review),
         ).where(_of_scope_scanned(scope), _c.state != int(CardState.NEW))
-        return cast("list[ForecastCard]", self._driver_rows(query))
+        return cast("list[ForecastCard]", list(self._kept_rows(scope, "forecast", query)))
 
-    def _driver_rows(self, query: sa.Select[Any]) -> list[Any]:
-        """The cards ``query`` selects, as the driver's cursor gives them (plain tuples)."""
-        with translate_errors("reading cards"), self._engine.connect() as conn:
-            result = conn.execute(query)
-            try:
-                return list(result.cursor.fetchall())
-            finally:
-                result.close()
+    def _kept(self, scope: StudyScope, name: Any, read: Callable[[Connection], Any]) -> Any:
+        return kept_figure(self._engine, scope, _of_scope_scanned(scope), name, read)
+
+    def _kept_rows(self, scope: StudyScope, name: Any, query: sa.Select[Any]) -> tuple[Any, ...]:
+        """The cards ``query`` selects, kept as ``name`` (see :func:`_cursor_rows`)."""
+        return cast("tuple[Any, ...]", self._kept(scope, name, lambda c: _cursor_rows(c, query)))
 
     def due_days(self, scope: StudyScope, *, before: datetime) -> dict[int, int]:
         """Cards past the NEW state falling due before ``before``, counted by due day.
@@ -221,5 +236,9 @@ class ProgressQueries:
             )
             .group_by(day)
         )
-        with translate_errors("counting due cards"), self._engine.connect() as conn:
-            return {int(due_day): int(count) for due_day, count in conn.execute(query)}
+        counts = self._kept(
+            scope,
+            ("due days", before),
+            lambda conn: {int(due_day): int(count) for due_day, count in conn.execute(query)},
+        )
+        return dict(counts)

@@ -18,6 +18,8 @@ from sysdrill.content.collections import Chain
 from sysdrill.content.ignore_marks import without_ignore_marks
 from sysdrill.content.models import Item
 from sysdrill.napkin import ClaimVerdict, Verdict
+from sysdrill.napkin.diagram_text import diagram_results, diagram_summary
+from sysdrill.napkin.diagrams import DiagramGeometry, item_diagram
 
 __all__ = ["ChainStrip", "ItemView", "claim_rows", "item_view", "read_visual"]
 
@@ -62,6 +64,8 @@ class ItemView:
     chains: list[ChainStrip]
     visual_svg: str | None
     """The visual's SVG text as stored (sanitized when rendered), or None."""
+    diagram: DiagramGeometry | None = None
+    """The picture drawn from the item's numbers (its ``diagram``), or None."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (the item as in the vault, plus claims and chains)."""
@@ -70,6 +74,12 @@ class ItemView:
             "claims": self.claims,
             "chains": [c.to_dict() for c in self.chains],
             "has_visual": self.visual_svg is not None,
+            "diagram": None
+            if self.diagram is None
+            else {
+                "description": diagram_summary(self.diagram),
+                "results": diagram_results(self.diagram),
+            },
         }
 
 
@@ -166,4 +176,5 @@ def item_view(
         claims=claims,
         chains=_chain_strips(item, chains, by_id),
         visual_svg=read_visual(vault_root, item),
+        diagram=item_diagram(item),
     )

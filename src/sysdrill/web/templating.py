@@ -11,6 +11,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import Response
 
 from sysdrill import __version__
+from sysdrill.napkin.diagram_text import diagram_results
+from sysdrill.web.diagram_svg import diagram_svg
 from sysdrill.web.render import render_inline, render_markdown, render_svg
 
 __all__ = ["NAV", "TEMPLATES_DIR", "render_page", "templates"]
@@ -40,6 +42,8 @@ def templates() -> Jinja2Templates:
     env.filters["md"] = render_markdown
     env.filters["md_inline"] = render_inline
     env.filters["svg"] = render_svg
+    env.filters["diagram_svg"] = diagram_svg
+    env.filters["diagram_results"] = diagram_results
     env.globals["nav"] = NAV
     env.globals["version"] = __version__
     env.trim_blocks = True

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sysdrill.content.loader import Vault, load_vault
-from sysdrill.study.sessions.engine import ItemResult
+from sysdrill.study.sessions.state_machine import ItemResult
 
 VAULT_DIR = Path(__file__).resolve().parent / "vault"
 """A small vault written for these tests: two tracks, L1 to L6+, most zones, a

@@ -9,13 +9,13 @@ import pytest
 from sysdrill.errors import SchedulingError, UsageError
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.sessions.chains import ChainIndex
-from sysdrill.study.sessions.engine import (
+from sysdrill.study.sessions.state_machine import (
     AnswerMode,
     Outcome,
     Phase,
     Session,
     SessionKind,
-    SessionPlan,
+    SessionLineup,
     answer_mode,
 )
 
@@ -26,7 +26,7 @@ def _by_id(vault, *ids):
 
 
 def _plan(vault, *ids, **options):
-    return SessionPlan(
+    return SessionLineup(
         kind=options.pop("kind", SessionKind.PRACTICE),
         title="test",
         items=_by_id(vault, *ids),

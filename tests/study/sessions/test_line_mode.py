@@ -10,14 +10,14 @@ from sysdrill.errors import UsageError
 from sysdrill.study.ratings import GradedBy, Rating, RatingScale
 from sysdrill.study.sessions.answers import AnswerScript
 from sysdrill.study.sessions.chains import ChainIndex
-from sysdrill.study.sessions.engine import Session, SessionKind, SessionPlan
 from sysdrill.study.sessions.line_mode import run_scripted
 from sysdrill.study.sessions.report import format_interval
+from sysdrill.study.sessions.state_machine import Session, SessionKind, SessionLineup
 
 
 def _session(vault, clock, recorder, *ids, **options):
     by_id = {item.id: item for item in vault.items}
-    plan = SessionPlan(
+    plan = SessionLineup(
         kind=options.pop("kind", SessionKind.PRACTICE),
         title=options.pop("title", "Practice"),
         items=tuple(by_id[i] for i in ids),

@@ -12,7 +12,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.chains import ChainIndex
-from sysdrill.study.sessions.engine import Phase, Session
+from sysdrill.study.sessions.lineups import practice_plan
 from sysdrill.study.sessions.new_items import (
     ChainNewLimit,
     NewItemAllowance,
@@ -20,7 +20,7 @@ from sysdrill.study.sessions.new_items import (
     hold_back_new,
     new_item_allowance,
 )
-from sysdrill.study.sessions.plans import practice_plan
+from sysdrill.study.sessions.state_machine import Phase, Session
 from sysdrill.study.user_state import VaultId
 
 T0 = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

@@ -10,7 +10,6 @@ import pytest
 from sysdrill.content.loader import load_vault
 from sysdrill.errors import AnswerUnreadable
 from sysdrill.study.ratings import GradedBy, Rating
-from sysdrill.study.sessions.engine import Phase, Session, SessionKind, SessionPlan
 from sysdrill.study.sessions.parts import (
     PartExpected,
     PartGrade,
@@ -19,6 +18,7 @@ from sysdrill.study.sessions.parts import (
     rating_from_parts,
     split_part_answers,
 )
+from sysdrill.study.sessions.state_machine import Phase, Session, SessionKind, SessionLineup
 
 VAULT = load_vault(Path(__file__).resolve().parent / "parts_vault")
 ITEMS = {item.id: item for item in VAULT.items}
@@ -34,7 +34,7 @@ class _Recorder:
 
 
 def _session(*ids: str) -> tuple[Session, _Recorder]:
-    plan = SessionPlan(
+    plan = SessionLineup(
         kind=SessionKind.PRACTICE, title="Practice", items=tuple(ITEMS[i] for i in ids)
     )
     recorder = _Recorder()

@@ -12,8 +12,7 @@ from sysdrill.storage.memory import MemoryStudyStore
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
-from sysdrill.study.sessions.plans import (
+from sysdrill.study.sessions.lineups import (
     chain_plan,
     daily_listing,
     daily_plan,
@@ -21,6 +20,7 @@ from sysdrill.study.sessions.plans import (
     practice_plan,
     quiz_plan,
 )
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.user_state import VaultId
 
 START = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

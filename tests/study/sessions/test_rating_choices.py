@@ -17,8 +17,8 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import Rating, RatingScale
 from sysdrill.study.scheduler import new_card
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.rating_choices import preview_intervals, short_interval
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.user_state import VaultId
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sysdrill.study.ratings import GradedBy, Rating
-from sysdrill.study.sessions.engine import Session, SessionKind, SessionPlan
 from sysdrill.study.sessions.report import build_report, format_duration, report_lines
+from sysdrill.study.sessions.state_machine import Session, SessionKind, SessionLineup
 
 
 def _items(vault, *ids):
@@ -15,7 +15,7 @@ def _items(vault, *ids):
 
 
 def test_quiz_score_counts_right_answers_of_those_answered(vault, clock, recorder):
-    plan = SessionPlan(SessionKind.QUIZ, "Quiz: q", _items(vault, "c-l2-mc", "quiz-1", "quiz-2"))
+    plan = SessionLineup(SessionKind.QUIZ, "Quiz: q", _items(vault, "c-l2-mc", "quiz-1", "quiz-2"))
     session = Session(plan, recorder=recorder, clock=clock)
     clock.advance(timedelta(seconds=65))
     session.answer("c")
@@ -37,7 +37,7 @@ def test_quiz_score_counts_right_answers_of_those_answered(vault, clock, recorde
 
 
 def test_gauntlet_score_spreads_over_all_questions_with_zones(vault, clock, recorder):
-    plan = SessionPlan(
+    plan = SessionLineup(
         SessionKind.GAUNTLET,
         "G",
         _items(vault, "c-l1-hbm", "c-l2-mc", "c-l4-diag"),
@@ -64,7 +64,7 @@ def test_gauntlet_score_spreads_over_all_questions_with_zones(vault, clock, reco
 
 def test_nothing_answered_has_no_score(vault, clock, recorder):
     session = Session(
-        SessionPlan(SessionKind.PRACTICE, "P", _items(vault, "fc-1")),
+        SessionLineup(SessionKind.PRACTICE, "P", _items(vault, "fc-1")),
         recorder=recorder,
         clock=clock,
     )
@@ -90,8 +90,8 @@ def test_format_duration():
 def test_recorded_line_names_the_rating_and_the_next_review(vault):
     from datetime import UTC, datetime
 
-    from sysdrill.study.sessions.engine import ItemResult, Outcome
     from sysdrill.study.sessions.report import recorded_line
+    from sysdrill.study.sessions.state_machine import ItemResult, Outcome
 
     (item,) = _items(vault, "fc-1")
     reviewed = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)

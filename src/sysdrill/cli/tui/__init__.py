@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from sysdrill.app.sessions import StartOptions
     from sysdrill.app.study_vault import StudyVault
     from sysdrill.study.service import StudyService
-    from sysdrill.study.sessions.engine import Clock, Session
+    from sysdrill.study.sessions.state_machine import Clock, Session
 
 __all__ = ["StudyApp", "TuiRun", "run_tui"]
 

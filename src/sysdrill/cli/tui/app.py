@@ -36,15 +36,17 @@ from textual.events import Key
 from textual.widgets import Footer, Header, Input, Markdown, Static, TextArea
 
 from sysdrill.errors import UsageError
+from sysdrill.napkin.diagram_text import diagram_text
+from sysdrill.napkin.diagrams import DiagramGeometry, answer_diagram, question_diagram
 from sysdrill.study.ratings import rating_on_scale
 from sysdrill.study.sessions.answers import Command, command_of
-from sysdrill.study.sessions.engine import AnswerMode, Feedback, ItemResult, Phase, Session
 from sysdrill.study.sessions.report import (
     build_report,
     format_duration,
     recorded_line,
     report_lines,
 )
+from sysdrill.study.sessions.state_machine import AnswerMode, Feedback, ItemResult, Phase, Session
 from sysdrill.study.sessions.text import keep_line_breaks, plain_title, readable_math
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
 
@@ -76,8 +78,13 @@ _UNDO_STATES = ("choice", "reveal", "rate", "rubric", "chain")
 """Where ``u`` takes back the last rating (a typed answer box takes it as a letter)."""
 
 
+def _fenced(geometry: DiagramGeometry) -> str:
+    """The text picture in a fenced block, which keeps its columns (Markdown would reflow them)."""
+    return "```text\n" + "\n".join(diagram_text(geometry)) + "\n```"
+
+
 class StudyApp(App[list[str]]):
-    """Runs a :class:`~sysdrill.study.sessions.engine.Session`; returns the report lines."""
+    """Runs a :class:`~sysdrill.study.sessions.state_machine.Session`; returns the report lines."""
 
     TITLE = "sysdrill"
     CSS = """
@@ -172,6 +179,9 @@ class StudyApp(App[list[str]]):
         parts = [f"## {view.heading}", f"*{view.meta}*"]
         if view.scenario:
             parts.append(view.scenario)
+        geometry = question_diagram(item)
+        if geometry is not None:
+            parts.append(_fenced(geometry))
         asked = [f"**{view.question}**"]
         for index, option in enumerate(view.options):
             asked.append(f"- **{option_label(index)})** {option}")
@@ -189,6 +199,9 @@ class StudyApp(App[list[str]]):
         if state in ("rubric", "rate") and session.given_answer:
             parts.append(f"### Your answer\n\n{session.given_answer}")
         if state in ("rate", "rubric", "continue"):
+            picture = answer_diagram(item)
+            if picture is not None:
+                parts.append(_fenced(picture))
             for name, text in reveal_sections(item):
                 parts.append(f"### {name}\n\n{text}")
         if state == "rubric" and session.rubric is not None:

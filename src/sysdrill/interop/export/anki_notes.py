@@ -14,6 +14,10 @@ the note type they came from, named as it was:
   "optional", or the note has no reverse item, it gets the ``Add Reverse``
   field of Anki's "Basic (optional reversed card)", filled only when there is
   a reverse item.
+  What the forward card shows under its answer (the note's other fields, IPA
+  say) goes to a ``Back Extra`` field shown under both answers, so it is not
+  lost; a note imported from Anki keeps its own note type instead
+  (:mod:`~sysdrill.interop.export.anki_original`).
 
 The GUID is the Anki note's own when the items came from an Anki package, so
 importing the export into the collection they came from updates those notes.
@@ -46,6 +50,8 @@ __all__ = [
 _CLOZE_FIELDS = ("Text", "Back Extra")
 _REVERSED_FIELDS = ("Front", "Back")
 _OPTIONAL_FIELDS = ("Front", "Back", "Add Reverse")
+_BACK_EXTRA = "Back Extra"
+_SHOW_BACK_EXTRA = "{{#Back Extra}}<br>{{Back Extra}}{{/Back Extra}}"
 _ANKI_SOURCES = frozenset({"apkg", "crowdanki"})
 """Import formats whose ``source.key`` starts with the Anki note's own GUID."""
 _CARD_NAME = re.compile(r"forward|reverse|[ct][0-9]+")
@@ -83,7 +89,25 @@ class LinkedNote:
             return tuple(self.note_fields)
         if self.cloze:
             return _CLOZE_FIELDS
-        return _OPTIONAL_FIELDS if self.optional else _REVERSED_FIELDS
+        names = _OPTIONAL_FIELDS if self.optional else _REVERSED_FIELDS
+        return (*names, _BACK_EXTRA) if self.back_extra else names
+
+    @property
+    def back_extra(self) -> str:
+        """A reversed note's text under the forward card's answer that the reverse card lacks.
+
+        The import shows a reversed note's other fields (``**IPA:** ...``) under
+        the answer of both cards; the reverse card asks the answer, so only the
+        forward card's back still holds them. Empty when there is nothing more.
+        """
+        forward, reverse = self.card("forward"), self.card("reverse")
+        if self.cloze or self.note_fields is not None or forward is None or reverse is None:
+            return ""
+        back = back_markdown(forward, placeholder=False)
+        answer = (reverse.question or "").strip()
+        if not answer or not back.startswith(answer + "\n\n"):
+            return ""
+        return back[len(answer) :].strip()
 
     @property
     def guid(self) -> str:
@@ -169,6 +193,7 @@ def linked_model(note: LinkedNote, css: str) -> Any:
             css=css,
         )
     reverse_front = "{{#Add Reverse}}{{Back}}{{/Add Reverse}}" if note.optional else "{{Back}}"
+    extra = _SHOW_BACK_EXTRA if _BACK_EXTRA in note.fields else ""
     return genanki.Model(
         _model_id(note),
         note.type_name,
@@ -177,12 +202,12 @@ def linked_model(note: LinkedNote, css: str) -> Any:
             {
                 "name": "Card 1",
                 "qfmt": "{{Front}}",
-                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}',
+                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}' + extra,
             },
             {
                 "name": "Card 2",
                 "qfmt": reverse_front,
-                "afmt": '{{FrontSide}}<hr id="answer">{{Front}}',
+                "afmt": '{{FrontSide}}<hr id="answer">{{Front}}' + extra,
             },
         ],
         css=css,
@@ -232,6 +257,9 @@ def linked_note_fields(note: LinkedNote, render: FieldRenderer) -> list[str]:
     values = [render(front), render(back)]
     if note.optional:
         values.append("y" if reverse is not None else "")
+    extra = note.back_extra
+    if extra:
+        values.append(render(extra))
     return values
 
 

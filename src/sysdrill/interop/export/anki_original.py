@@ -1,6 +1,6 @@
-"""Items imported from an Anki package, written back as the notes they came from.
+"""Items imported from Anki, written back as the notes they came from.
 
-An item imported from a package keeps its note in ``source.anki``
+An item imported from a package or a CrowdAnki folder keeps its note in ``source.anki``
 (:class:`~sysdrill.content.models.AnkiNote`): the GUID, the note type (id,
 name, fields with their roles, templates, CSS), the card's ordinal, deck and
 suspended or buried flag, and every field as Anki stored it. The items of one
@@ -67,10 +67,14 @@ __all__ = [
     "original_note_mod",
     "original_notes",
     "original_tags",
+    "restore_anki_markup",
 ]
 
 ANKI_PACKAGE_FORMAT = "apkg"
-"""Import format whose items carry their note in ``source.anki``."""
+"""Import format of Anki packages, whose items carry their note in ``source.anki``."""
+_KEPT_NOTE_FORMATS = frozenset({ANKI_PACKAGE_FORMAT, "crowdanki"})
+"""Import formats whose items carry their note in ``source.anki`` (CrowdAnki too, so a
+reversed or custom note of a CrowdAnki folder goes back with every field)."""
 
 _SPACES = re.compile(r"\s+")
 _PLAIN_EXTRAS = frozenset({"extra", "back extra"})
@@ -79,7 +83,7 @@ _PLAIN_EXTRAS = frozenset({"extra", "back extra"})
 def anki_source(item: Item) -> AnkiNote | None:
     """The Anki note an item was imported from, if it keeps one."""
     source = item.source
-    if source is None or source.anki is None or source.format != ANKI_PACKAGE_FORMAT:
+    if source is None or source.anki is None or source.format not in _KEPT_NOTE_FORMATS:
         return None
     return source.anki
 
@@ -306,6 +310,43 @@ def _keep_ruby(original: str, rendered: str) -> str:
     return rendered
 
 
+_LEGACY_LATEX = re.compile(r"\[(\$\$|\$|latex)\](.*?)\[/\1\]", re.IGNORECASE | re.DOTALL)
+"""Anki's own LaTeX, typeset by Anki into an image: ``[$]..[/$]``, ``[$$]..[/$$]``, ``[latex]``."""
+
+
+def _keep_legacy_latex(original: str, rendered: str) -> str:
+    """``rendered`` with the original's ``[$]...[/$]`` LaTeX put back where it shows as MathJax.
+
+    The import reads Anki's LaTeX as ``$...$`` (or ``$$...$$``), which the exporter
+    renders as MathJax; an edited field would otherwise go back typeset another
+    way (bench/anki_round_trip.py found it the commonest change of an edit).
+    """
+    if "[" not in original:
+        return rendered
+    for match in _LEGACY_LATEX.finditer(original):
+        kind, inner = match.group(1), html.unescape(match.group(2))
+        opening, closing = ("\\(", "\\)") if kind == "$" else ("\\[", "\\]")
+        for shown in dict.fromkeys((html.escape(inner, quote=False), html.escape(inner))):
+            mathjax = opening + shown + closing
+            if mathjax in rendered:
+                rendered = rendered.replace(mathjax, match.group(0), 1)
+                break
+    return rendered
+
+
+def restore_anki_markup(original: str, rendered: str) -> str:
+    """An edited field's new HTML with the markup of its original that Markdown cannot say.
+
+    Furigana (``<ruby>``) and Anki's LaTeX (``[$]...[/$]``) are read as text and
+    MathJax; where the edited text still holds them, the original markup goes back.
+
+    Args:
+        original: The field's HTML as Anki stored it.
+        rendered: The edited field rendered from Markdown.
+    """
+    return _keep_legacy_latex(original, _keep_ruby(original, rendered))
+
+
 def _one_part_edited(parts: list[str], edited: str) -> tuple[int, str] | None:
     """Which of several fields joined into one text (a blank line between) an edit changed.
 
@@ -349,7 +390,7 @@ def _apply_edits(
     def put(name: str, markdown: str) -> None:
         at = names.index(name)
         rendered = flatten_media(render(markdown), used) if markdown else ""
-        values[at] = _keep_ruby(values[at], rendered)
+        values[at] = restore_anki_markup(values[at], rendered)
 
     if edit.fields is not None:
         for name, markdown in edit.fields.items():

@@ -71,12 +71,14 @@ class NoteType:
 class NoteOrigin:
     """Where a note sits in its Anki collection, kept with its items (``source.anki``).
 
-    Only notes of a package carry it: export writes them back as the same note
-    of the same note type, so Anki updates them in place.
+    Notes of a package and of a CrowdAnki folder carry it: export writes them
+    back as the same note of the same note type, every field as it was, so Anki
+    updates them in place.
     """
 
-    note_mod_s: int
-    """When Anki last changed the note, in seconds since the epoch."""
+    note_mod_s: int | None
+    """When Anki last changed the note, in seconds since the epoch (None: the source
+    does not say, as CrowdAnki does not)."""
     cards: Mapping[int, tuple[str | None, int]]
     """Deck name and Anki queue of each card of the note, by card ordinal."""
 
@@ -328,11 +330,9 @@ def _anki_block(
     if note_type.sort_field:
         kind["sort_field"] = note_type.sort_field
     padded = [*values, *([""] * (len(names) - len(values)))][: max(len(names), len(values))]
-    block: dict[str, Any] = {
-        "note_mod_s": origin.note_mod_s,
-        "note_type": kind,
-        "values": padded,
-    }
+    block: dict[str, Any] = {"note_type": kind, "values": padded}
+    if origin.note_mod_s is not None:
+        block["note_mod_s"] = origin.note_mod_s
     used = _media_used(items)
     if used:
         joined = "\x1f".join(values)

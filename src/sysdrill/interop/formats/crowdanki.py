@@ -16,6 +16,7 @@ leads out of the folder is refused.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.field_map import FieldRole
 from sysdrill.interop.formats._common import finish_source
-from sysdrill.interop.formats.anki_note import NoteType, note_items, note_roles
+from sysdrill.interop.formats.anki_note import NoteOrigin, NoteType, note_items, note_roles
 from sysdrill.interop.formats.anki_template import CardTemplate, card_exists
 from sysdrill.interop.media import MediaIntake, read_folder_media
 from sysdrill.interop.source import ImportNote, ParsedSource
@@ -71,6 +72,25 @@ def _load(deck_file: Path) -> dict[str, Any]:
     return data
 
 
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _model_id(model: dict[str, Any]) -> int:
+    """The note type's Anki id: its own when the file has one, else one from its UUID.
+
+    CrowdAnki names note types by ``crowdanki_uuid`` and leaves Anki's id out, so
+    the id is derived from the UUID: the same note type gets the same id on
+    every import and export (a 41- to 52-bit number, the size of Anki's ids).
+    """
+    own = _int_or_none(model.get("id"))
+    if own is not None and own > 0:
+        return own
+    key = f"crowdanki-model:{model.get('crowdanki_uuid')}:{model.get('name')}"
+    digest = hashlib.sha256(key.encode()).digest()
+    return (int.from_bytes(digest[:6], "big") | 1 << 40) & ((1 << 52) - 1)
+
+
 def _note_type(model: dict[str, Any]) -> NoteType:
     fields = sorted(
         (f for f in model.get("flds") or [] if isinstance(f, dict)),
@@ -89,6 +109,10 @@ def _note_type(model: dict[str, Any]) -> NoteType:
             CardTemplate(str(t.get("name", "")), str(t.get("qfmt", "")), str(t.get("afmt", "")))
             for t in templates
         ),
+        id=_model_id(model),
+        mod_s=_int_or_none(model.get("mod")),
+        css=str(model.get("css") or ""),
+        sort_field=_int_or_none(model.get("sortf")) or 0,
     )
 
 
@@ -176,6 +200,7 @@ def read_crowdanki(
             if roles is None:
                 fixed = {**(saved_maps or {}).get(note_type.name, {}), **(field_map or {})}
                 roles = roles_of[model_id] = note_roles(note_type, values, fixed, source.field_maps)
+            card_ords = _card_ords(note_type, values)
             items = note_items(
                 guid=guid,
                 note_type=note_type,
@@ -184,8 +209,12 @@ def read_crowdanki(
                 deck=deck_name,
                 where=where,
                 roles=roles,
-                card_ords=_card_ords(note_type, values),
+                card_ords=card_ords,
                 media_names=intake.media.names,
+                # Kept so that export writes the note back with every field (issue 31).
+                origin=NoteOrigin(
+                    _int_or_none(note.get("mod")), dict.fromkeys(card_ords, (deck_name, 0))
+                ),
             )
             for item in items:
                 if not item.data["question"]:

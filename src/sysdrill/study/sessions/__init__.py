@@ -1,7 +1,7 @@
 """Study sessions: practice, quiz, gauntlet, chain and daily, scripted or interactive.
 
 Plans say which items a session asks (:mod:`.plans`, :mod:`.gauntlet`); the
-:class:`~.engine.Session` state machine asks them, grades and records each
+:class:`~.state_machine.Session` state machine asks them, grades and records each
 answer; :mod:`.line_mode` drives a session from an answers script and
 :mod:`sysdrill.cli.tui` from the keyboard. Running a session against the
 study database (saving every move, so any process can resume it) is the
@@ -11,7 +11,11 @@ application layer's: ``sysdrill.app.sessions``.
 from __future__ import annotations
 
 from sysdrill.study.sessions.answers import AnswerScript
-from sysdrill.study.sessions.engine import (
+from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat, gauntlet_plan, pick_gauntlet
+from sysdrill.study.sessions.line_mode import run_scripted
+from sysdrill.study.sessions.lineups import chain_plan, daily_plan, practice_plan, quiz_plan
+from sysdrill.study.sessions.report import SessionReport, build_report
+from sysdrill.study.sessions.state_machine import (
     AnswerMode,
     Clock,
     Feedback,
@@ -21,12 +25,8 @@ from sysdrill.study.sessions.engine import (
     Recorder,
     Session,
     SessionKind,
-    SessionPlan,
+    SessionLineup,
 )
-from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat, gauntlet_plan, pick_gauntlet
-from sysdrill.study.sessions.line_mode import run_scripted
-from sysdrill.study.sessions.plans import chain_plan, daily_plan, practice_plan, quiz_plan
-from sysdrill.study.sessions.report import SessionReport, build_report
 
 __all__ = [
     "FORMATS",
@@ -41,7 +41,7 @@ __all__ = [
     "Recorder",
     "Session",
     "SessionKind",
-    "SessionPlan",
+    "SessionLineup",
     "SessionReport",
     "build_report",
     "chain_plan",

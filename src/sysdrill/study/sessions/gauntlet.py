@@ -19,8 +19,13 @@ from sysdrill.content.enums import ItemKind, Level, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
 from sysdrill.study.ratings import GradedBy
-from sysdrill.study.sessions.engine import AnswerMode, SessionKind, SessionPlan, answer_mode
 from sysdrill.study.sessions.selection import studyable
+from sysdrill.study.sessions.state_machine import (
+    AnswerMode,
+    SessionKind,
+    SessionLineup,
+    answer_mode,
+)
 
 __all__ = [
     "DESIGN_ZONES",
@@ -290,10 +295,10 @@ def pick_gauntlet(
     return GauntletPick(tuple(picked), warmup.id if warmup else None, "; ".join(notes) or None)
 
 
-def gauntlet_plan(pick: GauntletPick, fmt: GauntletFormat) -> SessionPlan:
+def gauntlet_plan(pick: GauntletPick, fmt: GauntletFormat) -> SessionLineup:
     """The session plan of a picked gauntlet: one countdown, rubric scoring."""
     spec = FORMATS[fmt]
-    return SessionPlan(
+    return SessionLineup(
         kind=SessionKind.GAUNTLET,
         title=f"Gauntlet ({fmt.value}): {len(pick.items)} questions in {spec.minutes} minutes",
         items=pick.items,

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sysdrill.errors import AnswerUnreadable, UsageError
+from sysdrill.napkin.diagram_text import diagram_text
+from sysdrill.napkin.diagrams import answer_diagram, question_diagram
 from sysdrill.study.sessions.answers import (
     AnswerScript,
     Command,
@@ -19,19 +21,19 @@ from sysdrill.study.sessions.answers import (
     parse_rubric,
     parse_yes_no,
 )
-from sysdrill.study.sessions.engine import (
-    AnswerMode,
-    ItemResult,
-    Phase,
-    Session,
-    SessionKind,
-)
 from sysdrill.study.sessions.report import (
     SessionReport,
     build_report,
     format_duration,
     recorded_line,
     report_lines,
+)
+from sysdrill.study.sessions.state_machine import (
+    AnswerMode,
+    ItemResult,
+    Phase,
+    Session,
+    SessionKind,
 )
 from sysdrill.study.sessions.text import plain_text, plain_title
 from sysdrill.study.sessions.view import item_view, option_label, reveal_sections
@@ -68,6 +70,9 @@ def _show_item(session: Session, write: Write) -> None:
         write(f"Time left: {format_duration(left)}")
     if view.scenario:
         write(plain_text(view.scenario))
+    geometry = question_diagram(item)
+    if geometry is not None:
+        write("\n".join(diagram_text(geometry)))
     write(plain_text(view.question))
     for index, option in enumerate(view.options):
         write(f"  {option_label(index)}) {plain_text(option)}")
@@ -102,6 +107,9 @@ def _show_part(session: Session, write: Write) -> None:
 def _show_reveal(session: Session, write: Write) -> None:
     item = session.current
     assert item is not None
+    geometry = answer_diagram(item)
+    if geometry is not None:
+        write("\n".join(diagram_text(geometry)))
     for name, text in reveal_sections(item):
         write(f"{name}:")
         for line in plain_text(text).splitlines():

@@ -12,7 +12,7 @@ items and the new items taken from chains reach it, a new next item is not offer
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
@@ -155,15 +155,19 @@ class ChainNewLimit:
     """Chain members that were new (never reviewed) when the session was planned."""
     extra: int
     """New items the offers may add: the session's allowance less the plan's new items."""
+    held_ids: frozenset[str] = frozenset()
+    """Chain members suspended or buried when the session was planned: never offered."""
 
     def may_offer(self, item_id: str, *, queue: Sequence[Item], planned: Sequence[Item]) -> bool:
-        """Whether offering ``item_id`` next keeps the session within its new-item allowance.
+        """Whether ``item_id`` may be offered next: not held back, within the new-item allowance.
 
         Args:
             item_id: The chain's next item.
             queue: The session's items so far (the plan's and those taken from chains).
             planned: The items the session was planned with.
         """
+        if item_id in self.held_ids:
+            return False
         if item_id not in self.new_ids:
             return True
         queued = {item.id for item in queue}
@@ -174,12 +178,20 @@ class ChainNewLimit:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (stored with a session in progress)."""
-        return {"new_ids": sorted(self.new_ids), "extra": self.extra}
+        return {
+            "new_ids": sorted(self.new_ids),
+            "extra": self.extra,
+            "held_ids": sorted(self.held_ids),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChainNewLimit:
-        """Rebuild a limit stored by :meth:`to_dict`."""
-        return cls(frozenset(str(i) for i in data.get("new_ids", ())), int(data.get("extra", 0)))
+        """Rebuild a limit stored by :meth:`to_dict` (sessions saved before held ids: none)."""
+        return cls(
+            frozenset(str(i) for i in data.get("new_ids", ())),
+            int(data.get("extra", 0)),
+            frozenset(str(i) for i in data.get("held_ids", ())),
+        )
 
 
 def chain_new_limit(
@@ -188,6 +200,7 @@ def chain_new_limit(
     is_new: Callable[[str], bool],
     allowance: NewItemAllowance,
     planned_new: int,
+    held_ids: Collection[str] = frozenset(),
 ) -> ChainNewLimit:
     """The limit on new items chain offers may add to a session.
 
@@ -196,8 +209,11 @@ def chain_new_limit(
         is_new: Whether an item id was never reviewed.
         allowance: The session's new-item allowance.
         planned_new: New items the plan already holds.
+        held_ids: Items suspended or buried now (those that are chain members are kept).
     """
+    listed = list(members)
     return ChainNewLimit(
-        new_ids=frozenset(item_id for item_id in members if is_new(item_id)),
+        new_ids=frozenset(item_id for item_id in listed if is_new(item_id)),
         extra=max(0, allowance.for_session - planned_new),
+        held_ids=frozenset(item_id for item_id in listed if item_id in held_ids),
     )

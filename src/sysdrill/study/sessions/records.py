@@ -1,6 +1,6 @@
 """What a session is made of: its kinds, phases, plan, results and feedback.
 
-The records :class:`~sysdrill.study.sessions.engine.Session` works with, apart
+The records :class:`~sysdrill.study.sessions.state_machine.Session` works with, apart
 from the machine itself, so that views and stores can name them without it.
 """
 
@@ -27,7 +27,7 @@ __all__ = [
     "Phase",
     "Recorder",
     "SessionKind",
-    "SessionPlan",
+    "SessionLineup",
     "answer_mode",
 ]
 
@@ -133,7 +133,7 @@ class Recorder(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class SessionPlan:
+class SessionLineup:
     """What a session asks and how it grades."""
 
     kind: SessionKind

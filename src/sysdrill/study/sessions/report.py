@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sysdrill.study.sessions.engine import ItemResult, Outcome, Session, SessionKind
+from sysdrill.study.sessions.state_machine import ItemResult, Outcome, Session, SessionKind
 from sysdrill.study.sessions.text import plain_title
 
 __all__ = [
@@ -88,9 +88,14 @@ def build_report(session: Session) -> SessionReport:
         zones = [ZoneScore(zone, earned[zone], possible[zone]) for zone in possible]
     else:
         score = sum(r.score or 0.0 for r in answered) / len(answered) if answered else None
+    title = session.plan.title
+    if kind is SessionKind.DAILY and "day" in session.plan.meta:
+        # The plan's title counts what was done before the session began ("0 of 3
+        # done"); after it, that count is stale, so the report names the day only.
+        title = f"Daily {session.plan.meta['day']}"
     return SessionReport(
         kind=kind,
-        title=session.plan.title,
+        title=title,
         results=results,
         elapsed=end - session.started_at,
         answered=len(answered),
@@ -158,6 +163,11 @@ def _result_line(number: int, result: ItemResult) -> str:
 def report_lines(report: SessionReport) -> list[str]:
     """The report as plain text lines, for the terminal and the scripted mode."""
     lines = [f"{report.title}: finished"]
+    if report.kind is SessionKind.DAILY:
+        lines = [
+            f"{report.title}: session over, {report.answered} of its "
+            f"{len(report.results)} item(s) answered"
+        ]
     if report.score_percent is not None:
         if report.kind is SessionKind.GAUNTLET:
             lines.append(f"Score: {report.score_percent}% of {len(report.results)} questions")

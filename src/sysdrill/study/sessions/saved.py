@@ -2,7 +2,7 @@
 
 A session is saved as its plan (the options it was started with and the item
 order) and the moves the learner made, each with the time it was made. Any
-process can rebuild the live :class:`~sysdrill.study.sessions.engine.Session`
+process can rebuild the live :class:`~sysdrill.study.sessions.state_machine.Session`
 by replaying the moves (see ``sysdrill.app.sessions``), so a web server's
 next request may land on another worker, and a restarted server resumes
 where the learner stopped.

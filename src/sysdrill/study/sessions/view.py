@@ -123,6 +123,17 @@ def _label(label: str) -> str:
     return label if label.startswith("(") else f"({label})"
 
 
+def _diagram_figures(item: Item) -> str:
+    """What the item's diagram shows once answered (bubble, totals...), or ``""``."""
+    if item.diagram is None:
+        return ""
+    from sysdrill.napkin.diagram_text import diagram_results
+    from sysdrill.napkin.diagrams import item_diagram
+
+    geometry = item_diagram(item)
+    return "" if geometry is None else diagram_results(geometry)
+
+
 def reveal_sections(item: Item) -> list[tuple[str, str]]:
     """The back of an item in a session: :func:`answer_sections`, then the part answers.
 
@@ -132,6 +143,9 @@ def reveal_sections(item: Item) -> list[tuple[str, str]]:
     answers = [f"{_label(part.label)} {part.answer}" for part in item.parts or () if part.answer]
     if answers:
         found.append(("Parts", "\n".join(answers)))
+    figures = _diagram_figures(item)
+    if figures:
+        found.append(("Read off the diagram", figures))
     if not found:
         found.append(("Model answer", "This item has no reference answer; judge for yourself."))
     return found

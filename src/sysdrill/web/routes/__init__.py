@@ -14,6 +14,7 @@ ROUTER_MODULES: tuple[str, ...] = (
     "sysdrill.web.routes.study",
     "sysdrill.web.routes.dashboard",
     "sysdrill.web.routes.vault",
+    "sysdrill.web.routes.item_edit",
     "sysdrill.web.routes.progress",
     "sysdrill.web.routes.calculators",
     "sysdrill.web.routes.planner",

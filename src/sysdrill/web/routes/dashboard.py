@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from sysdrill.app.review_undo import UndoneReview
 from sysdrill.web.auth import current_study, learner_vault
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
@@ -62,3 +63,27 @@ def dashboard_page(request: Request, context: Context) -> Response:
 def dashboard_api(request: Request, context: Context) -> dict[str, Any]:
     """Due today, streak, forecast and the last session, as JSON."""
     return dashboard_data(request, context)
+
+
+def _undo(request: Request, context: WebContext) -> UndoneReview:
+    from sysdrill.app.review_undo import undo_last_review
+
+    with current_study(request) as study:
+        return undo_last_review(
+            study, learner_vault(request), now=context.now(), memory=context.memory
+        )
+
+
+@router.post("/undo-last-review", include_in_schema=False)
+def undo_form(request: Request, context: Context) -> Response:
+    """Take back your last review, then show the dashboard saying which one."""
+    undone = _undo(request, context)
+    data = dashboard_data(request, context)
+    return render_page(request, "dashboard.html", {"d": data, "undone": undone})
+
+
+@router.post("/api/reviews/undo-last", tags=["dashboard"])
+@json_route()
+def undo_api(request: Request, context: Context) -> dict[str, Any]:
+    """Take back your last review in this vault: the item's schedule is as before it."""
+    return _undo(request, context).to_dict()

@@ -46,20 +46,12 @@ def _update(request: Request, context: WebContext, changes: dict[str, str]) -> N
         SchedulingError: For an unknown key, a value out of range or an interview
             date that has passed (nothing stored).
     """
-    from sysdrill.app.deadlines import refuse_past_deadline
-    from sysdrill.study.settings import StudySettings, parse_setting
+    from sysdrill.app.progress import set_settings
 
-    if "deadline" in changes:
-        refuse_past_deadline(changes["deadline"], now=context.now())
-
-    # Every value is read first (an unknown key raises here), then all are stored at once.
-    parsed = {key: parse_setting(key, _none_if_blank(value)) for key, value in changes.items()}
     with current_study(request) as study:
-        mapping = study.settings.to_mapping()
-        changed = {key: value for key, value in parsed.items() if mapping.get(key) != value}
-        if changed:
-            typed = StudySettings.from_mapping({**mapping, **changed})
-            study.update_settings(**{key: getattr(typed, key) for key in changed})
+        set_settings(
+            study, {key: _none_if_blank(value) for key, value in changes.items()}, now=context.now()
+        )
 
 
 def _none_if_blank(value: str) -> str:

@@ -32,8 +32,8 @@ from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 from sysdrill.errors import AnswerUnreadable, ContentInvalid, UsageError
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind
 from sysdrill.study.sessions.gauntlet import FORMATS, GauntletFormat
+from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.settings import MAX_DAILY_LIMIT
 from sysdrill.web.auth import current_study, learner_vault, login_in_thread
 from sysdrill.web.context import Context, WebContext

@@ -148,11 +148,17 @@ def _history(request: Request, context: WebContext, item_id: str) -> ItemHistory
 
 
 @router.get("/items/{item_id}", include_in_schema=False)
-def item_page(request: Request, context: Context, item_id: str, reported: bool = False) -> Response:
+def item_page(
+    request: Request, context: Context, item_id: str, reported: bool = False, edited: bool = False
+) -> Response:
     """The item page: the item, its napkin math and chains, your reviews of it, suspend and bury."""
+    from sysdrill.web.routes.item_edit import may_edit
+
     view = _item_view(request, context, item_id)
     history = _history(request, context, item_id)
-    return render_page(request, "item.html", {"v": view, "reported": reported, "history": history})
+    shown = {"v": view, "reported": reported, "history": history, "edited": edited}
+    shown["can_edit"] = may_edit(request, _learners_vault(request), item_id)
+    return render_page(request, "item.html", shown)
 
 
 @router.get("/api/items/{item_id}", tags=["vault"])

@@ -12,7 +12,6 @@ from sysdrill.study.card_state import CardRecord
 from sysdrill.study.clock import utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.sessions.chains import ChainIndex, chain_items
-from sysdrill.study.sessions.engine import SessionKind, SessionPlan
 from sysdrill.study.sessions.new_items import (
     ChainNewLimit,
     NewItemAllowance,
@@ -21,10 +20,13 @@ from sysdrill.study.sessions.new_items import (
 )
 from sysdrill.study.sessions.pools import memo_for_list
 from sysdrill.study.sessions.selection import daily_items, deck_items, filter_items, studyable
+from sysdrill.study.sessions.state_machine import SessionKind, SessionLineup
 
 __all__ = [
     "DEFAULT_PRACTICE_LIMIT",
     "EMPTY_MESSAGES",
+    "HELD_OUT_KEY",
+    "MATCHING_KEY",
     "NEW_HELD_KEY",
     "ItemChooser",
     "chain_plan",
@@ -52,6 +54,12 @@ EMPTY_MESSAGES: dict[SessionKind, str] = {
 
 NEW_HELD_KEY = "new_held"
 """Key of a plan's meta counting the new items left out by the new-item limits."""
+
+MATCHING_KEY = "matching"
+"""Key of a daily plan's meta counting the items its filters match."""
+
+HELD_OUT_KEY = "held_out"
+"""Key of a daily plan's meta counting matching items left out as suspended or buried."""
 
 
 class ItemChooser(Protocol):
@@ -108,8 +116,12 @@ def _chain_limit(
     new_items: NewItemAllowance | None,
     planned: Sequence[Item],
     planned_new: int,
+    held_ids: Collection[str],
 ) -> ChainNewLimit | None:
-    """What "next in chain" offers may add within the new-item limits (None: no limits)."""
+    """What "next in chain" offers may add: within the new-item limits, nothing held back.
+
+    None: no limits.
+    """
     if chains is None or new_items is None:
         return None
     return chain_new_limit(
@@ -117,6 +129,7 @@ def _chain_limit(
         is_new=study.is_new,
         allowance=new_items,
         planned_new=planned_new,
+        held_ids=held_ids,
     )
 
 
@@ -131,7 +144,7 @@ def practice_plan(
     new_items: NewItemAllowance | None = None,
     chains: ChainIndex | None = None,
     held_ids: Collection[str] = frozenset(),
-) -> SessionPlan:
+) -> SessionLineup:
     """Due reviews first, then new items within the daily limits, up to ``limit``.
 
     Items rated Again come back once at the end of the session, and after a
@@ -163,12 +176,12 @@ def practice_plan(
     new = sum(1 for item in chosen if item.id in new_ids)
     if new_items is not None:
         left = f"; {new_items.left_after(new)} more new today"
-    return SessionPlan(
+    return SessionLineup(
         kind=SessionKind.PRACTICE,
         title=f"Practice: {len(chosen)} items ({len(chosen) - new} due, {new} new{left})",
         items=tuple(chosen),
         offer_chain=True,
-        chain_new_limit=_chain_limit(study, chains, new_items, chosen, new),
+        chain_new_limit=_chain_limit(study, chains, new_items, chosen, new, held_ids),
         repeat_again=True,
         meta=meta,
     )
@@ -182,7 +195,7 @@ def quiz_plan(
     study: ItemChooser | None = None,
     new_items: NewItemAllowance | None = None,
     held_ids: Collection[str] = frozenset(),
-) -> SessionPlan:
+) -> SessionLineup:
     """Every item of a deck, in the deck's order, scored at the end.
 
     With ``study`` and ``new_items``, new items past the allowance are left out
@@ -201,7 +214,7 @@ def quiz_plan(
         meta[NEW_HELD_KEY] = str(held)
     listed = next((d for d in decks if d.name == deck), None)
     title = listed.title if listed is not None and listed.title else deck
-    return SessionPlan(
+    return SessionLineup(
         kind=SessionKind.QUIZ,
         title=f"Quiz: {title} ({len(chosen)} items)",
         items=tuple(chosen),
@@ -209,16 +222,24 @@ def quiz_plan(
     )
 
 
-def chain_plan(chains: Sequence[Chain], items: Sequence[Item], chain_id: str) -> SessionPlan:
+def chain_plan(
+    chains: Sequence[Chain],
+    items: Sequence[Item],
+    chain_id: str,
+    *,
+    held_ids: Collection[str] = frozenset(),
+) -> SessionLineup:
     """The items of one chain in order, from recall to architecture.
+
+    Items in ``held_ids`` (suspended or buried) are left out, as practice leaves them.
 
     Raises:
         ChainNotFound: If no chain has that id.
     """
     pool = studyable(items)
     chain = ChainIndex(chains, pool).get(chain_id)
-    chosen = chain_items(chain, pool)
-    return SessionPlan(
+    chosen = [item for item in chain_items(chain, pool) if item.id not in held_ids]
+    return SessionLineup(
         kind=SessionKind.CHAIN,
         title=f"Chain: {chain.title or chain.id} ({len(chosen)} items)",
         items=tuple(chosen),
@@ -237,7 +258,7 @@ def daily_plan(
     new_items: NewItemAllowance | None = None,
     chains: ChainIndex | None = None,
     held_ids: Collection[str] = frozenset(),
-) -> tuple[SessionPlan, list[Item]]:
+) -> tuple[SessionLineup, list[Item]]:
     """Today's three items, less those already done in a daily session today.
 
     The set is the day's challenge whatever else was studied: an item reviewed
@@ -266,21 +287,26 @@ def daily_plan(
         DeckNotFound: If the filter names an unknown deck.
     """
     today = utc_day(now)
-    pool = _without_held(filter_items(items, decks, item_filter), held_ids)
+    matching = filter_items(items, decks, item_filter)
+    pool = _without_held(matching, held_ids)
     daily = daily_items(pool, item_filter=item_filter, day=today)
     todo = [item for item in daily if item.id not in done_ids]
     done = len(daily) - len(todo)
     meta = {"day": today.isoformat(), **filter_meta(item_filter)}
+    meta[MATCHING_KEY] = str(len(matching))
+    meta[HELD_OUT_KEY] = str(len(matching) - len(pool))
     is_new = _new_checker(study)
     if new_items is not None and new_items.session_cap is not None:
         todo, held = hold_back_new(todo, is_new=is_new, allowed=max(0, new_items.session_cap))
         meta[NEW_HELD_KEY] = str(held)
-    plan = SessionPlan(
+    plan = SessionLineup(
         kind=SessionKind.DAILY,
         title=f"Daily {today.isoformat()}: {done} of {len(daily)} done",
         items=tuple(todo),
         offer_chain=True,
-        chain_new_limit=_chain_limit(study, chains, new_items, todo, sum(map(is_new, todo))),
+        chain_new_limit=_chain_limit(
+            study, chains, new_items, todo, sum(map(is_new, todo)), held_ids
+        ),
         meta=meta,
     )
     return plan, daily

@@ -1,7 +1,7 @@
 """Session assembly: what a session of each kind asks, from the options it starts with.
 
 ``StartOptions`` carries what the CLI and the web app start a session with;
-:func:`assemble_plan` turns them into a :class:`SessionPlan` (new items in teaching
+:func:`assemble_lineup` turns them into a :class:`SessionLineup` (new items in teaching
 order, within the new-item limits), with the note and empty message to show.
 """
 
@@ -17,12 +17,12 @@ from sysdrill.errors import UsageError
 from sysdrill.study.clock import require_utc, utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
-from sysdrill.study.sessions.engine import SessionKind, SessionPlan
 from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
-from sysdrill.study.sessions.new_items import new_item_allowance
-from sysdrill.study.sessions.plans import (
+from sysdrill.study.sessions.lineups import (
     DEFAULT_PRACTICE_LIMIT,
     EMPTY_MESSAGES,
+    HELD_OUT_KEY,
+    MATCHING_KEY,
     NEW_HELD_KEY,
     chain_plan,
     daily_listing,
@@ -31,9 +31,11 @@ from sysdrill.study.sessions.plans import (
     practice_plan,
     quiz_plan,
 )
+from sysdrill.study.sessions.new_items import new_item_allowance
 from sysdrill.study.sessions.records import Outcome
+from sysdrill.study.sessions.state_machine import SessionKind, SessionLineup
 
-__all__ = ["AssembledPlan", "StartOptions", "assemble_plan", "daily_done_today"]
+__all__ = ["AssembledPlan", "StartOptions", "assemble_lineup", "daily_done_today"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +80,14 @@ class StartOptions:
 class AssembledPlan:
     """A session's plan with what to tell the learner about it."""
 
-    plan: SessionPlan
+    plan: SessionLineup
     note: str | None = None
     """A note to show before the session (a short gauntlet, new items held back)."""
     empty_message: str | None = None
     """Why there is nothing to ask, when the plan has no items."""
 
 
-def assemble_plan(
+def assemble_lineup(
     study: StudyService, vault: StudyVault, options: StartOptions, *, now: datetime
 ) -> AssembledPlan:
     """Plan a session of ``options.kind`` (nothing is saved).
@@ -132,7 +134,7 @@ def assemble_plan(
         )
     elif kind is SessionKind.GAUNTLET:
         pick = pick_gauntlet(
-            vault.items,
+            [item for item in vault.items if item.id not in held_ids],
             fmt=options.gauntlet_format,
             track=options.item_filter.track,
             level=options.item_filter.level,
@@ -143,7 +145,7 @@ def assemble_plan(
     elif kind is SessionKind.CHAIN:
         if not options.chain_id:
             raise UsageError("A chain walk needs a chain id (see chains.yaml).")
-        plan = chain_plan(vault.chains, vault.items, options.chain_id)
+        plan = chain_plan(vault.chains, vault.items, options.chain_id, held_ids=held_ids)
     else:
         done_ids = daily_done_today(study, now=moment)
         plan, daily = daily_plan(
@@ -175,11 +177,25 @@ def assemble_plan(
             empty = f"Nothing to ask now: {held}."
         elif kind is SessionKind.DAILY and note is not None:
             empty = f"{empty} {note}."
+        elif kind is SessionKind.DAILY:
+            empty = _empty_daily_message(plan.meta)
         return AssembledPlan(
             plan=plan, note=None if kind is SessionKind.DAILY else note, empty_message=empty
         )
     notes = [text for text in (note, held) if text]
     return AssembledPlan(plan=plan, note="; ".join(notes) or None)
+
+
+def _empty_daily_message(meta: dict[str, str]) -> str:
+    """Why a daily set has no items at all: every match held back, or no match."""
+    matching = int(meta.get(MATCHING_KEY, "0"))
+    held_out = int(meta.get(HELD_OUT_KEY, "0"))
+    if matching and held_out >= matching:
+        return (
+            f"No daily items today: all {matching} item(s) that match are suspended or "
+            "buried. Unsuspend some, or widen the filters."
+        )
+    return "No daily items today: no item matches the filters. Widen them."
 
 
 def daily_done_today(study: StudyService, *, now: datetime) -> set[str]:

@@ -1,4 +1,4 @@
-"""The session engine: one item after another, graded, recorded, reported.
+"""The session state machine: one item after another, graded, recorded, reported.
 
 A :class:`Session` is a small state machine that the scripted line mode and
 the terminal UI drive alike. Each item is in one :class:`Phase` at a time:
@@ -53,7 +53,7 @@ from sysdrill.study.sessions.records import (
     Phase,
     Recorder,
     SessionKind,
-    SessionPlan,
+    SessionLineup,
     answer_mode,
 )
 from sysdrill.study.sessions.rubric import Rubric, build_rubric, rating_for_score
@@ -69,7 +69,7 @@ __all__ = [
     "Recorder",
     "Session",
     "SessionKind",
-    "SessionPlan",
+    "SessionLineup",
     "answer_mode",
 ]
 
@@ -88,7 +88,7 @@ class Session:
 
     def __init__(
         self,
-        plan: SessionPlan,
+        plan: SessionLineup,
         *,
         recorder: Recorder,
         clock: Clock,

@@ -1,0 +1,68 @@
+"""The progress figures a store keeps between calls follow every write of a card (issue 30).
+
+The dashboard and the progress page read the seen cards, their counts and the due
+days on every visit; a SQL store keeps what it read while the database says the
+scope's cards are unchanged (``storage/card_snapshot.py``). These tests read the
+figures, write, and read again, as the pages do between two reviews.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from sysdrill.study.card_state import CardState
+from sysdrill.study.ratings import Rating
+from sysdrill.study.review_log import ReviewRecord
+from sysdrill.study.scheduler import new_card, review_card
+from sysdrill.study.settings import StudySettings
+from sysdrill.study.user_state import StudyScope, UserState, VaultId
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+SETTINGS = StudySettings()
+
+
+def _review(item_id: str, at: datetime) -> ReviewRecord:
+    return ReviewRecord(item_id, 3, "self", None, 1000, at, CardState.NEW, None, True, {})
+
+
+def _figures(store, scope) -> tuple[object, ...]:
+    """What the dashboard and the progress page read of the cards."""
+    return (
+        sorted(store.seen_cards(scope)),
+        store.due_days(scope, before=NOW + timedelta(days=60)),
+        store.seen_counts(scope, {"a", "b", "c"}, mastered_stability_days=21.0),
+    )
+
+
+def test_figures_read_again_follow_a_review_and_its_undo(store) -> None:
+    scope = StudyScope(store.ensure_user("local", now=NOW), VaultId("v"))
+    first = review_card(new_card("a"), Rating.GOOD, now=NOW, settings=SETTINGS)
+    store.record_review(scope, first, _review("a", NOW))
+    before = _figures(store, scope)
+    assert _figures(store, scope) == before  # kept from this second read on
+
+    later = NOW + timedelta(hours=1)
+    second = review_card(new_card("b"), Rating.GOOD, now=later, settings=SETTINGS)
+    review_id = store.record_review(scope, second, _review("b", later))
+    seen, _, (seen_count, _) = _figures(store, scope)
+    assert [card[0] for card in seen] == ["a", "b"] and seen_count == 2
+
+    store.undo_review(scope, review_id, card=None)
+    assert _figures(store, scope) == before
+
+
+def test_figures_read_again_follow_a_replaced_study_state(store) -> None:
+    scope = StudyScope(store.ensure_user("local", now=NOW), VaultId("v"))
+    card = review_card(new_card("a"), Rating.GOOD, now=NOW, settings=SETTINGS)
+    learned = replace(card, state=CardState.REVIEW, stability_days=30.0)
+    store.replace_user_state(scope, UserState(cards=[learned], reviews=[_review("a", NOW)]))
+    for _ in range(2):  # a figure is kept from its second read on
+        assert _figures(store, scope)[2] == (1, 1)
+
+    # The same card back in relearning: only its state differs.
+    relearning = replace(learned, state=CardState.RELEARNING)
+    store.replace_user_state(scope, UserState(cards=[relearning], reviews=[_review("a", NOW)]))
+    seen, _, counts = _figures(store, scope)
+    assert [row[1] for row in seen] == [int(CardState.RELEARNING)]
+    assert counts == (1, 0)
