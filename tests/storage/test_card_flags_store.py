@@ -88,3 +88,18 @@ def test_item_reviews_lists_one_items_reviews_in_order(store):
         ("a", NOW + timedelta(minutes=2)),
     ]
     assert store.item_reviews(_scope(store, "bob"), "a") == []
+
+
+def test_last_review_is_the_one_written_last_in_the_learners_own_log(store):
+    scope = _scope(store)
+    assert store.last_review(scope) is None
+    # Written out of time order: the last written wins, as undo takes back.
+    for item_id, minutes in (("a", 5), ("b", 1), ("c", 3)):
+        at = NOW + timedelta(minutes=minutes)
+        store.record_review(scope, new_card(item_id), _review(item_id, at))
+    last = store.last_review(scope)
+    assert last is not None and (last.item_id, last.reviewed_at) == (
+        "c",
+        NOW + timedelta(minutes=3),
+    )
+    assert store.last_review(_scope(store, "bob")) is None

@@ -132,10 +132,7 @@ def undo_last_review(
     from sysdrill.app.sessions import undo_last_rating
 
     moment = require_utc(now)
-    last: ReviewRecord | None = None
-    for review in study.store.iter_reviews(study.scope):
-        if last is None or (review.review_id or 0) > (last.review_id or 0):
-            last = review
+    last = study.store.last_review(study.scope)
     if last is None or last.review_id is None:
         raise UsageError("Nothing to undo: you have not reviewed any item of this vault yet.")
     item = vault.by_id.get(last.item_id)

@@ -222,6 +222,12 @@ class MemoryStudyStore:
         self._check()
         return [review for review in self._reviews.get(scope, []) if review.item_id == item_id]
 
+    def last_review(self, scope: StudyScope) -> ReviewRecord | None:
+        """Return the review written last, or None when the log is empty."""
+        self._check()
+        reviews = self._reviews.get(scope, [])
+        return reviews[-1] if reviews else None
+
     def get_card_flags(self, scope: StudyScope, item_id: str) -> CardFlags:
         """Return the item's flags (clear ones when none are stored)."""
         self._check()

@@ -227,6 +227,11 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
         mine = sa.and_(of_scope(t.reviews, scope), t.reviews.c.item_id == item_id)
         return list(self._reviews_where(mine))
 
+    def last_review(self, scope: StudyScope) -> ReviewRecord | None:
+        """Return the review written last (the highest id), or None when the log is empty."""
+        newest = sa.select(sa.func.max(t.reviews.c.id)).where(of_scope(t.reviews, scope))
+        return next(self._reviews_where(t.reviews.c.id == newest.scalar_subquery()), None)
+
     def _reviews_where(self, condition: sa.ColumnElement[bool]) -> Iterator[ReviewRecord]:
         r = t.reviews.c
         query = (

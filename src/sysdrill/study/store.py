@@ -169,6 +169,10 @@ class StudyStore(Protocol):
         """Return the reviews of one item in the order they were written (its history)."""
         ...
 
+    def last_review(self, scope: StudyScope) -> ReviewRecord | None:
+        """Return the review written last, or None when the log is empty."""
+        ...
+
     def get_card_flags(self, scope: StudyScope, item_id: str) -> CardFlags:
         """Return whether the item is suspended or buried (clear flags when neither)."""
         ...
