@@ -301,3 +301,41 @@ def test_the_question_side_hides_the_figures_that_are_the_answer() -> None:
     assert "bubble 15.8 % of the step (18.8 % of the ideal time)" in back
     # Warm-up, a wait of 2(p-1) forward times for the first backward, 1F1B, then drain.
     assert front.splitlines()[1] == "GPU 0 |FFFF" + "." * 6 + "BBF" * 12 + "BB" + ".BB" * 3
+
+
+def test_a_long_schedule_in_text_keeps_every_slot_whole_and_leaves_out_the_middle() -> None:
+    lines = diagram_text(
+        build_diagram(Diagram(kind="pipeline-schedule", params={"stages": 8, "microbatches": 64}))
+    )
+    first = next(line for line in lines if line.startswith("GPU 0 "))
+    last = next(line for line in lines if line.startswith("GPU 7 "))
+    cells = first.split("|", 1)[1]
+    # Warm-up: the first stage sends 8 forwards before its first backward comes back...
+    assert cells.startswith("FFFFFFFF.")
+    # ...every backward keeps its two cells, and the steady middle is cut, not squeezed.
+    assert "~" in cells and cells.endswith(".BB.BB")
+    assert last.split("|", 1)[1].startswith(".......FBBFBBF")
+    assert all(len(line) <= 80 for line in lines)
+    assert any("~ the steady middle, left out" in line for line in lines)
+
+
+def test_a_kernel_far_below_the_roof_shows_its_share_of_peak_in_two_figures() -> None:
+    geometry = build_diagram(
+        Diagram(
+            kind="roofline",
+            params={"peak_tflops": 989, "bandwidth_tb_per_s": 3.35, "intensity_flop_per_byte": 1},
+        )
+    )
+    lines = diagram_text(geometry, results=True)
+    assert lines[-1] == "attainable 3.35 of 989 TFLOP/s (0.34 % of peak)"
+
+
+def test_the_caption_is_printed_under_the_picture() -> None:
+    geometry = build_diagram(
+        Diagram(
+            kind="ring-allreduce",
+            params={"ranks": 4, "message_mb": 100, "bandwidth_gb_per_s": 50},
+        )
+    )
+    lines = diagram_text(geometry, caption="The inter-node ring only.")
+    assert lines[-1] == "The inter-node ring only."

@@ -123,8 +123,10 @@ def test_a_template_item_page_draws_its_example_draw(client: TestClient) -> None
 
 
 def test_a_session_shows_the_picture_with_the_answer_not_before(
-    client: TestClient,
+    client: TestClient, tmp_path: Path
 ) -> None:
+    path = tmp_path / "vault" / "questions" / "cloud" / "cloud-0102.yaml"
+    path.write_text(path.read_text("utf-8") + "  caption: The ring of one node.\n", "utf-8")
     started = client.post(
         "/sessions", data={"kind": "quiz", "deck": "sample-napkin-drills"}, follow_redirects=False
     )
@@ -143,3 +145,4 @@ def test_a_session_shows_the_picture_with_the_answer_not_before(
     reveal = answered[answered.index('id="reveal"') :]
     assert 'class="slot"' in _svg(reveal)
     assert "Read off the diagram" in reveal
+    assert "<figcaption>The ring of one node.</figcaption>" in reveal

@@ -53,6 +53,8 @@ class ItemPrompt:
     """The picture drawn from the item's numbers, when it goes with the question."""
     answer_diagram: DiagramGeometry | None = None
     """The picture drawn from the item's numbers, once the answer is shown."""
+    diagram_caption: str | None = None
+    """The item's caption of its picture (which part of the item it draws)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -71,6 +73,7 @@ class ItemPrompt:
             "reveal": [{"heading": name, "text": text} for name, text in self.reveal],
             "given_answer": self.given_answer,
             "diagram": None if self.diagram is None else diagram_summary(self.diagram),
+            "diagram_caption": self.diagram_caption,
             "answer_diagram": (
                 None if self.answer_diagram is None else diagram_summary(self.answer_diagram)
             ),

@@ -113,6 +113,7 @@ def _prompt(session: Session, *, part_answers: list[str]) -> ItemPrompt | None:
         given_answer=session.given_answer,
         diagram=question_diagram(item),
         answer_diagram=answer_diagram(item) if revealed else None,
+        diagram_caption=item.diagram.caption if item.diagram is not None else None,
     )
 
 

@@ -364,7 +364,8 @@ def _render_diagram(console: Console, item: Item) -> None:
         return
     console.print()
     console.print("[bold underline]Diagram[/bold underline]")
-    for line in diagram_text(geometry, results=True):
+    caption = item.diagram.caption if item.diagram is not None else None
+    for line in diagram_text(geometry, results=True, caption=caption):
         console.print(escape(line), overflow="ignore", crop=False, soft_wrap=True)
 
 

@@ -119,11 +119,13 @@ def _results(geometry: DiagramGeometry) -> str:
 def _pipeline(geometry: PipelineSchedule, width: int) -> list[str]:
     label = max(len(f"GPU {geometry.stages - 1} "), 6)
     columns = width - label - 1
-    unit = min(s.duration for s in geometry.slots)
-    # One column per shortest slot when it fits; otherwise each column shows what
-    # runs at its midpoint.
-    step = max(unit, geometry.makespan / columns)
+    step = min(s.duration for s in geometry.slots)
+    # One column per shortest slot, so every slot keeps its own cells. A step too
+    # long for the width shows its start and its end (where the bubble is) with the
+    # steady middle left out, rather than squeezing slots until they vanish.
     count = math.ceil(geometry.makespan / step - 1e-9)
+    head = (columns - 1) // 2 if count > columns else count
+    tail = columns - 1 - head if count > columns else 0
     lines = []
     for stage in range(geometry.stages):
         row = ["."] * count
@@ -133,11 +135,22 @@ def _pipeline(geometry: PipelineSchedule, width: int) -> list[str]:
             letter = slot.op if slot.chunk % 2 == 0 else slot.op.lower()
             for column in range(first, min(last, count)):
                 row[column] = letter
-        lines.append(f"{f'GPU {stage}':<{label}}|{''.join(row)}")
+        shown = row if not tail else [*row[:head], "~", *row[-tail:]]
+        lines.append(f"{f'GPU {stage}':<{label}}|{''.join(shown)}")
     legend = "F forward, B backward" + (", W weight gradient" if "W" in _ops(geometry) else "")
     if geometry.chunks > 1:
         legend += "; lower case: odd model chunks"
-    lines.append(f"{'':<{label}} {legend}; . idle")
+    legend += "; . idle"
+    if tail:
+        legend += "; ~ the steady middle, left out"
+    lines.extend(
+        textwrap.wrap(
+            legend,
+            width=width,
+            initial_indent=" " * (label + 1),
+            subsequent_indent=" " * (label + 1),
+        )
+    )
     return lines
 
 
@@ -223,14 +236,22 @@ def _roofline(geometry: RooflineChart, width: int, *, results: bool) -> list[str
     ]
     if results:
         share = geometry.attainable_tflops / geometry.peak_tflops * 100
+        # Two significant figures below 10 %: a decode kernel at 0.34 % is not "0 %".
+        shown = f"{share:.0f}" if share >= 10 else f"{share:.2g}"
         lines.append(
             f"attainable {geometry.attainable_tflops:.4g} of {geometry.peak_tflops:.4g} "
-            f"TFLOP/s ({share:.0f} % of peak)"
+            f"TFLOP/s ({shown} % of peak)"
         )
     return lines
 
 
-def diagram_text(geometry: DiagramGeometry, *, width: int = 80, results: bool = False) -> list[str]:
+def diagram_text(
+    geometry: DiagramGeometry,
+    *,
+    width: int = 80,
+    results: bool = False,
+    caption: str | None = None,
+) -> list[str]:
     """The diagram as lines of plain text, each at most ``width`` columns.
 
     The first lines are :func:`diagram_summary` (wrapped), then the picture.
@@ -240,6 +261,8 @@ def diagram_text(geometry: DiagramGeometry, *, width: int = 80, results: bool = 
         width: Columns available.
         results: Print the figures read off the diagram, which may be the answer
             (``show`` prints them; a practice prompt does not).
+        caption: The item's caption of the picture (which part of the item it
+            draws), printed under it.
     """
     lines = textwrap.wrap(diagram_summary(geometry, results=results), width=width)
     if isinstance(geometry, PipelineSchedule):
@@ -252,4 +275,6 @@ def diagram_text(geometry: DiagramGeometry, *, width: int = 80, results: bool = 
         lines += _memory(geometry, width, results=results)
     else:
         lines += _roofline(geometry, width, results=results)
+    if caption:
+        lines += textwrap.wrap(caption, width=width)
     return lines

@@ -78,9 +78,10 @@ _UNDO_STATES = ("choice", "reveal", "rate", "rubric", "chain")
 """Where ``u`` takes back the last rating (a typed answer box takes it as a letter)."""
 
 
-def _fenced(geometry: DiagramGeometry) -> str:
+def _fenced(geometry: DiagramGeometry, caption: str | None) -> str:
     """The text picture in a fenced block, which keeps its columns (Markdown would reflow them)."""
-    return "```text\n" + "\n".join(diagram_text(geometry)) + "\n```"
+    block = "```text\n" + "\n".join(diagram_text(geometry)) + "\n```"
+    return f"{block}\n\n*{caption}*" if caption else block
 
 
 class StudyApp(App[list[str]]):
@@ -176,12 +177,13 @@ class StudyApp(App[list[str]]):
         if item is None:
             return "", ""
         view = item_view(item)
+        caption = item.diagram.caption if item.diagram is not None else None
         parts = [f"## {view.heading}", f"*{view.meta}*"]
         if view.scenario:
             parts.append(view.scenario)
         geometry = question_diagram(item)
         if geometry is not None:
-            parts.append(_fenced(geometry))
+            parts.append(_fenced(geometry, caption))
         asked = [f"**{view.question}**"]
         for index, option in enumerate(view.options):
             asked.append(f"- **{option_label(index)})** {option}")
@@ -201,7 +203,7 @@ class StudyApp(App[list[str]]):
         if state in ("rate", "rubric", "continue"):
             picture = answer_diagram(item)
             if picture is not None:
-                parts.append(_fenced(picture))
+                parts.append(_fenced(picture, caption))
             for name, text in reveal_sections(item):
                 parts.append(f"### {name}\n\n{text}")
         if state == "rubric" and session.rubric is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sysdrill.content.models import Item
 from sysdrill.errors import AnswerUnreadable, UsageError
 from sysdrill.napkin.diagram_text import diagram_text
 from sysdrill.napkin.diagrams import answer_diagram, question_diagram
@@ -72,7 +73,7 @@ def _show_item(session: Session, write: Write) -> None:
         write(plain_text(view.scenario))
     geometry = question_diagram(item)
     if geometry is not None:
-        write("\n".join(diagram_text(geometry)))
+        write("\n".join(diagram_text(geometry, caption=_caption(item))))
     write(plain_text(view.question))
     for index, option in enumerate(view.options):
         write(f"  {option_label(index)}) {plain_text(option)}")
@@ -104,12 +105,18 @@ def _show_part(session: Session, write: Write) -> None:
     write(f"Your answer to {part.label} (one line, - for none):")
 
 
+def _caption(item: Item) -> str | None:
+    """The item's caption of its diagram, as plain text."""
+    caption = item.diagram.caption if item.diagram is not None else None
+    return plain_text(caption) if caption else None
+
+
 def _show_reveal(session: Session, write: Write) -> None:
     item = session.current
     assert item is not None
     geometry = answer_diagram(item)
     if geometry is not None:
-        write("\n".join(diagram_text(geometry)))
+        write("\n".join(diagram_text(geometry, caption=_caption(item))))
     for name, text in reveal_sections(item):
         write(f"{name}:")
         for line in plain_text(text).splitlines():
