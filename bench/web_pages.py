@@ -10,7 +10,11 @@ figures); the database is copied first, since the app brings it up to date.
 Target (issue 30): p99 <= 100 ms for each page at 100,000 items. Each request's
 process CPU time is printed beside its wall time: on a busy shared host the wall
 time waits for a core, the CPU time measures the work.
+With ``--profile PAGE`` it profiles ``--requests`` requests of that one page in
+process (cProfile) after the first, and prints the 25 costliest calls by own and
+cumulative time instead of the percentiles.
 Run: .venv/bin/python bench/web_pages.py --vault VAULT --db STUDY.sqlite3 [--requests N]
+     [--profile /vault?q=bandwidth]
 """
 
 from __future__ import annotations
@@ -46,6 +50,12 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, required=True, help="the vault folder")
     parser.add_argument("--db", type=Path, required=True, help="a SQLite study database")
     parser.add_argument("--requests", type=int, default=100, help="timed requests a page")
+    parser.add_argument("--profile", metavar="PAGE", help="profile this page in process instead")
+    parser.add_argument(
+        "--cache-from",
+        type=Path,
+        help="start from a copy of this cache folder (a compiled vault: no first compilation)",
+    )
     args = parser.parse_args()
 
     # A benchmark drives the web app as a client would; fastapi stays out of src/ outside web/.
@@ -60,6 +70,8 @@ def main() -> None:
         shutil.copyfile(args.db, copy)
         db_url = f"sqlite:///{copy}"
         upgrade_database(db_url)
+        if args.cache_from:
+            shutil.copytree(args.cache_from, root / "cache")
         app = create_app(
             vault=args.vault,
             db_url=db_url,
@@ -69,7 +81,10 @@ def main() -> None:
         )
         # A served name: the app refuses TestClient's default host, testserver.
         with TestClient(app, base_url="http://localhost") as client:
-            measure(client, args.requests)
+            if args.profile:
+                profile(client, args.profile, args.requests)
+            else:
+                measure(client, args.requests)
     print(f"load average: {os.getloadavg()[0]:.1f} (2 cores)")
 
 
@@ -84,13 +99,45 @@ def _timed(call: Callable[[], object], count: int) -> tuple[list[float], list[fl
     return walls, cpus
 
 
+def _get(client: TestClient, url: str) -> None:
+    answer = client.get(url)
+    if answer.status_code != 200:
+        raise SystemExit(f"{url} answered {answer.status_code}")
+
+
+def profile(client: TestClient, page: str, requests: int) -> None:
+    """Print where ``requests`` requests of ``page`` spend their time, after one unmeasured."""
+    import cProfile
+    import pstats
+
+    import fastapi.dependencies.utils as dependencies  # noqa: TID251
+    import fastapi.routing as routing  # noqa: TID251
+
+    profiler = cProfile.Profile()
+    plain = routing.run_in_threadpool
+
+    async def profiled(func: Callable[..., object], *args: object, **kwargs: object) -> object:
+        # The app's sync endpoints and dependencies run on worker threads, which a
+        # profiler enabled on this thread does not see: profile each call where it runs.
+        return await plain(profiler.runcall, func, *args, **kwargs)
+
+    _get(client, page)
+    routing.run_in_threadpool = dependencies.run_in_threadpool = profiled  # type: ignore[assignment]
+    try:
+        for _ in range(requests):
+            _get(client, page)
+    finally:
+        routing.run_in_threadpool = dependencies.run_in_threadpool = plain
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumulative").print_stats(25)
+
+
 def measure(client: TestClient, requests: int) -> None:
     """Print the first request of each page, then p50 and p99 of ``requests`` more."""
 
     def get(url: str) -> None:
-        answer = client.get(url)
-        if answer.status_code != 200:
-            raise SystemExit(f"{url} answered {answer.status_code}")
+        _get(client, url)
 
     for page in PAGES:
         [first], [first_cpu] = _timed(lambda page=page: get(page), 1)

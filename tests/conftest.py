@@ -11,9 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from sysdrill.cli.app import main
+
+# Tests never time: Hypothesis's default 200 ms deadline per example turns a busy
+# CI host into failures, so no property test has one.
+settings.register_profile("sysdrill", deadline=None)
+settings.load_profile("sysdrill")
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 """The shared seed documents (read at test time, never copied into the repo)."""

@@ -256,6 +256,25 @@ def test_compiled_vault_keeps_one_copy_per_vault_in_the_cache(vault: Path, tmp_p
     assert [hit.id for hit in search_items(path, "accelerators")] == ["cloud-0104"]
 
 
+def test_the_search_copy_has_the_release_of_a_build_before_and_after_a_status_edit(
+    vault: Path, built: Path, tmp_path: Path
+) -> None:
+    """The copy takes the catalogue's hashes of published items; an edited file's are new."""
+    cache = tmp_path / "cache"
+    copy = compiled_vault(vault, now=NOW, cache_dir=cache)
+    assert read_release(copy).release_hash == read_release(built).release_hash
+    for item_id in ("global-0101", "edge-0102"):
+        assert get_item(copy, item_id).content_hash == get_item(built, item_id).content_hash
+
+    edit(vault / "questions/cloud/cloud-0104.yaml", "status: published", "status: draft")
+    copy = compiled_vault(vault, now=LATER, cache_dir=cache)
+    rebuilt = build_vault(vault, tmp_path / "again.db", now=LATER)
+    assert (
+        read_release(copy).release_hash == rebuilt.release_hash != read_release(built).release_hash
+    )
+    assert read_release(copy).published_count == rebuilt.published
+
+
 def test_public_names_exist() -> None:
     from sysdrill.app import vault_audit
 

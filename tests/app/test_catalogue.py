@@ -90,6 +90,20 @@ def test_a_fresh_catalogue_is_read_without_parsing_an_item_file(
     assert [row.id for row in again.rows] == ids
 
 
+def test_a_vault_named_by_a_relative_then_an_absolute_path_has_one_catalogue(
+    vault: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(vault.parent)
+    open_catalogue(Path(vault.name), cache_dir=cache, now=NOW)
+    [saved] = (cache / "catalogue").iterdir()
+    written = saved.stat().st_mtime_ns
+    assert read_fresh_catalogue(vault.resolve(), cache_dir=cache, now=NOW) is not None
+    Parses(monkeypatch, refuse=True)
+    again = open_catalogue(vault.resolve(), cache_dir=cache, now=NOW, refresh=True)
+    assert len(again.rows) == 12
+    assert saved.stat().st_mtime_ns == written  # found unchanged: not written again
+
+
 def test_an_added_file_is_the_only_one_parsed_again(
     vault: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -66,3 +66,46 @@ def test_figures_read_again_follow_a_replaced_study_state(store) -> None:
     seen, _, counts = _figures(store, scope)
     assert [row[1] for row in seen] == [int(CardState.RELEARNING)]
     assert counts == (1, 0)
+
+
+def test_progress_report_read_again_follows_a_review_and_the_clock(store) -> None:
+    """The report's counts are kept while the cards are unchanged; its recall is not."""
+    from sysdrill.content.models import Item
+    from sysdrill.study.progress import build_progress
+
+    items = [
+        Item.model_validate({"id": item_id, "question": "?", "topic": "links", "track": "cloud"})
+        for item_id in ("a", "b", "c")
+    ]
+    scope = StudyScope(store.ensure_user("local", now=NOW), VaultId("v"))
+    first = review_card(new_card("a"), Rating.GOOD, now=NOW, settings=SETTINGS)
+    store.record_review(scope, first, _review("a", NOW))
+
+    def report(at: datetime) -> tuple[int, list[tuple[str, int, float]]]:
+        built = build_progress(store, scope, items, now=at, settings=SETTINGS)
+        return built.items_seen, [(t.topic, t.seen, t.mean_recall) for t in built.weakest_topics]
+
+    later = NOW + timedelta(days=3)
+    for _ in range(3):  # kept from the second read on
+        seen, [(_, topic_seen, recall_now)] = report(NOW)
+        assert (seen, topic_seen) == (1, 1)
+    _, [(_, _, recall_later)] = report(later)
+    assert recall_later < recall_now  # three days on, the same card is held less well
+
+    second = review_card(new_card("b"), Rating.GOOD, now=later, settings=SETTINGS)
+    store.record_review(scope, second, _review("b", later))
+    seen, [(_, topic_seen, _)] = report(later)
+    assert (seen, topic_seen) == (2, 2)
+
+
+def test_seen_counts_read_again_leave_out_the_cards_of_items_a_vault_lost(store) -> None:
+    """The dashboard's counts are asked again and again with each loaded vault's ids."""
+    scope = StudyScope(store.ensure_user("local", now=NOW), VaultId("v"))
+    for item_id in ("a", "b"):
+        card = review_card(new_card(item_id), Rating.GOOD, now=NOW, settings=SETTINGS)
+        store.record_review(scope, card, _review(item_id, NOW))
+    vault_ids = {"a": 1, "b": 2}
+    smaller_vault_ids = {"a": 1}
+    for _ in range(3):
+        assert store.seen_counts(scope, vault_ids, mastered_stability_days=21.0) == (2, 0)
+        assert store.seen_counts(scope, smaller_vault_ids, mastered_stability_days=21.0) == (1, 0)

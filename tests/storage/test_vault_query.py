@@ -15,7 +15,13 @@ from sysdrill.errors import (
     QuestionNotFound,
     StorageError,
 )
-from sysdrill.storage.vault_query import get_item, plain_terms_query, search_items, vault_stats
+from sysdrill.storage.vault_query import (
+    count_matches,
+    get_item,
+    plain_terms_query,
+    search_items,
+    vault_stats,
+)
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
@@ -42,6 +48,16 @@ def test_search_ranks_title_matches_first(built: Path) -> None:
     hits = search_items(built, "pipeline")
     assert hits[0].id == "cloud-0104"
     assert "**" in hits[0].snippet
+
+
+def test_a_page_of_hits_is_the_head_of_the_whole_ranking(built: Path) -> None:
+    """A page (ranked in the index, then read by rowid) equals the head of every hit ranked."""
+    for query, tracks in (("the", []), ("gpu", []), ("the", ["edge", "cloud"])):
+        every = search_items(built, query, tracks=tracks, limit=5000)
+        assert len(every) == count_matches(built, query, tracks=tracks) > 2
+        for limit in (1, 2, len(every) - 1):
+            assert search_items(built, query, tracks=tracks, limit=limit) == every[:limit]
+    assert count_matches(built, "the", tracks=["edge"]) < count_matches(built, "the")
 
 
 def test_search_filters_by_track_level_and_topic(built: Path) -> None:

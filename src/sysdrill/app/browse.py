@@ -13,7 +13,7 @@ from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
 
-__all__ = ["BrowseFilters", "browse", "browse_facets", "choice"]
+__all__ = ["BrowseFilters", "browse", "browse_facets", "choice", "in_id_order"]
 
 E = TypeVar("E", bound=StrEnum)
 _WORD = re.compile(r"\w+")
@@ -64,6 +64,21 @@ class BrowseFilters:
             topic=(given.get("topic") or "").strip() or None,
             deck=(given.get("deck") or "").strip() or None,
             status=choice(given.get("status"), Status, "status"),
+        )
+
+    def narrows(self) -> bool:
+        """Whether any filter or a query is set (else every item passes)."""
+        return bool(self.q) or any(
+            value is not None
+            for value in (
+                self.track,
+                self.level,
+                self.zone,
+                self.area,
+                self.topic,
+                self.deck,
+                self.status,
+            )
         )
 
     def in_search_index(self) -> bool:
@@ -149,6 +164,15 @@ def browse_facets(items: list[Item], decks: list[Any]) -> dict[str, list[str]]:
     }
 
 
+def in_id_order(items: Sequence[Item]) -> list[Item]:
+    """``items`` sorted by id: the order :func:`browse` lists them in without a query.
+
+    Sorting 100,000 items takes tens of milliseconds, so a caller serving many
+    requests sorts once per loaded vault and passes the result to :func:`browse`.
+    """
+    return sorted(items, key=lambda item: item.id)
+
+
 def browse(
     filters: BrowseFilters,
     *,
@@ -165,7 +189,7 @@ def browse(
 
     Args:
         filters: The filters in force.
-        items: Every item of the vault.
+        items: Every item of the vault, sorted by id (:func:`in_id_order`).
         by_id: The same items by id.
         decks: The vault's decks.
         facets: The topic and deck choices (:func:`browse_facets`, kept per vault).
@@ -207,14 +231,11 @@ def browse(
         chosen = ranked
     elif filters.q:
         words = _query_words(filters.q)
-        chosen = sorted(
-            (item for item in items if filters.keeps(item, members) and _words_match(item, words)),
-            key=lambda i: i.id,
-        )
+        chosen = [i for i in items if filters.keeps(i, members) and _words_match(i, words)]
+    elif filters.narrows():
+        chosen = [item for item in items if filters.keeps(item, members)]
     else:
-        chosen = sorted(
-            (item for item in items if filters.keeps(item, members)), key=lambda item: item.id
-        )
+        chosen = items
     if filters.q and compiled is not None and unindexed:
         words = _query_words(filters.q)
         more = sorted(

@@ -49,7 +49,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sysdrill import __version__
 from sysdrill.app.catalogue_files import READING, Entry, read_entries, row_values
-from sysdrill.content.cache import RACY_WINDOW_NS, trusted_by_stat
+from sysdrill.app.catalogue_signature import (
+    Signature,
+    signature_settled,
+    signature_unchanged,
+    vault_signature,
+)
+from sysdrill.content.cache import trusted_by_stat
 from sysdrill.content.gc_pause import collector_paused
 from sysdrill.content.vault_identity import VaultIdentity, read_vault_identity
 from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, VaultId
@@ -80,34 +86,6 @@ __all__ = [
 
 CATALOGUE_FORMAT = 3
 """Bumped whenever the layout of a catalogue file changes."""
-
-Signature = tuple[tuple[str, int], ...]
-"""Folders and top-level files of a vault with their mtimes (ns), as ``vault_signature``."""
-
-
-def vault_signature(root: Path) -> Signature:
-    """The modification times of the vault's folders and top-level files, in nanoseconds.
-
-    Adding, removing or replacing an item file (editors and sysdrill write by
-    renaming a new file into place) changes its folder's time, so a changed
-    signature means the vault changed; reading it costs a listing of the
-    folders, not a stat of every item file.
-    """
-    found: list[tuple[str, int]] = []
-    pending = [str(root)]
-    while pending:
-        folder = pending.pop()
-        try:
-            found.append((folder, os.stat(folder).st_mtime_ns))
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    elif folder == str(root):
-                        found.append((entry.path, entry.stat().st_mtime_ns))
-        except FileNotFoundError:
-            found.append((folder, -1))
-    return tuple(sorted(found))
 
 
 class CatalogueRow(NamedTuple):
@@ -194,28 +172,6 @@ def _catalogue_path(cache_dir: Path, root: Path) -> Path:
 
 def _row(loaded: ItemFile, item: Item) -> CatalogueRow:
     return CatalogueRow._make(row_values(loaded, item))
-
-
-def _unchanged(signature: Signature) -> bool:
-    """Whether the folders and files a signature lists still have its times.
-
-    Adding, removing or renaming anything in a folder changes that folder's
-    mtime, a new folder changes its parent's: a dozen stats stand in for
-    listing every file.
-    """
-    try:
-        return all(os.stat(path).st_mtime_ns == mtime for path, mtime in signature)
-    except OSError:
-        return False
-
-
-def _settled(signature: Signature, recorded_at_ns: int) -> bool:
-    """Whether every time of the signature lies safely before it was recorded.
-
-    A folder changed within the same clock tick as the recording could keep its
-    time through a later change (see :func:`~sysdrill.content.cache.trusted_by_stat`).
-    """
-    return all(mtime < recorded_at_ns - RACY_WINDOW_NS for _, mtime in signature)
 
 
 def _read(path: Path) -> dict[str, Any] | None:
@@ -307,9 +263,9 @@ def read_fresh_catalogue(root: Path, *, cache_dir: Path, now: datetime) -> Catal
     """
     path = _catalogue_path(cache_dir, root)
     saved = _read(path)
-    if saved is None or not _unchanged(saved["signature"]):
+    if saved is None or not signature_unchanged(saved["signature"]):
         return None
-    if _settled(saved["signature"], saved["recorded_at_ns"]):
+    if signature_settled(saved["signature"], saved["recorded_at_ns"]):
         return _catalogue(root, saved, path)
     return _refreshed(root, path, saved, now=now)
 
@@ -414,8 +370,8 @@ def open_catalogue(
     if (
         saved is not None
         and not refresh
-        and _unchanged(saved["signature"])
-        and _settled(saved["signature"], saved["recorded_at_ns"])
+        and signature_unchanged(saved["signature"])
+        and signature_settled(saved["signature"], saved["recorded_at_ns"])
     ):
         return _catalogue(root, saved, path)
     return _refreshed(root, path, saved, now=now, progress=progress)
@@ -443,7 +399,7 @@ def _refreshed(
         if (
             found.read == 0
             and found.signature == saved["signature"]
-            and _settled(saved["signature"], saved["recorded_at_ns"])
+            and signature_settled(saved["signature"], saved["recorded_at_ns"])
         ):
             built_at = datetime.fromtimestamp(saved["built_at_s"], UTC)
             return Catalogue(root, found.rows, len(found.broken), built_at, changed_at_ns, path)

@@ -13,7 +13,7 @@ import difflib
 import json
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -188,7 +188,7 @@ def _filters(
     return "".join(f" AND {clause}" for clause in clauses), params
 
 
-def _hit(row: sqlite3.Row) -> SearchHit:
+def _hit(row: sqlite3.Row | Mapping[str, Any]) -> SearchHit:
     return SearchHit(
         id=row["id"],
         title=row["title"],
@@ -238,22 +238,67 @@ def search_items(
                 [*params, limit],
             ).fetchall()
             return [_hit(row) for row in rows]
-        sql = (
-            "SELECT i.id, i.title, i.track, i.level, i.topic, i.kind, i.status, "
-            "snippet(items_fts, -1, '**', '**', '...', 16) AS snippet, "
-            f"{_RANK} AS score FROM items_fts JOIN items i ON i.rowid = items_fts.rowid "
-            f"WHERE items_fts MATCH ?{where} ORDER BY score LIMIT ?"
-        )
         try:
             match = folded_query(db, query) or query
-            rows = db.execute(sql, [match, *params, limit]).fetchall()
+            return _ranked(db, match, where, params, limit)
         except (sqlite3.Error, ValueError):
             # Not valid FTS5 (or not encodable): search the words it contains instead.
             plain = plain_terms_query(query)
             if not plain:
                 return []
-            rows = db.execute(sql, [plain, *params, limit]).fetchall()
-        return [_hit(row) for row in rows]
+            return _ranked(db, plain, where, params, limit)
+
+
+_FEW_HITS = 1000
+"""Most hits :func:`_ranked` looks up by rowid after ranking (a list of bound values)."""
+
+
+def _ranked(
+    db: sqlite3.Connection, match: str, where: str, params: list[Any], limit: int
+) -> list[SearchHit]:
+    """The best ``limit`` matches of ``match`` passing ``where``, best first.
+
+    A query that ranks and reads each item's row at once joins every match to its
+    item (25,000 of 100,000 items for a common word, about 15 ms) before keeping
+    the best; so a few hits are ranked in the index alone (joined only when a
+    filter needs the item's columns), then their rows and snippets read by rowid.
+    """
+    columns = "i.id, i.title, i.track, i.level, i.topic, i.kind, i.status"
+    snippet = "snippet(items_fts, -1, '**', '**', '...', 16) AS snippet"
+    joined = "FROM items_fts JOIN items i ON i.rowid = items_fts.rowid"
+    if limit > _FEW_HITS:
+        sql = (
+            f"SELECT {columns}, {snippet}, {_RANK} AS score {joined} "
+            f"WHERE items_fts MATCH ?{where} ORDER BY score LIMIT ?"
+        )
+        return [_hit(row) for row in db.execute(sql, [match, *params, limit])]
+    source = joined if where else "FROM items_fts"
+    top = db.execute(
+        f"SELECT items_fts.rowid, {_RANK} AS score {source} "
+        f"WHERE items_fts MATCH ?{where} ORDER BY score LIMIT ?",
+        [match, *params, limit],
+    ).fetchall()
+    if not top:
+        return []
+    rowids = [row[0] for row in top]
+    marks = ",".join("?" * len(rowids))
+    snippets = dict(
+        db.execute(
+            f"SELECT rowid, {snippet} FROM items_fts "
+            f"WHERE items_fts MATCH ? AND rowid IN ({marks})",
+            [match, *rowids],
+        ).fetchall()
+    )
+    rows = {
+        row["rowid"]: row
+        for row in db.execute(
+            f"SELECT i.rowid AS rowid, {columns} FROM items i WHERE i.rowid IN ({marks})", rowids
+        )
+    }
+    return [
+        _hit({**dict(rows[rowid]), "snippet": snippets.get(rowid), "score": score})
+        for rowid, score in top
+    ]
 
 
 def count_matches(
@@ -274,10 +319,10 @@ def count_matches(
         if not query.strip():
             sql = f"SELECT count(*) FROM items i WHERE 1 = 1{where}"
             return int(db.execute(sql, params).fetchone()[0])
-        sql = (
-            "SELECT count(*) FROM items_fts JOIN items i ON i.rowid = items_fts.rowid "
-            f"WHERE items_fts MATCH ?{where}"
-        )
+        # Every index row is an item's (external content): without a filter on the
+        # items' columns the index counts alone, about 1 ms instead of 15 at 100,000.
+        joined = " JOIN items i ON i.rowid = items_fts.rowid" if where else ""
+        sql = f"SELECT count(*) FROM items_fts{joined} WHERE items_fts MATCH ?{where}"
         try:
             match = folded_query(db, query) or query
             return int(db.execute(sql, [match, *params]).fetchone()[0])

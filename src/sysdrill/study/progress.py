@@ -20,16 +20,15 @@ Definitions (also in docs/study.md):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
-from operator import attrgetter
 from typing import Any, Protocol
 
-from sysdrill.study.card_figures import DAY_US, SeenCard, epoch_day, epoch_us
+from sysdrill.study.card_figures import DAY_US, epoch_day, epoch_us
 from sysdrill.study.card_state import CardState
 from sysdrill.study.clock import day_start, require_utc
+from sysdrill.study.progress_groups import MASTERED_STABILITY_DAYS, TopicCards, group_cards
 from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
@@ -49,8 +48,6 @@ __all__ = [
     "build_summary",
 ]
 
-MASTERED_STABILITY_DAYS = 21.0
-"""FSRS stability from which an item counts as mastered, in days."""
 FORECAST_DAYS = 30
 """Days covered by the due forecast."""
 RECENT_DAYS = 30
@@ -192,26 +189,14 @@ class ProgressItem(Protocol):
         """Its topic (None for none)."""
 
 
-_ITEM_FIELDS = attrgetter("competency_area", "track", "id", "topic")
-"""What the report reads of an item (:class:`ProgressItem`): its coverage cell, id and topic."""
-
-
-def _cell_order(cell: tuple[tuple[str | None, str | None], list[int]]) -> tuple[str, str]:
+def _cell_order(
+    cell: tuple[tuple[str | None, str | None], tuple[int, int, int]],
+) -> tuple[str, str]:
     (area, track), _ = cell
     return (area or _NO_VALUE, track or _NO_VALUE)
 
 
-_REVIEW = int(CardState.REVIEW)
 _NEW = int(CardState.NEW)
-
-
-def _is_mastered(card: SeenCard) -> bool:
-    stability_days = card[2]
-    return (
-        card[1] == _REVIEW
-        and stability_days is not None
-        and (stability_days >= MASTERED_STABILITY_DAYS)
-    )
 
 
 def _forecast(store: StudyStore, scope: StudyScope, today: date) -> list[DayCount]:
@@ -244,8 +229,21 @@ class _Recall:
         # A card back in the NEW state has no review for FSRS (a learning card).
         if state == _NEW or last_review_us is None or stability_days is None:
             return 0.0
-        elapsed_days = max(0, (self._now_us - last_review_us) // DAY_US)
-        return float((1 + self._factor * elapsed_days / stability_days) ** self._decay)
+        return self._sum([stability_days], [last_review_us])
+
+    def total(self, cards: TopicCards) -> float:
+        """The summed recall of a topic's seen cards (those without a review add 0)."""
+        return self._sum(cards.stabilities_days, cards.last_reviews_us)
+
+    def _sum(self, stabilities_days: list[float], last_reviews_us: list[int]) -> float:
+        # One expression over plain lists: 90,000 cards in about 20 ms.
+        decay, factor, now_us = self._decay, self._factor, self._now_us
+        return float(
+            sum(
+                (1 + factor * max(0, (now_us - last_us) // DAY_US) / stability) ** decay
+                for stability, last_us in zip(stabilities_days, last_reviews_us, strict=True)
+            )
+        )
 
 
 def build_summary(
@@ -334,45 +332,18 @@ def build_progress(
 
     moment = require_utc(now)
     today = moment.date()
-    cards = {card[0]: card for card in store.seen_cards(scope)}
     stats = store.daily_stats(scope)
     scheduler: fsrs.Scheduler = scheduler_for(settings.with_changes(deadline=None), now=moment)
     recall_of = _Recall(scheduler.parameters, moment)
-
-    # The loops below visit every item of the vault (100,000 in a large one), so
-    # the items' fields are read by attrgetter, in C, and nothing is built per item
-    # that the item does not need.
-    fields = list(map(_ITEM_FIELDS, items))
-    # Keyed by (area, track) as the items hold them (None for none): named when listed.
-    cells: dict[tuple[str | None, str | None], list[int]] = {
-        key: [count, 0, 0] for key, count in Counter(f[:2] for f in fields).items()
-    }
-    topics: dict[str, list[float]] = {}
-    seen = mastered = 0
-    find_card = cards.get
-    for area, track, item_id, topic in fields:
-        card = find_card(item_id)
-        if card is None:
-            continue
-        cell = cells[area, track]
-        seen += 1
-        cell[1] += 1
-        _, state, stability_days, last_review_us, lapses = card
-        if _is_mastered(card):
-            mastered += 1
-            cell[2] += 1
-        if topic:
-            entry = topics.get(topic)
-            if entry is None:
-                entry = topics[topic] = [0.0, 0.0, 0.0]
-            entry[0] += 1
-            entry[1] += recall_of(state, stability_days, last_review_us)
-            entry[2] += lapses
-
+    # The counts of the vault's 100,000 items are kept while the items and the
+    # learner's cards are the same lists; only the recall depends on the time.
+    groups = group_cards(items, store.seen_cards(scope))
     weakest = sorted(
         (
-            TopicStrength(topic, int(n), round(total / n, 4), int(lapses))
-            for topic, (n, total, lapses) in topics.items()
+            TopicStrength(
+                topic, cards.seen, round(recall_of.total(cards) / cards.seen, 4), cards.lapses
+            )
+            for topic, cards in groups.topics.items()
         ),
         key=lambda t: (t.mean_recall, -t.lapses, t.topic),
     )[:WEAKEST_TOPICS]
@@ -387,12 +358,12 @@ def build_progress(
     return ProgressReport(
         generated_at=moment,
         items_total=len(items),
-        items_seen=seen,
-        items_mastered=mastered,
+        items_seen=groups.seen,
+        items_mastered=groups.mastered,
         reviews_total=sum(s.reviews for s in stats),
         coverage=[
             CoverageCell(area or _NO_VALUE, track or _NO_VALUE, n, s, m)
-            for (area, track), (n, s, m) in sorted(cells.items(), key=_cell_order)
+            for (area, track), (n, s, m) in sorted(groups.cells.items(), key=_cell_order)
         ],
         retention_young=_retention(stats, mature=False),
         retention_mature=_retention(stats, mature=True),

@@ -80,7 +80,9 @@ class StudyStore(Protocol):
     def seen_cards(self, scope: StudyScope) -> list[SeenCard]:
         """Every card reviewed at least once (``never_seen`` false), as plain numbers.
 
-        In any order; see :mod:`~sysdrill.study.card_figures` for the tuple.
+        In any order; see :mod:`~sysdrill.study.card_figures` for the tuple. A store
+        may give back the same list while the cards are unchanged: callers must not
+        change it.
         """
         ...
 

@@ -9,7 +9,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import RedirectResponse, Response
 
-from sysdrill.app.browse import BrowseFilters, BrowseResult, browse, browse_facets
+from sysdrill.app.browse import BrowseFilters, BrowseResult, browse, browse_facets, in_id_order
 from sysdrill.app.example_draw import shown_item
 from sysdrill.app.explore import explore_groups, explore_tree
 from sysdrill.app.item_actions import (
@@ -74,9 +74,12 @@ def _browse(
     own = personal_deck_names(request, vault, user=request_user(request))
     if own:
         facets = {**facets, "deck": sorted({*facets["deck"], *own})}
+    ordered = context.vaults.derived(context.vault, "browse-order", lambda v: in_id_order(v.items))
+    if vault is not context.load_vault():
+        ordered = in_id_order(vault.items)  # a learner's personal decks: this request's vault
     return filters, browse(
         filters,
-        items=vault.items,
+        items=ordered,
         by_id=vault.by_id,
         decks=vault.decks,
         facets=facets,
