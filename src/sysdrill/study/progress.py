@@ -23,12 +23,17 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from sysdrill.study.card_figures import DAY_US, epoch_day, epoch_us
 from sysdrill.study.card_state import CardState
 from sysdrill.study.clock import day_start, require_utc
-from sysdrill.study.progress_groups import MASTERED_STABILITY_DAYS, TopicCards, group_cards
+from sysdrill.study.progress_groups import (
+    MASTERED_STABILITY_DAYS,
+    ProgressItem,
+    TopicCards,
+    group_cards,
+)
 from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.settings import StudySettings
 from sysdrill.study.store import StudyStore
@@ -163,30 +168,6 @@ class ProgressSummary:
     forecast: list[DayCount]
     """Reviews due on each of the next 30 days, today first (overdue counted today)."""
     deadline: date | None = None
-
-
-class ProgressItem(Protocol):
-    """What the report reads of an item: its coverage cell, id and topic.
-
-    An :class:`~sysdrill.content.models.Item` has these, and so has a row of a
-    vault's catalogue, so the report of a large vault needs no item loaded.
-    """
-
-    @property
-    def id(self) -> str:
-        """The item's id."""
-
-    @property
-    def competency_area(self) -> str | None:
-        """Its competency area (None for none)."""
-
-    @property
-    def track(self) -> str | None:
-        """Its track (None for none)."""
-
-    @property
-    def topic(self) -> str | None:
-        """Its topic (None for none)."""
 
 
 def _cell_order(

@@ -18,15 +18,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sysdrill.study.card_figures import SeenCard
 from sysdrill.study.card_state import CardState
 
-if TYPE_CHECKING:
-    from sysdrill.study.progress import ProgressItem
-
-__all__ = ["KEPT_GROUPINGS", "MASTERED_STABILITY_DAYS", "CardGroups", "TopicCards", "group_cards"]
+__all__ = [
+    "KEPT_GROUPINGS",
+    "MASTERED_STABILITY_DAYS",
+    "CardGroups",
+    "ProgressItem",
+    "TopicCards",
+    "group_cards",
+]
 
 KEPT_GROUPINGS = 2
 """Groupings kept (the least recently used goes): each holds its items and cards alive."""
@@ -39,6 +43,30 @@ _ITEM_FIELDS = attrgetter("competency_area", "track", "id", "topic")
 
 Cell = tuple[str | None, str | None]
 """A coverage cell: (competency area, track) as the items hold them (None for none)."""
+
+
+class ProgressItem(Protocol):
+    """What the report reads of an item: its coverage cell, id and topic.
+
+    An :class:`~sysdrill.content.models.Item` has these, and so has a row of a
+    vault's catalogue, so the report of a large vault needs no item loaded.
+    """
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+
+    @property
+    def competency_area(self) -> str | None:
+        """Its competency area (None for none)."""
+
+    @property
+    def track(self) -> str | None:
+        """Its track (None for none)."""
+
+    @property
+    def topic(self) -> str | None:
+        """Its topic (None for none)."""
 
 
 @dataclass(frozen=True, slots=True)
