@@ -135,3 +135,16 @@ def migrated_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     )
     upgrade_database(url)
     return url
+
+
+def starter_plan_size(name: str) -> int:
+    """How many items the starter vault's plan introduces, counted from the vault itself."""
+    from sysdrill.content.loader import load_vault
+    from sysdrill.content.plans import load_plans, load_prerequisites
+    from sysdrill.content.sample import starter_vault_path
+    from sysdrill.study.plans import order_plan_items
+
+    root = starter_vault_path()
+    vault = load_vault(root)
+    (plan,) = (p for p in load_plans(root) if p.name == name)
+    return len(order_plan_items(plan, vault.items, vault.decks, load_prerequisites(root)))

@@ -7,24 +7,12 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from tests.conftest import starter_plan_size
 
 
 @pytest.fixture(autouse=True)
 def _no_database_url(monkeypatch):
     monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
-
-
-def _starter_plan_size(name: str) -> int:
-    """How many items the starter vault's plan introduces, counted from the vault itself."""
-    from sysdrill.content.loader import load_vault
-    from sysdrill.content.plans import load_plans, load_prerequisites
-    from sysdrill.content.sample import starter_vault_path
-    from sysdrill.study.plans import order_plan_items
-
-    root = starter_vault_path()
-    vault = load_vault(root)
-    (plan,) = (p for p in load_plans(root) if p.name == name)
-    return len(order_plan_items(plan, vault.items, vault.decks, load_prerequisites(root)))
 
 
 def test_plan_list_shows_every_starter_plan_with_its_pace(run_cli) -> None:
@@ -56,7 +44,7 @@ def test_plan_start_sets_the_deadline_and_show_reports_progress(run_cli) -> None
         "interview-2w",
         1,
         0,
-        _starter_plan_size("interview-2w"),
+        starter_plan_size("interview-2w"),
     )
     assert shown["next_item_ids"][0] == "cloud-2000"
 

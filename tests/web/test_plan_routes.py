@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.cli.test_plan_cmd import _starter_plan_size
+from tests.conftest import starter_plan_size
 from tests.web.conftest import make_app, with_csrf
 
 from sysdrill.content.sample import starter_vault_path
@@ -37,7 +37,7 @@ def test_starting_from_the_form_shows_progress_and_sets_the_deadline(
     assert (response.status_code, response.headers["location"]) == (303, "/plans")
     page = starter_client.get("/plans").text
     assert "Day 1 of 14 (2026-11-25 to 2026-12-08), weakest topics first." in page
-    assert f"Items introduced: 0 of {_starter_plan_size('interview-2w')}" in page
+    assert f"Items introduced: 0 of {starter_plan_size('interview-2w')}" in page
     active = starter_client.get("/api/plans").json()["active"]
     assert (active["plan"], active["adaptive"], active["next_item_ids"][0]) == (
         "interview-2w",
