@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from sysdrill.app.study_vault import open_study_vault
-from sysdrill.content.gc_pause import collector_paused
+from sysdrill.content.gc_pause import collector_paused, kept_until_exit
 from sysdrill.content.sample import default_vault_path
 
 
@@ -87,4 +88,47 @@ def test_a_vault_loads_with_the_collector_paused(
     vault = open_study_vault(default_vault_path(), cache_dir=tmp_path / "cache")
     assert len(vault.items) > 300  # the starter vault
     assert seen == [False]
+    assert gc.isenabled()
+
+
+@pytest.fixture
+def unfrozen() -> Iterator[None]:
+    """No frozen objects before the test, none after (the test process keeps collecting)."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_what_a_command_keeps_loads_paused_then_is_frozen_out_of_collections(collecting, unfrozen):
+    with kept_until_exit():
+        assert not gc.isenabled()
+        kept = [[n] for n in range(1000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= len(kept)
+    collectable = {id(o) for o in gc.get_objects()}  # frozen objects are in no generation
+    assert not any(id(o) in collectable for o in kept)
+
+
+def test_a_process_that_froze_objects_before_keeps_its_own_arrangement(collecting, unfrozen):
+    gc.freeze()
+    before = gc.get_freeze_count()
+    with kept_until_exit():
+        kept = [[n] for n in range(1000)]
+    assert gc.get_freeze_count() == before  # the new objects stay collectable
+    assert len(kept) == 1000
+
+
+def test_the_command_shows_the_same_after_its_start_up_is_frozen(
+    collecting, unfrozen, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from typer.testing import CliRunner
+
+    from sysdrill.cli.app import build_app
+
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    result = CliRunner().invoke(build_app(), ["progress", "--db", db, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["items_total"] > 300  # the starter vault, read whole
+    assert gc.get_freeze_count() > 0
     assert gc.isenabled()

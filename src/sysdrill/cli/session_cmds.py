@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
+from sysdrill.content.gc_pause import kept_until_exit
 
 if TYPE_CHECKING:
     from sysdrill.app.sessions import StartOptions
@@ -455,16 +456,18 @@ def daily(
     options = StartOptions(
         SessionKind.DAILY, _filter(deck, track, level, zone, topic, area, tag), new_limit=new
     )
-    # The day's items and their chains only: the catalogue tells which they are.
-    loaded = _warn_broken(
-        open_daily_vault(
-            vault or default_vault_path(),
-            item_filter=options.item_filter,
-            now=_clock(),
-            cache_dir=default_cache_dir(),
-        )
-    )
-    with _study(db, loaded) as study:
+    with ExitStack() as stack:
+        with kept_until_exit():
+            # The day's items and their chains only: the catalogue tells which they are.
+            loaded = _warn_broken(
+                open_daily_vault(
+                    vault or default_vault_path(),
+                    item_filter=options.item_filter,
+                    now=_clock(),
+                    cache_dir=default_cache_dir(),
+                )
+            )
+            study = stack.enter_context(_study(db, loaded))
         _run(study, loaded, options, answers)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sysdrill.cli.console import QuietOption, progress_display
+from sysdrill.content.gc_pause import kept_until_exit
 
 if TYPE_CHECKING:
     from sysdrill.app.catalogue import Catalogue
@@ -96,9 +97,11 @@ def _study(
     from sysdrill.app.catalogue import adopt_catalogue_state
     from sysdrill.app.study import open_cli_study
 
-    catalogue = _catalogue(vault, quiet=quiet)
-    with open_cli_study(db, vault=catalogue.identity) as study:
-        adopt_catalogue_state(study, catalogue)
+    with ExitStack() as stack:
+        with kept_until_exit():
+            catalogue = _catalogue(vault, quiet=quiet)
+            study = stack.enter_context(open_cli_study(db, vault=catalogue.identity))
+            adopt_catalogue_state(study, catalogue)
         yield study, catalogue
 
 

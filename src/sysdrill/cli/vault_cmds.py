@@ -75,10 +75,11 @@ def _database(vault: Path | None, db: Path | None, *, quiet: bool = False) -> Pa
     """
     from sysdrill.app.search import vault_database
     from sysdrill.content.cache import default_cache_dir
+    from sysdrill.content.gc_pause import kept_until_exit
     from sysdrill.errors import UsageError
 
     try:
-        with progress_display(quiet=quiet) as progress:
+        with kept_until_exit(), progress_display(quiet=quiet) as progress:
             return vault_database(
                 vault, db, now=datetime.now(UTC), cache_dir=default_cache_dir(), progress=progress
             )

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "kept_until_exit"]
 
 _lock = threading.Lock()
 _pauses = 0
@@ -43,3 +43,21 @@ def collector_paused() -> Iterator[None]:
             _pauses -= 1
             if _pauses == 0 and _resume:
                 gc.enable()
+
+
+@contextmanager
+def kept_until_exit() -> Iterator[None]:
+    """Load, in the ``with`` block, what a command keeps until its process ends.
+
+    The collector pauses while it loads; then everything alive is frozen
+    (:func:`gc.freeze`), so later collections skip it. A catalogue of 100,000
+    items is about a million objects, and the imports and work that follow its
+    load set off full collections that walked them all: about a tenth of
+    ``sysdrill workload``'s CPU at that size (docs/benchmarks.md). For a
+    command's own process only, as the web app freezes its loaded vault: a
+    process that froze objects before keeps its own arrangement.
+    """
+    with collector_paused():
+        yield
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
