@@ -17,8 +17,10 @@ With ``--commands`` it also times, each as a whole process (issue 30): the first
 catalogue from nothing), the first ``search`` (it builds the search database),
 then ``progress``, ``stats``, ``search``, ``show``, ``workload`` (deadline in 21
 days, on a copy of the database) and ``daily`` warm, the median of ``--runs``
-runs after one unmeasured run. Targets at 100,000 items and 1,000,000 review
-rows: warm <= 1 s and <= 400 MB each, the first run after an import <= 5 s.
+runs after one unmeasured run, then ``state export`` of the whole log and its
+``state import`` into that copy (one run each). Targets at 100,000 items and
+1,000,000 review rows: warm <= 1 s and <= 400 MB each, the first run after an
+import <= 5 s; the state's export and import <= 20 s and <= 400 MB.
 ``--sizes 10000,100000`` runs it all at each size (``--reviews-per-item`` review
 rows an item) and prints each figure per item and, between sizes, the cost of
 each added item, so a regression shows as a slope.
@@ -82,6 +84,9 @@ OPEN_TARGET_S = 1.0
 RSS_TARGET_MB = 400.0
 COMMAND_TARGET_S = 1.0
 FIRST_RUN_TARGET_S = 5.0
+STATE_TARGET_S = 20.0
+"""``state export`` and ``state import`` of the whole log: no figure in issue 30 (only a
+progress bar); the import of the vault's cards, the other whole-collection step, sets it."""
 IMPORT_LIMIT = 100_000
 """Most rows one CSV import takes: larger vaults are several imports."""
 DEADLINE_DAYS = 21
@@ -314,7 +319,8 @@ class CommandFigure:
 def time_commands(
     vault: Path, url: str, deadline_url: str, env: dict[str, str], runs: int
 ) -> list[CommandFigure]:
-    """The first runs after the import, then each vault-reading command warm (issue 30).
+    """The first runs after the import, each vault-reading command warm, then the state's
+    export and its import into the deadline copy of the database (issue 30).
 
     Each first run starts from an empty catalogue folder (``stats`` and
     ``progress`` build the catalogue; ``search`` builds its database). The warm
@@ -341,6 +347,13 @@ def time_commands(
         run_child(args, env)  # the user's second run: caches as they stay
         timed = [run_child(args, env) for _ in range(runs)]
         figures.append(CommandFigure(f"`{name}` warm", timed, COMMAND_TARGET_S))
+    # The whole study state out to a file and back into a copy of the database.
+    exported = cache.parent / "state.json"
+    export = ["state", "export", str(exported), "--vault", v, "--db", url, "--quiet"]
+    figures.append(CommandFigure("`state export`", [run_child(export, env)], STATE_TARGET_S))
+    load = ["state", "import", str(exported), "--replace", "--vault", v, "--db", deadline_url]
+    figures.append(CommandFigure("`state import`", [run_child(load, env)], STATE_TARGET_S))
+    exported.unlink(missing_ok=True)
     for figure in figures:
         failed = [run for run in figure.runs if run.returncode != 0]
         if failed:

@@ -322,6 +322,42 @@ def test_state_export_to_stdout_is_the_document(run_cli, db_url):
     assert (data["format"], len(data["reviews"])) == ("sysdrill-study-state", 1)
 
 
+def test_state_export_writes_one_entry_a_line_and_quiet_prints_nothing(run_cli, db_url, tmp_path):
+    _seed(db_url, ["a", "b", "c"])
+    out = tmp_path / "state.json"
+    result = run_cli("state", "export", str(out), "--db", db_url, "--quiet")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    lines = out.read_text(encoding="utf-8").splitlines()
+    review_lines = [line for line in lines if line.startswith('  {"item_id"') and "rating" in line]
+    assert len(review_lines) == 3  # a review is one line: a large log is written as read
+    assert [json.loads(line.rstrip(","))["item_id"] for line in review_lines] == ["a", "b", "c"]
+    assert json.loads(out.read_text(encoding="utf-8"))["interviews"] == []
+
+
+def test_state_export_that_fails_midway_leaves_the_old_file(run_cli, db_url, tmp_path, monkeypatch):
+    import sysdrill.study.state_io as state_io
+
+    _seed(db_url, ["a", "b"])
+    out = tmp_path / "state.json"
+    out.write_text("the earlier export\n", encoding="utf-8")
+    real = state_io._review_entry
+
+    def failing(review, position):
+        if review.item_id == "b":
+            raise OSError(28, "No space left on device")
+        return real(review, position)
+
+    monkeypatch.setattr(state_io, "_review_entry", failing)
+    result = run_cli("state", "export", str(out), "--db", db_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {out}: cannot write (No space left on device). Choose a writable location.\n"
+    )
+    assert out.read_text(encoding="utf-8") == "the earlier export\n"
+    assert [p.name for p in tmp_path.iterdir() if "state" in p.name] == ["state.json"]
+
+
 def test_state_export_into_missing_folder_fails_cleanly(run_cli, db_url, tmp_path):
     target = tmp_path / "missing" / "state.json"
     result = run_cli("state", "export", str(target), "--db", db_url)

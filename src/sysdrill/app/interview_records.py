@@ -9,9 +9,10 @@ vault with its turns; ``state import`` stores them again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,11 +26,11 @@ from sysdrill.study.service import StudyService
 __all__ = [
     "InterviewResults",
     "export_interviews",
-    "exported_interviews",
     "import_interviews",
     "import_state_file",
     "interview_results",
     "parse_interviews",
+    "write_state_file",
 ]
 
 
@@ -205,10 +206,39 @@ def import_interviews(
     return len(parsed)
 
 
-def exported_interviews(study: StudyService, db_url: str | None) -> list[dict[str, Any]]:
-    """:func:`export_interviews` over the study database at ``db_url`` (``state export``)."""
+def write_state_file(
+    study: StudyService,
+    db_url: str | None,
+    out: BinaryIO,
+    *,
+    now: datetime,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[int, int]:
+    """Write the ``state export`` document to ``out``: the learner's state, then interviews.
+
+    Args:
+        study: The learner's study service.
+        db_url: The study database (its interviews are read there).
+        out: A binary file open for writing (UTF-8 JSON).
+        now: Export time (UTC).
+        progress: Called as ``progress(stage, done, total)`` while reviews are written.
+
+    Returns:
+        The cards and the reviews written.
+    """
+    from sysdrill.study.state_io import write_user_state
+
     with open_interviews(db_url) as store:
-        return export_interviews(study, store)
+        interviews = export_interviews(study, store)
+    return write_user_state(
+        study.store,
+        study.scope,
+        out,
+        user=study.user,
+        now=now,
+        interviews=interviews,
+        progress=progress,
+    )
 
 
 def import_state_file(

@@ -10,7 +10,8 @@ needs ``sysdrill db upgrade``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -170,12 +171,12 @@ def _render_workload(days: list[WorkloadDay]) -> None:
     out_console().print(table)
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
     from sysdrill.errors import ExportFailed
-    from sysdrill.files import write_text_atomically
+    from sysdrill.files import replace_atomically
 
     try:
-        write_text_atomically(path, text)
+        replace_atomically(path, write)
     except OSError as exc:
         raise ExportFailed(
             f"{path}: cannot write ({exc.strerror}). Choose a writable location."
@@ -246,22 +247,32 @@ def register(app: typer.Typer) -> None:
         file: Annotated[Path, typer.Argument(help="JSON file to write ('-' for stdout).")],
         db: DbOption = None,
         vault: StateVaultOption = None,
+        quiet: QuietOption = False,
     ) -> None:
-        """Write the learner's cards, reviews and sessions in one vault, and settings, to FILE."""
-        from sysdrill.app.interview_records import exported_interviews
+        """Write the learner's cards, reviews and sessions in one vault, and settings, to FILE.
 
-        with _study(db, vault) as (study, _):
-            data = study.export_state(now=_now())
-            data["interviews"] = exported_interviews(study, db)
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        if str(file) == "-":
-            typer.echo(text, nl=False)
-            return
-        _write_atomically(file, text)
-        typer.echo(
-            f"Exported {len(data['cards'])} cards and {len(data['reviews'])} reviews "
-            f"of vault {data['vault']} to {file}."
-        )
+        The file is written whole or not at all; a progress bar follows the reviews on a
+        terminal (none with --quiet).
+        """
+        from sysdrill.app.interview_records import write_state_file
+
+        with _study(db, vault, quiet=quiet) as (study, _), progress_display(quiet=quiet) as bar:
+            if str(file) == "-":
+                write_state_file(study, db, sys.stdout.buffer, now=_now())
+                return
+            written: list[tuple[int, int]] = []
+
+            def write(path: Path) -> None:
+                with path.open("wb") as out:
+                    written.append(write_state_file(study, db, out, now=_now(), progress=bar))
+
+            _write_atomically(file, write)
+            vault_id = study.scope.vault_id
+        cards, reviews = written[0]
+        if not quiet:
+            typer.echo(
+                f"Exported {cards} cards and {reviews} reviews of vault {vault_id} to {file}."
+            )
 
     @state_app.command("import")
     def import_cmd(

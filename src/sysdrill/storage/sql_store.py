@@ -233,7 +233,16 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
         return next(self._reviews_where(t.reviews.c.id == newest.scalar_subquery()), None)
 
     def _reviews_where(self, condition: sa.ColumnElement[bool]) -> Iterator[ReviewRecord]:
+        """The reviews ``condition`` selects, in id order, made as they are read.
+
+        A log of a million reviews read whole held every row at once (over a
+        gigabyte in ``state export``): the rows are taken from the cursor as the
+        caller goes, on a connection held until it stops. Each review's settings
+        come from their own table, once per settings row, not joined into every
+        review's row.
+        """
         r = t.reviews.c
+        s = t.scheduler_settings.c
         query = (
             sa.select(
                 r.id,
@@ -247,33 +256,34 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
                 r.interval_before_days,
                 r.first_of_day,
                 r.session_id,
-                t.scheduler_settings.c.settings_json,
+                r.settings_id,
             )
-            .join(t.scheduler_settings, t.scheduler_settings.c.id == r.settings_id)
             .where(condition)
             .order_by(r.id)
         )
         with self._read("reading the review log") as conn:
-            rows = conn.execute(query).all()
-        parsed: dict[str, dict[str, Any]] = {}
-        for row in rows:
-            settings = parsed.get(row.settings_json)
-            if settings is None:
-                settings = parsed[row.settings_json] = json.loads(row.settings_json)
-            yield ReviewRecord(
-                item_id=row.item_id,
-                rating=row.rating,
-                graded_by=row.graded_by,
-                answer=row.answer,
-                duration_ms=row.duration_ms,
-                reviewed_at=utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
-                state_before=CardState(row.state_before),
-                interval_before_days=row.interval_before_days,
-                first_of_day=bool(row.first_of_day),
-                settings=dict(settings),
-                session_id=row.session_id,
-                review_id=row.id,
-            )
+            settings_of = {
+                i: json.loads(text) for i, text in conn.execute(sa.select(s.id, s.settings_json))
+            }
+            for row in conn.execute(query):
+                settings = settings_of.get(row.settings_id)
+                if settings is None:  # written after the table was read
+                    text = conn.execute(sa.select(s.settings_json).where(s.id == row.settings_id))
+                    settings = settings_of[row.settings_id] = json.loads(text.scalar_one())
+                yield ReviewRecord(
+                    item_id=row.item_id,
+                    rating=row.rating,
+                    graded_by=row.graded_by,
+                    answer=row.answer,
+                    duration_ms=row.duration_ms,
+                    reviewed_at=utc(row.reviewed_at) or datetime.min.replace(tzinfo=UTC),
+                    state_before=CardState(row.state_before),
+                    interval_before_days=row.interval_before_days,
+                    first_of_day=bool(row.first_of_day),
+                    settings=dict(settings),
+                    session_id=row.session_id,
+                    review_id=row.id,
+                )
 
     def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""

@@ -10,11 +10,12 @@ ids are renumbered, and reviews point at sessions by position).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sysdrill.errors import ImportFailed
@@ -41,6 +42,7 @@ __all__ = [
     "parse_state_document",
     "seed_history",
     "store_is_empty",
+    "write_user_state",
 ]
 
 STATE_FORMAT = "sysdrill-study-state"
@@ -48,6 +50,8 @@ STATE_VERSION = 1
 
 _STATE_NAMES = {state: state.name.lower() for state in CardState}
 _STATE_BY_NAME = {name: state for state, name in _STATE_NAMES.items()}
+_GRADED_BY = {member: member.value for member in GradedBy}
+"""Each way of grading as the plain string a review keeps (``.value`` is slow on 3.11)."""
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -126,6 +130,57 @@ class StateDocument(_Strict):
     """Mock interviews with their turns; ``app/interview_records.py`` reads and writes them."""
 
 
+def _header(store: StudyStore, scope: StudyScope, *, user: str, now: datetime) -> dict[str, Any]:
+    return {
+        "format": STATE_FORMAT,
+        "version": STATE_VERSION,
+        "user": user,
+        "vault": scope.vault_id,
+        "exported_at": require_utc(now).isoformat(),
+        "settings": store.get_settings(scope.user_id),
+    }
+
+
+def _card_entry(c: CardRecord) -> dict[str, Any]:
+    return {
+        "item_id": c.item_id,
+        "state": _STATE_NAMES[c.state],
+        "step": c.step,
+        "stability_days": c.stability_days,
+        "difficulty": c.difficulty,
+        "due": c.due.isoformat() if c.due else None,
+        "last_review": c.last_review.isoformat() if c.last_review else None,
+        "reps": c.reps,
+        "lapses": c.lapses,
+        "never_seen": c.never_seen,
+    }
+
+
+def _session_entry(s: SessionRecord) -> dict[str, Any]:
+    return {
+        "kind": s.kind,
+        "started_at": s.started_at.isoformat(),
+        "ended_at": s.ended_at.isoformat() if s.ended_at else None,
+        "meta": s.meta,
+    }
+
+
+def _review_entry(r: ReviewRecord, position: Mapping[int | None, int]) -> dict[str, Any]:
+    return {
+        "item_id": r.item_id,
+        "rating": r.rating,
+        "graded_by": r.graded_by,
+        "answer": r.answer,
+        "duration_ms": r.duration_ms,
+        "reviewed_at": r.reviewed_at.isoformat(),
+        "state_before": _STATE_NAMES[r.state_before],
+        "interval_before_days": r.interval_before_days,
+        "first_of_day": r.first_of_day,
+        "settings": r.settings,
+        "session": position.get(r.session_id) if r.session_id is not None else None,
+    }
+
+
 def export_user_state(
     store: StudyStore, scope: StudyScope, *, user: str, now: datetime
 ) -> dict[str, Any]:
@@ -140,53 +195,77 @@ def export_user_state(
     sessions = store.list_sessions(scope)
     position = {s.session_id: index for index, s in enumerate(sessions)}
     return {
-        "format": STATE_FORMAT,
-        "version": STATE_VERSION,
-        "user": user,
-        "vault": scope.vault_id,
-        "exported_at": require_utc(now).isoformat(),
-        "settings": store.get_settings(scope.user_id),
-        "cards": [
-            {
-                "item_id": c.item_id,
-                "state": _STATE_NAMES[c.state],
-                "step": c.step,
-                "stability_days": c.stability_days,
-                "difficulty": c.difficulty,
-                "due": c.due.isoformat() if c.due else None,
-                "last_review": c.last_review.isoformat() if c.last_review else None,
-                "reps": c.reps,
-                "lapses": c.lapses,
-                "never_seen": c.never_seen,
-            }
-            for c in store.iter_cards(scope)
-        ],
-        "sessions": [
-            {
-                "kind": s.kind,
-                "started_at": s.started_at.isoformat(),
-                "ended_at": s.ended_at.isoformat() if s.ended_at else None,
-                "meta": s.meta,
-            }
-            for s in sessions
-        ],
-        "reviews": [
-            {
-                "item_id": r.item_id,
-                "rating": r.rating,
-                "graded_by": r.graded_by,
-                "answer": r.answer,
-                "duration_ms": r.duration_ms,
-                "reviewed_at": r.reviewed_at.isoformat(),
-                "state_before": _STATE_NAMES[r.state_before],
-                "interval_before_days": r.interval_before_days,
-                "first_of_day": r.first_of_day,
-                "settings": r.settings,
-                "session": position.get(r.session_id) if r.session_id is not None else None,
-            }
-            for r in store.iter_reviews(scope)
-        ],
+        **_header(store, scope, user=user, now=now),
+        "cards": [_card_entry(c) for c in store.iter_cards(scope)],
+        "sessions": [_session_entry(s) for s in sessions],
+        "reviews": [_review_entry(r, position) for r in store.iter_reviews(scope)],
     }
+
+
+def write_user_state(
+    store: StudyStore,
+    scope: StudyScope,
+    out: BinaryIO,
+    *,
+    user: str,
+    now: datetime,
+    interviews: Sequence[Mapping[str, Any]] = (),
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[int, int]:
+    """Write :func:`export_user_state`'s document, with ``interviews``, to ``out`` as UTF-8 JSON.
+
+    Entries are written as they are read, one a line: a learner's million reviews
+    built as one document and dumped whole took 3.9 GB and 24 s at 100,000 items.
+
+    Args:
+        store: The study store.
+        scope: The learner and the vault.
+        out: A binary file open for writing.
+        user: The learner's name (written into the document).
+        now: Export time (UTC).
+        interviews: The learner's interviews, JSON-ready (``app/interview_records.py``).
+        progress: Called as ``progress(stage, done, total)`` while reviews are written.
+
+    Returns:
+        The cards and the reviews written.
+    """
+    sessions = store.list_sessions(scope)
+    position = {s.session_id: index for index, s in enumerate(sessions)}
+    out.write(b"{\n")
+    for key, value in _header(store, scope, user=user, now=now).items():
+        out.write(b' "%s": %s,\n' % (key.encode(), orjson.dumps(value)))
+    cards = _write_list(out, "cards", map(_card_entry, store.iter_cards(scope)))
+    _write_list(out, "sessions", map(_session_entry, sessions))
+    total = sum(day.reviews for day in store.daily_stats(scope))
+    entries = (_review_entry(r, position) for r in store.iter_reviews(scope))
+    reviews = _write_list(out, "reviews", entries, progress=progress, total=total)
+    _write_list(out, "interviews", interviews, last=True)
+    out.write(b"}\n")
+    return cards, reviews
+
+
+def _write_list(
+    out: BinaryIO,
+    key: str,
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    last: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    total: int = 0,
+) -> int:
+    """Write ``"key": [...]`` with one entry a line; returns how many were written."""
+    out.write(b' "%s": [' % key.encode())
+    count = 0
+    for count, entry in enumerate(entries, start=1):
+        out.write(b"\n  " if count == 1 else b",\n  ")
+        out.write(orjson.dumps(entry))
+        if progress is not None and count % 1000 == 0:
+            progress(f"Writing {key}", count, max(total, count))
+    out.write(b"\n ]" if count else b"]")
+    out.write(b"\n" if last else b",\n")
+    if progress is not None:
+        progress(f"Writing {key}", count, max(total, count))
+    return count
 
 
 def _first_problems(exc: ValidationError, limit: int = 5) -> str:
@@ -223,6 +302,13 @@ def parse_state_document(data: Mapping[str, Any]) -> UserState:
                 f"Invalid study-state file: reviews.{index}.session: no session "
                 f"{review.session} (the file has {len(doc.sessions)})."
             )
+    # A log's reviews carry a few distinct settings: one dict for each, so the store
+    # digests each once (by identity) instead of a million times.
+    distinct: dict[bytes, dict[str, Any]] = {}
+
+    def shared(settings: dict[str, Any]) -> dict[str, Any]:
+        return distinct.setdefault(orjson.dumps(settings, option=orjson.OPT_SORT_KEYS), settings)
+
     ids = [c.item_id for c in doc.cards]
     if len(ids) != len(set(ids)):
         duplicate = next(i for i in ids if ids.count(i) > 1)
@@ -251,14 +337,14 @@ def parse_state_document(data: Mapping[str, Any]) -> UserState:
             ReviewRecord(
                 item_id=r.item_id,
                 rating=r.rating,
-                graded_by=r.graded_by.value,
+                graded_by=_GRADED_BY[r.graded_by],
                 answer=r.answer,
                 duration_ms=r.duration_ms,
                 reviewed_at=r.reviewed_at,
                 state_before=_STATE_BY_NAME[r.state_before],
                 interval_before_days=r.interval_before_days,
                 first_of_day=r.first_of_day,
-                settings=r.settings,
+                settings=shared(r.settings),
                 session_id=r.session,
             )
             for r in doc.reviews
