@@ -541,3 +541,18 @@ def test_an_audit_split_with_a_forked_worker_reports_what_a_serial_one_does(
     # earlier test still alive the audit stays serial by design (forking copies locks).
     expected = [0, 2, 4, 6] if threading.active_count() == 1 else [0, 1, 2, 3, 4, 5, 6]
     assert steps == expected
+
+
+def test_the_audit_after_a_write_skips_an_item_file_removed_once_written(
+    tmp_path: Path,
+) -> None:
+    # Both answers get the arithmetic wrong; the file the callback removes is not audited.
+    quiz = write_quiz(tmp_path / "quiz.txt", ["2 x 3 GB = 7 GB", "4 GB + 4 GB = 9 GB"])
+
+    def remove_second(written: ImportReport) -> None:
+        (tmp_path / "vault" / written.added[1].path).unlink()
+
+    report = import_source(quiz, into=tmp_path / "vault", now=NOW, on_written=remove_second)
+    assert len(report.added) == 2
+    [defect] = report.defects
+    assert defect.startswith(f"{report.added[0].path}:5:32: ERROR napkin-arithmetic")

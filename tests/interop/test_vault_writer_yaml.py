@@ -157,3 +157,23 @@ _NESTED = st.recursive(
 def test_the_direct_writer_writes_nested_mappings_as_pyyaml_does(data: dict[str, object]) -> None:
     # Issue 31: an Anki item's `source.anki` nests mappings, lists of mappings and CSS.
     assert dump_yaml(data) == _pyyaml_text(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            _SCALARS,
+            st.fixed_dictionaries(
+                {"name": _SCALARS, "items": st.lists(_SCALARS, max_size=4)},
+                optional={"title": _SCALARS, "skip_napkin_check": st.booleans()},
+            ),
+            st.dictionaries(st.sampled_from(["name", "a b"]), _NESTED, max_size=2),
+        ),
+        max_size=4,
+    )
+)
+def test_a_list_of_decks_is_written_as_pyyaml_writes_it(decks: list[object]) -> None:
+    # decks.yaml of a 100,000-card import lists every id under its deck.
+    data = {"decks": decks}
+    assert dump_yaml(data) == _pyyaml_text(data)

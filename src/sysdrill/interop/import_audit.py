@@ -68,14 +68,22 @@ def _audit_written(
     exempt: NapkinExemptions,
     progress: Callable[[int], None] | None = None,
 ) -> list[str]:
-    """The defects of item files in the vault (in this process or a forked worker)."""
+    """The defects of item files in the vault (in this process or a forked worker).
+
+    A file that is gone is skipped. Paths are plain strings: pathlib's join, stat
+    and ``relative_to`` per file cost a sixth of the audit of 100,000 files.
+    """
     napkin = _napkin_hook()
     defects: list[str] = []
+    base = str(root)
     for done, rel in enumerate(rels):
         if progress is not None:
             progress(done)
-        if (root / rel).is_file():
-            defects.extend(_rendered(load_item_file(root / rel, root), napkin, exempt))
+        path = os.path.join(base, *rel.split("/"))
+        loaded = read_item_file(path, rel)
+        if loaded.text is None and not os.path.isfile(path):
+            continue
+        defects.extend(_rendered(loaded, napkin, exempt))
     return defects
 
 
@@ -107,6 +115,9 @@ def _audit_written_in_parallel(
     from concurrent.futures.process import BrokenProcessPool
 
     half = total // 2
+    # Loaded before the fork, so the worker inherits the napkin tier instead of
+    # importing it again.
+    _napkin_hook()
     try:
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
             future = pool.submit(_audit_written, root, rels[half:], exempt)

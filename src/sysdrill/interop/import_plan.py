@@ -169,16 +169,22 @@ def _finalise(
     *,
     item_id: str,
     parsed: ParsedSource,
+    source_name: str,
     key: str,
     digest: str,
-    now: datetime,
+    stamp_time: str,
     previous: dict[str, Any] | None,
     anki: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The item's mapping as its file holds it: stamped, dated (``stamp_time``, ISO 8601), ordered.
+
+    ``source_name`` and ``stamp_time`` are the same for every item of an import,
+    so the caller works them out once.
+    """
     original = data.get("provenance")
     stamp: dict[str, Any] = {
         "format": parsed.format,
-        "path": Path(parsed.path).name,
+        "path": source_name,
         "key": key,
         "digest": digest,
     }
@@ -190,7 +196,6 @@ def _finalise(
     if anki is not None:
         stamp["anki"] = _plain_copy(anki)
     data["source"] = stamp
-    stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
     if previous is None:
         data.setdefault("created_at", stamp_time)
     else:
@@ -251,6 +256,7 @@ def _plan_items(
     family = format_family(parsed.format)
     name = Path(parsed.path).name
     bases = _known_note_ids(parsed, index, family)
+    stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
     total = len(parsed.items)
     for done, parsed_item in enumerate(parsed.items):
         progress(PREPARING, done, total)
@@ -334,9 +340,10 @@ def _plan_items(
             data,
             item_id=item_id,
             parsed=parsed,
+            source_name=name,
             key=parsed_item.key,
             digest=digest,
-            now=now,
+            stamp_time=stamp_time,
             previous=previous,
             anki=parsed_item.anki,
         )

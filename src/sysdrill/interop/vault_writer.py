@@ -50,22 +50,24 @@ STAGING_PREFIX = ".sysdrill-staging-"
 """Name prefix of the staging folder created inside the vault while writing; the
 writer's process id follows, so a later write can tell a killed writer's folder."""
 
-_ORDER: dict[str, tuple[str, ...]] = {
-    "": tuple(Item.model_fields),
-    "details": tuple(Details.model_fields),
-    "human_reviewed": tuple(HumanReview.model_fields),
-    "source": tuple(ItemSource.model_fields),
-    "note_link": tuple(NoteLink.model_fields),
+_ORDER: dict[str, dict[str, None]] = {
+    "": dict.fromkeys(Item.model_fields),
+    "details": dict.fromkeys(Details.model_fields),
+    "human_reviewed": dict.fromkeys(HumanReview.model_fields),
+    "source": dict.fromkeys(ItemSource.model_fields),
+    "note_link": dict.fromkeys(NoteLink.model_fields),
 }
-_PART_ORDER = tuple(Part.model_fields)
+"""Each mapping's keys in schema order (dicts: ordered, and ``in`` costs one lookup)."""
+_PART_ORDER = dict.fromkeys(Part.model_fields)
 
 _Loader = SAFE_LOADER
 
 
-def _ordered(data: Mapping[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
-    known = [key for key in order if key in data]
-    rest = [key for key in data if key not in order]
-    return {key: data[key] for key in known + rest}
+def _ordered(data: Mapping[str, Any], order: Mapping[str, None]) -> dict[str, Any]:
+    result = {key: data[key] for key in order if key in data}
+    if len(result) < len(data):
+        result.update({key: data[key] for key in data if key not in order})
+    return result
 
 
 def order_item(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -166,17 +168,25 @@ def _ascii_scalar(value: str) -> str | None:
     return "'" + value.replace("'", "''") + "'"
 
 
+_CONTAINERS = (dict, list)
+"""The types PyYAML writes an anchor for when one object appears twice."""
+
+
 def _shares_containers(data: Any) -> bool:
     """Whether one list or mapping object appears twice (PyYAML writes an anchor then)."""
+    if not isinstance(data, _CONTAINERS):
+        return False
     seen: set[int] = set()
     pending = [data]
     while pending:
         value = pending.pop()
-        if isinstance(value, dict | list):
-            if id(value) in seen:
-                return True
-            seen.add(id(value))
-            pending.extend(value.values() if isinstance(value, dict) else value)
+        if id(value) in seen:
+            return True
+        seen.add(id(value))
+        # Only containers are queued: an item's many strings would cost as much as the rest.
+        for child in value.values() if isinstance(value, dict) else value:
+            if isinstance(child, _CONTAINERS):
+                pending.append(child)
     return False
 
 
@@ -213,11 +223,14 @@ def _fast_entry(key: Any, value: Any, indent: str, out: list[str]) -> bool:
         if not value:
             out.append(f"{indent}{name}: []\n")
             return True
-        items = [_fast_scalar(element) for element in value]
-        if any(item is None for item in items):
-            return False
-        out.append(f"{indent}{name}:\n")
-        out.extend(f"{indent}- {item}\n" for item in items)
+        listed: list[str] = [f"{indent}{name}:\n"]
+        for element in value:
+            item = _fast_scalar(element)
+            if item is not None:
+                listed.append(f"{indent}- {item}\n")
+            elif not _fast_list_mapping(element, indent, listed):
+                return False
+        out.extend(listed)
         return True
     if type(value) is dict:
         if not value:
@@ -240,6 +253,27 @@ def _fast_entry(key: Any, value: Any, indent: str, out: list[str]) -> bool:
         out.extend(nested)
         return True
     return False
+
+
+def _fast_list_mapping(element: Any, indent: str, out: list[str]) -> bool:
+    """Append the lines of a mapping that is an element of a list (``decks.yaml``'s decks).
+
+    PyYAML writes its entries as those of a mapping two columns in, the first one
+    after ``- ``. False means it is not a mapping the direct writer handles.
+    """
+    if type(element) is not dict:
+        return False
+    if not element:
+        out.append(f"{indent}- {{}}\n")
+        return True
+    inner_indent = indent + "  "
+    entries: list[str] = []
+    for key, value in element.items():
+        if not _fast_entry(key, value, inner_indent, entries):
+            return False
+    entries[0] = f"{indent}- {entries[0][len(inner_indent) :]}"
+    out.extend(entries)
+    return True
 
 
 def _yaml_dump(data: Any) -> str:
@@ -416,6 +450,8 @@ def write_files(
     new_folder = os.path.join(staging, "new")
     old_folder = os.path.join(staging, "old")
     known_dirs: set[str] = set()
+    # Folders this write created: no file in them can be replaced (no lexists per file).
+    new_dirs: set[str] = set()
     try:
         staging.mkdir()
         os.mkdir(new_folder)
@@ -435,10 +471,12 @@ def write_files(
                     path = root / parent
                     if not path.exists():
                         created_dirs.append(path)
+                if not os.path.isdir(folder):
+                    new_dirs.add(folder)
                 os.makedirs(folder, exist_ok=True)
                 known_dirs.add(folder)
             backup: str | None = None
-            if os.path.lexists(target):
+            if folder not in new_dirs and os.path.lexists(target):
                 backup = os.path.join(old_folder, f"{index}.yaml")
                 os.makedirs(old_folder, exist_ok=True)
                 os.replace(target, backup)
