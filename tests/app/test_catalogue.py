@@ -193,6 +193,64 @@ def test_the_search_database_is_used_as_it_is_while_the_catalogue_finds_no_chang
     assert [hit.id for hit in search_items(path, "zebras")] == ["cloud-0104"]
 
 
+def _item_files(root: Path) -> list[tuple[str, int, int]]:
+    """(rel, size in bytes, mtime in ns) of every item file of ``root``, as a build reads them."""
+    stats = [(rel, os.stat(path)) for path, rel in loader.list_item_file_names(root)]
+    return [(rel, stat.st_size, stat.st_mtime_ns) for rel, stat in stats]
+
+
+def test_a_catalogue_holds_the_files_it_read_and_no_other_set(vault: Path, cache: Path) -> None:
+    (vault / "questions/cloud/broken.yaml").write_text("id: [unclosed\n", "utf-8")
+    catalogue = open_catalogue(settle(vault), cache_dir=cache, now=NOW)
+    files = _item_files(vault)
+    assert catalogue.broken_files == 1 and catalogue.holds(files)
+    rel, size, mtime_ns = files[0]
+    assert not catalogue.holds([(rel, size + 1, mtime_ns), *files[1:]])
+    assert not catalogue.holds([(rel, size, mtime_ns + 1), *files[1:]])
+    assert not catalogue.holds(files[1:])
+    assert not catalogue.holds([*files, ("questions/cloud/new.yaml", size, mtime_ns)])
+
+
+def test_a_catalogue_does_not_hold_files_changed_just_before_it_read_them(
+    tmp_path: Path, cache: Path
+) -> None:
+    vault = settle(shutil.copytree(sample_vault_path(), tmp_path / "vault"))
+    item = vault / "questions/cloud/cloud-0104.yaml"
+    item.write_text(item.read_text("utf-8"), "utf-8")  # just now: an edit could hide in its tick
+    catalogue = open_catalogue(vault, cache_dir=cache, now=NOW)
+    assert len(catalogue.rows) == 12 and not catalogue.holds(_item_files(vault))
+
+
+def test_a_new_search_copy_leaves_out_a_file_broken_in_place_since_the_catalogue(
+    vault: Path, cache: Path
+) -> None:
+    open_catalogue(vault, cache_dir=cache, now=NOW)  # as a first `stats` leaves it
+    item = vault / "questions/cloud/cloud-0104.yaml"
+    item.write_text("id: [unclosed\n", "utf-8")
+    os.utime(item, (HOUR_AGO + 60, HOUR_AGO + 60))  # in place: its folder keeps its time
+    path = compiled_vault(vault, now=NOW, cache_dir=cache)
+    assert len(search_items(path, "", limit=100)) == 11
+    assert "cloud-0104" not in [hit.id for hit in search_items(path, "", limit=100)]
+    assert count_items(vault, None, now=NOW, cache_dir=cache).broken_files == 1
+
+
+def test_a_new_search_copy_holds_a_file_mended_in_place_since_the_catalogue(
+    vault: Path, cache: Path
+) -> None:
+    mended = vault / "questions/cloud/mended.yaml"
+    mended.write_text("id: [unclosed\n", "utf-8")
+    open_catalogue(settle(vault), cache_dir=cache, now=NOW)
+    text = (vault / "questions/cloud/cloud-0104.yaml").read_text("utf-8")
+    mended.write_text(
+        text.replace("id: cloud-0104", "id: cloud-0199").replace("Idle GPUs in", "Idle Zebras in"),
+        "utf-8",
+    )
+    os.utime(mended, (HOUR_AGO + 60, HOUR_AGO + 60))  # in place: its folder keeps its time
+    path = compiled_vault(vault, now=NOW, cache_dir=cache)
+    assert [hit.id for hit in search_items(path, "zebras")] == ["cloud-0199"]
+    assert count_items(vault, None, now=NOW, cache_dir=cache).broken_files == 0
+
+
 def test_a_catalogue_read_by_two_processes_is_the_one_read_by_one(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

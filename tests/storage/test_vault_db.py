@@ -103,6 +103,24 @@ def test_two_items_with_one_id_name_both_files(tmp_path: Path) -> None:
     assert not (tmp_path / "v.db").exists()
 
 
+def test_an_id_added_again_to_a_new_database_is_refused_by_the_next_build(tmp_path: Path) -> None:
+    out = tmp_path / "v.db"
+    write(out, [compiled("a-1", "questions/a.yaml", "Roofline")])
+    before = out.read_bytes()
+    with pytest.raises(DuplicateQuestion, match="questions/a.yaml and questions/b.yaml"):
+        write(out, [compiled("a-1", "questions/b.yaml", "KV")], incremental=True)
+    assert out.read_bytes() == before
+
+
+def test_a_tag_repeated_in_one_item_is_stored_once(tmp_path: Path) -> None:
+    out = tmp_path / "v.db"
+    item = compiled("a-1", "questions/a.yaml", "Roofline")
+    write(out, [CompiledItem(item.row, ("memory", "network", "memory"))])
+    with contextlib.closing(sqlite3.connect(out)) as connection:
+        tags = connection.execute("SELECT item_id, tag FROM tags ORDER BY tag").fetchall()
+    assert tags == [("a-1", "memory"), ("a-1", "network")]
+
+
 def test_no_usable_build_record_in_a_missing_corrupt_or_foreign_file(tmp_path: Path) -> None:
     assert read_build_record(tmp_path / "missing.db") is None
     corrupt = tmp_path / "corrupt.db"

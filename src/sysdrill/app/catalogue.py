@@ -41,7 +41,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,6 +134,10 @@ class Catalogue:
     path: Path | None = None
     """The file the catalogue is kept in, in the user cache folder (what is kept
     beside it, such as :mod:`~sysdrill.app.pass_marks`, is named after it)."""
+    recorded_at_ns: int = 0
+    """When the files were last stat'ed or read for the rows (ns since the epoch)."""
+    broken: Sequence[_BrokenFile] = ()
+    """The files that did not load, as (rel, size in bytes, mtime in ns)."""
 
     @property
     def identity(self) -> VaultIdentity:
@@ -156,6 +160,28 @@ class Catalogue:
     def find(self, item_id: str) -> CatalogueRow | None:
         """The row of the item with ``item_id``, or None."""
         return next((row for row in self.rows if row.id == item_id), None)
+
+    def holds(self, files: Collection[tuple[str, int, int]]) -> bool:
+        """Whether a refresh would read none of these files: every item file, as just read.
+
+        Args:
+            files: (rel, size in bytes, mtime in ns) of every item file of the vault.
+
+        Returns:
+            True when they are the files of the rows and of :attr:`broken`, each
+            trusted by its size and mtime (:func:`~sysdrill.content.cache.trusted_by_stat`):
+            the rows are then those of the files as read.
+        """
+        recorded = {row.rel: (row.size_bytes, row.mtime_ns) for row in self.rows}
+        recorded.update((rel, (size, mtime_ns)) for rel, size, mtime_ns in self.broken)
+        if len(recorded) != len(files):
+            return False
+        at_ns = self.recorded_at_ns
+        return all(
+            (old := recorded.get(rel)) is not None
+            and trusted_by_stat(old, size=size, mtime_ns=mtime_ns, recorded_at_ns=at_ns)
+            for rel, size, mtime_ns in files
+        )
 
 
 def _check_root(root: Path) -> None:
@@ -200,6 +226,8 @@ def _catalogue(root: Path, data: dict[str, Any], path: Path) -> Catalogue:
         built_at=datetime.fromtimestamp(data["built_at_s"], UTC),
         changed_at_ns=data["changed_at_ns"],
         path=path,
+        recorded_at_ns=data["recorded_at_ns"],
+        broken=data["broken"],
     )
 
 
@@ -402,7 +430,16 @@ def _refreshed(
             and signature_settled(saved["signature"], saved["recorded_at_ns"])
         ):
             built_at = datetime.fromtimestamp(saved["built_at_s"], UTC)
-            return Catalogue(root, found.rows, len(found.broken), built_at, changed_at_ns, path)
+            return Catalogue(
+                root,
+                found.rows,
+                len(found.broken),
+                built_at,
+                changed_at_ns,
+                path,
+                found.recorded_at_ns,
+                found.broken,
+            )
     else:
         changed_at_ns = found.recorded_at_ns
     _write(
@@ -414,7 +451,16 @@ def _refreshed(
         now=now,
         changed_at_ns=changed_at_ns,
     )
-    return Catalogue(root, found.rows, len(found.broken), now, changed_at_ns, path)
+    return Catalogue(
+        root,
+        found.rows,
+        len(found.broken),
+        now,
+        changed_at_ns,
+        path,
+        found.recorded_at_ns,
+        found.broken,
+    )
 
 
 def save_catalogue(
