@@ -72,19 +72,25 @@ def test_pauses_overlapping_in_two_threads_end_with_the_later(collecting):
     assert gc.isenabled()
 
 
+def _collector_seen(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[bool]:
+    """Wrap ``module.name`` so each call records whether the collector was running."""
+    real = getattr(module, name)
+    seen: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
 def test_a_vault_loads_with_the_collector_paused(
     collecting, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     import sysdrill.app.study_vault as study_vault
 
-    real = study_vault.load_vault
-    seen: list[bool] = []
-
-    def load(*args: Any, **kwargs: Any) -> Any:
-        seen.append(gc.isenabled())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(study_vault, "load_vault", load)
+    seen = _collector_seen(monkeypatch, study_vault, "load_vault")
     vault = open_study_vault(default_vault_path(), cache_dir=tmp_path / "cache")
     assert len(vault.items) > 300  # the starter vault
     assert seen == [False]
@@ -131,4 +137,42 @@ def test_the_command_shows_the_same_after_its_start_up_is_frozen(
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["items_total"] > 300  # the starter vault, read whole
     assert gc.get_freeze_count() > 0
+    assert gc.isenabled()
+
+
+def test_an_import_runs_with_the_collector_paused(
+    collecting, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from datetime import UTC, datetime
+
+    import sysdrill.interop.importer as importer
+    from sysdrill.app.interop import import_items
+
+    seen = _collector_seen(monkeypatch, importer, "import_source")
+    source = tmp_path / "cards.csv"
+    source.write_text("front,back\nWhat is HBM?,High-bandwidth memory\n", encoding="utf-8")
+    report = import_items(source, into=tmp_path / "vault", now=datetime(2026, 12, 5, tzinfo=UTC))
+    assert len(report.added) == 1
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_a_state_import_runs_with_the_collector_paused(
+    collecting, unfrozen, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from typer.testing import CliRunner
+
+    import sysdrill.app.interview_records as records
+    from sysdrill.cli.app import build_app
+
+    seen = _collector_seen(monkeypatch, records, "import_state_file")
+    monkeypatch.setenv("SYSDRILL_CACHE_DIR", str(tmp_path / "cache"))
+    db = f"sqlite:///{tmp_path / 'study.sqlite3'}"
+    state = tmp_path / "state.json"
+    runner = CliRunner()
+    assert runner.invoke(build_app(), ["state", "export", str(state), "--db", db]).exit_code == 0
+    result = runner.invoke(build_app(), ["state", "import", str(state), "--db", db])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Imported 0 reviews")
+    assert seen == [False]
     assert gc.isenabled()
