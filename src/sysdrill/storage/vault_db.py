@@ -281,6 +281,9 @@ def _staging(
             tmp.unlink()
         db = sqlite3.connect(tmp, isolation_level=None)
         try:
+            # Pages of 16 KiB: a first build of 100,000 items takes 0.2 s (4 %) less
+            # CPU than with 4 KiB pages; a search in it, 0.03 s more (docs/benchmarks.md).
+            db.execute("PRAGMA page_size = 16384")
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
             db.execute("PRAGMA cache_size = -65536")
