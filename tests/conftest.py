@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
@@ -35,6 +36,19 @@ class CliResult:
 
 
 RunCli = Callable[..., CliResult]
+
+
+@pytest.fixture(autouse=True)
+def _heap_left_collectable() -> Iterator[None]:
+    """Unfreeze what a test froze out of garbage collection once it ends.
+
+    A terminal command freezes what its start-up loaded (``kept_until_exit``), as
+    its own process ends soon after; the test process goes on, and the next test
+    expects the collector as a fresh process has it.
+    """
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()
 
 
 @pytest.fixture
