@@ -586,3 +586,24 @@ def test_undo_with_its_session_saves_the_moves_left(store):
     store.undo_review(user, review_id, card=None, session=rolled)
     assert store.get_active_session(user, session_id) == rolled
     assert list(store.iter_reviews(user)) == []
+
+
+def test_a_long_log_reads_whole_and_in_order_across_the_store_s_blocks(store, monkeypatch):
+    import sysdrill.storage.sql_store as sql_store
+
+    monkeypatch.setattr(sql_store, "_REVIEWS_PER_READ", 3)  # several blocks, one partial
+    user = scope_of(store.ensure_user("local", now=T0))
+    other = scope_of(store.ensure_user("other", now=T0))
+    at = [T0 + timedelta(minutes=n) for n in range(8)]
+    written = []
+    for n, moment in enumerate(at):
+        # Another learner's reviews between this learner's: the blocks skip them.
+        store.record_review(other, card(f"o-{n}"), review(f"o-{n}", moment))
+        settings = {"desired_retention": 0.8 if n % 2 else 0.9}
+        written.append(
+            store.record_review(user, card(f"q-{n}"), review(f"q-{n}", moment, settings=settings))
+        )
+    read = list(store.iter_reviews(user))
+    assert [r.review_id for r in read] == written
+    assert [r.settings["desired_retention"] for r in read] == [0.9, 0.8] * 4
+    assert len(list(store.iter_reviews(other))) == 8

@@ -16,7 +16,7 @@ Rows are read from the driver's cursor: every column is an int, a float or a
 string, which need no conversion, and SQLAlchemy's row objects would cost as much
 as the query.
 
-On SQLite both queries read the table from end to end (:class:`_unindexed`): a
+On SQLite both queries read the table from end to end (:class:`unindexed`): a
 learner's cards are most of a study database, and reaching them through the
 primary-key or due index costs one lookup per card, several times the scan.
 PostgreSQL, which may serve many learners, keeps its planner's choice.
@@ -45,7 +45,7 @@ from sysdrill.study.card_figures import ForecastCard, SeenCard
 from sysdrill.study.card_state import CardState
 from sysdrill.study.user_state import StudyScope
 
-__all__ = ["ProgressQueries", "epoch_day", "epoch_us"]
+__all__ = ["ProgressQueries", "epoch_day", "epoch_us", "unindexed"]
 
 
 class epoch_us(FunctionElement[int]):  # noqa: N801 - named like the SQL functions it stands for
@@ -64,7 +64,7 @@ class epoch_day(FunctionElement[int]):  # noqa: N801
     inherit_cache = True
 
 
-class _unindexed(FunctionElement[Any]):  # noqa: N801
+class unindexed(FunctionElement[Any]):  # noqa: N801
     """A column as it is, except that SQLite may not use an index for it (``+column``)."""
 
     name = "unindexed"
@@ -80,13 +80,13 @@ def _column(element: FunctionElement[Any], compiler: SQLCompiler, **kw: Any) -> 
     return str(compiler.process(column, **kw))
 
 
-@compiles(_unindexed)
-def _unindexed_default(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+@compiles(unindexed)
+def _unindexed_default(element: unindexed, compiler: SQLCompiler, **kw: Any) -> str:
     return _column(element, compiler, **kw)
 
 
-@compiles(_unindexed, "sqlite")
-def _unindexed_sqlite(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+@compiles(unindexed, "sqlite")
+def _unindexed_sqlite(element: unindexed, compiler: SQLCompiler, **kw: Any) -> str:
     # SQLite's unary plus leaves any value as it is and hides the column from the planner.
     return "+" + _column(element, compiler, **kw)
 
@@ -94,8 +94,8 @@ def _unindexed_sqlite(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> 
 def _of_scope_scanned(scope: StudyScope) -> sa.ColumnElement[bool]:
     """The cards of ``scope``, found by a scan on SQLite (see the module's docstring)."""
     return sa.and_(
-        _unindexed(t.cards.c.user_id) == scope.user_id,
-        _unindexed(t.cards.c.vault_id) == scope.vault_id,
+        unindexed(t.cards.c.user_id) == scope.user_id,
+        unindexed(t.cards.c.vault_id) == scope.vault_id,
     )
 
 
@@ -264,7 +264,7 @@ class ProgressQueries:
                 _of_scope_scanned(scope),
                 _c.state != int(CardState.NEW),
                 _c.due.is_not(None),
-                _unindexed(_c.due) < before,
+                unindexed(_c.due) < before,
             )
             .group_by(day)
         )

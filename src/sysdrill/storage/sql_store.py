@@ -31,7 +31,7 @@ from sysdrill.storage.engine import (
     safe_url,
     schema_revision,
 )
-from sysdrill.storage.progress_queries import ProgressQueries
+from sysdrill.storage.progress_queries import ProgressQueries, unindexed
 from sysdrill.storage.review_writes import ReviewWrites, review_row, settings_ids
 from sysdrill.storage.sql_rows import (
     ACTIVE_SESSION_STAMP,
@@ -69,6 +69,10 @@ __all__ = ["MIGRATIONS_DIR", "SqlStudyStore", "create_study_engine", "migrate"]
 
 _ITEMS_PER_QUERY = 500
 """Item ids bound in one ``IN`` list at most (SQLite allows some thousands of variables)."""
+
+
+_REVIEWS_PER_READ = 20_000
+"""Reviews read at a time by the review log's readers (a few megabytes of rows)."""
 
 
 class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
@@ -220,7 +224,12 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
 
     def iter_reviews(self, scope: StudyScope) -> Iterator[ReviewRecord]:
         """Yield the user's review log in the order it was written."""
-        return self._reviews_where(of_scope(t.reviews, scope))
+        # Read along the primary key: a learner is most of a study database's log.
+        scanned = sa.and_(
+            unindexed(t.reviews.c.user_id) == scope.user_id,
+            unindexed(t.reviews.c.vault_id) == scope.vault_id,
+        )
+        return self._reviews_where(scanned)
 
     def item_reviews(self, scope: StudyScope, item_id: str) -> list[ReviewRecord]:
         """Return the reviews of one item in the order they were written."""
@@ -233,13 +242,12 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
         return next(self._reviews_where(t.reviews.c.id == newest.scalar_subquery()), None)
 
     def _reviews_where(self, condition: sa.ColumnElement[bool]) -> Iterator[ReviewRecord]:
-        """The reviews ``condition`` selects, in id order, made as they are read.
+        """The reviews ``condition`` selects, in id order, read a block at a time.
 
         A log of a million reviews read whole held every row at once (over a
-        gigabyte in ``state export``): the rows are taken from the cursor as the
-        caller goes, on a connection held until it stops. Each review's settings
-        come from their own table, once per settings row, not joined into every
-        review's row.
+        gigabyte in ``state export``). Each block is its own read after the last
+        id of the one before, so no connection is held while the caller works.
+        Each review's settings come from their own table, once per settings row.
         """
         r = t.reviews.c
         s = t.scheduler_settings.c
@@ -260,16 +268,18 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
             )
             .where(condition)
             .order_by(r.id)
+            .limit(_REVIEWS_PER_READ)
         )
-        with self._read("reading the review log") as conn:
-            settings_of = {
-                i: json.loads(text) for i, text in conn.execute(sa.select(s.id, s.settings_json))
-            }
-            for row in conn.execute(query):
-                settings = settings_of.get(row.settings_id)
-                if settings is None:  # written after the table was read
-                    text = conn.execute(sa.select(s.settings_json).where(s.id == row.settings_id))
-                    settings = settings_of[row.settings_id] = json.loads(text.scalar_one())
+        settings_of: dict[int, dict[str, Any]] = {}
+        after = 0  # ids start at 1
+        while True:
+            with self._read("reading the review log") as conn:
+                rows = conn.execute(query.where(r.id > after)).all()
+                unread = {row.settings_id for row in rows} - settings_of.keys()
+                if unread:
+                    found = sa.select(s.id, s.settings_json).where(s.id.in_(unread))
+                    settings_of.update((i, json.loads(text)) for i, text in conn.execute(found))
+            for row in rows:
                 yield ReviewRecord(
                     item_id=row.item_id,
                     rating=row.rating,
@@ -280,10 +290,13 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
                     state_before=CardState(row.state_before),
                     interval_before_days=row.interval_before_days,
                     first_of_day=bool(row.first_of_day),
-                    settings=dict(settings),
+                    settings=dict(settings_of[row.settings_id]),
                     session_id=row.session_id,
                     review_id=row.id,
                 )
+            if len(rows) < _REVIEWS_PER_READ:
+                return
+            after = rows[-1].id
 
     def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
