@@ -405,3 +405,23 @@ def test_folder_without_questions_is_reported(tmp_path) -> None:
     assert [(f.code, f.severity, f.path, f.line) for f in report.findings] == [
         ("vault-layout", Severity.WARNING, "questions", 0)
     ]
+
+
+def test_free_form_napkin_math_is_one_finding_naming_every_missing_header(planted) -> None:
+    for header in ("Assumptions & Constraints", "Calculations", "Conclusion & Interpretation"):
+        planted.edit(f"    **{header}:**\n", "")
+
+    findings = [f for f in planted.check() if f.code == "napkin-markers"]
+
+    assert [f.message for f in findings] == [
+        "napkin_math lacks an **Assumptions...:** header, the **Calculations:** marker "
+        "and a **Conclusion...:** header"
+    ]
+
+
+def test_napkin_math_missing_one_header_names_only_that_one(planted) -> None:
+    planted.replace_line(27, "")
+
+    findings = [f for f in planted.check() if f.code == "napkin-markers"]
+
+    assert [f.message for f in findings] == ["napkin_math lacks a **Conclusion...:** header"]

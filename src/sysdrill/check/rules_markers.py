@@ -61,23 +61,30 @@ def _check_napkin(ctx: FileContext, text: str) -> None:
     assumptions = _ASSUMPTIONS.search(text)
     conclusion = _CONCLUSION.search(text)
     calculations = text.find(CALCULATIONS_MARKER)
-    if calculations < 0:
-        variant = _CALC_VARIANT.search(text)
-        if variant is not None:
-            ctx.add(
-                "napkin-markers",
-                f"napkin_math uses {variant.group(0).strip()!r} instead of the canonical "
-                f"{CALCULATIONS_MARKER}",
-                loc,
-                needle=variant.group(0),
-                fix=f"write the marker exactly as {CALCULATIONS_MARKER}",
-            )
-        else:
-            ctx.add("napkin-markers", f"napkin_math lacks {CALCULATIONS_MARKER}", loc)
-    if assumptions is None:
-        ctx.add("napkin-markers", "napkin_math lacks an **Assumptions...:** header", loc)
-    if conclusion is None:
-        ctx.add("napkin-markers", "napkin_math lacks a **Conclusion...:** header", loc)
+    variant = _CALC_VARIANT.search(text) if calculations < 0 else None
+    if variant is not None:
+        ctx.add(
+            "napkin-markers",
+            f"napkin_math uses {variant.group(0).strip()!r} instead of the canonical "
+            f"{CALCULATIONS_MARKER}",
+            loc,
+            needle=variant.group(0),
+            fix=f"write the marker exactly as {CALCULATIONS_MARKER}",
+        )
+    # One finding for all the headers a text lacks: free-form napkin math (common in
+    # real vaults) lacks all three, and three lines for it buried the other findings.
+    missing = [
+        header
+        for header, absent in (
+            ("an **Assumptions...:** header", assumptions is None),
+            (f"the {CALCULATIONS_MARKER} marker", calculations < 0 and variant is None),
+            ("a **Conclusion...:** header", conclusion is None),
+        )
+        if absent
+    ]
+    if missing:
+        named = ", ".join(missing[:-1]) + " and " + missing[-1] if missing[1:] else missing[0]
+        ctx.add("napkin-markers", f"napkin_math lacks {named}", loc)
     if assumptions is not None and conclusion is not None and calculations >= 0:
         _in_order(
             ctx,
