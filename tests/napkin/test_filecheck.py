@@ -33,7 +33,7 @@ def test_item_file_verdicts_point_at_yaml_lines() -> None:
         if v.verdict.verdict.value != "skipped"
     ]
     assert judged == [
-        ("details.realistic_solution", 4, "2^(16) = 65536", "ok"),
+        ("details.realistic_solution", 4, "2^16 = 65536", "ok"),
         ("details.realistic_solution", 4, "2 * 3 = 7", "wrong"),
         ("details.napkin_math", 7, "2048 / 128 = 16", "ok"),
         ("details.napkin_math", 8, "128 GPUs * 4 * 4 = 2000", "wrong"),

@@ -26,6 +26,7 @@ $1.8/GPU-hour), but never a per-time one (``170 GB`` is not 170 GB/s).
 
 from __future__ import annotations
 
+import math
 import re
 from functools import cache
 
@@ -33,6 +34,7 @@ from sysdrill.errors import ExpressionSyntax, NapkinError, UnitMismatch
 from sysdrill.napkin.expression import parse_unit
 from sysdrill.napkin.quantity import is_plain, read_in_unit, read_quantity
 from sysdrill.napkin.units import COUNT_DIMENSIONS, Dims, is_unit_spelling, unit_spellings
+from sysdrill.napkin.values import TOO_LARGE
 
 __all__ = ["read_answer", "typed_quantity_text"]
 
@@ -242,6 +244,8 @@ def _bare_multiplier(text: str, *, unit_dims: Dims, one_unit: float) -> float | 
     if bare is None:
         return None
     number = float(bare.group(1).replace(",", "")) * _MULTIPLIERS[bare.group(2)]
+    if not math.isfinite(number):  # "1e400 k": refused as the parser refuses "1e400"
+        raise ExpressionSyntax(f"{TOO_LARGE}: {bare.group(1)}")
     if unit_dims == (("information", 1),):
         # "128 k" against KiB is 128 thousand bytes: the multiplier scales the base unit.
         return number / one_unit

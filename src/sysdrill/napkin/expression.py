@@ -13,7 +13,7 @@ from sysdrill.napkin.units import (
     is_unit_spelling,
     resolve_unit,
 )
-from sysdrill.napkin.values import ParseFailed, Value
+from sysdrill.napkin.values import OVERFLOW, TOO_LARGE, ParseFailed, Value
 
 __all__ = ["MAX_EXPRESSION_CHARS", "evaluate", "parse_unit"]
 
@@ -33,6 +33,9 @@ def evaluate(text: str) -> Value:
     Raises:
         ExpressionSyntax: Not an expression, or it uses names that are not defined.
         UnitMismatch: Quantities of different dimensions are added or compared.
+
+    A number beyond the float range (``1e400``), or arithmetic that leaves it, is an
+    ExpressionSyntax naming the number: no infinity or NaN is ever returned.
     """
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ExpressionSyntax(
@@ -53,6 +56,10 @@ def evaluate(text: str) -> Value:
         )
     if value.why == "mixed units":
         raise UnitMismatch(f"{text!r} adds or compares quantities of different dimensions")
+    if value.why is not None and value.why.startswith(TOO_LARGE):
+        raise ExpressionSyntax(value.why)  # "number too large: 1e400", the figure as typed
+    if value.why == OVERFLOW:
+        raise ExpressionSyntax(f"{text!r} gives a result too large to compute")
     if value.why is not None:
         names = [t.text for t in tokens if t.kind is Kind.NAME]
         hint = f" (names: {', '.join(names)})" if names else ""

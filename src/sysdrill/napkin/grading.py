@@ -134,7 +134,7 @@ def grade_numeric_answer(
         return NumericGrade(False, None, f"{exc}.")
     except NapkinError:
         return NumericGrade(False, None, _unreadable_message(given, unit_text, expected_value))
-    value_in_unit = (low + high) / 2
+    value_in_unit = low / 2 + high / 2  # halves first: two ends near 1e308 sum to inf
     scale = max(abs(expected_value), 1e-300)
     # A relative 1e-9 on top of the tolerance absorbs unit-conversion rounding, so an
     # exact answer (tolerance 0) typed in another unit still counts.

@@ -59,10 +59,18 @@ _UNICODE_REWRITE = re.compile(
 """Any character the three Unicode rewrites change: most lines that are not ASCII hold
 only ``×`` or ``≈``, and one look costs less than three passes."""
 # The exponent may be in parentheses (superscripts become "^(6)"); a ")" after a bare
-# exponent closes an outer group ("(55 × 10^6)") and stays.
+# exponent closes an outer group ("(55 × 10^6)") and stays. A mantissa that is itself an
+# exponent ("10^9 × 10^3", as "10⁹ × 10³" is written) is no mantissa: that is a product.
 _SCI = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))(?![\d.])"
+    r"(?<![\d.^])(?<!\^[-+])(\d+(?:\.\d+)?)\s*(?:×|\*|x)\s*10\s*\^"
+    r"\s*(?:\(\s*([-+]?\d+)\s*\)|([-+]?\d+))(?![\d.])"
 )
+_WHOLE_POWER = re.compile(r"\^\(\s*(?:\+\s*)?(-?)\s*(\d+)\s*\)(?!\w|\.\d)")
+"""A whole-number exponent in parentheses (``^(2)``, ``^(-1)``), as superscripts and
+``^{2}`` are first written: unwrapped to the typed form ``^2``, so that a power after a
+unit squares the unit (``cm²``, ``\\text{cm}^{2}`` read as ``cm^2``), not the quantity.
+A digit or letter right after it (``2²3``, ``m²s``) keeps the parentheses, lest the
+exponent grow to ``23`` or take ``s`` for its unit."""
 _MATH_DOLLAR = re.compile(r"(?<![\\$])\$(?=[^\s$])([^$\n]*?[^\s\\$])\$(?!\d)")
 _POWER_GROUP = re.compile(r"\^\{([^{}]*)\}")
 _INDEX_GROUP = re.compile(r"_\{([^{}]*)\}")
@@ -222,7 +230,9 @@ def normalize(line: str) -> str:
             text = text.translate(_CHAR_MAP)
         text = _SUPER_RUN.sub(lambda m: "^(" + m.group(0).translate(_SUPERSCRIPTS) + ")", text)
         text = _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_SUBSCRIPTS), text)
-    if "10" in text and "^" in text:  # _SCI needs both (superscripts are "^(" by now)
+    if "^(" in text:
+        text = _WHOLE_POWER.sub(r"^\1\2", text)
+    if "10" in text and "^" in text:  # _SCI needs both (superscripts are "^" by now)
         text = _SCI.sub(lambda m: f"{m.group(1)}e{m.group(2) or m.group(3)}", text)
     return _words(text)
 

@@ -117,7 +117,10 @@ def read_in_unit(text: str, *, unit: str, plain_in_unit: bool = False) -> float:
         have = format_dims(value.dims) if value.dims else "a pure number"
         want = unit.strip() or "a pure number"
         raise UnitMismatch(f"{text.strip()!r} is in {have}; expected in {want}")
-    return value.v / unit_scale
+    in_unit = value.v / unit_scale
+    if not math.isfinite(in_unit):  # 1e308 s in ms: finite in seconds, not in the unit
+        raise ExpressionSyntax(f"{text.strip()!r} is too large to express in {unit.strip()}")
+    return in_unit
 
 
 def format_number(number: float, *, digits: int = 4) -> str:

@@ -8,6 +8,7 @@ and a dimension vector; a value that cannot be computed carries the reason inste
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from functools import cache
 
@@ -23,6 +24,8 @@ from sysdrill.napkin.units import (
 
 __all__ = [
     "FUNCTIONS",
+    "OVERFLOW",
+    "TOO_LARGE",
     "ParseFailed",
     "Value",
     "add",
@@ -39,6 +42,15 @@ __all__ = [
 
 class ParseFailed(Exception):
     """Internal: the tokens do not form an expression here."""
+
+
+TOO_LARGE = "number too large"
+"""How the reason of a literal beyond the float range starts (``number too large: 1e400``)."""
+OVERFLOW = "overflow"
+"""The reason of arithmetic whose result is beyond the float range (``1e300 GB * 1e300``)."""
+_INF = math.inf
+_NUMBER_PART = re.compile(r"[\d.,]+(?:[eE][-+]?\d+)?")
+"""The figure of a literal's text, without a glued unit or suffix (``1e400`` of ``1e400GB``)."""
 
 
 class Value:
@@ -128,6 +140,24 @@ class Value:
         return f"Value(v={self.v!r}, dims={self.dims!r}, why={self.why!r})"
 
 
+def _too_large(token: Token) -> Value:
+    """The bad value of a literal that no float holds (``1e400``, ``1e300 TB`` in bytes)."""
+    figure = _NUMBER_PART.match(token.text)
+    return Value.bad(f"{TOO_LARGE}: {figure.group(0) if figure else token.text}")
+
+
+def _checked(v: float, w: float, a: float, dims: Dims, *, exact: bool) -> Value:
+    """A computed value, or :data:`OVERFLOW` when a magnitude left the float range.
+
+    Literals are finite (:func:`literal_value`), so an infinity or NaN here is made by
+    the arithmetic (``1e300 GB * 1e300``, or ``inf - inf`` after it) and is never shown.
+    """
+    # Chained comparisons are False for NaN too, and cost less than math.isfinite calls.
+    if -_INF < v < _INF and -_INF < w < _INF and -_INF < a < _INF:
+        return Value(v, w, a, dims, exact=exact)
+    return Value.bad(OVERFLOW)
+
+
 def _combine(left: Value, right: Value) -> Value | None:
     if left.why is not None:
         return left
@@ -143,7 +173,7 @@ def mul(left: Value, right: Value) -> Value:
         return left
     if right.why is not None:
         return right
-    return Value(
+    return _checked(
         left.v * right.v,
         left.w * right.w,
         left.a * right.a,
@@ -160,7 +190,7 @@ def div(left: Value, right: Value) -> Value:
         return right
     if right.v == 0 or right.w == 0 or right.a == 0:
         return Value.bad("division by zero")
-    return Value(
+    return _checked(
         left.v / right.v,
         left.w / right.w,
         left.a / right.a,
@@ -176,7 +206,7 @@ def add(left: Value, right: Value, sign: float) -> Value:
         return bad
     if left.dims != right.dims:
         return Value.bad("mixed units")
-    return Value(
+    return _checked(
         left.v + sign * right.v,
         left.w + sign * right.w,
         left.a + sign * right.a,
@@ -196,12 +226,12 @@ def power(base: Value, exponent: Value) -> Value:
     dims: Dims = ()
     if base.dims:
         if not math.isfinite(raised):
-            return Value.bad("overflow")  # an infinite or NaN exponent (1e308 * 10)
+            return Value.bad(OVERFLOW)  # an infinite or NaN exponent (1e308 * 10)
         if raised != int(raised):
             return Value.bad("fractional power of a unit")
         dims = dims_pow(base.dims, int(raised))
     try:
-        return Value(
+        return _checked(
             base.v**raised,
             base.w**raised,
             base.a**raised,
@@ -209,7 +239,7 @@ def power(base: Value, exponent: Value) -> Value:
             exact=base.exact and exponent.exact and raised >= 0,
         )
     except (OverflowError, ZeroDivisionError):
-        return Value.bad("overflow")
+        return Value.bad(OVERFLOW)
     except TypeError:  # pragma: no cover - complex result of a negative base
         return Value.bad("complex result")
 
@@ -337,10 +367,13 @@ def literal_in_unit(token: Token, unit: Value) -> Value:
     if unit.why is not None:
         return unit  # what mul gives for a unit that could not be read
     scale = unit.v
+    v, w, a = token.value * scale, token.value * unit.w, token.alt * unit.a
+    if not (-_INF < v < _INF and -_INF < w < _INF and -_INF < a < _INF):
+        return _too_large(token)  # 1e400 GB, or 1e300 PB (finite, but not in bytes)
     return Value(
-        token.value * scale,
-        token.value * unit.w,
-        token.alt * unit.a,
+        v,
+        w,
+        a,
         unit.dims,
         exact=token.exact and unit.exact,
         ulp=token.ulp * scale,
@@ -351,7 +384,14 @@ def literal_in_unit(token: Token, unit: Value) -> Value:
 
 
 def literal_value(token: Token) -> Value:
-    """The value of a number token, with the rounding information of what was written."""
+    """The value of a number token, with the rounding information of what was written.
+
+    The one place a written number becomes a value: a literal beyond the float range
+    (``1e400``, which the lexer reads as infinity) is refused here, so no infinity or
+    NaN is computed from it or shown.
+    """
+    if not (-_INF < token.value < _INF and -_INF < token.alt < _INF):
+        return _too_large(token)
     return Value(
         token.value,
         token.value,
