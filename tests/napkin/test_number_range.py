@@ -46,6 +46,15 @@ def test_a_tiny_number_rounds_to_zero_rather_than_failing() -> None:
     assert evaluate("1e-400 GB").v == 0.0
 
 
+@pytest.mark.parametrize("digits", [400, 1500, 5000])
+def test_the_grader_asks_again_for_a_whole_number_with_hundreds_of_digits(digits: int) -> None:
+    answer = "1" + "0" * digits + " GB"
+    grade = grade_numeric_answer(answer, expected_value=12.0, expected_unit="GB", tolerance=0.1)
+    assert not grade.correct
+    assert grade.given_value is None
+    assert "inf" not in grade.message and "nan" not in grade.message
+
+
 @pytest.mark.parametrize("answer", ["1e400 GB", "1e400", "1e400 k", "1e300 GB * 1e300"])
 def test_the_grader_asks_again_for_an_answer_too_large_to_read(answer: str) -> None:
     grade = grade_numeric_answer(answer, expected_value=12.0, expected_unit="GB", tolerance=0.1)

@@ -399,7 +399,8 @@ def _number(text: str) -> tuple[float, bool, float, int]:
     else:
         stripped = mantissa.rstrip("0")
         zeros = len(mantissa) - len(stripped) if stripped else 0
-        ulp = 10.0**zeros
+        # Past 308 zeros the value is inf as well, and refused as too large later on.
+        ulp = 10.0**zeros if zeros <= 308 else math.inf
         sig = len(stripped.lstrip("0")) or 1
     exact = not exponent and "." not in mantissa
     return value, exact, ulp * scale, sig
