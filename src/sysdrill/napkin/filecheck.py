@@ -144,11 +144,31 @@ def yaml_line(
     if needle:
         index = document.find(needle, node.start_mark.index, node.end_mark.index)
         if index >= 0:
-            line_start = document.rfind("\n", 0, index) + 1
             leading = len(text_line) - len(text_line.lstrip())
-            column = index - line_start + 1 + max(0, column_in_line - 1 - leading)
-            return document.count("\n", 0, index) + 1, column
+            index = _advance(
+                document,
+                index,
+                stripped[: max(0, column_in_line - 1 - leading)],
+                node.end_mark.index,
+            )
+            line_start = document.rfind("\n", 0, index) + 1
+            return document.count("\n", 0, index) + 1, index - line_start + 1
     return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _advance(document: str, index: int, passed: str, end: int) -> int:
+    r"""The index in ``document`` reached by reading ``passed`` from ``index`` on.
+
+    A quoted or folded scalar's value line may run over several lines of the file,
+    with a line break, indentation and escapes (``\``) in between that the value does
+    not hold: those are stepped over, so a claim late in a long line is found on the
+    file line it is written on.
+    """
+    for char in passed:
+        while index < end and document[index] != char:
+            index += 1
+        index += 1
+    return min(index, end)
 
 
 def _looks_like_item(data: Any) -> bool:
