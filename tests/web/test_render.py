@@ -14,6 +14,16 @@ def test_markdown_renders_emphasis_lists_and_code() -> None:
     assert "<li>one</li>" in html
 
 
+def test_numbered_steps_split_by_bullets_keep_their_numbers() -> None:
+    html = str(render_markdown("1. **Given:**\n- 8 GPUs\n\n2. **Work:**\n- 2 * 8 = 16\n"))
+    assert '<ol start="2">' in html
+
+
+def test_a_raw_html_list_with_a_handler_stays_text() -> None:
+    html = str(render_markdown('<ol start="2" onclick="alert(1)"><li>x</li></ol>'))
+    assert "<ol" not in html
+
+
 @pytest.mark.parametrize(
     ("source", "display"),
     [

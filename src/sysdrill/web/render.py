@@ -262,6 +262,8 @@ def _html_cleaner() -> Callable[[str], str]:
     attributes: dict[str, set[str]] = {
         "a": {"href", "title"},
         "code": {"class"},
+        # A numbered step split from the one before it by a bullet list starts a new list.
+        "ol": {"start"},
         "span": {"class"},
         "th": {"align"},
         "td": {"align"},
