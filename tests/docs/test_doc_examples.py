@@ -145,6 +145,11 @@ def _blocks() -> tuple[list[Block], list[tuple[str, str]]]:
 BLOCKS, SKIPPED = _blocks()
 
 
+SOON = datetime.now(UTC).date() + timedelta(days=30)
+"""The earliest date an example may show once moved: fixed when the module loads, so a
+run that crosses midnight UTC judges the dates by the same day it moved them by."""
+
+
 def _date_shift() -> timedelta:
     shown = [
         date.fromisoformat(found)
@@ -152,8 +157,7 @@ def _date_shift() -> timedelta:
         for example in block.examples
         for found in _DATE.findall(example.command)
     ]
-    soon = datetime.now(UTC).date() + timedelta(days=30)
-    return max(timedelta(0), soon - min(shown, default=soon))
+    return max(timedelta(0), SOON - min(shown, default=SOON))
 
 
 DATE_SHIFT = _date_shift()
@@ -326,5 +330,4 @@ def test_example_dates_are_moved_ahead_in_order() -> None:
     assert len(shown) >= 2  # the deadline examples
     moved = [_ahead(d) for d in shown]
     assert moved == sorted(moved)
-    soon = datetime.now(UTC).date() + timedelta(days=30)
-    assert date.fromisoformat(moved[0]) >= soon
+    assert date.fromisoformat(moved[0]) >= SOON
