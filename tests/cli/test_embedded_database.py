@@ -143,3 +143,17 @@ def test_postgresql_keeps_the_explicit_db_upgrade(run_cli: RunCli, postgres_url:
         engine.dispose()
     assert run_cli("db", "upgrade", "--db", postgres_url).exit_code == 0
     assert run_cli("progress", "--db", postgres_url, "--json").exit_code == 0
+
+
+def test_a_db_path_in_a_missing_folder_is_refused_and_nothing_is_created(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    typo = tmp_path / "studdy" / "x.db"
+
+    result = run_cli("progress", "--db", f"sqlite:///{typo}")
+
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: Cannot open ")
+    assert "does not exist" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not typo.parent.exists()

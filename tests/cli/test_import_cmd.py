@@ -348,7 +348,7 @@ def test_import_with_scheduling_creates_a_new_sqlite_database_and_reports_the_se
     run_cli, tmp_path: Path
 ) -> None:
     package = _custom_apkg(tmp_path / "mathe.apkg")
-    db_file = tmp_path / "fresh" / "study.db"
+    db_file = tmp_path / "study.db"  # a new file in a folder that exists (docs/study.md)
 
     result = run_cli(
         "import", str(package), "--into", str(tmp_path / "v"), "--with-scheduling",

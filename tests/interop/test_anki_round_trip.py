@@ -285,7 +285,7 @@ def test_import_with_scheduling_into_a_new_sqlite_database_creates_it(
     run_cli: Any, anki_deck: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _, package = anki_deck
-    db_file = tmp_path / "new" / "study.db"
+    db_file = tmp_path / "study.db"  # a new file (its folder must exist: docs/study.md)
 
     result = run_cli(
         "import", str(package), "--into", str(tmp_path / "vault"), "--with-scheduling",

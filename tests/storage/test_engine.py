@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from sysdrill.errors import MigrationError, StorageUnavailable
 from sysdrill.storage import schema
-from sysdrill.storage.engine import HEAD_REVISION
+from sysdrill.storage.engine import HEAD_REVISION, prepare_sqlite_database
 from sysdrill.storage.sql_store import SqlStudyStore
 from sysdrill.study.review_log import DailyReviewStats
 from sysdrill.study.user_state import LEGACY_VAULT_ID, StudyScope, UserId
@@ -169,11 +169,30 @@ def test_database_from_a_newer_version_raises_migration_error(sql_url):
         SqlStudyStore(sql_url)
 
 
-def test_unwritable_sqlite_folder_raises_storage_unavailable(tmp_path):
+def test_unwritable_data_folder_raises_storage_unavailable(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(blocker / "sub"))
     with pytest.raises(StorageUnavailable, match="Cannot create the folder for"):
         SqlStudyStore(f"sqlite:///{blocker / 'sub' / 'study.sqlite3'}")
+
+
+def test_sqlite_file_in_a_missing_folder_is_refused_and_nothing_created(tmp_path, monkeypatch):
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(tmp_path / "data"))
+    typo = tmp_path / "studdy" / "db.sqlite3"
+    with pytest.raises(StorageUnavailable, match=r"the folder .*studdy does not exist"):
+        SqlStudyStore(f"sqlite:///{typo}")
+    assert not typo.parent.exists()
+
+
+def test_the_data_folder_is_created_on_first_use(tmp_path, monkeypatch):
+    data = tmp_path / "new" / "data"
+    monkeypatch.delenv("SYSDRILL_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SYSDRILL_DATA_DIR", str(data))
+    prepare_sqlite_database(f"sqlite:///{data / 'study.sqlite3'}")
+    assert (data / "study.sqlite3").is_file()
 
 
 def test_unsupported_database_url_names_the_accepted_forms():

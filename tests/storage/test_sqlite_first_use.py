@@ -60,8 +60,12 @@ def _files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def test_a_new_file_is_created_at_the_head_revision(tmp_path: Path) -> None:
+def test_a_new_file_is_created_at_the_head_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "sub" / "new.db"
+    # The configured default's folder is created on first use.
+    monkeypatch.setenv("SYSDRILL_DATABASE_URL", f"sqlite:///{path}")
     assert prepare_sqlite_database(f"sqlite:///{path}") is None
     assert _revision(path) == HEAD_REVISION
     assert _files(path.parent) == ["new.db"]

@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from sysdrill.errors import MigrationError, StorageUnavailable
+from sysdrill.storage.location import default_database_url
 from sysdrill.storage.translate import translate_errors
 
 __all__ = [
@@ -436,13 +437,7 @@ def create_study_engine(url: str) -> Engine:
         if parsed.get_backend_name() == "sqlite":
             database = parsed.database
             if database and database != ":memory:" and not database.startswith("file:"):
-                try:
-                    Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-                except OSError as exc:
-                    raise StorageUnavailable(
-                        f"Cannot create the folder for {database}: {exc.strerror}. "
-                        "Choose another place with --db or SYSDRILL_DATA_DIR."
-                    ) from exc
+                _sqlite_folder(Path(database).expanduser(), default=url == default_database_url())
             if not database or database == ":memory:":
                 # One shared connection, usable from any thread (a web app's
                 # worker threads must all see the same in-memory database).
@@ -468,6 +463,35 @@ def create_study_engine(url: str) -> Engine:
                 "Use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB."
             )
     return engine
+
+
+def _sqlite_folder(database: Path, *, default: bool) -> None:
+    """Make sure the folder of a SQLite file exists.
+
+    The default database's folder (the data folder, or the one ``SYSDRILL_DATABASE_URL``
+    names: configured on purpose) is created on first use; the folder of a file given
+    with ``--db`` must exist already, since a mistyped path would otherwise start an
+    empty study history silently.
+
+    Raises:
+        StorageUnavailable: If the folder is missing (and not the default's) or cannot
+            be created.
+    """
+    folder = database.parent
+    if folder.is_dir():
+        return
+    if not default:
+        raise StorageUnavailable(
+            f"Cannot open {database}: the folder {folder} does not exist. "
+            "Check the path given with --db, or create the folder first."
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageUnavailable(
+            f"Cannot create the folder for {database}: {exc.strerror}. "
+            "Choose another place with --db or SYSDRILL_DATA_DIR."
+        ) from exc
 
 
 POOL_SIZE = 16
