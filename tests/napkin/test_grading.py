@@ -32,7 +32,14 @@ def test_grade_names_the_expected_unit_on_a_wrong_dimension() -> None:
     grade = grade_numeric_answer("3.6 GB", expected_value=3.6, expected_unit="ms", tolerance=0.05)
     assert not grade.correct
     assert grade.given_value is None
-    assert grade.message == "'3.6 GB' is in B; expected in ms."
+    assert grade.message == "'3.6 GB' is a size; the answer is a time, in ms."
+
+
+def test_a_wrong_dimension_without_a_common_name_gives_its_symbols() -> None:
+    grade = grade_numeric_answer(
+        "2 B/param", expected_value=3.6, expected_unit="ms", tolerance=0.05
+    )
+    assert grade.message == "'2 B/param' is in B/param; the answer is a time, in ms."
 
 
 def test_grade_explains_an_unreadable_answer() -> None:

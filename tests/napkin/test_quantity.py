@@ -52,9 +52,11 @@ def test_read_quantity_refuses_a_word_that_is_not_a_unit() -> None:
 def test_read_in_unit_converts_and_checks_the_dimension() -> None:
     assert read_in_unit("3600 us", unit="ms") == pytest.approx(3.6)
     assert read_in_unit("7B", unit="param", plain_in_unit=True) == 7e9
-    with pytest.raises(UnitMismatch, match="'50 GB' is in B; expected in byte / s"):
+    with pytest.raises(
+        UnitMismatch, match="'50 GB' is a size; the answer is a bandwidth, in byte / s"
+    ):
         read_in_unit("50 GB", unit="byte / s")
-    with pytest.raises(UnitMismatch, match="is in a pure number"):
+    with pytest.raises(UnitMismatch, match="is a pure number"):
         read_in_unit("7B", unit="byte")
 
 

@@ -114,13 +114,38 @@ def read_in_unit(text: str, *, unit: str, plain_in_unit: bool = False) -> float:
     if plain_in_unit and not value.dims and is_plain(text):
         return value.v
     if value.dims != unit_dims:
-        have = format_dims(value.dims) if value.dims else "a pure number"
-        want = unit.strip() or "a pure number"
-        raise UnitMismatch(f"{text.strip()!r} is in {have}; expected in {want}")
+        given = f"{text.strip()!r} is {_kind(value.dims)}"
+        raise UnitMismatch(f"{given}; the answer is {_wanted(unit)}")
     in_unit = value.v / unit_scale
     if not math.isfinite(in_unit):  # 1e308 s in ms: finite in seconds, not in the unit
         raise ExpressionSyntax(f"{text.strip()!r} is too large to express in {unit.strip()}")
     return in_unit
+
+
+_KINDS: dict[Dims, str] = {
+    (("time", 1),): "a time",
+    (("information", 1),): "a size",
+    (("information", 1), ("time", -1)): "a bandwidth",
+    (("flop", 1),): "an amount of compute",
+    (("flop", 1), ("time", -1)): "a compute rate",
+    (("currency", 1),): "an amount of money",
+}
+"""What people call the common dimensions, for a learner's answer in the wrong one."""
+
+
+def _kind(dims: Dims) -> str:
+    """``a time``, ``a size``...; else the dimension's symbols (``in B/param``)."""
+    if not dims:
+        return "a pure number"
+    return _KINDS.get(tuple(sorted(dims)), f"in {format_dims(dims)}")
+
+
+def _wanted(unit: str) -> str:
+    """``a size, in KiB``: what the expected unit measures, and the unit."""
+    if not unit.strip():
+        return "a pure number"
+    kind = _kind(parse_unit(unit)[1])
+    return f"in {unit.strip()}" if kind.startswith("in ") else f"{kind}, in {unit.strip()}"
 
 
 def format_number(number: float, *, digits: int = 4) -> str:
