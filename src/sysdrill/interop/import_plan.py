@@ -25,8 +25,10 @@ from sysdrill.interop.formats import deck_slug, slugify
 from sysdrill.interop.import_audit import audit_imported
 from sysdrill.interop.import_report import ImportReport, ItemAction, ItemOutcome
 from sysdrill.interop.item_digest import item_digest
+from sysdrill.interop.reimport import anki_html, guid_ids, same_item
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 from sysdrill.interop.vault_writer import (
+    ExistingItem,
     IdAllocator,
     VaultIndex,
     format_family,
@@ -250,6 +252,7 @@ def _plan_items(
     forced_deck: bool,
     now: datetime,
     progress: Progress,
+    root: Path | None = None,
 ) -> _Plan:
     plan = _Plan()
     allocator = IdAllocator(index)
@@ -257,6 +260,15 @@ def _plan_items(
     name = Path(parsed.path).name
     bases = _known_note_ids(parsed, index, family)
     stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
+    guids = guid_ids(root, index) if parsed.own_export and parsed.format == "anki-text" else {}
+    shown: Callable[[str], str] = _as_written
+    if parsed.own_export and parsed.format == "anki-text":
+        shown = anki_html()
+    elif parsed.own_export and parsed.format == "markdown":
+        # Lazy: the exporters' module imports the Anki package writer's.
+        from sysdrill.interop.export.text_formats import guard_markers
+
+        shown = guard_markers
     total = len(parsed.items)
     for done, parsed_item in enumerate(parsed.items):
         progress(PREPARING, done, total)
@@ -290,6 +302,9 @@ def _plan_items(
                 if isinstance(item_deck, str) and item_deck:
                     plan.deck_items.setdefault(item_deck, []).append(item_id)
                 continue
+        elif parsed.own_export and (own := _own_item(parsed_item, index, guids)) is not None:
+            _plan_same_item(own, parsed_item, data, plan, report, where, stamp_time, shown)
+            continue
         elif parsed_item.preferred_id is not None and allocator.taken(parsed_item.preferred_id):
             item_id = parsed_item.preferred_id
             other = index.by_id.get(item_id)
@@ -359,6 +374,47 @@ def _plan_items(
         existing.id for (fam, _), existing in index.by_identity.items() if fam == family
     }
     return plan
+
+
+def _as_written(text: str) -> str:
+    return text
+
+
+def _own_item(
+    parsed_item: ParsedItem, index: VaultIndex, guids: Mapping[str, str]
+) -> ExistingItem | None:
+    """The vault item an exported row shows: by its id, or by the GUID made from one."""
+    item_id = parsed_item.preferred_id or guids.get(parsed_item.key)
+    return index.by_id.get(item_id) if item_id is not None else None
+
+
+def _plan_same_item(
+    existing: ExistingItem,
+    parsed_item: ParsedItem,
+    data: dict[str, Any],
+    plan: _Plan,
+    report: ImportReport,
+    where: str,
+    stamp_time: str,
+    shown: Callable[[str], str],
+) -> None:
+    """Plan a row of sysdrill's own export read back into the item of its id (:mod:`.reimport`)."""
+    same = same_item(existing, parsed_item, data, stamp_time=stamp_time, shown=shown)
+    if same.note:
+        report.notes.append(ImportNote(f"{existing.id}: {same.note}", where))
+    action = ItemAction.UPDATED if same.changed else ItemAction.UNCHANGED
+    report.outcomes.append(ItemOutcome(action, parsed_item.key, existing.id, existing.rel))
+    if not same.changed:
+        return
+    deck = same.raw.get("deck")
+    if isinstance(deck, str) and deck and deck != existing.raw.get("deck"):
+        plan.deck_items.setdefault(deck, []).append(existing.id)
+    try:
+        validate_item(same.raw)
+    except ValidationError as exc:
+        plan.errors.extend(_validation_messages(where, exc))
+        return
+    plan.files[existing.rel] = vault_writer.dump_yaml(same.raw)
 
 
 def _only_anki_block_missing(

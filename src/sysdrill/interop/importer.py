@@ -274,6 +274,7 @@ def import_source(
         forced_deck=forced_deck,
         now=now,
         progress=progress or _no_progress,
+        root=into,
     )
     if plan.errors:
         shown = "; ".join(plan.errors[:3])

@@ -46,6 +46,11 @@ class ParsedItem:
     anki: dict[str, Any] | None = None
     """Anki packages: the note, note type and card the item came from, kept as its
     ``source.anki`` (see :class:`~sysdrill.content.models.AnkiNote`)."""
+    card: tuple[str, str] | None = None
+    """Sysdrill's own card exports: the front and back as the file holds them
+    (Markdown), compared with the vault's item of the same id on re-import."""
+    card_html: tuple[str, str] | None = None
+    """The same front and back as HTML when the file holds HTML (Anki text)."""
 
 
 @dataclass(slots=True)
@@ -71,6 +76,9 @@ class ParsedSource:
     skip_napkin_check: bool = False
     """A flashcard app's deck (Anki, Quizlet), whose numbers are not napkin math: the
     decks the import adds to ``decks.yaml`` say ``skip_napkin_check: true``."""
+    own_export: bool = False
+    """The source is one of sysdrill's exports: an item id it carries (or the Anki
+    GUID made from one) names that item in the vault, which is updated in place."""
     columns: dict[str, str] = field(default_factory=dict)
     """Role of each column of a file without a header row (``column 1``: ``front``...),
     as the reader guessed them: the report's preview."""

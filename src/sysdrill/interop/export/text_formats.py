@@ -30,6 +30,7 @@ from sysdrill.interop.export.cards import (
 __all__ = [
     "ANKI_TEXT_COLUMNS",
     "CSV_COLUMNS",
+    "guard_markers",
     "write_anki_text",
     "write_csv",
     "write_markdown",
@@ -50,8 +51,14 @@ CSV_COLUMNS: tuple[str, ...] = (
     "level",
     "topic",
     "status",
+    "zone",
+    "item",
 )
-"""Columns of the CSV export (``front``/``back`` are Markdown)."""
+"""Columns of the CSV export (``front``/``back`` are Markdown).
+
+``item`` is the item's mapping as its file holds it, as JSON: ``sysdrill import``
+rebuilds the item whole from it, with any edit of the other columns applied.
+"""
 
 _MARKER_LINE = re.compile(r"^(\s*)((?:\*\*|__)?(?:Q|A|Question|Answer)\s*[:.])", re.I | re.M)
 
@@ -143,6 +150,10 @@ def write_csv(
                     item.level.value if item.level else "",
                     item.topic or "",
                     item.status.value,
+                    item.zone.value if item.zone else "",
+                    json.dumps(
+                        exported.raw, ensure_ascii=False, sort_keys=False, default=_json_value
+                    ),
                 ]
             )
             if progress is not None:
@@ -179,7 +190,8 @@ def write_staffml_json(
     return _vault_decks(items)
 
 
-def _guard_markers(text: str) -> str:
+def guard_markers(text: str) -> str:
+    """A field as the Markdown export writes it: headings bold, ``Q:``-like lines escaped."""
     # A body line that looks like "Q:" would start a new card on re-import.
     return _MARKER_LINE.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", demote_headings(text))
 
@@ -210,8 +222,8 @@ def write_markdown(
             for exported in members:
                 item = exported.item
                 sink.write(f"<!-- id: {item.id} -->\n")
-                sink.write(f"Q: {_guard_markers(front_markdown(item))}\n\n")
-                sink.write(f"A: {_guard_markers(back_markdown(item, placeholder=False))}\n\n")
+                sink.write(f"Q: {guard_markers(front_markdown(item))}\n\n")
+                sink.write(f"A: {guard_markers(back_markdown(item, placeholder=False))}\n\n")
                 done += 1
                 if progress is not None:
                     progress(done)

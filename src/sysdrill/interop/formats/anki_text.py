@@ -13,6 +13,11 @@ Headers understood (at the top of the file, one a line):
 Other ``#`` lines at the top are comments. The remaining columns are the
 note's fields: the first is the front, the second the back, others are
 appended to the back with their names.
+
+A file sysdrill exported (its GUID, Deck, Tags, Front and Back columns) comes
+back with the fields its tags and deck name keep
+(:func:`~sysdrill.interop.formats.exported_card.anki_card_fields`), and each
+row's GUID finds the item it was made from when imported into that vault.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 
 from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.cloze import cloze_cards, cloze_link
+from sysdrill.interop.export.text_formats import ANKI_TEXT_COLUMNS
 from sysdrill.interop.formats._common import (
     card_item,
     html_to_markdown,
@@ -31,6 +37,7 @@ from sysdrill.interop.formats._common import (
     text_key,
 )
 from sysdrill.interop.formats.csv_text import MAX_FIELD_CHARS, MAX_ROWS
+from sysdrill.interop.formats.exported_card import anki_card_fields
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
 __all__ = ["SEPARATORS", "read_anki_text"]
@@ -128,6 +135,9 @@ def read_anki_text(path: Path) -> ParsedSource:
     deck_default = headers.values.get("deck") or None
     tags_default = split_tags(headers.values.get("tags", ""))
     special = set(headers.columns.values())
+    # Our export: Basic notes, its columns, a GUID made from each item's id.
+    own = "guid" in headers.columns and names == list(ANKI_TEXT_COLUMNS)
+    source.own_export = own
     seen: dict[str, int] = {}
     limit = csv.field_size_limit()
     csv.field_size_limit(MAX_FIELD_CHARS)
@@ -176,6 +186,14 @@ def read_anki_text(path: Path) -> ParsedSource:
             seen[key] = line
             deck = column("deck") or deck_default
             tags = [*tags_default, *split_tags(column("tags"))]
+            if own:
+                data = anki_card_fields(front=front, back=back, deck=deck, tags=tags)
+                cells = [cell.strip() for at, cell in enumerate(row) if at not in special]
+                html = (cells[0], cells[1] if len(cells) > 1 else "")
+                source.items.append(
+                    ParsedItem(key=key, data=data, card=(front, back), card_html=html)
+                )
+                continue
             cards = cloze_cards(front)
             if not cards:
                 data, notes = card_item(

@@ -3,7 +3,10 @@
 The delimiter is sniffed from the header line (comma, tab, semicolon or
 pipe). Header names are matched case-insensitively, with the synonyms in
 :data:`COLUMN_NAMES`; ``front`` and ``back`` are required, ``deck``, ``tags``
-and ``id`` are optional, other columns are ignored with a note. Rows are
+and ``id`` are optional, other columns are ignored with a note. A file
+sysdrill exported also has :data:`EXPORT_COLUMNS`: each row's ``item`` cell
+holds the whole item, so it comes back with every field, edits of the other
+cells applied (:func:`~sysdrill.interop.formats.exported_card.exported_row`). Rows are
 streamed, so memory stays bounded, and a file with more than
 :data:`MAX_ROWS` rows is refused before more of it is read.
 
@@ -25,6 +28,7 @@ from sysdrill.interop.formats._common import (
     split_tags,
     text_key,
 )
+from sysdrill.interop.formats.exported_card import exported_row
 from sysdrill.interop.formats.term_lines import (
     Separators,
     detect_separators,
@@ -33,7 +37,7 @@ from sysdrill.interop.formats.term_lines import (
 )
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
-__all__ = ["COLUMN_NAMES", "MAX_FIELD_CHARS", "MAX_ROWS", "read_csv"]
+__all__ = ["COLUMN_NAMES", "EXPORT_COLUMNS", "MAX_FIELD_CHARS", "MAX_ROWS", "read_csv"]
 
 MAX_ROWS = 100_000
 """Most data rows one CSV file may hold; split larger files."""
@@ -49,6 +53,10 @@ COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "id": ("id",),
 }
 """Accepted header names for each column, lower case."""
+
+EXPORT_COLUMNS = ("format", "track", "level", "zone", "topic", "status", "item")
+"""Columns sysdrill's CSV export adds (:data:`~sysdrill.interop.export.text_formats.CSV_COLUMNS`):
+read when the header has ``item``, which holds the whole item as JSON."""
 
 _DELIMITERS = ",\t;|"
 
@@ -69,6 +77,10 @@ def _columns(header: list[str], name: str) -> tuple[dict[str, int], list[str]]:
         for index, cell in enumerate(lowered):
             if cell in synonyms and column not in found:
                 found[column] = index
+    if "item" in lowered and "id" in found:
+        for column in EXPORT_COLUMNS:
+            if column in lowered:
+                found[column] = lowered.index(column)
     missing = [c for c in ("front", "back") if c not in found]
     if missing:
         raise ImportFailed(
@@ -222,6 +234,17 @@ def _row_item(
         )
         return None
     seen[key] = position[1]
+    if given_id and cell("item"):
+        exported = exported_row(given_id, cell)
+        if exported is not None:
+            source.own_export = True
+            data, note = exported
+            data.pop("id", None)
+            kept = () if note is None else (ImportNote(note, where),)
+            return ParsedItem(key=key, data=data, preferred_id=given_id, notes=kept)
+        source.notes.append(
+            ImportNote("the item column is not this row's item as JSON; read as a card", where)
+        )
     data, notes = card_item(
         front=front,
         back=cell("back"),

@@ -10,7 +10,10 @@ Two layouts are accepted (the first wins when a file has ``Q:`` lines):
 
 A single level-1 heading at the top names the deck. Fenced code blocks are
 kept whole and never read as markers. An ``<!-- id: ... -->`` comment before
-a question (our Markdown export writes one) keeps that item's id.
+a question (our Markdown export writes one) keeps that item's id. When every
+question has one, the file is our export: a heading is then the items' deck,
+or their track and level, and importing the file into the vault it came from
+updates those items in place.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sysdrill.interop.formats._common import card_item, read_text, text_key
+from sysdrill.interop.formats.exported_card import group_fields
 from sysdrill.interop.source import ImportNote, ParsedItem, ParsedSource
 
 __all__ = ["read_markdown_qa"]
@@ -159,6 +163,8 @@ def read_markdown_qa(path: Path) -> ParsedSource:
     source.deck = deck
     has_markers = any(not line.in_code and _QUESTION.match(line.text) for line in lines)
     cards = _qa_cards(lines, title_at) if has_markers else _heading_cards(lines, title_at)
+    # Our export writes an id before every question; a file with a few is hand-written.
+    own = bool(cards) and all(card.given_id for card in cards)
     seen: dict[str, int] = {}
     for card in cards:
         front = "\n".join(card.front).strip()
@@ -174,8 +180,25 @@ def read_markdown_qa(path: Path) -> ParsedSource:
             )
             continue
         seen[key] = card.line
-        data, notes = card_item(front=front, back=back, deck=deck, tags=card.tags, where=where)
-        source.items.append(ParsedItem(key=key, data=data, preferred_id=card.given_id, notes=notes))
+        if not own or card.given_id is None:
+            data, notes = card_item(front=front, back=back, deck=deck, tags=card.tags, where=where)
+            source.items.append(
+                ParsedItem(key=key, data=data, preferred_id=card.given_id, notes=notes)
+            )
+            continue
+        # Our export: its headings group items by deck, or by track and level.
+        source.own_export = True
+        group = card.tags[0] if card.tags else deck
+        fields = group_fields(group) if group else None
+        data, notes = card_item(front=front, back=back, deck=None if fields else group, where=where)
+        data.update(fields or {})
+        source.items.append(
+            ParsedItem(
+                key=key, data=data, preferred_id=card.given_id, notes=notes, card=(front, back)
+            )
+        )
+    if source.own_export:
+        source.deck = None
     if not source.items:
         source.notes.append(ImportNote("no questions found: write 'Q:' and 'A:' lines"))
     return source
