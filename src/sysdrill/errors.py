@@ -28,9 +28,11 @@ the boundary with ``raise ... from exc``.
     │   └── StorageConflict      write that clashes with stored data (duplicate key)
     │       └── CardChanged      a review scheduled from a card another review changed
     ├── SchedulingError          invalid scheduler settings or state
+    │   └── SettingInvalid       setting values refused, with each setting's reason
     ├── ImportFailed             a source that cannot be imported (nothing written)
     │   └── HostileInput         a source that is too big, escapes its folder, or lies
     ├── ExportFailed             an export that cannot be written (nothing written)
+    │   └── NothingToExport      no item passes the export's filters
     ├── ModelUnavailable         a language-model endpoint that does not answer as it should
     └── AccountError             an account operation that is refused
         ├── LoginFailed          wrong user name or password (one answer for both)
@@ -67,10 +69,12 @@ __all__ = [
     "NapkinError",
     "NotLoggedIn",
     "NotPermitted",
+    "NothingToExport",
     "PlanNotFound",
     "QuestionNotFound",
     "SchedulingError",
     "SessionNotFound",
+    "SettingInvalid",
     "SignupRefused",
     "SignupThrottled",
     "StorageConflict",
@@ -175,6 +179,19 @@ class SchedulingError(SysdrillError):
     """Scheduler settings or card state that are out of range."""
 
 
+class SettingInvalid(SchedulingError):
+    """Setting values that do not read or are out of range; nothing was stored.
+
+    ``problems`` holds each refused setting's key and its reason in words, without
+    the key (``"'abc' is not a number; type minutes separated by commas, such as
+    1,10"``), so a form can show the reason beside the field it labels in its own words.
+    """
+
+    def __init__(self, message: str, *, problems: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = dict(problems or {})
+
+
 class ImportFailed(SysdrillError):
     """A source that cannot be imported; nothing was written."""
 
@@ -185,6 +202,10 @@ class HostileInput(ImportFailed):
 
 class ExportFailed(SysdrillError):
     """An export that cannot be written; nothing was written."""
+
+
+class NothingToExport(ExportFailed):
+    """No item of the vault passes the export's filters; nothing was written."""
 
 
 class ModelUnavailable(SysdrillError):

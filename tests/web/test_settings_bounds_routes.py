@@ -30,7 +30,7 @@ def test_a_huge_setting_through_the_api_is_a_422_and_is_not_stored(
 ) -> None:
     for key in ("new_per_day", "reviews_per_day", "maximum_interval_days"):
         error = _error(fresh_client.put("/api/settings", json={key: HUGE}))
-        assert error["type"] == "SchedulingError"
+        assert error["type"] == "SettingInvalid"
         assert key in str(error["message"])
     error = _error(fresh_client.put("/api/settings", json={"learning_steps_minutes": "1e23"}))
     assert "learning_steps_minutes" in str(error["message"])

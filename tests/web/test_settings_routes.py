@@ -43,7 +43,7 @@ def test_a_value_out_of_range_is_422_and_nothing_is_stored(fresh_client: TestCli
         "/api/settings", json={"new_per_day": "7", "desired_retention": "2"}
     )
     assert response.status_code == 422
-    assert response.json()["error"]["type"] == "SchedulingError"
+    assert response.json()["error"]["type"] == "SettingInvalid"
     assert _shown(fresh_client)["new_per_day"] == "20"
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.export import ExportFilters, ExportReport
+from sysdrill.interop.export.cards import ExportedItem
 from sysdrill.interop.field_map import FieldRole
 from sysdrill.interop.formats.term_lines import Separators
 from sysdrill.interop.import_report import ImportReport
@@ -114,6 +115,8 @@ def export_items(
     cache_dir: Path | None,
     scheduling: Mapping[str, AnkiCardHistory] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    personal_of: str | None = None,
+    db_url: str | None = None,
 ) -> ExportReport:
     """Write the vault's valid items passing ``filters`` to ``out`` in ``format``.
 
@@ -124,9 +127,14 @@ def export_items(
     item id, so Anki continues where they stopped. ``progress(stage, done, total)``
     hears the reading of the vault and the writing of the file, item by item.
 
+    ``personal_of`` names a learner whose personal decks (kept in the study
+    database ``db_url``, not in the vault folder) are exported with the vault's
+    items, filtered alike, in every format.
+
     Raises:
-        ExportFailed: If the file cannot be written.
+        ExportFailed: If the file cannot be written, or no item passes the filters.
         VaultNotFound: If the vault folder does not exist.
+        StorageError: If the learner's personal decks cannot be read.
     """
     from sysdrill.app.example_draw import shown_item
     from sysdrill.interop.export import export_vault
@@ -141,7 +149,32 @@ def export_items(
         scheduling=scheduling,
         present=shown_item,
         progress=progress,
+        extra=() if personal_of is None else _personal_exports(db_url, user=personal_of),
     )
+
+
+def _personal_exports(db_url: str | None, *, user: str) -> list[ExportedItem]:
+    """The learner's personal items, each with its deck, as an export takes them."""
+    import json
+
+    from sysdrill.content.ignore_marks import strip_ignore_marks_in, without_ignore_marks
+    from sysdrill.content.models import validate_item
+    from sysdrill.storage.location import study_database_url
+    from sysdrill.storage.personal_store import PersonalDeckStore
+
+    with PersonalDeckStore(study_database_url(db_url)) as store:
+        _, decks, rows = store.load_items(user)
+    titles = {deck.name: deck.title for deck in decks}
+    exported: list[ExportedItem] = []
+    for row in rows:
+        raw = json.loads(row.item_json)
+        item = without_ignore_marks(validate_item(raw), raw=raw)
+        # No file holds it: the path names where it came from, for messages only.
+        where = f"personal/{row.deck}/{row.item_id}"
+        exported.append(
+            ExportedItem(item, strip_ignore_marks_in(raw), where, row.deck, titles.get(row.deck))
+        )
+    return exported
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,13 @@ Bounds come from :mod:`sysdrill.study.settings`, so the form and the checks agre
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sysdrill.errors import SchedulingError, SettingInvalid
 from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import RatingScale
 from sysdrill.study.settings import (
@@ -24,7 +27,13 @@ from sysdrill.study.settings import (
     StudySettings,
 )
 
-__all__ = ["SettingField", "setting_fields", "shown_value"]
+__all__ = [
+    "SettingField",
+    "refused_fields",
+    "setting_fields",
+    "setting_form_problems",
+    "shown_value",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +57,8 @@ class SettingField:
     """For a choice: (value, words) of each option."""
     earliest: str | None = None
     """For a date: the first day offered (``YYYY-MM-DD``)."""
+    problem: str | None = None
+    """Why the value typed was refused, in words (None: it was not)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -62,6 +73,7 @@ class SettingField:
             "step": self.step,
             "choices": [{"value": value, "label": label} for value, label in self.choices],
             "earliest": self.earliest,
+            "problem": self.problem,
         }
 
 
@@ -179,3 +191,41 @@ def setting_fields(settings: StudySettings, *, now: datetime) -> list[SettingFie
     fields = {f.key: f for f in listed}
     assert set(fields) == set(SETTING_DOCS), "every setting needs a form field"
     return [fields[key] for key in SETTING_DOCS]
+
+
+def setting_form_problems(changes: Mapping[str, str], *, now: datetime) -> dict[str, str]:
+    """Why each value typed into the settings form is refused, by setting key.
+
+    Every value is checked on its own, so the form can say what is wrong with each
+    field at once rather than with the first only. An empty mapping: all may be stored.
+
+    Args:
+        changes: Values as typed by setting key (``"1,10"``, ``"2027-01-15"``, ``"none"``).
+        now: Current time (UTC), to refuse an interview date already past.
+    """
+    from sysdrill.app.deadlines import refuse_past_deadline
+    from sysdrill.study.settings import parse_setting
+
+    problems: dict[str, str] = {}
+    for key, value in changes.items():
+        try:
+            if key == "deadline":
+                refuse_past_deadline(value, now=now)
+            parse_setting(key, value)
+        except SettingInvalid as exc:
+            problems.update(exc.problems)
+        except SchedulingError as exc:  # an unknown key, an interview date gone by
+            problems[key] = str(exc)
+    return problems
+
+
+def refused_fields(
+    fields: Sequence[SettingField], typed: Mapping[str, str], problems: Mapping[str, str]
+) -> list[SettingField]:
+    """The form again after a refusal: what was typed kept, each problem by its field."""
+    return [
+        dataclasses.replace(
+            field, value=typed.get(field.key, field.value), problem=problems.get(field.key)
+        )
+        for field in fields
+    ]

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import date
 from typing import Any
 
-from sysdrill.errors import SchedulingError
+from sysdrill.errors import SchedulingError, SettingInvalid
 from sysdrill.study.ratings import RatingScale
 
 __all__ = [
@@ -125,7 +125,8 @@ class StudySettings:
     def __post_init__(self) -> None:
         problems = _problems(self)
         if problems:
-            raise SchedulingError("Invalid study settings: " + "; ".join(problems) + ".")
+            said = "; ".join(f"{key} {reason}" for key, reason in problems)
+            raise SettingInvalid(f"Invalid study settings: {said}.", problems=dict(problems))
 
     def to_mapping(self) -> dict[str, Any]:
         """Return the settings as JSON-ready values (dates as ISO strings, tuples as lists)."""
@@ -179,15 +180,14 @@ class StudySettings:
         return replace(self, **changes)
 
 
-def _steps_problem(name: str, steps: tuple[float, ...]) -> str | None:
+def _steps_problem(steps: tuple[float, ...]) -> str | None:
     if len(steps) > MAX_STEPS:
-        return f"{name} must hold at most {MAX_STEPS} steps, got {len(steps)}"
+        return f"must hold at most {MAX_STEPS} steps, got {len(steps)}"
     if any(not step > 0 for step in steps):  # NaN is no step either
-        return f"{name} must be positive minutes, got {_shown_list(steps)}"
+        return f"must be positive minutes, got {_shown_list(steps)}"
     if any(not step <= MAX_STEP_MINUTES for step in steps):
         return (
-            f"{name} must be at most {MAX_STEP_MINUTES:g} minutes (a year) each, "
-            f"got {_shown_list(steps)}"
+            f"must be at most {MAX_STEP_MINUTES:g} minutes (a year) each, got {_shown_list(steps)}"
         )
     return None
 
@@ -197,23 +197,23 @@ def _shown_list(values: tuple[float, ...]) -> str:
     return f"[{shown}{', ...' if len(values) > 5 else ''}]"
 
 
-def _whole_problem(name: str, value: object, low: int, high: int) -> str | None:
+def _whole_problem(value: object, low: int, high: int) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int):
-        return f"{name} must be a whole number, got {value!r}"
+        return f"must be a whole number, got {value!r}"
     if value < low:
         shown = f"{value}" if value > -(10**12) else "a smaller number"
         if low == 0:
-            return f"{name} must be 0 or more, got {shown}"
-        return f"{name} must be at least {low}, got {shown}"
+            return f"must be 0 or more, got {shown}"
+        return f"must be at least {low}, got {shown}"
     if value > high:
         shown = f"{value}" if value < 10**12 else "a larger number"
-        return f"{name} must be at most {high}, got {shown}"
+        return f"must be at most {high}, got {shown}"
     return None
 
 
-def _problems(settings: StudySettings) -> list[str]:
-    """Every value of ``settings`` out of range or of the wrong type, in words."""
-    problems: list[str] = []
+def _problems(settings: StudySettings) -> list[tuple[str, str]]:
+    """Every value of ``settings`` out of range or of the wrong type: (key, reason in words)."""
+    problems: list[tuple[str, str]] = []
     retention = settings.desired_retention
     if not (
         isinstance(retention, int | float)
@@ -221,31 +221,39 @@ def _problems(settings: StudySettings) -> list[str]:
     ):
         shown = f"{retention:g}" if isinstance(retention, int | float) else repr(retention)
         problems.append(
-            f"desired_retention must be between {MIN_DESIRED_RETENTION:.2f} and "
-            f"{MAX_DESIRED_RETENTION:.2f}, got {shown}"
+            (
+                "desired_retention",
+                f"must be between {MIN_DESIRED_RETENTION:.2f} and "
+                f"{MAX_DESIRED_RETENTION:.2f}, got {shown}",
+            )
         )
     for name in ("learning_steps_minutes", "relearning_steps_minutes"):
-        problem = _steps_problem(name, getattr(settings, name))
+        problem = _steps_problem(getattr(settings, name))
         if problem:
-            problems.append(problem)
+            problems.append((name, problem))
     for name, (low, high) in _WHOLE_BOUNDS.items():
-        problem = _whole_problem(name, getattr(settings, name), low, high)
+        problem = _whole_problem(getattr(settings, name), low, high)
         if problem:
-            problems.append(problem)
+            problems.append((name, problem))
     if not isinstance(settings.fuzz, bool):
-        problems.append(f"fuzz must be true or false, got {settings.fuzz!r}")
+        problems.append(("fuzz", f"must be true or false, got {settings.fuzz!r}"))
     if not isinstance(settings.rating_scale, RatingScale):
-        problems.append(f"rating_scale must be one of {_SCALES}, got {settings.rating_scale!r}")
+        problems.append(
+            ("rating_scale", f"must be one of {_SCALES}, got {settings.rating_scale!r}")
+        )
     if settings.deadline is not None and not isinstance(settings.deadline, date):
-        problems.append(f"deadline must be a date, got {settings.deadline!r}")
+        problems.append(("deadline", f"must be a date, got {settings.deadline!r}"))
     weights = settings.fsrs_parameters
     if weights is not None:
         if len(weights) != 21:
-            problems.append(f"fsrs_parameters must hold 21 numbers, got {len(weights)}")
+            problems.append(("fsrs_parameters", f"must hold 21 numbers, got {len(weights)}"))
         elif any(not (math.isfinite(w) and abs(w) <= _FSRS_PARAMETER_LIMIT) for w in weights):
             problems.append(
-                f"fsrs_parameters must be finite numbers of at most {_FSRS_PARAMETER_LIMIT:g} "
-                "in size; reset them with none"
+                (
+                    "fsrs_parameters",
+                    f"must be finite numbers of at most {_FSRS_PARAMETER_LIMIT:g} "
+                    "in size; reset them with none",
+                )
             )
     return problems
 
@@ -308,11 +316,23 @@ def _brief(exc: Exception) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _parse_list(text: str) -> list[float]:
+def _parse_list(text: str, *, what: str, example: str) -> list[float]:
     cleaned = text.strip()
     if cleaned in ("", "none", "[]"):
         return []
-    return [float(part) for part in cleaned.replace(" ", ",").split(",") if part]
+    numbers: list[float] = []
+    for part in cleaned.replace(" ", ",").split(","):
+        if not part:
+            continue
+        try:
+            numbers.append(float(part))
+        except ValueError:
+            # float()'s own words name Python; the learner needs the form of a list.
+            shown = repr(part) if len(part) <= 20 else f"{part[:20]!r}..."
+            raise ValueError(
+                f"{shown} is not a number; type {what} separated by commas, such as {example}"
+            ) from None
+    return numbers
 
 
 def parse_setting(key: str, text: str) -> Any:
@@ -341,20 +361,30 @@ def parse_setting(key: str, text: str) -> Any:
         parsed = _parsed(key, cleaned)
     except (ValueError, OverflowError) as exc:
         shown = repr(text) if len(text) <= 40 else f"{text[:40]!r}..."
-        raise SchedulingError(f"Invalid value {shown} for {key}: {_brief(exc)}.") from exc
-    StudySettings.from_mapping({key: parsed})  # range checks; raises SchedulingError
+        reason = _brief(exc)
+        raise SettingInvalid(
+            f"Invalid value {shown} for {key}: {reason}.", problems={key: reason}
+        ) from exc
+    StudySettings.from_mapping({key: parsed})  # range checks; raises SettingInvalid
     return parsed
 
 
 def _parsed(key: str, cleaned: str) -> Any:
+    # Each refusal is in our words: Python's own ("could not convert string to float")
+    # would reach the settings page.
     if key in ("learning_steps_minutes", "relearning_steps_minutes"):
-        return _parse_list(cleaned)
+        return _parse_list(cleaned, what="minutes", example="1,10")
     if key == "fsrs_parameters":
-        return None if cleaned.lower() in ("none", "default", "") else _parse_list(cleaned)
+        if cleaned.lower() in ("none", "default", ""):
+            return None
+        return _parse_list(cleaned, what="21 numbers", example="0.4,1.2,...; or none")
     if key == "deadline":
         if cleaned.lower() in ("none", "off", ""):
             return None
-        return date.fromisoformat(cleaned).isoformat()
+        try:
+            return date.fromisoformat(cleaned).isoformat()
+        except ValueError:
+            raise ValueError("expected a date as YYYY-MM-DD, such as 2027-01-15") from None
     if key == "fuzz":
         lowered = cleaned.lower()
         if lowered in ("true", "yes", "on", "1"):
@@ -363,10 +393,17 @@ def _parsed(key: str, cleaned: str) -> Any:
             return False
         raise ValueError("expected true or false")
     if key == "desired_retention":
-        return float(cleaned)
+        try:
+            return float(cleaned)
+        except ValueError:
+            raise ValueError(
+                f"expected a number from {MIN_DESIRED_RETENTION:.2f} to "
+                f"{MAX_DESIRED_RETENTION:.2f}, such as 0.9"
+            ) from None
     if key == "rating_scale":
         return _scale(cleaned).value
-    if len(cleaned) > 15:  # int() itself would name a Python limit past 4300 digits
-        low, high = _WHOLE_BOUNDS[key]
+    low, high = _WHOLE_BOUNDS[key]
+    # Past 15 digits int() itself would name a Python limit (4300 digits).
+    if len(cleaned) > 15 or not cleaned.lstrip("+-").isdigit():
         raise ValueError(f"expected a whole number from {low} to {high}")
     return int(cleaned)

@@ -8,10 +8,11 @@ at ``out`` survives a failed one.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -20,7 +21,7 @@ from pathlib import Path
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.content.ignore_marks import strip_ignore_marks_in, without_ignore_marks
 from sysdrill.content.models import Item
-from sysdrill.errors import ExportFailed
+from sysdrill.errors import ExportFailed, NothingToExport
 from sysdrill.files import replace_atomically
 from sysdrill.interop.anki_scheduling import AnkiCardHistory
 from sysdrill.interop.export.cards import ExportedItem, ItemsWritten
@@ -223,6 +224,7 @@ def export_vault(
     scheduling: Mapping[str, AnkiCardHistory] | None = None,
     present: Callable[[Item], Item] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    extra: Sequence[ExportedItem] = (),
 ) -> ExportReport:
     """Export the vault's valid items that pass the filters into one file.
 
@@ -242,6 +244,9 @@ def export_vault(
         progress: Called as ``progress(stage, done, total)`` while the vault is
             read (:data:`READING`, per item file) and the file written
             (:data:`WRITING`, per exported item).
+        extra: Items kept outside the vault folder (a learner's personal decks,
+            stored in the study database), exported with the vault's when they pass
+            the filters; an id the vault has too is the vault's item.
 
     Returns:
         What was written, with the files skipped because they do not validate.
@@ -288,9 +293,17 @@ def export_vault(
         shown = item if present is None else present(item)
         raw = strip_ignore_marks_in(dict(file.raw))
         chosen.append(ExportedItem(shown, raw, file.rel, deck_name, deck_title))
+    held = {exported.item.id for exported in chosen} | {f.item.id for f in loaded.files if f.item}
+    for exported in extra:
+        names = tuple(n for n in (exported.deck, exported.deck_title) if n)
+        if exported.item.id in held or not filters.matches(exported.item, decks=names):
+            report.filtered_out += 1
+            continue
+        shown = exported.item if present is None else present(exported.item)
+        chosen.append(dataclasses.replace(exported, item=shown))
     if not chosen:
         if report.filtered_out:
-            raise ExportFailed(
+            raise NothingToExport(
                 f"no item in '{vault}' matches {filters.describe() or 'the filters'}; "
                 "loosen the filters"
             )

@@ -15,7 +15,8 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from sysdrill.errors import HardwareNotFound, UsageError
+from sysdrill.app.calculator_form import WHOLE_FORM, CalculatorRun, field_label
+from sysdrill.errors import UsageError
 from sysdrill.napkin.calculators.spec import Calculator, CalculatorResult, Fill, Kind
 from sysdrill.web.calc_charts import memory_bars, roofline_plot
 from sysdrill.web.charts import svg_data_uri
@@ -86,28 +87,17 @@ def _hardware() -> dict[str, list[dict[str, str]]]:
     }
 
 
-def _run(calc: Calculator, given: CalculatorIn) -> CalculatorResult:
-    known = {p.name for p in calc.params}
-    unknown = sorted(set(given.inputs) - known)
-    if unknown:
-        raise UsageError(f"{calc.name} has no input {', '.join(unknown)}")
-    raw = {name: (text if text.strip() else None) for name, text in given.inputs.items()}
-    try:
-        values = calc.resolve(
-            raw, gpu=given.gpu or None, precision=given.dtype.lower(), link=given.link or None
-        )
-    except HardwareNotFound as exc:
-        # A name typed into a form is a bad input, not a missing page.
-        raise UsageError(str(exc)) from exc
-    try:
-        return calc.compute(values)
-    except (ArithmeticError, ValueError) as exc:
-        # A formula's own math refusing the inputs (a logarithm of a negative, an
-        # overflow) is the learner's inputs out of range, not a server failure.
-        raise UsageError(
-            f"{calc.name} cannot compute with these inputs ({str(exc)[:120]}); "
-            "check that each is positive and of a sensible size"
-        ) from exc
+def _run(calc: Calculator, given: CalculatorIn) -> CalculatorRun:
+    """Run ``calc`` on the inputs given, or say why each was refused (in the form's words)."""
+    from sysdrill.app.calculator_form import run_calculator_form
+
+    return run_calculator_form(
+        calc,
+        given.inputs,
+        gpu=given.gpu or None,
+        precision=given.dtype.lower(),
+        link=given.link or None,
+    )
 
 
 def _chart(calc: Calculator, result: CalculatorResult) -> str | None:
@@ -209,24 +199,27 @@ def calculator_page(request: Request, name: str) -> Response:
             link=query.get("link") or None,
         )
     except ValidationError as exc:
-        where = ", ".join(".".join(str(part) for part in e["loc"]) for e in exc.errors())
-        raise UsageError(f"{calc.name}: an input is too long ({where})") from exc
-    result = chart = None
-    if "run" in query:
-        result = _run(calc, given)
-        chart = _chart(calc, result)
+        where = ", ".join(field_label(str(e["loc"][-1])) for e in exc.errors())
+        raise UsageError(f"{calc.name}: {where} is too long; shorten it") from exc
+    run = _run(calc, given) if "run" in query else CalculatorRun()
+    chart = None if run.result is None else _chart(calc, run.result)
     return render_page(
         request,
         "calculator.html",
         {
             "calc": _describe(calc),
             "given": given,
-            "result": result,
+            "result": run.result,
             "chart": chart,
+            # A refused input shows the form again, what was typed kept, the reason by its field.
+            "problems": run.problems,
+            "problem_lines": run.lines(),
+            "whole_form": WHOLE_FORM,
             "hardware": _hardware(),
             "choice_kind": Kind.CHOICE.value,
             "flag_kind": Kind.FLAG.value,
         },
+        status_code=422 if run.problems else 200,
     )
 
 
@@ -244,5 +237,7 @@ def calculators_api() -> dict[str, Any]:
 def calculator_api(name: str, body: CalculatorIn) -> dict[str, Any]:
     """Run one calculator; quantities come back as ``{"value", "unit"}``."""
     calc = _calculator(name)
-    result = _run(calc, body)
-    return {**result.to_json(), "rows": [list(row) for row in result.rows()]}
+    run = _run(calc, body)
+    if run.result is None:
+        raise UsageError("; ".join(run.lines()))
+    return {**run.result.to_json(), "rows": [list(row) for row in run.result.rows()]}

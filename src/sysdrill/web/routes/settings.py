@@ -66,15 +66,45 @@ def settings_page(request: Request, context: Context, saved: bool = False) -> Re
     )
 
 
+def _refused(
+    request: Request, context: WebContext, typed: dict[str, str]
+) -> tuple[list[Any], list[str]] | None:
+    """The form again with each refused value's reason by its field; None if all are fine.
+
+    Also returns the reasons as lines naming each field as the form labels it (and
+    any reason for a key the form has no field for).
+    """
+    from sysdrill.app.setting_forms import refused_fields, setting_form_problems
+
+    changes = {key: _none_if_blank(value) for key, value in typed.items()}
+    problems = setting_form_problems(changes, now=context.now())
+    if not problems:
+        return None
+    fields = refused_fields(_fields(request, context), typed, problems)
+    labels = {field.key: field.label for field in fields}
+    lines = [f"{labels.get(key, 'This form')}: {reason}" for key, reason in problems.items()]
+    return fields, lines
+
+
 @router.post("/settings", include_in_schema=False)
 async def settings_form(request: Request, context: Context) -> Response:
-    """Store the settings sent from the form, then show them again."""
+    """Store the settings sent from the form, then show them again.
+
+    A value that is refused shows the form again (422) with what was typed and,
+    beside each field in error, why; nothing is stored.
+    """
     form = await request.form()
     changes = {
         key: str(value)
         for key, value in form.items()
         if isinstance(value, str) and key != FIELD_NAME  # the CSRF token is no setting
     }
+    refused = await run_in_threadpool(lambda: _refused(request, context, changes))
+    if refused is not None:
+        fields, lines = refused
+        shown = {"fields": fields, "saved": False, "problems": lines}
+        return render_page(request, "settings.html", shown, status_code=422)
+    # Each setting is checked on its own; none depends on another, so these pass together.
     await run_in_threadpool(lambda: _update(request, context, changes))
     return RedirectResponse("/settings?saved=true", status_code=303)
 

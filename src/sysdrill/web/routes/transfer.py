@@ -20,7 +20,7 @@ from sysdrill.app.browse import choice
 from sysdrill.app.interop import StagedImport
 from sysdrill.content.enums import Level, Status, Track
 from sysdrill.interop.import_report import ImportReport
-from sysdrill.web.auth import request_user, require_admin
+from sysdrill.web.auth import learner_vault, request_user, require_admin
 from sysdrill.web.context import Context, WebContext
 from sysdrill.web.json_api import json_route
 from sysdrill.web.templating import render_page
@@ -205,8 +205,8 @@ def import_confirm_api(
 
 @router.get("/export", include_in_schema=False)
 def export_page(request: Request, context: Context) -> Response:
-    """The export form: a format and optional filters."""
-    vault = context.load_vault()
+    """The export form: a format and optional filters, the learner's own decks among the decks."""
+    vault = learner_vault(request)
     decks = sorted({d.name for d in vault.decks} | {i.deck for i in vault.items if i.deck})
     return render_page(
         request,
@@ -222,6 +222,7 @@ def export_page(request: Request, context: Context) -> Response:
 
 
 def _export(
+    request: Request,
     context: WebContext,
     format: str,
     track: str | None,
@@ -230,7 +231,7 @@ def _export(
     status: str | None,
 ) -> Response:
     from sysdrill.app.interop import export_items
-    from sysdrill.errors import UsageError
+    from sysdrill.errors import NothingToExport, UsageError
     from sysdrill.interop.export import ExportFilters
 
     if format not in EXPORT_SUFFIXES:
@@ -256,7 +257,18 @@ def _export(
             filters=filters,
             now=context.now(),
             cache_dir=context.cache_dir,
+            # The learner's personal decks are exported with the vault, as they are studied.
+            personal_of=request_user(request),
+            db_url=context.db_url,
         )
+    except NothingToExport as exc:
+        _remove(folder)
+        # The library's message names command-line options; the page has fields.
+        chosen = {"track": track, "level": level, "deck": deck, "status": status}
+        named = ", ".join(f"{name} {value}" for name, value in chosen.items() if value)
+        raise UsageError(
+            f"no item matches {named or 'these filters'}; choose fewer or other filters"
+        ) from exc
     except BaseException:
         _remove(folder)
         raise
@@ -285,14 +297,19 @@ ExportFilterParams = Annotated[dict[str, str | None], Depends(export_params)]
 
 
 @router.get("/export/download", include_in_schema=False)
-def export_download(context: Context, given: ExportFilterParams, format: str = "apkg") -> Response:
-    """Download the vault (or the filtered part) in the chosen format."""
-    return _export(context, format, **given)
+def export_download(
+    request: Request, context: Context, given: ExportFilterParams, format: str = "apkg"
+) -> Response:
+    """Download the vault and your own decks (or the filtered part) in the chosen format."""
+    return _export(request, context, format, **given)
 
 
 @router.get("/api/export", tags=["export"])
 def export_api(
-    context: Context, given: ExportFilterParams, format: str = "staffml-json"
+    request: Request, context: Context, given: ExportFilterParams, format: str = "staffml-json"
 ) -> Response:
-    """The vault (or the filtered part) as a file: apkg, anki-text, csv, staffml-json, markdown."""
-    return _export(context, format, **given)
+    """The vault and your own decks (or the filtered part) as a file.
+
+    Formats: apkg, anki-text, csv, staffml-json, markdown.
+    """
+    return _export(request, context, format, **given)
