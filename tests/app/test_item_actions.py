@@ -8,6 +8,7 @@ import pytest
 
 from sysdrill.app import sessions as app
 from sysdrill.app.item_actions import (
+    HistoryEntry,
     bury_item,
     item_history,
     item_status,
@@ -75,19 +76,66 @@ def test_one_learners_flags_do_not_reach_another(vault):
     assert _planned(ada, vault, SessionKind.QUIZ, now=T0) == ["fc-2", "fc-3"]
 
 
+def _quiz(study, vault, ratings: list[str], *, now: datetime) -> None:
+    """Rate the dp-cards quiz's first items, one rating each, all at ``now``."""
+    view = app.start_session(study, vault, StartOptions(SessionKind.QUIZ, CARDS), now=now)
+    for rating in ratings:
+        app.reveal(study, vault, view.session_id, now=now)
+        view = app.rate(study, vault, view.session_id, rating, now=now)
+
+
 def test_history_gives_each_reviews_rating_and_the_interval_it_scheduled(study, vault):
-    view = app.start_session(study, vault, StartOptions(SessionKind.QUIZ, CARDS), now=T0)
-    for rating in ("again", "good", "easy"):
-        app.reveal(study, vault, view.session_id, now=T0)
-        view = app.rate(study, vault, view.session_id, rating, now=T0)
+    _quiz(study, vault, ["again", "good", "hard"], now=T0)
     history = item_history(study, vault, "fc-1", now=T0)
     [entry] = history.entries
     assert (entry.rating, entry.graded_by, entry.reviewed_at) == ("Again", "self", T0)
     card = study.store.get_card(study.scope, "fc-1")
-    assert entry.interval_days == round((card.due - card.last_review) / timedelta(days=1), 2)
+    assert card.due == T0 + timedelta(minutes=1)
+    assert entry.interval_days == 1 / (24 * 60)  # the learning step, not rounded to 0
+    assert entry.interval_text == "1 min"
     assert history.due == card.due
-    assert history.to_dict()["reviews"][0]["rating"] == "Again"
-    assert item_history(study, vault, "fc-2", now=T0).entries[0].rating == "Good"
+    assert history.to_dict()["reviews"][0] == {
+        "reviewed_at": T0.isoformat(),
+        "rating": "Again",
+        "interval_days": entry.interval_days,
+        "interval": "1 min",
+        "graded_by": "self",
+    }
+    [good] = item_history(study, vault, "fc-2", now=T0).entries
+    assert (good.rating, good.interval_text) == ("Good", "10 min")  # not 14 min (0.01 day)
+    [hard] = item_history(study, vault, "fc-3", now=T0).entries
+    assert (hard.rating, hard.interval_text) == ("Hard", "6 min")
+
+
+def test_history_takes_each_earlier_interval_from_the_review_after_it(study, vault):
+    _quiz(study, vault, ["good"], now=T0)
+    ten_minutes_on = T0 + timedelta(minutes=10)
+    _quiz(study, vault, ["good"], now=ten_minutes_on)
+    first, second = item_history(study, vault, "fc-1", now=ten_minutes_on).entries
+    assert (first.reviewed_at, first.interval_text) == (T0, "10 min")
+    assert first.interval_days * 24 * 60 == pytest.approx(10, abs=1e-9)
+    card = study.store.get_card(study.scope, "fc-1")
+    scheduled = card.due - ten_minutes_on
+    assert scheduled >= timedelta(days=1)  # Good on the last learning step graduates it
+    assert second.interval_days == scheduled / timedelta(days=1)
+    assert second.interval_text == f"{round(scheduled / timedelta(days=1))} days"
+
+
+@pytest.mark.parametrize(
+    ("interval_days", "shown"),
+    [
+        (None, "-"),
+        (30 / 86_400, "1 min"),
+        (59 / (24 * 60), "59 min"),
+        (5 / 24, "5 h"),
+        (1.0, "1 day"),
+        (12.4, "12 days"),
+    ],
+)
+def test_a_history_interval_reads_in_minutes_hours_or_days(interval_days, shown):
+    entry = HistoryEntry(T0, "Good", interval_days, "self")
+    assert entry.interval_text == shown
+    assert entry.to_dict()["interval"] == shown
 
 
 def test_an_unknown_item_or_a_local_time_is_refused(study, vault):

@@ -140,11 +140,15 @@ def test_plan_progress_moves_with_reviews_and_days(study, vault) -> None:
 def test_adaptive_plan_puts_the_weakest_topic_first(study, vault) -> None:
     weak = [item for item in vault.items if item.topic == "serving-quantization"][:2]
     strong = [item for item in vault.items if item.topic == "collectives"][:2]
-    # Reviewed long ago, the weak topic's recall has decayed; the strong one is fresh.
+    # The weak topic was forgotten again and again (six reviews, four rated Again).
     for item in weak:
-        study.record_review(
-            item.id, rating=Rating.HARD, graded_by=GradedBy.SELF, now=T0 - timedelta(days=90)
-        )
+        for minute, rating in enumerate((Rating.AGAIN, Rating.AGAIN, Rating.GOOD)):
+            study.record_review(
+                item.id,
+                rating=rating,
+                graded_by=GradedBy.SELF,
+                now=T0 - timedelta(days=90) + timedelta(minutes=minute),
+            )
     for item in strong:
         study.record_review(
             item.id, rating=Rating.EASY, graded_by=GradedBy.SELF, now=T0 - timedelta(hours=1)

@@ -73,15 +73,37 @@ def test_reviews_due_are_not_limited_by_new_items(study, vault):
     assert plan.title == "Practice: 1 items (1 due, 0 new; 19 more new today)"
 
 
-def test_quiz_leaves_out_new_items_past_the_limit_and_says_so(study, vault):
-    study.update_settings(new_per_day=1)
-    assembled = assemble_lineup(
-        study, vault, StartOptions(SessionKind.QUIZ, ItemFilter(deck="ch26-quiz")), now=T0
-    )
+def test_quiz_asks_a_whole_deck_after_practice_used_the_days_new_items(study, vault):
+    study.update_settings(new_per_day=2)
+    _rate_all(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), T0)
+    quiz = StartOptions(SessionKind.QUIZ, ItemFilter(deck="ch26-quiz"))
+    view = app.start_session(study, vault, quiz, now=T0 + timedelta(minutes=1))
+    assert view.title == "Quiz: Chapter 26 quiz (2 items)" and view.total == 2
+    assert view.note is None and view.empty_message is None
+    # Practice of the same deck still keeps the day's limit.
+    practice = StartOptions(SessionKind.PRACTICE, ItemFilter(deck="ch26-quiz"))
+    empty = app.start_session(study, vault, practice, now=T0 + timedelta(minutes=2))
+    assert empty.session_id is None
+    assert "(2 new items a day, 2 new today)" in (empty.empty_message or "")
+
+
+def test_quiz_new_option_caps_the_quiz_and_says_so(study, vault):
+    quiz = StartOptions(SessionKind.QUIZ, ItemFilter(deck="ch26-quiz"), new_limit=1)
+    assembled = assemble_lineup(study, vault, quiz, now=T0)
     assert [i.id for i in assembled.plan.items] == ["quiz-2"]
     assert assembled.note == (
-        "This quiz asks 1 of the deck's 2 items: 1 new item(s) left for another day: "
-        "today's 1 new items are used up (new items per day, in the settings)"
+        "This quiz asks 1 of the deck's 2 items: 1 new item(s) left out: this session takes 1 new"
+    )
+
+
+def test_quiz_new_option_past_the_days_limit_names_the_session_cap(study, vault):
+    study.update_settings(new_per_day=2)
+    _rate_all(study, vault, StartOptions(SessionKind.PRACTICE, CARDS), T0)
+    quiz = StartOptions(SessionKind.QUIZ, ItemFilter(deck="ch26-quiz"), new_limit=1)
+    assembled = assemble_lineup(study, vault, quiz, now=T0 + timedelta(minutes=1))
+    assert len(assembled.plan.items) == 1
+    assert assembled.note == (
+        "This quiz asks 1 of the deck's 2 items: 1 new item(s) left out: this session takes 1 new"
     )
 
 
@@ -137,3 +159,19 @@ def test_daily_offers_todays_items_after_practice_used_the_days_new_items(study,
         + ", ".join(f"{title} (done)" for title in titles)
         + "."
     )
+
+
+def test_daily_title_is_the_days_name_on_every_step_and_in_progress(study, vault):
+    from sysdrill.app.session_records import list_sessions
+
+    view = app.start_session(study, vault, StartOptions(SessionKind.DAILY, CARDS), now=T0)
+    assert (view.title, view.position, view.done, view.total) == ("Daily 2026-11-21", 1, 0, 3)
+    view = _rate(study, vault, view.session_id, "good", now=T0)
+    if view.phase == "chain":
+        view = app.follow_chain(study, vault, view.session_id, False, now=T0)
+    assert (view.title, view.position, view.done) == ("Daily 2026-11-21", 2, 1)
+    [waiting] = list_sessions(study, now=T0)
+    assert (waiting["title"], waiting["position"], waiting["items"]) == ("Daily 2026-11-21", 1, 3)
+    # A second start the same day names the day alike and asks what is left.
+    again = assemble_lineup(study, vault, StartOptions(SessionKind.DAILY, CARDS), now=T0)
+    assert again.plan.title == "Daily 2026-11-21" and len(again.plan.items) == 2

@@ -27,7 +27,9 @@ def db_url(tmp_path: Path) -> str:
     return url
 
 
-def _seed(db_url: str, item_ids: list[str], *, vault: str | None = None) -> None:
+def _seed(
+    db_url: str, item_ids: list[str], *, vault: str | None = None, rating: Rating = Rating.GOOD
+) -> None:
     from sysdrill.app.study_vault import open_study_vault
 
     now = datetime.now(UTC) - timedelta(hours=2)
@@ -35,7 +37,7 @@ def _seed(db_url: str, item_ids: list[str], *, vault: str | None = None) -> None
         db_url, vault=open_study_vault(None if vault is None else Path(vault))
     ) as study:
         for item_id in item_ids:
-            study.record_review(item_id, rating=Rating.GOOD, graded_by=GradedBy.SELF, now=now)
+            study.record_review(item_id, rating=rating, graded_by=GradedBy.SELF, now=now)
 
 
 def _sample_vault() -> str:
@@ -306,6 +308,16 @@ def test_progress_table_lists_weakest_topics_and_deadline(run_cli, db_url):
     assert "Reviews per day, last 30 days:" in result.stdout
 
 
+def test_progress_says_weakest_topics_need_more_reviews_on_the_first_day(run_cli, db_url):
+    _seed(db_url, _sample_ids()[:2], vault=_sample_vault())
+    result = run_cli("progress", "--db", db_url, "--vault", _sample_vault())
+    assert result.exit_code == 0, result.stderr
+    assert " ".join(result.stdout.split()).endswith(
+        "Weakest topics: Not enough reviews yet: a topic is ranked once its items have 5 "
+        "reviews in the last 30 days, or are being forgotten."
+    )
+
+
 def test_workload_table(run_cli, db_url):
     deadline = (datetime.now(UTC) + timedelta(days=2)).date().isoformat()
     run_cli("settings", "set", "deadline", deadline, "--db", db_url)
@@ -537,3 +549,12 @@ def test_optimize_without_the_extra_names_the_install_command(
         "Error: The optimizer is not installed. "
         "Install it with: pip install 'sysdrill[optimizer]'.\n"
     )
+
+
+def test_progress_table_gives_each_weak_topics_recent_reviews_and_agains(run_cli, db_url):
+    _seed(db_url, [_sample_ids()[0]] * 5, rating=Rating.AGAIN)
+    result = run_cli("progress", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    table = result.stdout.split("Weakest topics", 1)[1]
+    assert "Rated Again" in table and "Reviews (30 days)" in table
+    assert "(100%)" in table

@@ -102,7 +102,7 @@ def test_option_key_grades_multiple_choice_and_space_goes_on():
     _drive(app, script)
     assert seen["feedback"] == "Correct. Recorded: Good; next review in 2 days."
     assert "### Model answer" in seen["after"]
-    assert seen["next"].startswith("## fc-1")
+    assert seen["next"].startswith("## What does data parallelism replicate?")
     assert [(r.rating, r.graded_by) for r in recorder.results] == [
         (Rating.GOOD, GradedBy.MULTIPLE_CHOICE)
     ]
@@ -534,7 +534,7 @@ def test_u_takes_back_the_last_rating_in_the_interface(tmp_path):
     assert "u undo" not in seen["hint_before"]
     assert seen["hint_after"].endswith("   s skip   u undo   q quit")
     assert seen["note"] == "Took back the last rating; the item is asked again."
-    assert seen["item"].startswith("## fc-1")
+    assert seen["item"].startswith("## What does data parallelism replicate?")
     assert reviews == [("fc-1", Rating.EASY)]
 
 

@@ -203,7 +203,7 @@ def test_show_renders_item_with_options_and_markers(run_cli) -> None:
 
 def test_show_renders_numeric_answer_and_parts(run_cli) -> None:
     numeric = run_cli("show", "edge-0101").stdout
-    assert "Expected answer 128 KiB (within 5 %)" in numeric
+    assert "Expected answer 128 KiB (within 5 % of it: 121.6 to 134.4 KiB)" in numeric
     exercise = run_cli("show", "global-0102").stdout
     assert "Part (a)" in exercise and "Answer: About 48.8 hours" in exercise
 

@@ -25,7 +25,9 @@ def test_grade_rejects_an_answer_outside_the_tolerance() -> None:
     grade = grade_numeric_answer("5 ms", expected_value=3.6, expected_unit="ms", tolerance=0.05)
     assert not grade.correct
     assert grade.given_value == pytest.approx(5)
-    assert grade.message == "Not quite: 5 ms, expected 3.6 ms within 5%."
+    assert grade.message == (
+        "Not quite: 5 ms, expected 3.6 ms (within 5 % of it: 3.42 to 3.78 ms)."
+    )
 
 
 def test_grade_names_the_expected_unit_on_a_wrong_dimension() -> None:

@@ -79,7 +79,10 @@ def test_progress_report_read_again_follows_a_review_and_the_clock(store) -> Non
     ]
     scope = StudyScope(store.ensure_user("local", now=NOW), VaultId("v"))
     first = review_card(new_card("a"), Rating.GOOD, now=NOW, settings=SETTINGS)
-    store.record_review(scope, first, _review("a", NOW))
+    # Five reviews, one rated Again: enough for the topic to be ranked among the weakest.
+    store.record_review(scope, first, replace(_review("a", NOW), rating=int(Rating.AGAIN)))
+    for _ in range(4):
+        store.record_review(scope, first, _review("a", NOW))
 
     def report(at: datetime) -> tuple[int, list[tuple[str, int, float]]]:
         built = build_progress(store, scope, items, now=at, settings=SETTINGS)

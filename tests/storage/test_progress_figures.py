@@ -77,12 +77,29 @@ def _reference_figures(store, scope, items, *, now, settings) -> dict[str, objec
         offset = max(0, (card.due.date() - today).days)
         if offset < FORECAST_DAYS:
             forecast[offset] += 1
+    # Reviews and Again ratings of each topic, review by review from the log.
+    ratings: dict[str, list[int]] = {}
+    topic_of = {
+        item.id: item.topic
+        for item in items
+        if item.topic and item.id in cards and not cards[item.id].never_seen
+    }
+    # The ranking counts the last 30 days' reviews (RECENT_DAYS, today included).
+    since = datetime.combine(today - timedelta(days=29), datetime.min.time(), tzinfo=UTC)
+    for logged in store.iter_reviews(scope):
+        if logged.item_id in topic_of and logged.reviewed_at >= since:
+            entry = ratings.setdefault(topic_of[logged.item_id], [0, 0])
+            entry[0] += 1
+            entry[1] += logged.rating == 1
+    rows = [
+        (topic, int(n), round(total / n, 4), int(lapses), *ratings.get(topic, [0, 0]))
+        for topic, (n, total, lapses) in topics.items()
+    ]
+    # How often a topic fails: its recent share of Again (from 5 reviews), or 1 - recall.
+    failing = {row[0]: max(row[5] / row[4] if row[4] >= 5 else 0.0, 1 - row[2]) for row in rows}
     weakest = sorted(
-        (
-            (topic, int(n), round(total / n, 4), int(lapses))
-            for topic, (n, total, lapses) in topics.items()
-        ),
-        key=lambda t: (t[2], -t[3], t[0]),
+        (row for row in rows if failing[row[0]] >= 0.1),
+        key=lambda t: (-failing[t[0]], -t[5], -t[3], t[0]),
     )[:5]
     return {
         "items_seen": seen,
@@ -102,7 +119,8 @@ def _figures(report: ProgressReport) -> dict[str, object]:
         ],
         "forecast": [d.count for d in report.forecast],
         "weakest_topics": [
-            (t.topic, t.seen, t.mean_recall, t.lapses) for t in report.weakest_topics
+            (t.topic, t.seen, t.mean_recall, t.lapses, t.reviews, t.rated_again)
+            for t in report.weakest_topics
         ],
     }
 
@@ -152,8 +170,9 @@ def _history(items: list[Item], rng: random.Random) -> UserState:
             never_seen=kind == 6 and n % 2 == 0,
         )
         state.cards.append(card)
+        rating = 1 if n % 4 == 0 else 3  # some Again, so topics rank among the weakest
         state.reviews.append(
-            ReviewRecord(item_id, 3, "self", None, 1000, last, CardState.NEW, None, True, {})
+            ReviewRecord(item_id, rating, "self", None, 1000, last, CardState.NEW, None, True, {})
         )
     state.reviews.sort(key=lambda review: review.reviewed_at)
     return state

@@ -220,6 +220,31 @@ def test_daily_stats_split_young_and_mature_first_reviews(store):
     assert (stats[1].reviews, stats[1].new_items) == (1, 1)
 
 
+def test_rating_counts_count_each_items_reviews_and_agains_as_the_log_changes(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    other = scope_of(store.ensure_user("other", now=T0))
+    since = T0 - timedelta(days=1)
+    store.record_review(user, card("a"), review("a", T0))
+    store.record_review(user, card("b", state=CardState.LEARNING), review("b", T0, rating=1))
+    store.record_review(user, card("b"), review("b", T0, first_of_day=False))
+    store.record_review(other, card("b"), review("b", T0, rating=1))
+    assert store.rating_counts(user, since=since) == {"a": (1, 0), "b": (2, 1)}
+    later = T0 + timedelta(minutes=5)
+    undone = store.record_review(user, card("b", due=later), review("b", later, rating=1))
+    assert store.rating_counts(user, since=since)["b"] == (3, 2)
+    store.undo_review(user, undone, card=card("b"))
+    assert store.rating_counts(user, since=since) == {"a": (1, 0), "b": (2, 1)}
+    assert store.rating_counts(other, since=since) == {"b": (1, 1)}
+
+
+def test_rating_counts_leave_out_reviews_before_the_span(store):
+    user = scope_of(store.ensure_user("local", now=T0))
+    store.record_review(user, card("a"), review("a", T0 - timedelta(days=40), rating=1))
+    store.record_review(user, card("a"), review("a", T0, first_of_day=False))
+    assert store.rating_counts(user, since=T0 - timedelta(days=30)) == {"a": (1, 0)}
+    assert store.rating_counts(user, since=T0 - timedelta(days=50)) == {"a": (2, 1)}
+
+
 def test_settings_put_replaces_only_given_keys(store):
     user = scope_of(store.ensure_user("local", now=T0))
     store.put_settings(user.user_id, {"desired_retention": 0.85, "learning_steps_minutes": [1.0]})

@@ -99,7 +99,9 @@ def test_numeric_answer_goes_through_the_grader_with_the_item_tolerance(numeric)
 
 def test_wrong_numeric_answer_states_the_expected_value(numeric):
     result = grade_numeric(numeric, "9 ms", grader=FakeGrader(FakeGrade(False, 9.0, "Too high.")))
-    assert result.message == "Not quite: 9 ms. Expected 3.6 ms (within 10%)."
+    assert result.message == (
+        "Not quite: 9 ms. Expected 3.6 ms (within 10 % of it: 3.24 to 3.96 ms)."
+    )
     assert result.suggested_rating is Rating.AGAIN
 
 
@@ -127,7 +129,15 @@ def test_equivalent_unit_is_right_through_the_napkin_engine(numeric):
 def test_wrong_value_through_the_napkin_engine_names_the_answer_once(numeric):
     result = grade_numeric(numeric, "5 ms")
     assert result.correct is False
-    assert result.message == "Not quite: 5 ms. Expected 3.6 ms (within 10%)."
+    assert result.message == (
+        "Not quite: 5 ms. Expected 3.6 ms (within 10 % of it: 3.24 to 3.96 ms)."
+    )
+
+
+def test_a_wrong_answer_far_off_is_shown_with_separators_not_exponents(numeric):
+    result = grade_numeric(numeric, "2600 s")
+    assert result.message.startswith("Not quite: 2,600,000 ms. Expected 3.6 ms")
+    assert "e+" not in result.message
 
 
 def test_wrong_dimension_through_the_napkin_engine_is_wrong_and_shows_the_answer(numeric):
@@ -186,4 +196,4 @@ def test_numeric_no_idea_is_graded_wrong_with_the_expected_value(make_item):
     item = make_item("n", format="numeric", question="?", answer_value=2.0, answer_unit="s")
     result = grade_numeric(item, "idk")
     assert (result.correct, result.given_value) == (False, None)
-    assert result.message == "No answer given. Expected 2 s (within 5%)."
+    assert result.message == "No answer given. Expected 2 s (within 5 % of it: 1.9 to 2.1 s)."

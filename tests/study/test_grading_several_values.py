@@ -65,7 +65,7 @@ def test_each_value_has_its_own_tolerance_and_the_wrong_one_is_named() -> None:
     assert grade.wrong == (1,)
     assert grade.message == (
         "First value right: Correct: 8,192 (expected 8,192). "
-        "Second value wrong: Not quite: 3.5, expected 3.2 within 5%."
+        "Second value wrong: Not quite: 3.5, expected 3.2 (within 5 % of it: 3.04 to 3.36)."
     )
     # 8,000 is within 5 % of 8,192 and 3.3 within 5 % of 3.2: each is judged on its own.
     assert grade_values("8000, 3.3", BATCH_AND_LR, tolerance=0.05).correct

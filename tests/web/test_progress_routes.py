@@ -11,14 +11,21 @@ from sysdrill.app.study import open_study
 from sysdrill.study.ratings import GradedBy, Rating
 
 
-def _review(client: TestClient, item_id: str, *, days_ago: int) -> None:
+def _review(
+    client: TestClient,
+    item_id: str,
+    *,
+    days_ago: int,
+    rating: Rating = Rating.GOOD,
+    minute: int = 0,
+) -> None:
     db_url = client.app.state.sysdrill.db_url  # type: ignore[attr-defined]
     with open_study(db_url, vault=client.app.state.sysdrill.load_vault()) as study:  # type: ignore[attr-defined]
         study.record_review(
             item_id,
-            rating=Rating.GOOD,
+            rating=rating,
             graded_by=GradedBy.SELF,
-            now=NOW - timedelta(days=days_ago),
+            now=NOW - timedelta(days=days_ago) + timedelta(minutes=minute),
         )
 
 
@@ -42,6 +49,32 @@ def test_reviews_show_in_streak_seen_counts_and_charts(fresh_client: TestClient)
     assert [d["count"] for d in progress["reviews_per_day"]][-2:] == [1, 1]
     page = fresh_client.get("/progress").text
     assert "<td>parallelism</td><td>cloud</td><td>3</td><td>1</td>" in page
+
+
+def test_weakest_topics_wait_for_evidence_then_rank_the_topic_rated_again(
+    fresh_client: TestClient,
+) -> None:
+    _review(fresh_client, "edge-0101", days_ago=0, rating=Rating.AGAIN)
+    _review(fresh_client, "cloud-0101", days_ago=0)
+    page = fresh_client.get("/progress").text
+    assert "Not enough reviews yet: a topic is ranked once its items have 5 reviews" in page
+    weak_section = page.split('id="weak-h"', 1)[1].split("</section>", 1)[0]
+    assert "100 %" not in weak_section and "<table>" not in weak_section
+    # kv-cache: five reviews on the first day, three rated Again while still in learning.
+    for minute, rating in enumerate([Rating.AGAIN, Rating.GOOD, Rating.AGAIN], start=1):
+        _review(fresh_client, "edge-0101", days_ago=0, rating=rating, minute=minute)
+    _review(fresh_client, "mobile-0101", days_ago=0, minute=5)
+    [kv] = fresh_client.get("/api/progress").json()["weakest_topics"]
+    assert (kv["topic"], kv["reviews"], kv["rated_again"], kv["again_share"]) == (
+        "kv-cache",
+        5,
+        3,
+        0.6,
+    )
+    page = fresh_client.get("/progress").text
+    assert (
+        '<a href="/vault?topic=kv-cache">kv-cache</a></td><td>2</td><td>5</td><td>3 (60 %)' in page
+    )
 
 
 def test_progress_page_links_its_svg_charts(client: TestClient) -> None:

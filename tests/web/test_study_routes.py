@@ -85,7 +85,11 @@ def test_quiz_grades_choice_and_number_on_submit(fresh_client):
     assert '">1 · Again · 1m</button>' in shown
     fresh_client.post(f"{base}/rate", data={"rating": "good"})
     choice = fresh_client.get(base).text
-    assert 'value="b" data-key="b">b)</button>' in choice
+    # The whole option row is the button: its letter and its words.
+    assert (
+        'value="b" data-key="b"><span class="option-letter">b)</span> <span class="option-text">'
+        in choice
+    )
     graded = fresh_client.post(f"{base}/answer", data={"text": "b"}).text
     assert "<strong>Correct.</strong>" in graded
     assert "Why</h2>" in graded
@@ -265,16 +269,19 @@ def test_a_session_whose_item_left_the_vault_offers_to_end_it(tmp_path):
         assert "0 answered" in ended.text
 
 
-def test_a_quiz_that_leaves_items_out_says_why_on_the_session_page(fresh_client):
+def test_a_quiz_asks_the_whole_deck_past_the_days_new_items_unless_capped(fresh_client):
     saved = fresh_client.post("/settings", data={"new_per_day": "1"})
     assert saved.status_code == 200
     session_id = _start(fresh_client, kind="quiz", deck="sample-napkin-drills")
     page = fresh_client.get(f"/sessions/{session_id}").text
-    assert re.search(
-        r"Note: This quiz asks 1 of the deck&#39;s \d+ items: \d+ new item\(s\) left for "
-        r"another day: today&#39;s 1 new items are used up",
-        page,
-    ), page
+    assert "<h1>Quiz: Napkin-math drills (6 items)</h1>" in page and 'role="note"' not in page
+    fresh_client.post(f"/sessions/{session_id}/finish")
+    capped = _start(fresh_client, kind="quiz", deck="sample-napkin-drills", new="1")
+    page = fresh_client.get(f"/sessions/{capped}").text
+    assert (
+        "Note: This quiz asks 1 of the deck&#39;s 6 items: 5 new item(s) left out: "
+        "this session takes 1 new." in page
+    )
 
 
 def test_the_daily_page_names_todays_items(fresh_client):

@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 from sysdrill.content.enums import CompetencyArea, Level, Status, Track, Zone
 from sysdrill.content.models import Item
 from sysdrill.errors import UsageError
+from sysdrill.study.sessions.text import untitled_heading
+from sysdrill.study.sessions.view import difficulty_stars
 
 __all__ = ["BrowseFilters", "browse", "browse_facets", "choice", "in_id_order"]
 
@@ -122,10 +124,28 @@ class BrowseResult:
     facets: dict[str, list[str]] = field(default_factory=dict)
     note: str | None = None
     """Why the search fell back to plain word matching, if it did."""
+    offset: int = 0
+    """How many matching items come before the first hit (the earlier pages)."""
+
+    @property
+    def first_number(self) -> int:
+        """The 1-based position of the first hit among all matches (0 when none)."""
+        return self.offset + 1 if self.hits else 0
+
+    @property
+    def last_number(self) -> int:
+        """The 1-based position of the last hit among all matches (0 when none)."""
+        return self.offset + len(self.hits)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
-        return {"total": self.total, "hits": self.hits, "facets": self.facets, "note": self.note}
+        return {
+            "total": self.total,
+            "offset": self.offset,
+            "hits": self.hits,
+            "facets": self.facets,
+            "note": self.note,
+        }
 
 
 def _deck_members(decks: list[Any], items: list[Item], name: str) -> set[str]:
@@ -182,6 +202,7 @@ def browse(
     facets: dict[str, list[str]],
     compiled: Path | None,
     limit: int,
+    offset: int = 0,
     note: str | None = None,
     unindexed: Sequence[Item] = (),
 ) -> BrowseResult:
@@ -195,7 +216,8 @@ def browse(
         facets: The topic and deck choices (:func:`browse_facets`, kept per vault).
         compiled: The compiled vault (searched when ``filters.q`` is set); None when it
             cannot be built, and then every word of the query must appear in the item.
-        limit: Most hits returned.
+        limit: Most hits returned (one page).
+        offset: Matches skipped before the first hit returned (the earlier pages).
         note: Why ``compiled`` is None, shown with the results.
         unindexed: Items of ``items`` the compiled vault does not hold (a learner's
             personal decks): a query matches them by their words, after the ranked hits.
@@ -215,8 +237,11 @@ def browse(
             tracks=[filters.track.value] if filters.track else [],
             levels=[filters.level.value] if filters.level else [],
             topics=[filters.topic] if filters.topic else [],
-            limit=limit,
+            # Ranking stops at the end of the page asked for; earlier pages are cut below.
+            limit=offset + limit,
             count_all=True,
+            # The hits below are named from the items themselves.
+            name_untitled=False,
         )
         chosen = [by_id[hit.id] for hit in found.hits if hit.id in by_id]
         snippets = {hit.id: hit.snippet for hit in found.hits}
@@ -247,7 +272,7 @@ def browse(
     hits = [
         {
             "id": item.id,
-            "title": item.title or item.id,
+            "title": item.title or untitled_heading(item),
             "kind": item.kind.value,
             "track": item.track,
             "level": item.level,
@@ -255,10 +280,12 @@ def browse(
             "area": item.competency_area,
             "topic": item.topic,
             "deck": item.deck,
+            "section": item.section,
+            "difficulty": difficulty_stars(item.difficulty),
             "status": item.status,
             "snippet": snippets.get(item.id, ""),
         }
-        for item in chosen[:limit]
+        for item in chosen[offset : offset + limit]
     ]
     shown_total = len(chosen) if total is None else total
-    return BrowseResult(total=shown_total, hits=hits, facets=facets, note=note)
+    return BrowseResult(total=shown_total, hits=hits, facets=facets, note=note, offset=offset)

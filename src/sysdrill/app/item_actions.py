@@ -25,6 +25,8 @@ from sysdrill.study.clock import require_utc
 from sysdrill.study.ratings import Rating
 from sysdrill.study.review_log import ReviewRecord
 from sysdrill.study.service import StudyService
+from sysdrill.study.sessions.report import format_interval
+from sysdrill.study.sessions.text import untitled_heading
 
 __all__ = [
     "HistoryEntry",
@@ -219,9 +221,20 @@ class HistoryEntry:
     rating: str
     """Again, Hard, Good or Easy."""
     interval_days: float | None
-    """The interval this review scheduled, in days (None when it cannot be told)."""
+    """The interval this review scheduled, in days at full precision (a 10-minute
+    learning step is 10/1440), None when it cannot be told."""
     graded_by: str
     """What decided the rating (``self``, ``numeric``, ``multiple-choice``...)."""
+
+    @property
+    def interval_text(self) -> str:
+        """The interval as words: ``10 min``, ``5 h``, ``3 days``; ``-`` when unknown.
+
+        Written as a session's "next review in" line writes it.
+        """
+        if self.interval_days is None:
+            return "-"
+        return format_interval(timedelta(days=self.interval_days))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready values."""
@@ -229,6 +242,7 @@ class HistoryEntry:
             "reviewed_at": self.reviewed_at.isoformat(),
             "rating": self.rating,
             "interval_days": self.interval_days,
+            "interval": self.interval_text,
             "graded_by": self.graded_by,
         }
 
@@ -276,7 +290,7 @@ def _entries(reviews: list[ReviewRecord], card: CardRecord | None) -> tuple[Hist
         HistoryEntry(
             reviewed_at=review.reviewed_at,
             rating=_rating_word(review.rating),
-            interval_days=None if interval is None else round(interval, 2),
+            interval_days=interval,
             graded_by=review.graded_by,
         )
         for review, interval in zip(reviews, scheduled, strict=True)
@@ -297,7 +311,7 @@ def item_history(
     reviews = study.store.item_reviews(study.scope, item_id)
     return ItemHistory(
         item_id=item_id,
-        title=item.title or item_id,
+        title=item.title or untitled_heading(item),
         status=status,
         due=None if card is None else card.due,
         entries=_entries(reviews, card),

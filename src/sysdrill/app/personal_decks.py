@@ -45,6 +45,7 @@ from typing import Any
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import DeckNotFound, HostileInput, ImportFailed, StorageConflict, UsageError
 from sysdrill.interop.import_report import ImportReport
+from sysdrill.interop.source import ImportNote
 from sysdrill.storage.location import study_database_url
 from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore
 
@@ -314,7 +315,14 @@ def import_personal_deck(
         renamed=renamed,
         skipped=skipped,
         notes=notes,
-        report=_deck_report(report, source=source, deck=name, renamed=renamed, dry_run=dry_run),
+        report=_deck_report(
+            report,
+            source=source,
+            deck=name,
+            renamed=renamed,
+            vault_ids=set(shared.by_id),
+            dry_run=dry_run,
+        ),
         dry_run=dry_run,
     )
 
@@ -326,10 +334,35 @@ def _deck_name(title: str) -> str:
     return "::".join(deck_slug(part) for part in title.split("::") if part.strip()) or "imported"
 
 
+def _rename_notes(
+    renamed: Mapping[str, str], *, vault_ids: set[str], dry_run: bool
+) -> list[ImportNote]:
+    """One line for each item stored under another id than the importer gave it.
+
+    Without it ``/items/<id>`` of the source's id silently shows a different item:
+    the learner must learn the new id from the preview and the report.
+    """
+    stored = "would be stored" if dry_run else "is stored"
+    notes = []
+    for old, new in renamed.items():
+        holder = "the vault" if old in vault_ids else "another of your decks or this file"
+        notes.append(ImportNote(f"{old} {stored} as {new}: {holder} already has an item {old}"))
+    return notes
+
+
 def _deck_report(
-    report: ImportReport, *, source: Path, deck: str, renamed: dict[str, str], dry_run: bool
+    report: ImportReport,
+    *,
+    source: Path,
+    deck: str,
+    renamed: dict[str, str],
+    vault_ids: set[str],
+    dry_run: bool,
 ) -> ImportReport:
-    """The importer's report of the scratch vault, told of the personal deck instead."""
+    """The importer's report of the scratch vault, told of the personal deck instead.
+
+    Each outcome carries the id stored, and each renaming is a note, first among them.
+    """
     outcomes = [
         dataclasses.replace(
             outcome, id=renamed.get(outcome.id, outcome.id) if outcome.id else None, path=None
@@ -344,6 +377,7 @@ def _deck_report(
         deck=deck,
         created_vault=False,
         outcomes=outcomes,
+        notes=[*_rename_notes(renamed, vault_ids=vault_ids, dry_run=dry_run), *report.notes],
         written=[],
         field_maps={},
         scheduling={},

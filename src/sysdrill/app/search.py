@@ -92,6 +92,7 @@ def search_vault(
     topics: Sequence[str] = (),
     limit: int = 20,
     count_all: bool = False,
+    name_untitled: bool = True,
 ) -> SearchResult:
     """Full-text search of a compiled vault (FTS5 syntax, else plain words).
 
@@ -103,6 +104,9 @@ def search_vault(
         topics: Keep only these topics.
         limit: Most hits returned.
         count_all: Also count every match (``total``) without ranking past ``limit``.
+        name_untitled: Give each hit without a title the first words of its question
+            (:func:`~sysdrill.study.sessions.text.untitled_heading`), as every other
+            view names it; a caller that shows no titles saves reading those items.
 
     Raises:
         StorageError: If the database cannot be read.
@@ -110,10 +114,20 @@ def search_vault(
     from sysdrill.storage.vault_query import count_matches, search_items
 
     hits = search_items(database, query, tracks=tracks, levels=levels, topics=topics, limit=limit)
+    if name_untitled:
+        hits = [hit if hit.title else _named(database, hit) for hit in hits]
     total = None
     if count_all:
         total = count_matches(database, query, tracks=tracks, levels=levels, topics=topics)
     return SearchResult(query=query, hits=hits, total=total)
+
+
+def _named(database: Path, hit: SearchHit) -> SearchHit:
+    """``hit`` titled by the opening of its question (of its example draw, for a template)."""
+    from sysdrill.storage.vault_query import get_item
+    from sysdrill.study.sessions.text import untitled_heading
+
+    return replace(hit, title=untitled_heading(_shown(get_item(database, hit.id)).shown))
 
 
 @dataclass(frozen=True, slots=True)

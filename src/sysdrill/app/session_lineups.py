@@ -8,13 +8,13 @@ order, within the new-item limits), with the note and empty message to show.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sysdrill.app.plans import practice_source
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import UsageError
-from sysdrill.study.clock import require_utc, utc_day
+from sysdrill.study.clock import day_start, require_utc, utc_day
 from sysdrill.study.filters import ItemFilter
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.gauntlet import GauntletFormat, gauntlet_plan, pick_gauntlet
@@ -32,7 +32,6 @@ from sysdrill.study.sessions.lineups import (
     quiz_plan,
 )
 from sysdrill.study.sessions.new_items import new_item_allowance
-from sysdrill.study.sessions.records import Outcome
 from sysdrill.study.sessions.state_machine import SessionKind, SessionLineup
 
 __all__ = ["AssembledPlan", "StartOptions", "assemble_lineup", "daily_done_today"]
@@ -52,8 +51,9 @@ class StartOptions:
     limit: int = DEFAULT_PRACTICE_LIMIT
     """Practice: items in the session at most."""
     new_limit: int | None = None
-    """Practice, quiz and daily: new items in the session at most (``--new``); the
-    ``new_per_day`` setting caps them across the day's sessions all the same."""
+    """Practice, quiz and daily: new items in the session at most (``--new``). The
+    ``new_per_day`` setting caps practice across the day's sessions as well; a quiz
+    and the daily set are asked whole unless this is given."""
     gauntlet_format: GauntletFormat = GauntletFormat.QUICK
     seed: int | None = None
     """Gauntlet: seed of the random picks (the start time when None)."""
@@ -92,8 +92,9 @@ def assemble_lineup(
 ) -> AssembledPlan:
     """Plan a session of ``options.kind`` (nothing is saved).
 
-    Practice, quiz and daily introduce at most the new items the day allows
-    (``new_per_day``, counted from today's review log) and ``options.new_limit``.
+    Practice introduces at most the new items the day allows (``new_per_day``,
+    counted from today's review log) and ``options.new_limit``; a quiz and the daily
+    set only the latter, when it is given.
 
     Raises:
         DeckNotFound: If a deck named in the options does not exist.
@@ -163,8 +164,8 @@ def assemble_lineup(
             note = f"Today's items: {daily_listing(daily, done_ids)}"
     held_count = int(plan.meta.get(NEW_HELD_KEY, "0"))
     held = allowance.held_note(held_count)
-    if kind is SessionKind.DAILY and held_count:
-        # The daily set ignores the day's new-item limit: only --new leaves items out.
+    if kind in (SessionKind.DAILY, SessionKind.QUIZ) and held_count:
+        # Neither keeps the day's new-item limit: only --new leaves items out.
         held = f"{held_count} new item(s) left out: this session takes {options.new_limit} new"
     if kind is SessionKind.QUIZ and held is not None:
         asked = len(plan.items)
@@ -199,25 +200,18 @@ def _empty_daily_message(meta: dict[str, str]) -> str:
 
 
 def daily_done_today(study: StudyService, *, now: datetime) -> set[str]:
-    """Items answered in a daily session started on ``now``'s UTC day.
+    """Items reviewed in a daily session started on ``now``'s UTC day.
 
-    Finished sessions are read from their stored report; a daily session still in
-    progress counts the items behind the learner. Reviews of the same items in
-    other sessions do not count: the daily set is a challenge of its own.
+    Read from the review log, finished sessions and those in progress alike, so
+    a review taken back (``sysdrill undo``) no longer counts and its item is asked
+    again. A finished session's stored report keeps the undone answer, which is
+    why it is not read here. Reviews of the same items in other sessions do not
+    count: the daily set is a challenge of its own.
     """
-    today = utc_day(require_utc(now))
-    done: set[str] = set()
-    for record in study.sessions(kind=SessionKind.DAILY.value):
-        if utc_day(record.started_at) != today:
-            continue
-        report = record.meta.get("report")
-        if isinstance(report, dict):
-            done.update(
-                str(result["item_id"])
-                for result in report.get("results", ())
-                if result.get("outcome") == Outcome.ANSWERED.value
-            )
-    for saved in study.store.list_active_sessions(study.scope):
-        if saved.kind == SessionKind.DAILY.value and utc_day(saved.started_at) == today:
-            done.update(saved.item_ids[: saved.position])
-    return done
+    start = day_start(utc_day(require_utc(now)))
+    return study.store.items_reviewed_in_sessions(
+        study.scope,
+        kind=SessionKind.DAILY.value,
+        started_from=start,
+        started_before=start + timedelta(days=1),
+    )

@@ -14,6 +14,7 @@ from sysdrill.napkin.diagram_text import diagram_summary
 from sysdrill.napkin.diagrams import DiagramGeometry
 from sysdrill.study.sessions.rating_choices import RatingChoice
 from sysdrill.study.sessions.report import SessionReport, report_lines
+from sysdrill.study.sessions.text import untitled_heading
 
 __all__ = [
     "ChainOfferView",
@@ -235,7 +236,7 @@ def report_view(report: SessionReport) -> ReportView:
         results=tuple(
             ResultView(
                 item_id=r.item.id,
-                title=r.item.title or r.item.id,
+                title=r.item.title or untitled_heading(r.item),
                 outcome=r.outcome.value,
                 rating=None if r.rating is None else r.rating.name.lower(),
                 correct=r.correct,

@@ -149,7 +149,7 @@ def _view(
             chain_id=offer.chain.id,
             chain_title=offer.chain.title or offer.chain.id,
             item_id=offer.item.id,
-            item_title=offer.item.title or offer.item.id,
+            item_title=item_view(offer.item).heading,
         ),
         feedback=feedback,
         recorded=None if last is None else recorded_line(last),

@@ -92,6 +92,23 @@ def _is_usage_error(exc: BaseException) -> bool:
     return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
 
 
+def _name_the_range(exc: BaseException) -> None:
+    """Say the whole allowed range when a bounded number is refused.
+
+    Typer names only the bound a value crossed (``Input should be less than or equal
+    to 100000``) or only the type (``Input should be a valid integer``); the learner
+    is better served by both ends, so every bounded option answers the same way.
+    """
+    param = getattr(exc, "param", None)
+    low, high = getattr(param, "min", None), getattr(param, "max", None)
+    message = getattr(exc, "message", None)
+    if low is None or high is None or not isinstance(message, str):
+        return
+    if message.startswith("Input should be "):
+        number = "a whole number" if isinstance(low, int) and isinstance(high, int) else "a number"
+        exc.message = f"Input should be {number} from {low} to {high}."  # type: ignore[attr-defined]
+
+
 def _os_message(exc: OSError) -> str:
     """One line for an operating-system error: the path, what went wrong, the fix."""
     what = (exc.strerror or str(exc)).rstrip(".").lower()
@@ -146,6 +163,7 @@ def main(argv: Sequence[str] | None = None, *, app: typer.Typer | None = None) -
         if not _is_usage_error(exc):
             raise
         # Usage mistakes (unknown options, bad values): click's own message, exit 2.
+        _name_the_range(exc)
         exc.show()  # type: ignore[attr-defined]
         return int(exc.exit_code)  # type: ignore[attr-defined]
     finally:

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
+from sysdrill.cli.int_options import MAX_DATABASE_ID, MAX_SEED
 from sysdrill.cli.study_cmds import DbOption
 
 if TYPE_CHECKING:
@@ -187,7 +188,12 @@ def register(app: typer.Typer) -> None:
         ] = False,
         seed: Annotated[
             int | None,
-            typer.Option("--seed", help="Choose among a topic's or plan's chains with this seed."),
+            typer.Option(
+                "--seed",
+                min=0,
+                max=MAX_SEED,
+                help="Choose among a topic's or plan's chains with this seed.",
+            ),
         ] = None,
         db: DbOption = None,
         vault: VaultOption = None,
@@ -255,7 +261,9 @@ def register(app: typer.Typer) -> None:
 
     @interview_app.command("results")
     def results_cmd(
-        interview_id: Annotated[int, typer.Argument(min=1, help="The interview's id.")],
+        interview_id: Annotated[
+            int, typer.Argument(min=1, max=MAX_DATABASE_ID, help="The interview's id.")
+        ],
         as_json: JsonOption = False,
         db: DbOption = None,
         vault: VaultOption = None,

@@ -42,14 +42,6 @@ def _opened(db: str | None, vault: Path | None) -> Iterator[tuple[StudyService, 
         yield study, loaded
 
 
-def _interval(days: float | None) -> str:
-    if days is None:
-        return "-"
-    if days < 1:
-        return f"{round(days * 24 * 60)} min"
-    return f"{days:.1f} days"
-
-
 def _render_history(history: ItemHistory) -> None:
     from rich.table import Table
 
@@ -69,7 +61,7 @@ def _render_history(history: ItemHistory) -> None:
         table.add_row(
             f"{entry.reviewed_at:%Y-%m-%d %H:%M}",
             entry.rating,
-            _interval(entry.interval_days),
+            entry.interval_text,
             entry.graded_by,
         )
     console.print(table)

@@ -92,7 +92,8 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(
                 "--adaptive",
-                help="Put your weakest topics (lowest recall, most lapses) first.",
+                help="Put your weakest topics first (the ones whose items fail most often: "
+                "rated Again lately, or being forgotten; see `sysdrill progress`).",
             ),
         ] = False,
         vault: VaultOption = None,

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sysdrill.cli.int_options import MAX_SERVER_WORKERS
+
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
@@ -98,6 +100,7 @@ def serve(
         typer.Option(
             "--workers",
             min=1,
+            max=MAX_SERVER_WORKERS,
             help="Worker processes; more than one serves requests in parallel "
             "(PostgreSQL for several users).",
         ),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sysdrill.cli.int_options import MAX_SEED, MAX_SESSION_ITEMS
 from sysdrill.content.enums import CompetencyArea, Level, Track, Zone
 from sysdrill.content.gc_pause import kept_until_exit
 
@@ -72,8 +73,10 @@ NewOption = Annotated[
     typer.Option(
         "--new",
         min=0,
+        max=MAX_SESSION_ITEMS,
         help="New (never seen) items in this session at most; the daily limit "
-        "(setting new_per_day) applies across all of today's sessions as well.",
+        "(setting new_per_day) applies across all of today's sessions as well, "
+        "except a quiz, which asks its whole deck unless --new is given.",
     ),
 ]
 
@@ -264,7 +267,8 @@ def practice(
     area: AreaOption = None,
     tag: TagOption = None,
     limit: Annotated[
-        int, typer.Option("--limit", min=1, help="Items in the session at most.")
+        int,
+        typer.Option("--limit", min=1, max=MAX_SESSION_ITEMS, help="Items in the session at most."),
     ] = 20,
     new: NewOption = None,
     deadline: Annotated[
@@ -386,7 +390,9 @@ def gauntlet(
     ] = None,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", help="Seed of the random picks, to repeat a gauntlet."),
+        typer.Option(
+            "--seed", min=0, max=MAX_SEED, help="Seed of the random picks, to repeat a gauntlet."
+        ),
     ] = None,
     vault: VaultOption = None,
     db: DbOption = None,

@@ -145,11 +145,17 @@ def _render_progress(report: ProgressReport) -> None:
     )
     if report.weakest_topics:
         weak = Table(title="Weakest topics")
-        for column in ("Topic", "Seen", "Mean recall", "Lapses"):
+        columns = ("Topic", "Seen", "Reviews (30 days)", "Rated Again", "Mean recall", "Lapses")
+        for column in columns:
             weak.add_column(column)
         for topic in report.weakest_topics:
             weak.add_row(
-                topic.topic, str(topic.seen), f"{topic.mean_recall:.0%}", str(topic.lapses)
+                topic.topic,
+                str(topic.seen),
+                str(topic.reviews),
+                f"{topic.rated_again} ({topic.again_share:.0%})",
+                f"{topic.mean_recall:.0%}",
+                str(topic.lapses),
             )
         console.print(weak)
     if report.deadline:

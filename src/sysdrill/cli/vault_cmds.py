@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sysdrill.cli.console import QuietOption, progress_display
+from sysdrill.cli.int_options import MAX_RESULTS
 from sysdrill.content.enums import Level, Track
 
 if TYPE_CHECKING:
@@ -217,7 +218,8 @@ def search(
         ),
     ] = None,
     limit: Annotated[
-        int, typer.Option("--limit", metavar="N", min=1, help="Most results to show.")
+        int,
+        typer.Option("--limit", metavar="N", min=1, max=MAX_RESULTS, help="Most results to show."),
     ] = 20,
     as_json: JsonOption = False,
     quiet: QuietOption = False,
@@ -310,7 +312,7 @@ def _render_item(console: Console, shown: ShownItem) -> None:
     record = shown.record
     item = shown.shown
     view = item_view(item)
-    title = plain_text(item.title) if item.title else ""
+    title = plain_text(view.heading)
     console.print(Rule(f"[bold]{escape(item.id)}[/bold]  {escape(title)}"))
     console.print("  ".join(f"[dim]{name}[/dim] {escape(value)}" for name, value in view.facts))
     if shown.draw_values is not None:

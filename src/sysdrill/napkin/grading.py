@@ -13,6 +13,7 @@ __all__ = [
     "example_answer",
     "form_example",
     "grade_numeric_answer",
+    "tolerance_text",
     "unreadable_answer",
 ]
 
@@ -22,6 +23,29 @@ _NEAR = 2.5
 """How close (as a ratio) an example may come to the answer before the next is used."""
 _SHOWN_CHARS = 60
 """Longest part of an unreadable reply quoted back to the learner."""
+
+
+def tolerance_text(expected_value: float, unit: str, tolerance: float) -> str:
+    """What a tolerance accepts, in words that cannot be misread for a percentage answer.
+
+    "within 2%" of 15.79 % reads as 13.79 to 17.79 %; the tolerance is relative, so
+    the accepted range is given too: ``within 2 % of it: 15.47 to 16.11 %``.
+
+    Args:
+        expected_value: The expected answer, in ``unit``.
+        unit: The expected unit (``""`` for a plain number).
+        tolerance: Relative tolerance, a fraction (0.02 for 2 %); absolute when
+            ``expected_value`` is 0, as :func:`grade_numeric_answer` reads it.
+    """
+    shown_unit = f" {unit}" if unit else ""
+    if tolerance <= 0:
+        return "exactly"
+    allowed = tolerance * abs(expected_value) if expected_value else tolerance
+    low, high = expected_value - allowed, expected_value + allowed
+    accepted = f"{format_number(low)} to {format_number(high)}{shown_unit}"
+    if not expected_value:  # nothing to be a share of: the tolerance is absolute
+        return f"from {accepted}"
+    return f"within {tolerance * 100:g} % of it: {accepted}"
 
 
 def answer_form(unit: str, *, avoid: float | None = None) -> str:
@@ -152,6 +176,6 @@ def grade_numeric_answer(
     else:
         message = (
             f"Not quite: {format_number(value_in_unit)}{shown_unit}, expected {expected_text} "
-            f"within {tolerance:.0%}."
+            f"({tolerance_text(expected_value, unit_text, tolerance)})."
         )
     return NumericGrade(correct, value_in_unit, message)

@@ -12,6 +12,7 @@ from sysdrill.errors import CardChanged, StorageConflict, StorageError
 from sysdrill.study.card_figures import DAY_US, ForecastCard, SeenCard, epoch_us, forecast_card
 from sysdrill.study.card_flags import CardFlags, is_held
 from sysdrill.study.card_state import CardRecord, CardState, ReadCard
+from sysdrill.study.ratings import Rating
 from sysdrill.study.review_log import DAY_COUNTERS, DailyReviewStats, ReviewRecord, day_counts
 from sysdrill.study.sessions.saved import SavedSession
 from sysdrill.study.user_state import (
@@ -228,6 +229,24 @@ class MemoryStudyStore:
         reviews = self._reviews.get(scope, [])
         return reviews[-1] if reviews else None
 
+    def items_reviewed_in_sessions(
+        self, scope: StudyScope, *, kind: str, started_from: datetime, started_before: datetime
+    ) -> set[str]:
+        """Ids of items with a review from a session of ``kind`` started in the span."""
+        self._check()
+        sessions = {
+            key
+            for key, (owner, record) in self._sessions.items()
+            if owner == scope
+            and record.kind == kind
+            and started_from <= record.started_at < started_before
+        }
+        return {
+            review.item_id
+            for review in self._reviews.get(scope, [])
+            if review.session_id is not None and review.session_id in sessions
+        }
+
     def get_card_flags(self, scope: StudyScope, item_id: str) -> CardFlags:
         """Return the item's flags (clear ones when none are stored)."""
         self._check()
@@ -261,6 +280,17 @@ class MemoryStudyStore:
             for key, value in day_counts(review).items():
                 row[key] += value
         return [DailyReviewStats(day=day, **row) for day, row in sorted(days.items())]
+
+    def rating_counts(self, scope: StudyScope, *, since: datetime) -> dict[str, tuple[int, int]]:
+        """Reviews of each item in the log since ``since``, and how many were rated Again."""
+        self._check()
+        counts: dict[str, tuple[int, int]] = {}
+        for review in self._reviews.get(scope, []):
+            if review.reviewed_at < since:
+                continue
+            reviews, again = counts.get(review.item_id, (0, 0))
+            counts[review.item_id] = (reviews + 1, again + (review.rating == int(Rating.AGAIN)))
+        return counts
 
     def get_settings(self, user_id: UserId) -> dict[str, Any]:
         """Return the stored settings by key."""

@@ -43,6 +43,7 @@ from sysdrill.storage import schema as t
 from sysdrill.storage.card_snapshot import kept_figure
 from sysdrill.study.card_figures import ForecastCard, SeenCard
 from sysdrill.study.card_state import CardState
+from sysdrill.study.ratings import Rating
 from sysdrill.study.user_state import StudyScope
 
 __all__ = ["ProgressQueries", "epoch_day", "epoch_us", "unindexed"]
@@ -243,6 +244,33 @@ class ProgressQueries:
             epoch_us(_c.last_review),
         ).where(_of_scope_scanned(scope), _c.state != int(CardState.NEW))
         return cast("list[ForecastCard]", list(self._kept_rows(scope, "forecast", query)))
+
+    def rating_counts(self, scope: StudyScope, *, since: datetime) -> dict[str, tuple[int, int]]:
+        """Reviews of each item in the log since ``since``, and how many were rated Again.
+
+        The database counts them, reading the span through the reviews' time index
+        (the whole log of a million reviews took 1.6 s more per ``progress``). Every
+        review changes its card, so the counts are kept while the scope's cards are
+        unchanged, as the cards' figures are.
+        """
+        r = t.reviews.c
+        again = sa.func.coalesce(
+            sa.func.sum(sa.case((r.rating == int(Rating.AGAIN), 1), else_=0)), 0
+        )
+        query = (
+            sa.select(r.item_id, sa.func.count(), again)
+            .where(r.user_id == scope.user_id, r.vault_id == scope.vault_id, r.reviewed_at >= since)
+            .group_by(r.item_id)
+        )
+
+        def read(conn: Connection) -> dict[str, tuple[int, int]]:
+            return {
+                str(item_id): (int(reviews), int(failed))
+                for item_id, reviews, failed in _cursor_rows(conn, query)
+            }
+
+        kept = self._kept(scope, ("rating counts", since), read)
+        return cast("dict[str, tuple[int, int]]", kept)
 
     def _kept(self, scope: StudyScope, name: Any, read: Callable[[Connection], Any]) -> Any:
         return kept_figure(self._engine, scope, _of_scope_scanned(scope), name, read)

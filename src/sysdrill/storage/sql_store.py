@@ -241,6 +241,28 @@ class SqlStudyStore(ReviewWrites, CardFlagStore, ProgressQueries):
         newest = sa.select(sa.func.max(t.reviews.c.id)).where(of_scope(t.reviews, scope))
         return next(self._reviews_where(t.reviews.c.id == newest.scalar_subquery()), None)
 
+    def items_reviewed_in_sessions(
+        self, scope: StudyScope, *, kind: str, started_from: datetime, started_before: datetime
+    ) -> set[str]:
+        """Ids of items with a review from a session of ``kind`` started in the span."""
+        r, s = t.reviews.c, t.sessions.c
+        query = (
+            sa.select(r.item_id)
+            .distinct()
+            .select_from(t.reviews.join(t.sessions, r.session_id == s.id))
+            .where(
+                of_scope(t.reviews, scope),
+                # A session's reviews come after its start: this bound lets the
+                # (user, reviewed_at) index skip the older log.
+                r.reviewed_at >= started_from,
+                s.kind == kind,
+                s.started_at >= started_from,
+                s.started_at < started_before,
+            )
+        )
+        with self._read("reading the items reviewed in sessions") as conn:
+            return {str(row[0]) for row in conn.execute(query)}
+
     def _reviews_where(self, condition: sa.ColumnElement[bool]) -> Iterator[ReviewRecord]:
         """The reviews ``condition`` selects, in id order, read a block at a time.
 

@@ -212,10 +212,14 @@ def grade_numeric(item: Item, answer: str, *, grader: NumericGrader | None = Non
             right, value, message = False, None, str(exc)
     unit = f" {item.answer_unit}" if item.answer_unit else ""
     if not right:
+        from sysdrill.napkin.grading import tolerance_text
+        from sysdrill.napkin.quantity import format_number
+
         # One wording for every wrong answer, ending with the right number; the
         # engine's own sentence is kept only when it says why no number was read.
-        reason = f"Not quite: {value:g}{unit}." if value is not None else message
-        message = f"{reason} Expected {item.answer_value:g}{unit} (within {tolerance:.0%})."
+        reason = f"Not quite: {format_number(value)}{unit}." if value is not None else message
+        accepted = tolerance_text(item.answer_value, item.answer_unit or "", tolerance)
+        message = f"{reason} Expected {format_number(item.answer_value)}{unit} ({accepted})."
     return GradeResult(
         graded_by=GradedBy.NUMERIC,
         correct=right,

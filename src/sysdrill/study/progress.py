@@ -14,15 +14,21 @@ Definitions (also in docs/study.md):
   yesterday when nothing has been reviewed yet today.
 * **Forecast**: reviews falling due on each of the next 30 days; overdue items
   count today.
-* **Weakest topics**: topics with seen items, ordered by the mean current
-  probability of recall (FSRS retrievability) of their items, lowest first.
+* **Weakest topics**: topics ordered by how often their items fail, highest first:
+  the share of their reviews in the last 30 days rated Again (in learning or in
+  review alike; counted from five reviews on), or the chance of forgetting them now
+  (1 - the mean FSRS retrievability), whichever is higher; then more lapses, name.
+  A topic failing less than one time in ten (FSRS's usual target) is not weak.
+  Recall alone would mislead on the first days: an item still in learning, rated
+  Again minutes ago, has a recall of 100 % for FSRS, which counts elapsed whole days.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
+from operator import itemgetter
 from typing import Any
 
 from sysdrill.study.card_figures import DAY_US, epoch_day, epoch_us
@@ -42,6 +48,7 @@ from sysdrill.study.user_state import StudyScope
 __all__ = [
     "FORECAST_DAYS",
     "MASTERED_STABILITY_DAYS",
+    "MIN_TOPIC_REVIEWS",
     "CoverageCell",
     "DayCount",
     "ProgressItem",
@@ -61,7 +68,13 @@ CALENDAR_DAYS = 371
 """Days of review counts the report keeps for the review calendar (53 weeks)."""
 WEAKEST_TOPICS = 5
 """Topics listed as weakest."""
+MIN_TOPIC_REVIEWS = 5
+"""Recent reviews of a topic's items before their share rated Again counts: fewer tell
+too little."""
+WEAK_FAILURE_SHARE = 0.1
+"""A topic failing at least this often (0 to 1) is listed as weak."""
 _NO_VALUE = "(none)"
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +120,15 @@ class TopicStrength:
     """Mean FSRS probability of recall now, 0 to 1."""
     lapses: int
     """Times items of the topic were forgotten after graduating."""
+    reviews: int = 0
+    """Reviews of the topic's items in the log."""
+    rated_again: int = 0
+    """Of those, the reviews rated Again (in learning or in review)."""
+
+    @property
+    def again_share(self) -> float:
+        """Share of the topic's reviews rated Again, 0 to 1 (0 without reviews)."""
+        return self.rated_again / self.reviews if self.reviews else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +156,8 @@ class ProgressReport:
     """Reviews due on each of the next 30 days, today first (overdue counted today)."""
     weakest_topics: list[TopicStrength]
     deadline: date | None = None
+    weakest_topics_note: str | None = None
+    """Why no topic is listed as weakest, once there are reviews (None when some are)."""
     notes: list[str] = field(default_factory=list)
     review_days: list[DayCount] = field(default_factory=list)
     """Reviews on each day of the last year that has any (oldest first), for a calendar."""
@@ -153,6 +177,8 @@ class ProgressReport:
         for key in ("reviews_per_day", "forecast", "review_days"):
             for entry in data[key]:
                 entry["day"] = entry["day"].isoformat()
+        for entry, topic in zip(data["weakest_topics"], self.weakest_topics, strict=True):
+            entry["again_share"] = round(topic.again_share, 4)
         return data
 
 
@@ -286,6 +312,62 @@ def _streak(days_with_reviews: set[date], today: date) -> int:
     return streak
 
 
+def _rating_totals(
+    topics: dict[str, TopicCards], rating_counts: Mapping[str, tuple[int, int]]
+) -> dict[str, tuple[int, int]]:
+    """Reviews and Again ratings of each topic's seen items, summed."""
+    totals: dict[str, tuple[int, int]] = {}
+    for topic, cards in topics.items():
+        # map and itemgetter keep the walk over 100,000 seen items in C.
+        counted = [pair for pair in map(rating_counts.get, cards.item_ids) if pair is not None]
+        totals[topic] = (sum(map(_FIRST, counted)), sum(map(_SECOND, counted)))
+    return totals
+
+
+def _failure_share(topic: TopicStrength) -> float:
+    """How often the topic's items fail, 0 to 1: observed recently, or expected now."""
+    observed = topic.again_share if topic.reviews >= MIN_TOPIC_REVIEWS else 0.0
+    return max(observed, 1.0 - topic.mean_recall)
+
+
+def _weakest_topics(
+    topics: dict[str, TopicCards],
+    rating_counts: Mapping[str, tuple[int, int]],
+    recall_of: _Recall,
+) -> tuple[list[TopicStrength], str | None]:
+    """The weakest topics, and why none is listed when none is.
+
+    Args:
+        topics: The seen cards of each topic.
+        rating_counts: Recent reviews and Again ratings of each item (the store's).
+        recall_of: FSRS's recall now of a seen card.
+    """
+    totals = _rating_totals(topics, rating_counts)
+    strengths = [
+        TopicStrength(
+            topic,
+            cards.seen,
+            round(recall_of.total(cards) / cards.seen, 4),
+            cards.lapses,
+            reviews=totals[topic][0],
+            rated_again=totals[topic][1],
+        )
+        for topic, cards in topics.items()
+    ]
+    ranked = sorted(
+        (t for t in strengths if _failure_share(t) >= WEAK_FAILURE_SHARE),
+        key=lambda t: (-_failure_share(t), -t.rated_again, -t.lapses, t.topic),
+    )
+    if ranked:
+        return ranked[:WEAKEST_TOPICS], None
+    if any(t.reviews >= MIN_TOPIC_REVIEWS for t in strengths):
+        return [], "None so far: every topic's items fail less than one time in ten."
+    return [], (
+        "Not enough reviews yet: a topic is ranked once its items have "
+        f"{MIN_TOPIC_REVIEWS} reviews in the last {RECENT_DAYS} days, or are being forgotten."
+    )
+
+
 def build_progress(
     store: StudyStore,
     scope: StudyScope,
@@ -319,15 +401,10 @@ def build_progress(
     # The counts of the vault's 100,000 items are kept while the items and the
     # learner's cards are the same lists; only the recall depends on the time.
     groups = group_cards(items, store.seen_cards(scope))
-    weakest = sorted(
-        (
-            TopicStrength(
-                topic, cards.seen, round(recall_of.total(cards) / cards.seen, 4), cards.lapses
-            )
-            for topic, cards in groups.topics.items()
-        ),
-        key=lambda t: (t.mean_recall, -t.lapses, t.topic),
-    )[:WEAKEST_TOPICS]
+    # Recent ratings: a topic weak a year ago and sound since is not weak now.
+    since = day_start(today - timedelta(days=RECENT_DAYS - 1))
+    ratings = store.rating_counts(scope, since=since)
+    weakest, weakest_note = _weakest_topics(groups.topics, ratings, recall_of)
 
     by_day = {s.day: s.reviews for s in stats}
     recent_start = today - timedelta(days=RECENT_DAYS - 1)
@@ -336,6 +413,9 @@ def build_progress(
     notes: list[str] = []
     if not stats:
         notes.append("No reviews yet. Start with `sysdrill practice`.")
+        weakest_note = None  # the note above says it
+    elif weakest_note is not None:
+        notes.append(f"Weakest topics: {weakest_note}")
     return ProgressReport(
         generated_at=moment,
         items_total=len(items),
@@ -359,6 +439,7 @@ def build_progress(
         streak_days=_streak(set(by_day), today),
         forecast=_forecast(store, scope, today),
         weakest_topics=weakest,
+        weakest_topics_note=weakest_note,
         deadline=settings.deadline,
         notes=notes,
         review_days=[

@@ -81,6 +81,8 @@ class TopicCards:
     """FSRS stability of each seen card that has a recall (not back in NEW), in days."""
     last_reviews_us: list[int]
     """Last review of the same cards, epoch microseconds (same order)."""
+    item_ids: list[str]
+    """Ids of the topic's seen items (whose ratings the weakest topics count)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,7 @@ def _group(items: Sequence[ProgressItem], cards: Sequence[SeenCard]) -> CardGrou
     cells: dict[Cell, list[int]] = {
         key: [count, 0, 0] for key, count in Counter(f[:2] for f in fields).items()
     }
-    topics: dict[str, tuple[list[int], list[float], list[int]]] = {}
+    topics: dict[str, tuple[list[int], list[float], list[int], list[str]]] = {}
     seen = mastered = 0
     find_card = by_id.get
     for area, track, item_id, topic in fields:
@@ -143,9 +145,10 @@ def _group(items: Sequence[ProgressItem], cards: Sequence[SeenCard]) -> CardGrou
         if topic:
             entry = topics.get(topic)
             if entry is None:
-                entry = topics[topic] = ([0, 0], [], [])
+                entry = topics[topic] = ([0, 0], [], [], [])
             entry[0][0] += 1
             entry[0][1] += lapses
+            entry[3].append(item_id)
             # A card back in the NEW state has no review for FSRS: its recall is 0.
             if state != _NEW and last_review_us is not None and stability_days is not None:
                 entry[1].append(stability_days)
@@ -155,7 +158,7 @@ def _group(items: Sequence[ProgressItem], cards: Sequence[SeenCard]) -> CardGrou
         seen=seen,
         mastered=mastered,
         topics={
-            topic: TopicCards(counts[0], counts[1], stabilities, last_reviews)
-            for topic, (counts, stabilities, last_reviews) in topics.items()
+            topic: TopicCards(counts[0], counts[1], stabilities, last_reviews, item_ids)
+            for topic, (counts, stabilities, last_reviews, item_ids) in topics.items()
         },
     )

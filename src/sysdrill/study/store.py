@@ -175,6 +175,17 @@ class StudyStore(Protocol):
         """Return the review written last, or None when the log is empty."""
         ...
 
+    def items_reviewed_in_sessions(
+        self, scope: StudyScope, *, kind: str, started_from: datetime, started_before: datetime
+    ) -> set[str]:
+        """Ids of items with a review in the log from a session of ``kind``.
+
+        Only sessions started at or after ``started_from`` and before
+        ``started_before`` (UTC) count, finished or in progress. A review taken
+        back (:meth:`undo_review`) is no longer in the log, so its item no longer counts.
+        """
+        ...
+
     def get_card_flags(self, scope: StudyScope, item_id: str) -> CardFlags:
         """Return whether the item is suspended or buried (clear flags when neither)."""
         ...
@@ -193,6 +204,18 @@ class StudyStore(Protocol):
 
     def daily_stats(self, scope: StudyScope) -> list[DailyReviewStats]:
         """Return one aggregate row per UTC day that has reviews, oldest first."""
+        ...
+
+    def rating_counts(self, scope: StudyScope, *, since: datetime) -> dict[str, tuple[int, int]]:
+        """Reviews of each item in the log since ``since`` (UTC), and how many were rated Again.
+
+        Every review counts, in learning as in review (a review taken back is gone).
+        A store may give back the same mapping while the log is unchanged: callers
+        must not change it.
+
+        Returns:
+            ``{item_id: (reviews, rated_again)}`` for each item with a review.
+        """
         ...
 
     def get_settings(self, user_id: UserId) -> dict[str, Any]:

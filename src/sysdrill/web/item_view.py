@@ -20,6 +20,8 @@ from sysdrill.content.models import Item
 from sysdrill.napkin import ClaimVerdict, Verdict
 from sysdrill.napkin.diagram_text import diagram_results, diagram_summary
 from sysdrill.napkin.diagrams import DiagramGeometry, item_diagram
+from sysdrill.study.sessions.text import untitled_heading
+from sysdrill.study.sessions.view import item_view as session_item_view
 
 __all__ = ["ChainStrip", "ItemView", "claim_rows", "item_view", "read_visual"]
 
@@ -66,11 +68,17 @@ class ItemView:
     """The visual's SVG text as stored (sanitized when rendered), or None."""
     diagram: DiagramGeometry | None = None
     """The picture drawn from the item's numbers (its ``diagram``), or None."""
+    heading: str = ""
+    """The title, or the first words of the question (the one rule every view uses)."""
+    facts: tuple[tuple[str, str], ...] = ()
+    """Every classification field set, as (name, value), as ``sysdrill show`` lists them."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping (the item as in the vault, plus claims and chains)."""
         return {
             "item": self.item.model_dump(mode="json", exclude_none=True),
+            "heading": self.heading,
+            "facts": dict(self.facts),
             "claims": self.claims,
             "chains": [c.to_dict() for c in self.chains],
             "has_visual": self.visual_svg is not None,
@@ -119,7 +127,7 @@ def _chain_strips(item: Item, chains: list[Chain], by_id: Mapping[str, Item]) ->
             members.append(
                 {
                     "id": member_id,
-                    "title": (member.title if member else None) or member_id,
+                    "title": (member.title or untitled_heading(member)) if member else member_id,
                     "level": member.level.value if member and member.level else None,
                     "current": member_id == item.id,
                 }
@@ -171,10 +179,13 @@ def item_view(
     item = without_ignore_marks(item)
     math = item.details.napkin_math
     claims = claim_rows(learner_claims(math, source=source)) if math else []
+    shown = session_item_view(item)
     return ItemView(
         item=item,
         claims=claims,
         chains=_chain_strips(item, chains, by_id),
         visual_svg=read_visual(vault_root, item),
         diagram=item_diagram(item),
+        heading=shown.heading,
+        facts=shown.facts,
     )

@@ -273,7 +273,7 @@ def test_numeric_answers_go_through_the_grader_with_the_item_expectation(vault, 
     assert session.answer("40 ms").correct is True
     wrong = session.answer("4 ms")
     assert wrong.correct is False
-    assert wrong.message == "checked Expected 40 ms (within 5%)."
+    assert wrong.message == "checked Expected 40 ms (within 5 % of it: 38 to 42 ms)."
     assert calls[0] == ("40 ms", 40.0, "ms", 0.05)
     graded = [(r.rating, r.graded_by, r.answer) for r, _ in recorder.recorded]
     assert graded == [

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 
-from sysdrill.errors import UsageError
 from sysdrill.study.ratings import GradedBy, Rating, RatingScale
 from sysdrill.study.sessions.answers import AnswerScript
 from sysdrill.study.sessions.chains import ChainIndex
@@ -40,7 +39,8 @@ def test_transcript_shows_item_reveal_and_recorded_rating(vault, clock, recorder
     assert out[:12] == [
         "Practice",
         "",
-        "[1/2] quiz-2 (ch26-quiz)",
+        # An untitled item is headed by the opening of its question.
+        "[1/2] What does (P-1)/(M+P-1) measure? (ch26-quiz)",
         "What does (P-1)/(M+P-1) measure?",
         'Your answer (one line, or several between two """ lines; - for none):',
         "> the bubble",
@@ -78,18 +78,23 @@ def test_on_the_confidence_scale_the_prompt_and_digits_are_confidence(vault, clo
     assert out.count(prompt) == 3
 
 
-def test_gauntlet_rubric_lines_and_countdown(vault, clock, recorder):
-    session = _session(
+def _rubric_gauntlet(vault, clock, recorder, **options):
+    """A gauntlet of the one rubric-scored question ``c-l4-eval`` (four key points)."""
+    return _session(
         vault,
         clock,
         recorder,
         "c-l4-eval",
         kind=SessionKind.GAUNTLET,
         title="Gauntlet",
-        time_limit=timedelta(minutes=15),
         rubric_scoring=True,
         graded_by=GradedBy.GAUNTLET,
+        **options,
     )
+
+
+def test_gauntlet_rubric_lines_and_countdown(vault, clock, recorder):
+    session = _rubric_gauntlet(vault, clock, recorder, time_limit=timedelta(minutes=15))
     report, out = _run(session, "zero-3 first, then tensor parallel\n1 2 4\n")
     assert out[1] == "Countdown: 15:00."
     assert "Time left: 15:00" in out
@@ -123,15 +128,111 @@ def test_skip_and_quit_lines(vault, clock, recorder):
     assert (report.skipped, report.not_reached, report.answered) == (1, 2, 0)
 
 
-def test_bad_line_names_the_file_and_line_and_keeps_earlier_reviews(vault, clock, recorder):
+def test_an_unreadable_rating_is_asked_again_and_earlier_reviews_stay(vault, clock, recorder):
     session = _session(vault, clock, recorder, "fc-1", "fc-2")
-    with pytest.raises(UsageError) as caught:
-        _run(session, "good\n\nmaybe\n")
-    assert str(caught.value) == (
-        "answers.txt:3: Unknown rating 'maybe'. Use 1 Again, 2 Hard, 3 Good or 4 Easy "
-        "(or the words again, hard, good, easy)."
+    report, out = _run(session, "good\n\nmaybe\nhard\n")
+    assert (
+        "Unknown rating 'maybe'. Use 1 Again, 2 Hard, 3 Good or 4 Easy "
+        "(or the words again, hard, good, easy). Answer again:"
+    ) in out
+    assert out.count("Rate your recall: 1 Again, 2 Hard, 3 Good, 4 Easy:") == 2
+    assert [r.rating for r, _ in recorder.recorded] == [Rating.GOOD, Rating.HARD]
+    assert report.answered == 2
+
+
+def test_an_unknown_option_is_asked_again(vault, clock, recorder):
+    session = _session(vault, clock, recorder, "c-l2-mc")
+    report, out = _run(session, "good\n7\nc\n")
+    assert out[out.index("> good") + 1] == (
+        "Unknown option 'good'. Answer with a letter a-d or a number 1-4. Answer again:"
     )
+    assert out[out.index("> 7") + 1] == (
+        "Option '7' is out of range. Answer with a letter a-d or a number 1-4. Answer again:"
+    )
+    assert out.count("Your choice (a-d):") == 1
+    assert "Correct." in out
+    assert [(r.rating, r.graded_by) for r, _ in recorder.recorded] == [
+        (Rating.GOOD, GradedBy.MULTIPLE_CHOICE)
+    ]
+    assert report.answered == 1
+
+
+def test_an_unknown_reply_to_a_chain_offer_is_asked_again(vault, clock, recorder):
+    session = _session(vault, clock, recorder, "c-l2-mc", offer_chain=True)
+    report, out = _run(session, "c\nmaybe\nyes\nskip\n")
+    assert out[out.index("> maybe") + 1] == (
+        "Unknown reply 'maybe': the replies are y (yes) and n (no). Answer again:"
+    )
+    assert sum(line.startswith("Next in chain") for line in out) == 1
+    assert "[2/2] Sweep time (cloud · L3 · analyze · memory-hierarchy)" in out
+    assert (report.answered, report.skipped) == (1, 1)
+
+
+def test_an_unknown_rubric_point_is_asked_again(vault, clock, recorder):
+    session = _rubric_gauntlet(vault, clock, recorder)
+    _, out = _run(session, "zero-3 first\n1 9\nsome\n1 2 4\n")
+    assert out[out.index("> 1 9") + 1] == (
+        "Unknown rubric point '9'. List the points covered as numbers from 1 to 4, "
+        "or write all or none. Answer again:"
+    )
+    assert out[out.index("> some") + 1].startswith("Unknown rubric point 'some'.")
+    assert out.count("Which did your answer cover? (numbers, all or none):") == 1
+    assert "Covered 3 of 4 key points." in out
+    assert recorder.recorded[0][0].rating is Rating.GOOD
+
+
+def test_input_ending_after_an_unreadable_line_ends_the_session_cleanly(vault, clock, recorder):
+    session = _session(vault, clock, recorder, "fc-1", "fc-2")
+    report, out = _run(session, "good\nmaybe\n")
+    assert out[out.index("(end of answers)") - 1].endswith("Answer again:")
+    assert (report.answered, report.not_reached) == (1, 1)
     assert len(recorder.recorded) == 1
+
+
+def test_input_ending_inside_a_multi_line_answer_ends_the_session_cleanly(vault, clock, recorder):
+    session = _session(vault, clock, recorder, "quiz-2", "fc-1")
+    report, out = _run(session, '"""\nthe bubble\n')
+    assert (
+        "answers.txt:1: The multi-line answer opened here is never closed; "
+        'end it with a line holding only """.'
+    ) in out
+    assert "(end of answers)" in out
+    assert (report.answered, report.not_reached) == (0, 2)
+    assert recorder.recorded == []
+
+
+def _numeric_item(vault, **answer):
+    """The numeric item ``c-l3-num`` with another expected answer."""
+    item = next(item for item in vault.items if item.id == "c-l3-num")
+    return item.model_copy(update=answer)
+
+
+def _session_of(items, clock, recorder):
+    plan = SessionLineup(kind=SessionKind.PRACTICE, title="Practice", items=tuple(items))
+    return Session(plan, recorder=recorder, clock=clock)
+
+
+def test_a_numeric_answer_without_a_unit_asks_for_a_number(vault, clock, recorder):
+    plain = _numeric_item(vault, answer_value=1.309, answer_unit="", answer_tolerance=0.02)
+    _, out = _run(_session_of([plain], clock, recorder), "1.31\n")
+    assert "Your answer (a number):" in out
+    assert not any("None" in line for line in out)
+    assert out[out.index("> 1.31") + 1].startswith("Correct")
+
+
+def test_a_numeric_answer_with_a_unit_names_it_in_the_prompt(vault, clock, recorder):
+    session = _session(vault, clock, recorder, "c-l3-num")
+    _, out = _run(session, "40 ms\n")
+    assert "Your answer (a number with a unit, e.g. in ms):" in out
+
+
+def test_a_wrong_percentage_says_the_range_its_relative_tolerance_accepts(vault, clock, recorder):
+    share = _numeric_item(vault, answer_value=15.79, answer_unit="%", answer_tolerance=0.02)
+    _, out = _run(_session_of([share, share], clock, recorder), "17 %\n16 %\n")
+    assert out[out.index("> 17 %") + 1] == (
+        "Not quite: 17 %. Expected 15.79 % (within 2 % of it: 15.47 to 16.11 %)."
+    )
+    assert [r.correct for r, _ in recorder.recorded] == [False, True]
 
 
 @pytest.mark.parametrize(

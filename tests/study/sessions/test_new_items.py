@@ -50,6 +50,9 @@ def test_held_note_names_the_limit_that_held_items_back() -> None:
     )
     by_session = NewItemAllowance(per_day=20, done_today=0, session_cap=2)
     assert by_session.held_note(1) == "1 new item(s) left out: this session takes 2 new"
+    # Both bind: the cap the learner chose is the one named.
+    both = NewItemAllowance(per_day=20, done_today=20, session_cap=0)
+    assert both.held_note(2) == "2 new item(s) left out: this session takes 0 new"
 
 
 def test_allowance_counts_new_items_of_the_utc_day_only() -> None:

@@ -13,6 +13,7 @@ from sysdrill.study.filters import ItemFilter
 from sysdrill.study.ratings import GradedBy, Rating
 from sysdrill.study.service import StudyService
 from sysdrill.study.sessions.lineups import (
+    NEW_HELD_KEY,
     chain_plan,
     daily_listing,
     daily_plan,
@@ -20,6 +21,7 @@ from sysdrill.study.sessions.lineups import (
     practice_plan,
     quiz_plan,
 )
+from sysdrill.study.sessions.new_items import NewItemAllowance
 from sysdrill.study.sessions.state_machine import SessionKind
 from sysdrill.study.user_state import VaultId
 
@@ -83,6 +85,25 @@ def test_quiz_plan_keeps_deck_order_and_title(vault):
     assert not plan.offer_chain
 
 
+def test_quiz_asks_the_whole_deck_when_the_days_new_items_are_used_up(vault, study):
+    used_up = NewItemAllowance(per_day=20, done_today=20)
+    plan = quiz_plan(vault.items, vault.decks, "ch26-quiz", study=study, new_items=used_up)
+    assert _ids(plan) == ["quiz-2", "quiz-1"]
+    assert plan.title == "Quiz: Chapter 26 quiz (2 items)"
+    assert NEW_HELD_KEY not in plan.meta
+
+
+def test_quiz_new_cap_is_the_learners_own_even_past_what_the_day_has_left(vault, study):
+    study.record_review("quiz-2", rating=Rating.GOOD, graded_by=GradedBy.SELF, now=START)
+    one_left = NewItemAllowance(per_day=20, done_today=19, session_cap=2)
+    plan = quiz_plan(vault.items, vault.decks, "ch26-quiz", study=study, new_items=one_left)
+    assert _ids(plan) == ["quiz-2", "quiz-1"]  # quiz-1, new, past the day's last one
+    none_new = NewItemAllowance(per_day=20, done_today=0, session_cap=0)
+    plan = quiz_plan(vault.items, vault.decks, "ch26-quiz", study=study, new_items=none_new)
+    assert _ids(plan) == ["quiz-2"]  # the seen item stays
+    assert plan.meta[NEW_HELD_KEY] == "1"
+
+
 def test_chain_plan_walks_the_chain(vault):
     plan = chain_plan(vault.chains, vault.items, "hbm-basics")
     assert _ids(plan) == ["c-l1-hbm", "c-l2-mc", "c-l3-num"]
@@ -107,7 +128,7 @@ def test_daily_is_the_same_all_day_and_drops_what_was_done_today(vault, study):
         done_ids={daily[0].id},
     )
     assert _ids(later) == [i.id for i in daily[1:]]
-    assert later.title == "Daily 2026-11-21: 1 of 3 done"
+    assert later.title == plan.title == "Daily 2026-11-21"
     assert daily_listing(daily, {daily[0].id}).startswith(f"{daily[0].title} (done), ")
 
 

@@ -30,8 +30,8 @@ def test_quiz_score_counts_right_answers_of_those_answered(vault, clock, recorde
         "Time: 1:05",
         "Items: 2 answered, 1 skipped",
         " 1. Where the bytes go: graded right, rated Good",
-        " 2. quiz-1: self-rated Again",
-        " 3. quiz-2: skipped",
+        " 2. Name the two costs of activation checkpointing.: self-rated Again",
+        " 3. What does (P-1)/(M+P-1) measure?: skipped",
     ]
     assert report.to_summary()["score_percent"] == 50
 

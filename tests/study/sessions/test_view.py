@@ -21,7 +21,7 @@ def test_front_of_a_question_has_heading_meta_and_options(vault):
 def test_front_of_a_numeric_item_names_the_unit_and_a_flashcard_its_deck(vault):
     assert item_view(_item(vault, "c-l3-num")).unit_hint == "ms"
     card = item_view(_item(vault, "fc-1"))
-    assert (card.heading, card.meta) == ("fc-1", "dp-cards")
+    assert (card.heading, card.meta) == ("What does data parallelism replicate?", "dp-cards")
 
 
 def test_reveal_lists_the_sections_present(vault):
@@ -61,7 +61,7 @@ def test_view_carries_what_show_prints_facts_parts_and_expected_answer():
     )
     view = item_view(numeric)
     assert view.facts[:3] == (("kind", "numeric"), ("track", "edge"), ("level", "L3"))
-    assert view.expected_answer == "128 KiB (within 5 %)"
+    assert view.expected_answer == "128 KiB (within 5 % of it: 121.6 to 134.4 KiB)"
     assert [(p.label, p.text, p.answer) for p in view.parts] == [("a", "t", "42")]
     assert view.correct_index is None
 

@@ -177,4 +177,4 @@ def parse_yes_no(text: str) -> bool:
         return True
     if cleaned in ("n", "no"):
         return False
-    raise UsageError(f"Unknown reply {text.strip()!r}. Answer y or n.")
+    raise UsageError(f"Unknown reply {text.strip()[:20]!r}: the replies are y (yes) and n (no).")

@@ -9,6 +9,7 @@ after ``> `` so that a saved transcript reads like the session did.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from sysdrill.content.models import Item
 from sysdrill.errors import AnswerUnreadable, UsageError
@@ -43,6 +44,22 @@ __all__ = ["Undo", "Write", "rating_prompt", "run_scripted"]
 
 Write = Callable[[str], None]
 """Prints one line (or a block of lines) of the transcript."""
+
+_Read = TypeVar("_Read")
+
+
+def _readable(read: Callable[[], _Read]) -> _Read:
+    """Run ``read`` on an answer line; a line it cannot read is an unreadable answer.
+
+    A mistyped reply (``maybe`` for y/n, ``good`` for an option letter) leaves the
+    session as it was, so the prompt is asked again rather than the session ended.
+    """
+    try:
+        return read()
+    except AnswerUnreadable:
+        raise
+    except UsageError as exc:
+        raise AnswerUnreadable(str(exc)) from exc
 
 
 def rating_prompt(session: Session) -> str:
@@ -81,7 +98,8 @@ def _show_item(session: Session, write: Write) -> None:
     if mode is AnswerMode.MULTIPLE_CHOICE:
         write(f"Your choice (a-{option_label(len(view.options) - 1)}):")
     elif mode is AnswerMode.NUMERIC:
-        write(f"Your answer (a number with a unit, e.g. in {view.unit_hint}):")
+        wanted = f"a number with a unit, e.g. in {view.unit_hint}" if view.unit_hint else "a number"
+        write(f"Your answer ({wanted}):")
     elif mode is AnswerMode.FREE_TEXT and view.parts:
         _show_part(session, write)
     elif mode is AnswerMode.FREE_TEXT:
@@ -160,7 +178,7 @@ def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
             assert session.last_feedback is not None
             feedback = session.last_feedback
         else:
-            feedback = session.answer(line)
+            feedback = _readable(lambda: session.answer(line))
         write(feedback.message)
         if feedback.timed_out:
             return
@@ -172,13 +190,14 @@ def _step(session: Session, phase: Phase, line: str, write: Write) -> None:
         else:
             _show_after_answer(session, write)
     elif phase is Phase.RATE:
-        session.rate(parse_rating(line, session.plan.rating_scale))
+        session.rate(_readable(lambda: parse_rating(line, session.plan.rating_scale)))
     elif phase is Phase.RUBRIC:
         assert session.rubric is not None
-        result = session.score_rubric(parse_rubric(line, len(session.rubric.points)))
+        count = len(session.rubric.points)
+        result = session.score_rubric(_readable(lambda: parse_rubric(line, count)))
         write(f"Covered {result.rubric_covered} of {result.rubric_total} key points.")
     elif phase is Phase.CHAIN:
-        session.follow_chain(parse_yes_no(line))
+        session.follow_chain(_readable(lambda: parse_yes_no(line)))
     if len(session.results) > done_before and session.results[-1].rating is not None:
         _show_result(session.results[-1], write)
 
@@ -193,7 +212,9 @@ def run_scripted(
     """Drive ``session`` with the lines of ``script`` until it ends or the script does.
 
     The end of the script ends the session as ``quit`` would: reviews already
-    given stay recorded.
+    given stay recorded. A line a prompt cannot read (``maybe`` at a y/n
+    prompt) is answered with what the prompt accepts, and the prompt waits for
+    the next line: one mistyped reply never ends a session.
 
     Args:
         session: A fresh session.
@@ -206,8 +227,9 @@ def run_scripted(
         The session's report (also written out).
 
     Raises:
-        UsageError: For a line that does not answer its prompt, naming the
-            script and line number; reviews before it stay recorded.
+        UsageError: For a line the session refuses in its state (not a reading
+            mistake), naming the script and line number; reviews before it stay
+            recorded.
     """
     write(session.plan.title)
     if session.plan.kind is SessionKind.GAUNTLET and session.deadline is not None:
@@ -215,15 +237,23 @@ def run_scripted(
     shown: tuple[int, int] | None = None
     parts_shown = 0
     while session.phase is not Phase.DONE:
-        if session.phase is Phase.CHAIN:
+        # A prompt answered with an unreadable line is not shown again: its
+        # "Answer again:" stands in front of the next line.
+        now_at = (session.index, len(session.results))
+        if shown != now_at and session.phase is Phase.CHAIN:
             _show_chain_offer(session, write)
-        elif shown != (session.index, len(session.results)):
+        elif shown != now_at:
             _show_item(session, write)
         elif session.phase is Phase.ANSWER and len(session.part_answers) != parts_shown:
             _show_part(session, write)
-        shown = (session.index, len(session.results))
+        shown = now_at
         parts_shown = len(session.part_answers)
-        line = script.next_line()
+        try:
+            line = script.next_line()
+        except UsageError as exc:
+            # Input ran out inside a multi-line answer: end as at any end of input.
+            write(str(exc))
+            line = None
         if line is None:
             write("(end of answers)")
             session.quit()

@@ -198,18 +198,23 @@ def quiz_plan(
 ) -> SessionLineup:
     """Every item of a deck, in the deck's order, scored at the end.
 
-    With ``study`` and ``new_items``, new items past the allowance are left out
-    (their count is the meta's :data:`NEW_HELD_KEY`); items already seen always stay.
-    Items in ``held_ids`` (suspended or buried) are left out.
+    A quiz is an explicit request to be asked a deck, so the day's new-item limit
+    (``new_per_day``) does not thin it: a deck imported after the day's new items
+    are used up is still asked whole. Only the session's own cap
+    (``new_items.session_cap``, the ``--new`` option) leaves new items out, even
+    past what the day has left; their count is the meta's :data:`NEW_HELD_KEY`.
+    Items already seen always stay. The new items a quiz introduces still count
+    among the day's, so practice introduces fewer afterwards. Items in
+    ``held_ids`` (suspended or buried) are left out.
 
     Raises:
         DeckNotFound: If no deck has that name.
     """
     chosen = [item for item in deck_items(studyable(items), decks, deck) if item.id not in held_ids]
     meta = {"deck": deck}
-    if study is not None and new_items is not None:
+    if study is not None and new_items is not None and new_items.session_cap is not None:
         chosen, held = hold_back_new(
-            chosen, is_new=_new_checker(study), allowed=new_items.for_session
+            chosen, is_new=_new_checker(study), allowed=max(0, new_items.session_cap)
         )
         meta[NEW_HELD_KEY] = str(held)
     listed = next((d for d in decks if d.name == deck), None)
@@ -291,7 +296,6 @@ def daily_plan(
     pool = _without_held(matching, held_ids)
     daily = daily_items(pool, item_filter=item_filter, day=today)
     todo = [item for item in daily if item.id not in done_ids]
-    done = len(daily) - len(todo)
     meta = {"day": today.isoformat(), **filter_meta(item_filter)}
     meta[MATCHING_KEY] = str(len(matching))
     meta[HELD_OUT_KEY] = str(len(matching) - len(pool))
@@ -301,7 +305,9 @@ def daily_plan(
         meta[NEW_HELD_KEY] = str(held)
     plan = SessionLineup(
         kind=SessionKind.DAILY,
-        title=f"Daily {today.isoformat()}: {done} of {len(daily)} done",
+        # The session's name only: a count in the title would be stale after the first
+        # answer; where the learner stands is the session's live position.
+        title=f"Daily {today.isoformat()}",
         items=tuple(todo),
         offer_chain=True,
         chain_new_limit=_chain_limit(

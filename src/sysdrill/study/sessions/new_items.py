@@ -1,9 +1,11 @@
 """How many new items a session may introduce: the daily limit and the session's own.
 
 A new item is one the learner has never reviewed. ``new_per_day`` (a setting) caps
-how many a UTC day introduces, across every session of that day, counted from the
-review log; ``--new N`` caps one session further. Reviews of items already seen are
-not limited here (``reviews_per_day`` is applied where due items are chosen).
+how many practice introduces in a UTC day, counted from the review log across every
+session of that day; ``--new N`` caps one session further. A quiz and the daily set
+are explicit requests: the day's limit does not thin them, only their own ``--new N``
+(``session_cap``) does (``study/sessions/lineups.py``). Reviews of items already seen
+are not limited here (``reviews_per_day`` is applied where due items are chosen).
 
 A "next in chain" offer can bring in an item the plan did not hold; when that item
 is new, it spends the same allowance (:class:`ChainNewLimit`): once the plan's new
@@ -83,7 +85,8 @@ class NewItemAllowance:
         """Why ``held`` new items were left out of the session (None when none were)."""
         if held <= 0:
             return None
-        if self.session_cap is not None and self.session_cap < self.left_today:
+        # When the session's cap and the day's both bind, the cap the learner chose is named.
+        if self.session_cap is not None and self.session_cap <= self.left_today:
             return f"{held} new item(s) left out: this session takes {self.session_cap} new"
         if self._plan_binds():
             return (

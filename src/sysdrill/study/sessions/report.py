@@ -90,8 +90,8 @@ def build_report(session: Session) -> SessionReport:
         score = sum(r.score or 0.0 for r in answered) / len(answered) if answered else None
     title = session.plan.title
     if kind is SessionKind.DAILY and "day" in session.plan.meta:
-        # The plan's title counts what was done before the session began ("0 of 3
-        # done"); after it, that count is stale, so the report names the day only.
+        # A daily's title is the day; a session saved before it was carries a count
+        # ("0 of 3 done") that is stale once it is over, so the report names the day.
         title = f"Daily {session.plan.meta['day']}"
     return SessionReport(
         kind=kind,

@@ -22,6 +22,7 @@ __all__ = [
     "readable_math",
     "separate_headings",
     "terminal_markup_text",
+    "untitled_heading",
 ]
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(?!\s)([^$\n]+?)(?<!\s)\$", re.DOTALL)
@@ -77,9 +78,41 @@ def plain_text(markdown: str) -> str:
     return draw_tables(_HEADING.sub("", text)).strip()
 
 
+UNTITLED_HEADING_CHARS = 60
+"""Most characters of a question that stand for the title of an item without one."""
+
+
+def untitled_heading(item: Item) -> str:
+    """What stands for the title of an item that has none: the first words of its question.
+
+    Imported exercises, quiz questions and flashcards seldom carry a title, and
+    their id (``global-exercise-0005``) tells a learner nothing; the question's
+    opening does. Every place that names an item (``show``, ``search``, the web
+    pages, session headers and reports) uses this one rule.
+
+    Returns:
+        The question made plain (Markdown and LaTeX readable, on one line), cut
+        between words to at most :data:`UNTITLED_HEADING_CHARS` characters with
+        "…" when cut; the id when the item has no question either.
+    """
+    text = " ".join(plain_text(item.question or "").split())
+    if not text:
+        return item.id
+    if len(text) <= UNTITLED_HEADING_CHARS:
+        return text
+    # One character is kept for the ellipsis; a word is never cut in two unless it is alone.
+    head = text[: UNTITLED_HEADING_CHARS - 1]
+    if text[len(head)] != " " and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip(" ,;:.-") + "…"
+
+
 def plain_title(item: Item) -> str:
-    """The item's title for a plain terminal (Markdown and LaTeX made readable), else its id."""
-    return plain_text(item.title) if item.title else item.id
+    """The item's title for a plain terminal (Markdown and LaTeX made readable).
+
+    An item without a title is named by :func:`untitled_heading`.
+    """
+    return plain_text(item.title) if item.title else untitled_heading(item)
 
 
 def terminal_markup_text(markdown: str) -> str:

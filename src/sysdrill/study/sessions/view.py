@@ -7,18 +7,22 @@ mode and the terminal interface (front, then the reveal) and ``sysdrill show``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 
 from sysdrill.content.models import Item
+from sysdrill.study.sessions.text import untitled_heading
 
 __all__ = [
     "ItemView",
     "PartView",
     "answer_sections",
+    "difficulty_stars",
     "item_view",
     "option_label",
     "reveal_sections",
+    "source_number",
 ]
 
 
@@ -36,9 +40,12 @@ class ItemView:
     """The front of an item, as Markdown strings (math still in LaTeX)."""
 
     heading: str
-    """Title, or the id when the item has none."""
+    """Title, or the first words of the question when the item has none
+    (:func:`~sysdrill.study.sessions.text.untitled_heading`)."""
     meta: str
-    """Classification in one line: ``cloud · L3 · analyze · memory-hierarchy``."""
+    """Classification in one line: ``cloud · L3 · analyze · memory-hierarchy``; an
+    imported exercise adds its number, stars and section: ``Exercise 26.5 · L3 · ★☆☆☆ ·
+    Parallelism Strategies · chapter-26-exercises``."""
     scenario: str | None
     question: str
     options: tuple[str, ...]
@@ -50,7 +57,10 @@ class ItemView:
     """Index of the right option, for views that show the answers."""
     parts: tuple[PartView, ...]
     expected_answer: str | None
-    """For numeric items: value, unit and tolerance (``128 KiB (within 5 %)``)."""
+    """For numeric items: value, unit and what the tolerance accepts.
+
+    ``128 KiB (within 5 % of it: 121.6 to 134.4 KiB)``.
+    """
 
 
 def option_label(index: int) -> str:
@@ -58,11 +68,37 @@ def option_label(index: int) -> str:
     return "abcdefghijklmnopqrstuvwxyz"[index]
 
 
+_NUMBERED_KEY = re.compile(r"(?:^|/)([a-z]+)-(\d+(?:\.\d+)*)$")
+"""A source key ending in a numbered name: ``chapter-26-exercises/exercise-26.5``."""
+
+
+def source_number(item: Item) -> str | None:
+    """Where an imported item stood in its source, as the source named it: ``Exercise 26.5``.
+
+    Text importers key items by their number in the document (``exercise-26.5``,
+    ``question-5``, ``card-30``); the number is how a learner finds the item in the book.
+    """
+    if item.source is None:
+        return None
+    found = _NUMBERED_KEY.search(item.source.key)
+    return None if found is None else f"{found.group(1).capitalize()} {found.group(2)}"
+
+
+def difficulty_stars(difficulty: int | None) -> str | None:
+    """An exercise's difficulty (1 to 4 stars) drawn as ``★★☆☆``, or None."""
+    if difficulty is None:
+        return None
+    return "★" * difficulty + "☆" * (4 - difficulty)
+
+
 def _facts(item: Item) -> tuple[tuple[str, str], ...]:
     fields = (
         ("kind", item.kind),
+        ("source", source_number(item)),
         ("track", item.track),
         ("level", item.level),
+        ("difficulty", difficulty_stars(item.difficulty)),
+        ("section", item.section),
         ("zone", item.zone),
         ("bloom", item.bloom_level),
         ("topic", item.topic),
@@ -80,21 +116,32 @@ def _expected_answer(item: Item) -> str | None:
     if item.answer_value is None:
         return None
     unit = f" {item.answer_unit}" if item.answer_unit else ""
-    tolerance = f" (within {item.answer_tolerance * 100:g} %)" if item.answer_tolerance else ""
+    tolerance = ""
+    if item.answer_tolerance:
+        from sysdrill.napkin.grading import tolerance_text
+
+        unit_text = item.answer_unit or ""
+        tolerance = f" ({tolerance_text(item.answer_value, unit_text, item.answer_tolerance)})"
     return f"{item.answer_value:g}{unit}{tolerance}"
 
 
 def item_view(item: Item) -> ItemView:
     """Build the description of ``item`` (its front, and the answers views may show)."""
-    parts = [
-        str(value)
-        for value in (item.track, item.level, item.zone, item.topic, item.deck)
-        if value is not None
-    ]
+    shown = (
+        source_number(item),
+        item.track,
+        item.level,
+        difficulty_stars(item.difficulty),
+        item.zone,
+        item.topic,
+        item.section,
+        item.deck,
+    )
+    parts = [str(value) for value in shown if value is not None]
     options = tuple(str(option) for option in item.details.options or ())
     unit = item.answer_unit if item.answer_value is not None else None
     return ItemView(
-        heading=item.title or item.id,
+        heading=item.title or untitled_heading(item),
         meta=" · ".join(parts) if parts else item.kind.value,
         scenario=item.scenario,
         question=item.question or item.title or item.id,

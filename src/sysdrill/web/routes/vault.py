@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import RedirectResponse, Response
@@ -32,11 +32,16 @@ from sysdrill.web.json_api import json_route
 from sysdrill.web.studied_vault import personal_deck_names, personal_items
 from sysdrill.web.templating import render_page
 
-__all__ = ["browse_params", "find_item", "router"]
+__all__ = ["browse_params", "find_item", "paging_params", "router"]
 
 router = APIRouter()
-Limit = Annotated[int, Query(ge=1, le=1000, description="Most items listed.")]
+Limit = Annotated[int, Query(ge=1, le=1000, description="Most items listed on one page.")]
+PageNumber = Annotated[
+    int, Query(ge=1, le=1_000_000, description="Which page of results, from 1 (pages of `limit`).")
+]
 Text = Annotated[str | None, Query()]
+DEFAULT_LIMIT = 200
+"""Items one page of the vault browser lists unless ``limit`` says otherwise."""
 
 CHOICES: dict[str, list[str]] = {
     "track": [t.value for t in Track],
@@ -57,7 +62,12 @@ def _learners_vault(request: Request) -> StudyVault:
 
 
 def _browse(
-    request: Request, context: WebContext, limit: int, given: dict[str, str | None]
+    request: Request,
+    context: WebContext,
+    limit: int,
+    given: dict[str, str | None],
+    *,
+    page: int = 1,
 ) -> tuple[BrowseFilters, BrowseResult]:
     filters = BrowseFilters.parse(**given)
     vault = _learners_vault(request)
@@ -85,6 +95,7 @@ def _browse(
         facets=facets,
         compiled=compiled,
         limit=limit,
+        offset=(page - 1) * limit,
         note=note,
         unindexed=personal_items(request, vault) if compiled is not None else (),
     )
@@ -111,25 +122,60 @@ def browse_params(
 Filters = Annotated[dict[str, str | None], Depends(browse_params)]
 
 
+def _page_links(
+    given: dict[str, str | None], *, limit: int, page: int, total: int
+) -> dict[str, str | None]:
+    """Links to the previous, next and first pages, keeping the query and filters."""
+    kept = {name: value for name, value in given.items() if value}
+    if limit != DEFAULT_LIMIT:
+        kept["limit"] = str(limit)
+
+    def link(number: int) -> str:
+        query = urlencode({**kept, "page": str(number)} if number > 1 else kept)
+        return f"/vault?{query}" if query else "/vault"
+
+    last_page = max(1, -(-total // limit))
+    return {
+        "previous": link(min(page, last_page + 1) - 1) if page > 1 else None,
+        "next": link(page + 1) if page < last_page else None,
+        "first": link(1),
+    }
+
+
+def paging_params(limit: Limit = DEFAULT_LIMIT, page: PageNumber = 1) -> tuple[int, int]:
+    """FastAPI dependency: items a page (``limit``) and which page, from 1."""
+    return limit, page
+
+
+Paging = Annotated[tuple[int, int], Depends(paging_params)]
+
+
 @router.get("/vault", include_in_schema=False)
-def vault_page(request: Request, context: Context, given: Filters, limit: Limit = 200) -> Response:
-    """The vault browser page."""
-    filters, result = _browse(request, context, limit, given)
+def vault_page(request: Request, context: Context, given: Filters, paging: Paging) -> Response:
+    """The vault browser page: one page of the items passing the filters, with page links."""
+    limit, page = paging
+    filters, result = _browse(request, context, limit, given, page=page)
+    links = _page_links(given, limit=limit, page=page, total=result.total)
     return render_page(
         request,
         "vault.html",
-        {"filters": filters.to_dict(), "result": result, "choices": CHOICES},
+        {
+            "filters": filters.to_dict(),
+            "result": result,
+            "choices": CHOICES,
+            "page": page,
+            "links": links,
+        },
     )
 
 
 @router.get("/api/items", tags=["vault"])
 @json_route()
-def items_api(
-    request: Request, context: Context, given: Filters, limit: Limit = 200
-) -> dict[str, Any]:
-    """Items passing the filters; with ``q``, ranked by full-text relevance."""
-    filters, result = _browse(request, context, limit, given)
-    return {"filters": filters.to_dict(), **result.to_dict()}
+def items_api(request: Request, context: Context, given: Filters, paging: Paging) -> dict[str, Any]:
+    """Items passing the filters, one page of ``limit``; with ``q``, ranked by relevance."""
+    limit, page = paging
+    filters, result = _browse(request, context, limit, given, page=page)
+    return {"filters": filters.to_dict(), "page": page, "limit": limit, **result.to_dict()}
 
 
 def _item_view(request: Request, context: WebContext, item_id: str) -> ItemView:
