@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,6 +54,7 @@ def test_an_import_stores_a_deck_named_after_the_file(
             "imported_at": "2026-11-25T12:00:00+00:00",
         },
         "renamed": {},
+        "removed": [],
         "skipped": [],
         "notes": [],
     }
@@ -104,15 +106,27 @@ def test_a_deck_name_the_shared_vault_has_is_refused(
     assert list_personal_decks(db_url, user="ann") == []
 
 
-def test_a_second_deck_of_the_same_name_is_refused(
+def test_another_file_making_a_deck_of_the_same_name_is_refused_with_a_free_title(
     tmp_path: Path, db_url: str, shared: StudyVault
 ) -> None:
-    source = _file(tmp_path)
-    import_personal_deck(source, db_url=db_url, user="ann", shared=shared, now=NOW)
-    with pytest.raises(ImportFailed, match="already have a personal deck named 'gpu-cards'"):
-        import_personal_deck(source, db_url=db_url, user="ann", shared=shared, now=NOW)
+    import_personal_deck(_file(tmp_path), db_url=db_url, user="ann", shared=shared, now=NOW)
+    other = _file(tmp_path, name="other.csv")
+    with pytest.raises(ImportFailed) as caught:
+        import_personal_deck(
+            other, db_url=db_url, user="ann", shared=shared, title="gpu cards", now=NOW
+        )
+    assert str(caught.value) == (
+        "you already have a personal deck named 'gpu-cards', imported from 'gpu cards.csv'; "
+        "choose another deck title (such as 'gpu cards 2') or delete that deck first"
+    )
+    done = import_personal_deck(
+        other, db_url=db_url, user="ann", shared=shared, title="gpu cards 2", now=NOW
+    )
+    assert done.deck.name == "gpu-cards-2"
     # Another learner may use the name.
-    import_personal_deck(source, db_url=db_url, user="bob", shared=shared, now=NOW)
+    import_personal_deck(
+        other, db_url=db_url, user="bob", shared=shared, title="gpu cards", now=NOW
+    )
 
 
 def test_an_unreadable_file_stores_nothing(tmp_path: Path, db_url: str, shared: StudyVault) -> None:
@@ -152,3 +166,31 @@ def test_deleting_only_touches_my_own_deck(tmp_path: Path, db_url: str, shared: 
     with pytest.raises(DeckNotFound, match="no personal deck named 'gpu-cards'"):
         delete_personal_deck(db_url, user="ann", name="gpu-cards")
     assert [d.name for d in list_personal_decks(db_url, user="bob")] == ["gpu-cards"]
+
+
+def test_importing_the_file_again_updates_matched_items_in_place(
+    tmp_path: Path, db_url: str, shared: StudyVault
+) -> None:
+    first = import_personal_deck(_file(tmp_path), db_url=db_url, user="ann", shared=shared, now=NOW)
+    fixed = _file(tmp_path, "Front,Back\nWhat is HBM?,Stacked DRAM\nWhat is NVSwitch?,A fabric\n")
+    later = NOW.replace(hour=13)
+    preview = import_personal_deck(
+        fixed, db_url=db_url, user="ann", shared=shared, now=later, dry_run=True
+    )
+    actions = {o.id: o.action.value for o in preview.report.outcomes}
+    assert actions == {
+        "global-flashcard-0001": "unchanged",
+        "global-flashcard-0002-p1": "added",
+    }
+    assert preview.removed == ["global-flashcard-0002"]
+    assert list_personal_decks(db_url, user="ann") == [first.deck]
+    done = import_personal_deck(fixed, db_url=db_url, user="ann", shared=shared, now=later)
+    assert {o.id: o.action.value for o in done.report.outcomes} == actions
+    [deck] = list_personal_decks(db_url, user="ann")
+    assert (deck.item_count, deck.imported_at) == (2, later)
+    with PersonalDeckStore(db_url) as store:
+        _, _, rows = store.load_items("ann")
+    kept = json.loads(rows[0].item_json)
+    # The unchanged item is the one stored first, import time and all.
+    assert (rows[0].item_id, kept["created_at"]) == ("global-flashcard-0001", NOW.isoformat())
+    assert "title" not in kept

@@ -90,3 +90,20 @@ def test_deleting_a_deck_removes_its_items_and_raises_the_version(sql_url: str) 
         assert store.delete_deck("ann", "gpu") is True
         assert store.item_ids("ann") == {"b-1"}
         assert store.load_items("ann")[0] == 3
+
+
+def test_replacing_a_deck_swaps_its_items_and_row_all_or_nothing(sql_url: str) -> None:
+    with PersonalDeckStore(sql_url) as store:
+        store.add_deck("ann", _deck("gpu"), _items("a-1", "b-2"), now=NOW)
+        store.add_deck("ann", _deck("net", 1), _items("c-3"), now=NOW)
+        corrected = PersonalDeckRow("gpu", "GPU v2", "gpu.csv", "csv", 2, NOW.replace(hour=13))
+        assert store.replace_deck("ann", corrected, _items("d-4", "a-1")) == 3
+        assert store.list_decks("ann")[0] == corrected
+        assert store.item_ids("ann") == {"a-1", "d-4", "c-3"}
+        # An id another deck holds: refused, and the deck stays as it was.
+        with pytest.raises(StorageConflict):
+            store.replace_deck("ann", corrected, _items("c-3"))
+        assert store.item_ids("ann") == {"a-1", "d-4", "c-3"}
+        with pytest.raises(StorageConflict, match="'gone' was deleted"):
+            store.replace_deck("ann", _deck("gone"), _items("e-5"))
+        assert store.deck_version("ann") == 3

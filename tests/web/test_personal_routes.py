@@ -194,3 +194,79 @@ def test_single_user_mode_gives_the_local_learner_personal_decks(tmp_path: Path)
     assert gone.json() == {"deleted": "more-gpu"}
     with PersonalDeckStore(app.state.sysdrill.db_url) as store:
         assert [d.name for d in store.list_decks("local")] == ["gpu"]
+
+
+# Importing a corrected file again updates the deck in place.
+REDECK_CARDS = b"Front,Back\nWhat is HBM-REDECK?,Stacked DRAM\nWhat is NVLink?,A GPU link\n"
+# The first card's back corrected, the second card dropped, a third card added.
+REDECK_CORRECTED = (
+    b"Front,Back\nWhat is HBM-REDECK?,Stacked DRAM on an interposer\n"
+    b"What is a TPU-REDECK?,A systolic-array accelerator\n"
+)
+SECOND = "global-flashcard-0002"
+
+
+def _upload_named(
+    client: TestClient, data: bytes, *, name: str = "gpu.csv", url: str = "/my-decks"
+) -> httpx.Response:
+    return client.post(url, files={"source": (name, data, "text/csv")}, data={"title": "GPU"})
+
+
+def _review_first_card(client: TestClient) -> None:
+    started = client.post("/api/study/sessions", json={"kind": "practice", "deck": "gpu"}).json()
+    assert started["item"]["item_id"] == FIRST
+    client.post(f"/api/study/sessions/{started['session_id']}/reveal")
+    rated = client.post(
+        f"/api/study/sessions/{started['session_id']}/rate", json={"rating": "good"}
+    )
+    assert rated.status_code == 200, rated.text
+
+
+def test_a_corrected_file_updates_the_deck_and_keeps_the_reviews_of_items_that_stay(
+    ann: TestClient, bob: TestClient
+) -> None:
+    assert _upload_named(ann, REDECK_CARDS).status_code == 200
+    assert _upload_named(bob, REDECK_CARDS).status_code == 200
+    _review_first_card(ann)
+    again = _upload_named(ann, REDECK_CORRECTED)
+    assert again.status_code == 200, again.text
+    assert (
+        'data-testid="import-counts">1 added, 1 updated, 0 unchanged, 1 removed as no longer '
+        "in the file (your reviews of them are kept).<"
+    ) in again.text
+    decks = ann.get("/api/personal-decks").json()["decks"]
+    assert [(d["name"], d["item_count"]) for d in decks] == [("gpu", 2)]
+    # The corrected card kept its id, so its review is still there.
+    shown = ann.get(f"/api/items/{FIRST}").json()["item"]
+    assert shown["details"]["realistic_solution"] == "Stacked DRAM on an interposer"
+    [review] = ann.get(f"/api/items/{FIRST}/history").json()["reviews"]
+    assert review["rating"] == "Good"
+    # The dropped card left the deck; the new one never takes its id (nor its history).
+    assert ann.get(f"/api/items/{SECOND}").status_code == 404
+    listed = ann.get("/api/items", params={"deck": "gpu"}).json()["hits"]
+    assert {hit["id"] for hit in listed} == {FIRST, f"{SECOND}-p1"}
+    # Bob's deck of the same name is his own and untouched.
+    assert [d["item_count"] for d in bob.get("/api/personal-decks").json()["decks"]] == [2]
+    assert "A GPU link" in bob.get(f"/api/items/{SECOND}").text
+
+
+def test_the_same_file_again_leaves_every_item_unchanged(ann: TestClient) -> None:
+    assert _upload_named(ann, REDECK_CARDS, url="/api/personal-decks").status_code == 201
+    again = _upload_named(ann, REDECK_CARDS, url="/api/personal-decks")
+    assert again.status_code == 201, again.text
+    body = again.json()
+    assert (body["deck"]["item_count"], body["renamed"], body["removed"]) == (2, {}, [])
+    assert ann.get("/api/items", params={"deck": "gpu"}).json()["total"] == 2
+
+
+def test_another_file_with_the_same_deck_title_is_refused_and_changes_nothing(
+    ann: TestClient,
+) -> None:
+    assert _upload_named(ann, REDECK_CARDS).status_code == 200
+    clash = _upload_named(ann, REDECK_CORRECTED, name="other.csv", url="/api/personal-decks")
+    assert clash.status_code == 422
+    assert clash.json()["error"]["message"] == (
+        "you already have a personal deck named 'gpu', imported from 'gpu.csv'; choose "
+        "another deck title (such as 'GPU 2') or delete that deck first"
+    )
+    assert "A GPU link" in ann.get(f"/api/items/{SECOND}").text

@@ -3,7 +3,8 @@
 ``sysdrill serve`` without accounts, over the bundled starter vault (which is never
 written): an import through the import page becomes a personal deck of the one
 local learner, so "89 added" is followed by 89 cards to practise, quiz on, browse
-and search, each titled by the first line of its front.
+and search, each untitled card named by the opening of its question (the one rule
+of every view, ``untitled_heading``), as its source gave it no title.
 """
 
 from __future__ import annotations
@@ -22,10 +23,8 @@ from sysdrill.content.sample import starter_vault_path
 
 FLASHCARDS = "004_8c6267489fed25a8.txt"
 DECK = "mire-dis-train-flashcards"
-FIRST_FRONT = (
-    "Backpropagation: During backward pass, a layer needs the weight matrix W to compute "
-    "what, and why?"
-)
+# The first card's question, cut between words at 60 characters.
+FIRST_HEADING = "Backpropagation: During backward pass, a layer needs the…"
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +68,9 @@ def test_the_imported_deck_is_in_the_vault_at_once_with_titles(imported: TestCli
     listed = imported.get("/api/items", params={"deck": DECK, "limit": 1000}).json()
     assert listed["total"] == 89
     titles = [hit["title"] for hit in listed["hits"]]
-    assert FIRST_FRONT in titles
+    assert FIRST_HEADING in titles
     assert all(title and not title.startswith("global-flashcard-") for title in titles)
-    assert all(len(title) <= 120 for title in titles)
+    assert all(len(title) <= 60 for title in titles)
     page = imported.get("/vault", params={"deck": DECK})
     assert 'data-testid="result-count">89 items<' in page.text
     assert f'<option value="{DECK}"' in imported.get("/vault").text
@@ -81,7 +80,7 @@ def test_search_finds_the_imported_cards(imported: TestClient) -> None:
     found = imported.get("/api/items", params={"q": "weight matrix backward", "limit": 50}).json()
     decks = {hit["deck"] for hit in found["hits"]}
     assert DECK in decks
-    assert FIRST_FRONT in {hit["title"] for hit in found["hits"]}
+    assert FIRST_HEADING in {hit["title"] for hit in found["hits"]}
 
 
 @pytest.mark.parametrize("query", ["reducescatter", "reduce scatter", "Reduce-Scatter"])
@@ -151,11 +150,21 @@ def test_the_json_api_imports_into_a_personal_deck_too(tmp_path: Path, seeds_dir
         assert (body["report"]["counts"]["added"], body["personal_deck"]) == (89, "seed")
         assert body["report"]["vault"] == ""
         assert client.get("/api/items", params={"deck": "seed"}).json()["total"] == 89
-        # The same file again: the deck exists, a one-line 422, nothing more stored.
-        again = client.post("/api/import/preview", files={"source": (FLASHCARDS, data)})
-        assert again.status_code == 200
+        # The same file again updates the deck: nothing changed, nothing to add or remove.
         twice = client.post(
             "/api/import/preview", files={"source": (FLASHCARDS, data)}, data={"deck": "Seed"}
+        ).json()
+        assert twice["report"]["counts"] | {"removed": len(twice["removed"])} == {
+            "added": 0,
+            "updated": 0,
+            "unchanged": 89,
+            "skipped": 0,
+            "removed": 0,
+        }
+        # Another file whose deck would have the same name: a one-line 422.
+        other = client.post(
+            "/api/import/preview", files={"source": ("other.txt", data)}, data={"deck": "Seed"}
         )
-        assert twice.status_code == 422
-        assert twice.json()["error"]["type"] == "ImportFailed"
+        assert other.status_code == 422
+        assert other.json()["error"]["type"] == "ImportFailed"
+        assert "imported from '004_8c6267489fed25a8.txt'" in other.json()["error"]["message"]

@@ -22,9 +22,17 @@ vault later gains an id a personal item has, the shared item wins and the
 personal one is left out until the deck is imported again
 (:mod:`sysdrill.app.personal_vault`).
 
-An item the source gives no title gets the first line of its front (its
-question, else its scenario) as its title (:func:`front_title`), so lists and
-search show more than an id.
+Importing the same file again (same file name and format) updates that deck in
+place: an item is matched to the one it replaces by the importer's stable key of
+its source (``source.key``, else its id), keeps that item's id and so its review
+history, and is reported unchanged (same source digest) or updated; new items are
+added, and items no longer in the file leave the deck (their study state is kept,
+as when a deck is deleted) and are named in the report's notes. Another file whose
+deck name clashes is refused with a title to choose instead.
+
+An item keeps the title its source gave, or none: every view names an untitled
+item by :func:`~sysdrill.study.sessions.text.untitled_heading`, one rule for the
+vault and personal decks.
 
 Deleting a deck deletes its items; their study state (cards, reviews) is kept,
 so importing the deck again continues where the learner stopped.
@@ -34,9 +42,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import tempfile
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -44,8 +52,9 @@ from typing import Any
 
 from sysdrill.app.study_vault import StudyVault
 from sysdrill.errors import DeckNotFound, HostileInput, ImportFailed, StorageConflict, UsageError
-from sysdrill.interop.import_report import ImportReport
+from sysdrill.interop.import_report import ImportReport, ItemAction
 from sysdrill.interop.source import ImportNote
+from sysdrill.interop.vault_writer import format_family
 from sysdrill.storage.location import study_database_url
 from sysdrill.storage.personal_store import PersonalDeckRow, PersonalDeckStore
 
@@ -53,12 +62,10 @@ __all__ = [
     "MAX_DECKS_PER_LEARNER",
     "MAX_DECK_ITEMS",
     "MAX_ITEM_ID_CHARS",
-    "MAX_ITEM_TITLE_CHARS",
     "MAX_TITLE_CHARS",
     "PersonalDeck",
     "PersonalImport",
     "delete_personal_deck",
-    "front_title",
     "import_personal_deck",
     "list_personal_decks",
 ]
@@ -71,8 +78,6 @@ MAX_TITLE_CHARS = 200
 """Longest deck title (the deck's name is made from it; the database keeps 200)."""
 MAX_ITEM_ID_CHARS = 300
 """Longest id of a personal item, as the database keeps it."""
-MAX_ITEM_TITLE_CHARS = 120
-"""Longest title :func:`front_title` makes (the ``title`` style rule's limit)."""
 _RENAME_MARK = "-p"
 
 
@@ -97,12 +102,15 @@ class PersonalImport:
     """Remarks: media left out, the importer's notes."""
     dry_run: bool = False
     """Whether nothing was stored (a preview)."""
+    removed: list[str] = field(default_factory=list)
+    """Ids of the deck's items that a re-import took out (no longer in the file)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
         return {
             "deck": self.deck.to_dict(),
             "renamed": dict(self.renamed),
+            "removed": list(self.removed),
             "skipped": list(self.skipped),
             "notes": list(self.notes),
         }
@@ -139,64 +147,101 @@ def _free_id(item_id: str, taken: set[str]) -> str:
     return f"{item_id}{_RENAME_MARK}{number}"
 
 
-_MARKUP = re.compile(r"^(?:[#>*+-]+\s+|\d+[.)]\s+)+|\*\*|__|`")
+Identity = tuple[str, str]
+"""An item's source identity: its format family and the importer's stable key."""
 
 
-def front_title(raw: Mapping[str, Any]) -> str | None:
-    """A title for an item the source gave none: the first line of its front.
-
-    The front is the question, else the scenario; Markdown emphasis and a leading
-    heading, quote or list mark are dropped, blanks folded, and a line longer than
-    :data:`MAX_ITEM_TITLE_CHARS` is cut at a word with an ellipsis. None when the
-    item has no text to take it from.
-    """
-    for key in ("question", "scenario"):
-        text = raw.get(key)
-        if not isinstance(text, str):
-            continue
-        for line in text.splitlines():
-            title = " ".join(_MARKUP.sub("", line.strip()).split())
-            if title:
-                return _shortened(title)
+def _identity(raw: Mapping[str, Any]) -> Identity | None:
+    stamp = raw.get("source")
+    if isinstance(stamp, dict) and stamp.get("format") and stamp.get("key") is not None:
+        return (format_family(str(stamp["format"])), str(stamp["key"]))
     return None
 
 
-def _shortened(title: str) -> str:
-    if len(title) <= MAX_ITEM_TITLE_CHARS:
-        return title
-    cut = title[: MAX_ITEM_TITLE_CHARS - 1]
-    if " " in cut:
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "…"
+def _digest(raw: Mapping[str, Any]) -> object:
+    stamp = raw.get("source")
+    return stamp.get("digest") if isinstance(stamp, dict) else None
+
+
+def _same_item(held: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a re-imported item says what the held one says (import times aside)."""
+    if _digest(held) is not None and _digest(new) is not None:
+        return _digest(held) == _digest(new)
+    ignored = {"id", "created_at"}
+    return {k: v for k, v in held.items() if k not in ignored} == {
+        k: v for k, v in new.items() if k not in ignored
+    }
+
+
+@dataclass(slots=True)
+class _Stored:
+    """The items an import stores, and what became of each item of the file and the deck."""
+
+    items: list[tuple[str, str]] = field(default_factory=list)
+    """Each item's stored id and JSON, in the file's order."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    actions: dict[str, ItemAction] = field(default_factory=dict)
+    """The importer's id -> added, updated or unchanged."""
+    removed: list[str] = field(default_factory=list)
 
 
 def _stored_items(
-    raws: Iterable[dict[str, Any]], taken: set[str], *, deck: str
-) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """Each item's final id and JSON, renaming the ids in ``taken`` (which grows).
+    raws: Iterable[dict[str, Any]],
+    taken: set[str],
+    *,
+    deck: str,
+    held: Iterable[tuple[str, str]] = (),
+    shared_ids: AbstractSet[str] = frozenset(),
+) -> _Stored:
+    """Each item's final id and JSON, renaming new ids in ``taken`` (which grows).
 
-    Every item is put in ``deck`` and, when it has no title, given one (:func:`front_title`).
+    ``held`` are the ``(id, JSON)`` items the deck holds when the file is imported
+    again: an item of the file matched to one of them (by source identity, else by
+    id) keeps its id, so its cards and reviews carry on, unless the shared vault
+    has since taken that id. Every item is put in ``deck``.
     """
-    stored: list[tuple[str, str]] = []
-    renamed: dict[str, str] = {}
+    by_identity: dict[Identity, tuple[str, dict[str, Any], str]] = {}
+    by_id: dict[str, tuple[str, dict[str, Any], str]] = {}
+    for item_id, item_json in held:
+        raw = json.loads(item_json)
+        by_id[item_id] = (item_id, raw, item_json)
+        identity = _identity(raw)
+        if identity is not None:
+            by_identity.setdefault(identity, by_id[item_id])
+    matched: set[str] = set()
+    done = _Stored()
     for raw in raws:
         raw = {**raw, "deck": deck}
-        if not raw.get("title"):
-            title = front_title(raw)
-            if title is not None:
-                raw["title"] = title
-        item_id = str(raw["id"])
-        if item_id in taken:
-            renamed[item_id] = _free_id(item_id, taken)
-            raw = {**raw, "id": renamed[item_id]}
+        given_id = str(raw["id"])
+        identity = _identity(raw)
+        old = by_identity.get(identity) if identity else by_id.get(given_id)
+        if old is not None and old[0] not in matched and old[0] not in shared_ids:
+            old_id, old_raw, old_json = old
+            matched.add(old_id)
+            if old_id != given_id:
+                done.renamed[given_id] = old_id
+            if _same_item(old_raw, raw):
+                done.actions[given_id] = ItemAction.UNCHANGED
+                done.items.append((old_id, old_json))
+                continue
+            done.actions[given_id] = ItemAction.UPDATED
+            raw = {**raw, "id": old_id}
+            if "created_at" in old_raw:
+                raw["created_at"] = old_raw["created_at"]
+        else:
+            done.actions[given_id] = ItemAction.ADDED
+            if given_id in taken:
+                done.renamed[given_id] = _free_id(given_id, taken)
+                raw = {**raw, "id": done.renamed[given_id]}
         if len(str(raw["id"])) > MAX_ITEM_ID_CHARS:
             raise ImportFailed(
                 f"an item id has {len(str(raw['id']))} characters, more than the "
                 f"{MAX_ITEM_ID_CHARS} a personal item may have; shorten it, nothing was stored"
             )
         taken.add(str(raw["id"]))
-        stored.append((str(raw["id"]), json.dumps(raw, ensure_ascii=False, default=str)))
-    return stored, renamed
+        done.items.append((str(raw["id"]), json.dumps(raw, ensure_ascii=False, default=str)))
+    done.removed = [item_id for item_id in by_id if item_id not in matched]
+    return done
 
 
 def import_personal_deck(
@@ -210,7 +255,11 @@ def import_personal_deck(
     now: datetime,
     dry_run: bool = False,
 ) -> PersonalImport:
-    """Import ``source`` into a new personal deck of ``user``: all of it, or nothing.
+    """Import ``source`` into a personal deck of ``user``: all of it, or nothing.
+
+    A new deck, or, when ``user`` already has a deck of that name imported from a
+    file of the same name and format, that deck updated in place (see the module
+    docstring: matched items keep their ids and history, the others leave it).
 
     Args:
         source: The uploaded file (any format ``sysdrill import`` reads).
@@ -227,7 +276,8 @@ def import_personal_deck(
 
     Raises:
         ImportFailed: If the file cannot be read, holds nothing to import, or the
-            deck name is taken (by the shared vault or another of the learner's decks).
+            deck name is taken (by the shared vault, or by a deck of the learner
+            imported from another file).
         HostileInput: If the file or the deck is too large, or an archive lies.
         ContentInvalid: If an item does not validate.
         UsageError: If ``format`` is unknown, or the title is too long or holds a
@@ -277,18 +327,23 @@ def import_personal_deck(
     url = study_database_url(db_url)
     with PersonalDeckStore(url) as store:
         existing = store.list_decks(user)
-        if any(deck.name == name for deck in existing):
+        same_name = next((deck for deck in existing if deck.name == name), None)
+        if same_name is not None and not _same_source(same_name, source=source, report=report):
             raise ImportFailed(
-                f"you already have a personal deck named {name!r}; delete it first "
-                "or choose another deck title"
+                f"you already have a personal deck named {name!r}, imported from "
+                f"'{same_name.source_name}'; choose another deck title (such as "
+                f"'{_free_title(deck_title, {deck.name for deck in existing})}') "
+                "or delete that deck first"
             )
-        if len(existing) >= MAX_DECKS_PER_LEARNER:
+        if same_name is None and len(existing) >= MAX_DECKS_PER_LEARNER:
             raise ImportFailed(
                 f"you have {len(existing)} personal decks, the most one learner may keep; "
                 "delete one first"
             )
+        held = [] if same_name is None else _held_items(store, user=user, deck=name)
         taken = set(shared.by_id) | store.item_ids(user)
-        items, renamed = _stored_items(raws, taken, deck=name)
+        stored = _stored_items(raws, taken, deck=name, held=held, shared_ids=set(shared.by_id))
+        items, renamed = stored.items, stored.renamed
         row = PersonalDeckRow(
             name=name,
             title=deck_title,
@@ -299,12 +354,15 @@ def import_personal_deck(
         )
         if not dry_run:
             try:
-                store.add_deck(user, row, items, now=now)
+                if same_name is None:
+                    store.add_deck(user, row, items, now=now)
+                else:
+                    store.replace_deck(user, row, items)
             except StorageConflict as exc:
                 # Two imports of one learner at once: the database's keys decided.
                 raise ImportFailed(
-                    f"another import of yours stored a deck named {name!r} or the same item "
-                    "ids just now; list your decks and try again"
+                    f"another import of yours changed a deck named {name!r} or stored the "
+                    "same item ids just now; list your decks and try again"
                 ) from exc
     notes = [note.message for note in report.notes if not note.skipped]
     if media:
@@ -319,12 +377,38 @@ def import_personal_deck(
             report,
             source=source,
             deck=name,
-            renamed=renamed,
+            stored=stored,
             vault_ids=set(shared.by_id),
             dry_run=dry_run,
         ),
         dry_run=dry_run,
+        removed=stored.removed,
     )
+
+
+def _same_source(deck: PersonalDeck, *, source: Path, report: ImportReport) -> bool:
+    """Whether ``source`` is the file ``deck`` was imported from (a corrected copy of it).
+
+    Known by its name and format: a learner fixes a file and uploads it again as it
+    was called; another file that happens to make the same deck name is not it.
+    """
+    return deck.source_name == source.name and format_family(deck.format) == format_family(
+        report.format
+    )
+
+
+def _free_title(title: str, names: set[str]) -> str:
+    """``title`` with the first number that makes a deck name not in ``names``."""
+    number = 2
+    while _deck_name(f"{title} {number}") in names:
+        number += 1
+    return f"{title} {number}"
+
+
+def _held_items(store: PersonalDeckStore, *, user: str, deck: str) -> list[tuple[str, str]]:
+    """The ``(id, JSON)`` items the learner's deck ``deck`` holds now."""
+    _, _, rows = store.load_items(user)
+    return [(row.item_id, row.item_json) for row in rows if row.deck == deck]
 
 
 def _deck_name(title: str) -> str:
@@ -350,22 +434,40 @@ def _rename_notes(
     return notes
 
 
+def _removal_notes(removed: list[str], *, dry_run: bool) -> list[ImportNote]:
+    """One line for the deck's items a re-import takes out, naming them."""
+    if not removed:
+        return []
+    verb = "would leave" if dry_run else "left"
+    return [
+        ImportNote(
+            f"{len(removed)} item(s) no longer in the file {verb} the deck (their review "
+            f"history is kept): {', '.join(removed)}"
+        )
+    ]
+
+
 def _deck_report(
     report: ImportReport,
     *,
     source: Path,
     deck: str,
-    renamed: dict[str, str],
+    stored: _Stored,
     vault_ids: set[str],
     dry_run: bool,
 ) -> ImportReport:
     """The importer's report of the scratch vault, told of the personal deck instead.
 
-    Each outcome carries the id stored, and each renaming is a note, first among them.
+    Each outcome carries the id stored and what the deck does with it (added,
+    updated or unchanged); renamings and removals are notes, first among them.
     """
+    renamed = stored.renamed
     outcomes = [
         dataclasses.replace(
-            outcome, id=renamed.get(outcome.id, outcome.id) if outcome.id else None, path=None
+            outcome,
+            action=stored.actions.get(outcome.id, outcome.action) if outcome.id else outcome.action,
+            id=renamed.get(outcome.id, outcome.id) if outcome.id else None,
+            path=None,
         )
         for outcome in report.outcomes
     ]
@@ -377,7 +479,11 @@ def _deck_report(
         deck=deck,
         created_vault=False,
         outcomes=outcomes,
-        notes=[*_rename_notes(renamed, vault_ids=vault_ids, dry_run=dry_run), *report.notes],
+        notes=[
+            *_rename_notes(renamed, vault_ids=vault_ids, dry_run=dry_run),
+            *_removal_notes(stored.removed, dry_run=dry_run),
+            *report.notes,
+        ],
         written=[],
         field_maps={},
         scheduling={},

@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from sysdrill.errors import StorageConflict
 from sysdrill.storage import schema as t
 from sysdrill.storage.engine_store import EngineStore
 
@@ -194,6 +195,57 @@ class PersonalDeckStore(EngineStore):
                     ],
                 )
             return self._raise_version(conn, user_id)
+
+    def replace_deck(
+        self,
+        user: str,
+        deck: PersonalDeckRow,
+        items: Sequence[tuple[str, str]],
+    ) -> int:
+        """Put ``items`` in place of the items of the learner's deck ``deck.name``, all or nothing.
+
+        The deck row takes ``deck``'s title, source, format and import time. Study
+        state (cards, reviews) is keyed by item id and never touched, so items kept
+        under their id keep their history. Returns the learner's new deck version.
+
+        Raises:
+            StorageConflict: If the deck is gone, or another deck of the learner holds
+                one of those item ids (nothing is written).
+        """
+        d = t.personal_decks.c
+        with self._write(f"updating the personal deck {deck.name!r}") as conn:
+            found = conn.execute(
+                sa.select(d.id, d.user_id).where(d.user_id == _user_id(user), d.name == deck.name)
+            ).first()
+            if found is None:
+                raise StorageConflict(f"the personal deck {deck.name!r} was deleted just now")
+            conn.execute(t.personal_items.delete().where(t.personal_items.c.deck_id == found.id))
+            conn.execute(
+                t.personal_decks.update()
+                .where(d.id == found.id)
+                .values(
+                    title=deck.title,
+                    source_name=deck.source_name,
+                    format=deck.format,
+                    item_count=len(items),
+                    imported_at=deck.imported_at,
+                )
+            )
+            if items:
+                conn.execute(
+                    t.personal_items.insert(),
+                    [
+                        {
+                            "user_id": int(found.user_id),
+                            "item_id": item_id,
+                            "deck_id": found.id,
+                            "position": position,
+                            "item_json": item_json,
+                        }
+                        for position, (item_id, item_json) in enumerate(items)
+                    ],
+                )
+            return self._raise_version(conn, int(found.user_id))
 
     def delete_deck(self, user: str, name: str) -> bool:
         """Delete the learner's deck ``name`` and its items; False if they have none of that name.

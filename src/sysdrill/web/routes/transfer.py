@@ -96,11 +96,14 @@ TokenField = Annotated[str, Form(max_length=10_000)]
 
 def _import_staged(
     request: Request, context: WebContext, path: Path, *, format: str, deck: str, dry_run: bool
-) -> StagedImport:
-    """Import (or dry-run) the staged upload at ``path`` where this server's imports go."""
+) -> tuple[StagedImport, list[str]]:
+    """Import (or dry-run) the staged upload at ``path`` where this server's imports go.
+
+    Also returns the ids a re-imported personal deck takes out (none for a vault).
+    """
     if not context.imports_to_personal_decks:
         report = _import(context, path, format=format, deck=deck, dry_run=dry_run)
-        return StagedImport(report, source=path.name)
+        return StagedImport(report, source=path.name), []
     from sysdrill.app.personal_decks import import_personal_deck
 
     done = import_personal_deck(
@@ -113,14 +116,18 @@ def _import_staged(
         now=context.now(),
         dry_run=dry_run,
     )
-    return StagedImport(done.report, source=path.name)
+    return StagedImport(done.report, source=path.name), done.removed
 
 
-def _shown(staged: StagedImport, context: WebContext) -> dict[str, Any]:
-    """The JSON of an import's report; ``personal_deck`` names where it went, if a deck."""
+def _shown(staged: StagedImport, context: WebContext, removed: list[str]) -> dict[str, Any]:
+    """The JSON of an import's report; ``personal_deck`` names where it went, if a deck.
+
+    ``removed`` lists the items a re-import takes out of that deck (they are in no outcome).
+    """
     shown = staged.to_dict()
     if context.imports_to_personal_decks:
         shown["personal_deck"] = staged.report.deck
+        shown["removed"] = removed
     return shown
 
 
@@ -130,11 +137,13 @@ def _preview(
     """Stage an upload and dry-run its import; the token confirms it later."""
     token, path = stage_upload(context.data_dir, source.filename, source.file)
     try:
-        staged = _import_staged(request, context, path, format=format, deck=deck, dry_run=True)
+        staged, removed = _import_staged(
+            request, context, path, format=format, deck=deck, dry_run=True
+        )
     except BaseException:
         discard_upload(context.data_dir, token)
         raise
-    return _shown(StagedImport(staged.report, source=path.name, token=token), context)
+    return _shown(StagedImport(staged.report, source=path.name, token=token), context, removed)
 
 
 def _confirm(
@@ -142,9 +151,11 @@ def _confirm(
 ) -> dict[str, Any]:
     """Import the upload staged under ``token`` for real, then discard it."""
     path = staged_upload(context.data_dir, token)
-    staged = _import_staged(request, context, path, format=format, deck=deck, dry_run=False)
+    staged, removed = _import_staged(
+        request, context, path, format=format, deck=deck, dry_run=False
+    )
     discard_upload(context.data_dir, token)
-    return _shown(staged, context)
+    return _shown(staged, context, removed)
 
 
 @router.post("/import/preview", dependencies=ADMIN, include_in_schema=False)
