@@ -260,10 +260,15 @@ def _plan_items(
     name = Path(parsed.path).name
     bases = _known_note_ids(parsed, index, family)
     stamp_time = now.astimezone(UTC).isoformat(timespec="seconds")
-    guids = guid_ids(root, index) if parsed.own_export and parsed.format == "anki-text" else {}
+    by_guid = parsed.own_export and parsed.format in ("anki-text", "apkg")
+    guids = guid_ids(root, index) if by_guid else {}
     shown: Callable[[str], str] = _as_written
     if parsed.own_export and parsed.format == "anki-text":
         shown = anki_html()
+    elif parsed.own_export and parsed.format == "apkg":
+        from sysdrill.interop.formats.apkg import exported_field_text
+
+        shown = exported_field_text()
     elif parsed.own_export and parsed.format == "markdown":
         # Lazy: the exporters' module imports the Anki package writer's.
         from sysdrill.interop.export.text_formats import guard_markers
@@ -302,7 +307,10 @@ def _plan_items(
                 if isinstance(item_deck, str) and item_deck:
                     plan.deck_items.setdefault(item_deck, []).append(item_id)
                 continue
-        elif parsed.own_export and (own := _own_item(parsed_item, index, guids)) is not None:
+        elif (
+            parsed.own_export
+            and (own := _own_item(parsed_item, index, guids, parsed.format)) is not None
+        ):
             _plan_same_item(own, parsed_item, data, plan, report, where, stamp_time, shown)
             continue
         elif parsed_item.preferred_id is not None and allocator.taken(parsed_item.preferred_id):
@@ -381,10 +389,17 @@ def _as_written(text: str) -> str:
 
 
 def _own_item(
-    parsed_item: ParsedItem, index: VaultIndex, guids: Mapping[str, str]
+    parsed_item: ParsedItem, index: VaultIndex, guids: Mapping[str, str], source_format: str
 ) -> ExistingItem | None:
-    """The vault item an exported row shows: by its id, or by the GUID made from one."""
-    item_id = parsed_item.preferred_id or guids.get(parsed_item.key)
+    """The vault item an exported row shows: by its id, or by the GUID made from one.
+
+    A package's note is found by its GUID alone: its ``Id`` field names an item
+    of the vault it came from, which another vault may hold under the same id.
+    """
+    if source_format == "apkg":
+        item_id = guids.get(parsed_item.key)
+    else:
+        item_id = parsed_item.preferred_id or guids.get(parsed_item.key)
     return index.by_id.get(item_id) if item_id is not None else None
 
 

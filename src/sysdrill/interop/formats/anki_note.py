@@ -24,6 +24,11 @@ from sysdrill.interop.formats.anki_template import (
     render_template,
     shown_fields,
 )
+from sysdrill.interop.formats.exported_card import (
+    MISTAKE_HEADING,
+    NAPKIN_HEADING,
+    anki_card_fields,
+)
 from sysdrill.interop.source import ParsedItem
 
 __all__ = [
@@ -131,23 +136,27 @@ class NoteContext:
     """Vault media file names by the source's names, for rendered templates."""
 
 
-def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: NoteContext) -> ParsedItem:
-    """A note of a note type our exporter wrote: Id kept, Title, Scenario, Options, Parts."""
+def _own_item(
+    guid: str,
+    names: tuple[str, ...],
+    texts: list[str],
+    ctx: NoteContext,
+    *,
+    card_texts: list[str] | None,
+) -> ParsedItem:
+    """A note of a note type our exporter wrote: Id kept, Title, Scenario, Options, Parts.
+
+    A note of one of the note types the exporter writes now (its model id, name
+    and fields) also carries its card, made of ``card_texts`` (:func:`_own_back`),
+    and takes the fields its tags and deck name keep as the Anki text import does
+    (:func:`~sysdrill.interop.formats.exported_card.anki_card_fields`).
+    """
     lowered = [name.casefold() for name in names]
     field: dict[str, str] = {}
     for name, text in zip(lowered, texts, strict=False):
         field.setdefault(name, text)
     preferred_id = field.get("id", "").strip() or None
-    front = "\n\n".join(
-        part
-        for part in (
-            field.get("scenario", ""),
-            field.get("front") or field.get("question", ""),
-            field.get("options", ""),
-            field.get("parts", ""),
-        )
-        if part
-    )
+    front = _own_front(field)
     known = {"id", "title", "scenario", "front", "question", "options", "parts", "meta"}
     answer_name = "back" if "back" in field else "answer"
     back_parts = [field.get(answer_name, "")]
@@ -159,9 +168,68 @@ def _own_item(guid: str, names: tuple[str, ...], texts: list[str], ctx: NoteCont
     data, notes = card_item(
         front=front, back=back, deck=ctx.deck, tags=ctx.tags, where=ctx.where, media=ctx.media
     )
+    card = None
+    if card_texts is not None:
+        shown = dict(zip(lowered, card_texts, strict=False))
+        card = (_own_front(shown), _own_back(shown))
+        data = anki_card_fields(front=front, back=back, deck=ctx.deck, tags=ctx.tags)
     if field.get("title"):
         data["title"] = field["title"]
-    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes)
+    return ParsedItem(key=guid, data=data, preferred_id=preferred_id, notes=notes, card=card)
+
+
+_PLACEHOLDERS = frozenset(
+    {
+        "*No reference answer.*",
+        "*No answer in the source.*",
+        "*The source marks no correct option.*",
+    }
+)
+"""What the package export writes in a card's answer when its item has none."""
+
+
+def _own_front(field: Mapping[str, str]) -> str:
+    """The front of a note of ours, by lowercased field name: what the card asks."""
+    parts = (
+        field.get("scenario", ""),
+        field.get("front") or field.get("question", ""),
+        field.get("options", ""),
+        field.get("parts", ""),
+    )
+    return "\n\n".join(part for part in parts if part)
+
+
+def _own_back(field: Mapping[str, str]) -> str:
+    """A note of our package's back as the card the text exports show (Markdown).
+
+    The package splits a card's back over fields; joined again in the layout of
+    :func:`~sysdrill.interop.export.cards.back_markdown`, the note compares with
+    its item by the rule the Anki text import uses (:mod:`sysdrill.interop.reimport`).
+    A multiple-choice note keeps no napkin math or pitfall, so its back is the
+    correct option and the explanation.
+    """
+    answer = field.get("answer", "")
+    answer = "" if answer in _PLACEHOLDERS else answer
+    if "back" in field:
+        back = "" if field["back"] in _PLACEHOLDERS else field["back"]
+    elif "options" in field:
+        back = "\n\n".join(
+            part
+            for part in (f"**Answer: {answer}**" if answer else "", field.get("explanation", ""))
+            if part
+        )
+    elif answer.startswith((NAPKIN_HEADING, MISTAKE_HEADING)):
+        # An item without a model answer: the export put its whole back in Answer.
+        back = answer
+    else:
+        sections = (
+            (NAPKIN_HEADING, field.get("napkin math", "")),
+            (MISTAKE_HEADING, field.get("common mistake", "")),
+        )
+        back = "\n\n".join(
+            [answer, *(f"{heading}\n\n{text}" for heading, text in sections if text)]
+        ).strip()
+    return back
 
 
 def labelled(name: str, text: str) -> str:
@@ -254,13 +322,16 @@ def note_items(
     card_ords: set[int],
     media_names: Mapping[str, str],
     origin: NoteOrigin | None = None,
+    exported: bool = False,
 ) -> list[ParsedItem]:
     """The items of one note, one per card to review.
 
     One per cloze number, two for a reversed note, one per card for a note
     type with three or more templates, else one. With ``origin`` (an Anki
     package's note), each item keeps its note, note type and card in
-    :attr:`ParsedItem.anki` (``source.anki`` of the item).
+    :attr:`ParsedItem.anki` (``source.anki`` of the item). ``exported`` says
+    the note type is one sysdrill's package export writes now: its note carries
+    its card (:attr:`ParsedItem.card`).
     """
     items = _note_items(
         guid=guid,
@@ -272,6 +343,7 @@ def note_items(
         roles=roles,
         card_ords=card_ords,
         media_names=media_names,
+        exported=exported,
     )
     if origin is None or note_type.id is None or note_type.name.casefold().startswith(OWN_PREFIX):
         return items
@@ -378,6 +450,7 @@ def _note_items(
     roles: dict[str, FieldRole],
     card_ords: set[int],
     media_names: Mapping[str, str],
+    exported: bool = False,
 ) -> list[ParsedItem]:
     names = note_type.fields or tuple(f"Field {n + 1}" for n in range(len(values)))
     if len(names) < len(values):
@@ -390,7 +463,13 @@ def _note_items(
         media.extend(found)
     ctx = NoteContext(tags, deck, where, media, media_names)
     if note_type.name.casefold().startswith(OWN_PREFIX):
-        return [_own_item(guid, names, texts, ctx)]
+        card_texts = None
+        if exported:
+            # The card names media as the vault that wrote the package does (its
+            # file names), not as this import would store them, to compare with it.
+            as_named = {name: name for name in media_names}
+            card_texts = [html_to_markdown(value, media_names=as_named)[0] for value in values]
+        return [_own_item(guid, names, texts, ctx, card_texts=card_texts)]
     sides = note_sides(names, texts, roles)
     if note_type.cloze or "cloze" in note_type.name.casefold() or has_cloze(sides.question):
         cards = cloze_cards(sides.question)

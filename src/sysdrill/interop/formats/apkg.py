@@ -20,6 +20,10 @@ the fields refer to them as ``![](media/<name>)`` and ``[sound:media/<name>]``.
 A bare collection file (``collection.anki2`` from an Anki profile folder, or
 ``collection.anki21``/``.anki21b``) is read the same way, its media from the
 ``collection.media`` folder beside it (only the files its notes name).
+
+A package sysdrill exported (its note types' model ids, names and fields) is
+read as its own export: each note carries its card, and its GUID finds its item
+in the vault it came from (:mod:`sysdrill.interop.reimport`), as Anki text's does.
 """
 
 from __future__ import annotations
@@ -30,15 +34,17 @@ import shutil
 import sqlite3  # noqa: TID251 - reads a foreign Anki file, not our storage
 import tempfile
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from pathlib import Path
 
 from sysdrill.errors import HostileInput, ImportFailed
 from sysdrill.interop.anki_scheduling import read_scheduling
 from sysdrill.interop.field_map import FieldRole
+from sysdrill.interop.formats._html_markdown import html_to_markdown
 from sysdrill.interop.formats.anki_note import NoteOrigin, NoteType, note_items, note_roles
 from sysdrill.interop.formats.anki_template import CardTemplate
+from sysdrill.interop.formats.exported_card import split_back
 from sysdrill.interop.media import (
     MediaIntake,
     PackageMedia,
@@ -49,7 +55,7 @@ from sysdrill.interop.media import (
 from sysdrill.interop.safe_zip import SafeZip, open_safe_zip
 from sysdrill.interop.source import ImportNote, ParsedSource
 
-__all__ = ["COLLECTION_MEMBERS", "MAX_COLLECTION_BYTES", "read_apkg"]
+__all__ = ["COLLECTION_MEMBERS", "MAX_COLLECTION_BYTES", "exported_field_text", "read_apkg"]
 
 COLLECTION_MEMBERS: tuple[str, ...] = (
     "collection.anki21b",
@@ -64,6 +70,8 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 """The first bytes of zstd data (``collection.anki21b``)."""
 MAX_COLLECTION_BYTES = 1024 * 1024 * 1024
 """Largest bare collection file read, in bytes (1 GiB, decompressed)."""
+_CHOICE_ANSWER = "**Answer: "
+"""How the back of a multiple-choice card starts (the correct option)."""
 _MEDIA_REFERENCE = re.compile(
     r"""<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))|\[sound:([^\]]+)\]""",
     re.IGNORECASE,
@@ -270,6 +278,13 @@ def _card_keys(
     return found
 
 
+def _exported_note_types() -> set[tuple[int | None, str, tuple[str, ...]]]:
+    """Model id, name and fields of each note type sysdrill's package export writes."""
+    from sysdrill.interop.export.apkg import NOTE_TYPES
+
+    return {(kind.model_id, kind.name, kind.fields) for kind in NOTE_TYPES.values()}
+
+
 def _read_collection(
     conn: sqlite3.Connection,
     source: ParsedSource,
@@ -298,6 +313,7 @@ def _read_collection(
         ords.setdefault(int(nid), set()).add(int(ord_ or 0))
         card = (deck_names.get(int(did)), int(queue or 0))
         cards.setdefault(int(nid), {}).setdefault(int(ord_ or 0), card)
+    exported = _exported_note_types()
     roles_of: dict[int, dict[str, FieldRole]] = {}
     keys_of: dict[int, tuple[str, set[str]]] = {}
     seen: set[str] = set()
@@ -327,6 +343,7 @@ def _read_collection(
             card_ords=ords.get(int(nid), {0}),
             media_names=media_names,
             origin=NoteOrigin(_int_or_none(mod) or 0, cards.get(int(nid), {})),
+            exported=(note_type.id, note_type.name, note_type.fields) in exported,
         )
         for item in items:
             if not item.data["question"]:
@@ -336,10 +353,36 @@ def _read_collection(
             keys_of.setdefault(int(nid), (guid, set()))[1].add(item.key)
     if with_scheduling:
         source.scheduling = read_scheduling(conn, _card_keys(conn, keys_of))
+    source.own_export = any(item.card is not None for item in source.items)
     decks = {item.data.get("deck") for item in source.items}
     if len(decks) == 1:
         source.deck = decks.pop()
     return number
+
+
+def exported_field_text() -> Callable[[str], str]:
+    """A field's Markdown as the package export writes it and this reader reads it back.
+
+    An item's card goes through it before it is compared with a note of its
+    package, so what the round trip through HTML changes (escapes, list
+    markers) is not taken for an edit. A multiple-choice back (``**Answer:
+    ...**`` first) loses its napkin math and pitfall, which that note type has
+    no field for.
+    """
+    from sysdrill.interop.export.anki_media import flatten_media
+    from sysdrill.interop.export.cards import FieldRenderer
+
+    render = FieldRenderer()
+
+    def shown(text: str) -> str:
+        if text.startswith(_CHOICE_ANSWER):
+            text = split_back(text).get("realistic_solution", "")
+        used: set[str] = set()
+        html = flatten_media(render(text), used)
+        # Media by the vault's own names, as the note's card reads them (:func:`note_items`).
+        return html_to_markdown(html, media_names={name: name for name in used})[0]
+
+    return shown
 
 
 def _no_notes(path: Path) -> ImportFailed:
