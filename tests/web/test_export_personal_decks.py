@@ -12,6 +12,7 @@ import json
 import re
 import sqlite3
 import zipfile
+from contextlib import closing
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -77,7 +78,7 @@ def test_an_imported_deck_exports_as_an_anki_package_with_its_notes(
     assert response.status_code == 200, response.text
     with zipfile.ZipFile(io.BytesIO(response.content)) as package:
         (tmp_path / "collection.anki2").write_bytes(package.read("collection.anki2"))
-    with sqlite3.connect(tmp_path / "collection.anki2") as collection:
+    with closing(sqlite3.connect(tmp_path / "collection.anki2")) as collection:
         fields = [row[0] for row in collection.execute("SELECT flds FROM notes")]
     assert len(fields) == len(CARDS)
     joined = "\n".join(fields)
