@@ -115,7 +115,7 @@ def read_in_unit(text: str, *, unit: str, plain_in_unit: bool = False) -> float:
         return value.v
     if value.dims != unit_dims:
         given = f"{text.strip()!r} is {_kind(value.dims)}"
-        raise UnitMismatch(f"{given}; the answer is {_wanted(unit)}")
+        raise UnitMismatch(f"{given}; the answer is {_wanted(unit, unit_dims)}")
     in_unit = value.v / unit_scale
     if not math.isfinite(in_unit):  # 1e308 s in ms: finite in seconds, not in the unit
         raise ExpressionSyntax(f"{text.strip()!r} is too large to express in {unit.strip()}")
@@ -140,11 +140,11 @@ def _kind(dims: Dims) -> str:
     return _KINDS.get(tuple(sorted(dims)), f"in {format_dims(dims)}")
 
 
-def _wanted(unit: str) -> str:
-    """``a size, in KiB``: what the expected unit measures, and the unit."""
+def _wanted(unit: str, dims: Dims) -> str:
+    """``a size, in KiB``: what the expected unit (of dimension ``dims``) measures, and the unit."""
     if not unit.strip():
         return "a pure number"
-    kind = _kind(parse_unit(unit)[1])
+    kind = _kind(dims)
     return f"in {unit.strip()}" if kind.startswith("in ") else f"{kind}, in {unit.strip()}"
 
 

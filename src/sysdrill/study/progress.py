@@ -354,10 +354,14 @@ def _weakest_topics(
         )
         for topic, cards in topics.items()
     ]
-    ranked = sorted(
-        (t for t in strengths if _failure_share(t) >= WEAK_FAILURE_SHARE),
-        key=lambda t: (-_failure_share(t), -t.rated_again, -t.lapses, t.topic),
-    )
+    scored = [(_failure_share(t), t) for t in strengths]
+    ranked = [
+        t
+        for _, t in sorted(
+            ((share, t) for share, t in scored if share >= WEAK_FAILURE_SHARE),
+            key=lambda pair: (-pair[0], -pair[1].rated_again, -pair[1].lapses, pair[1].topic),
+        )
+    ]
     if ranked:
         return ranked[:WEAKEST_TOPICS], None
     if any(t.reviews >= MIN_TOPIC_REVIEWS for t in strengths):
